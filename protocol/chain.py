@@ -1,0 +1,143 @@
+"""Per-author signed chains (in the style of Secure Scuttlebutt feeds).
+
+A message is `encode([envelope_bytes, signature])` where the envelope is the canonical
+array [version, game_id, author, seq, prev, refs, kind, body]. Its id is
+SHA-256("caravan/msg/v1" || envelope_bytes) and the signature is the author's Ed25519
+signature of "caravan/sig/v1" || id. `prev` is the id of the author's previous message
+(the game id for seq 0), so each author's messages form a hash chain; two validly
+signed messages with the same (game, author, seq) are a proof of equivocation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+from . import wire
+from .identity import SigningKey, verify
+
+VERSION = 1
+MAX_MESSAGE = 1 << 20
+_MSG_TAG = b"caravan/msg/v1"
+_SIG_TAG = b"caravan/sig/v1"
+
+
+class ParseError(ValueError):
+    """The bytes are not a well-formed Caravan message (before any signature check)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    game_id: bytes
+    author: bytes
+    seq: int
+    prev: bytes
+    refs: list            # [[seat, seq, id], ...] sorted by seat, the author's own seat excluded
+    kind: str
+    body: Any
+    id: bytes
+    signature: bytes
+    raw: bytes
+
+    def signature_ok(self) -> bool:
+        return verify(self.author, self.signature, _SIG_TAG + self.id)
+
+
+def message_id(envelope_bytes: bytes) -> bytes:
+    return hashlib.sha256(_MSG_TAG + envelope_bytes).digest()
+
+
+def seal(key: SigningKey, game_id: bytes, seq: int, prev: bytes, refs: list, kind: str,
+         body: Any) -> Message:
+    """Encode and sign a message; the result's `raw` is what goes on the wire."""
+    env = wire.encode([VERSION, game_id, key.public, seq, prev, refs, kind, body])
+    mid = message_id(env)
+    sig = key.sign(_SIG_TAG + mid)
+    raw = wire.encode([env, sig])
+    return Message(game_id, key.public, seq, prev, refs, kind, body, mid, sig, raw)
+
+
+def _is_hash(x: Any) -> bool:
+    return type(x) is bytes and len(x) == 32
+
+
+def parse(raw: bytes, max_size: int = MAX_MESSAGE) -> Message:
+    """Decode and check the shape of a message; raises ParseError naming the problem.
+
+    The signature is not checked here (see Message.signature_ok)."""
+    try:
+        outer = wire.decode(raw, max_size)
+    except wire.WireError as exc:
+        raise ParseError(str(exc)) from None
+    if type(outer) is not list or len(outer) != 2 or type(outer[0]) is not bytes or type(outer[1]) is not bytes:
+        raise ParseError("a message is [envelope bytes, signature bytes]")
+    env_bytes, sig = outer
+    try:
+        env = wire.decode(env_bytes, max_size)
+    except wire.WireError as exc:
+        raise ParseError(f"envelope: {exc}") from None
+    if type(env) is not list or len(env) != 8:
+        raise ParseError("the envelope is an array of 8 fields")
+    version, game_id, author, seq, prev, refs, kind, body = env
+    if version != VERSION:
+        raise ParseError(f"unsupported message version {version!r}")
+    if not _is_hash(game_id):
+        raise ParseError("game id is not 32 bytes")
+    if type(author) is not bytes or len(author) != 32:
+        raise ParseError("author is not a 32-byte public key")
+    if type(seq) is not int or seq < 0:
+        raise ParseError("seq is not a non-negative integer")
+    if not _is_hash(prev):
+        raise ParseError("prev is not 32 bytes")
+    if type(kind) is not str or not 0 < len(kind) <= 32:
+        raise ParseError("kind is not a short string")
+    if type(refs) is not list:
+        raise ParseError("refs is not an array")
+    last = -1
+    for ref in refs:
+        if (type(ref) is not list or len(ref) != 3 or type(ref[0]) is not int
+                or type(ref[1]) is not int or ref[1] < 0 or not _is_hash(ref[2])):
+            raise ParseError("a ref is [seat, seq, id]")
+        if ref[0] <= last:
+            raise ParseError("refs are not sorted by seat without repeats")
+        last = ref[0]
+    if len(sig) != 64:
+        raise ParseError("signature is not 64 bytes")
+    return Message(game_id, author, seq, prev, refs, kind, body, message_id(env_bytes), sig, bytes(raw))
+
+
+@dataclass(frozen=True)
+class EquivocationProof:
+    """Two messages signed by one author for the same (game, seq): checkable by anyone."""
+
+    first: bytes
+    second: bytes
+
+    def to_wire(self) -> bytes:
+        return wire.encode(["caravan/equivocation/v1", self.first, self.second])
+
+    @classmethod
+    def from_wire(cls, data: bytes) -> "EquivocationProof":
+        try:
+            obj = wire.decode(data)
+        except wire.WireError as exc:
+            raise ValueError(f"not an equivocation proof: {exc}") from None
+        if (type(obj) is not list or len(obj) != 3 or obj[0] != "caravan/equivocation/v1"
+                or type(obj[1]) is not bytes or type(obj[2]) is not bytes):
+            raise ValueError("not an equivocation proof")
+        return cls(obj[1], obj[2])
+
+    def check(self) -> tuple[bytes, bytes, int]:
+        """Return (game_id, author, seq) if this proves equivocation; else raise ValueError."""
+        try:
+            a, b = parse(self.first), parse(self.second)
+        except ParseError as exc:
+            raise ValueError(f"a message in the proof is malformed: {exc}") from None
+        if (a.game_id, a.author, a.seq) != (b.game_id, b.author, b.seq):
+            raise ValueError("the two messages differ in game, author or seq")
+        if a.id == b.id:
+            raise ValueError("the two messages are the same message")
+        if not (a.signature_ok() and b.signature_ok()):
+            raise ValueError("a signature in the proof does not verify: this is a forgery")
+        return a.game_id, a.author, a.seq

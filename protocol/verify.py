@@ -1,0 +1,93 @@
+"""Replay a transcript through the same session code every node runs, and report.
+
+Valid and complete: every signature, chain link, commitment, beacon preimage, rule and
+final signature checks out and the game reached its end. Otherwise the report names the
+first bad message (its position, its signer's seat and fingerprint, and why), or, for
+an unfinished game, whom it was waiting for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from . import games, genesis as G
+from .engine import Engine
+from .errors import Rejected
+from .identity import fingerprint
+from .session import Session
+from .transcript import TranscriptError, load
+
+
+@dataclass
+class Report:
+    valid: bool
+    complete: bool
+    game: str | None = None
+    game_id: str | None = None
+    seats: list[dict[str, Any]] = field(default_factory=list)
+    result: dict[str, Any] | None = None
+    messages: int = 0
+    error: dict[str, Any] | None = None
+    waiting_for: list[int] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.valid and self.complete
+
+    def to_json(self) -> dict[str, Any]:
+        return {"valid": self.valid, "complete": self.complete, "game": self.game,
+                "game_id": self.game_id, "seats": self.seats, "result": self.result,
+                "messages": self.messages, "error": self.error, "waiting_for": self.waiting_for}
+
+
+def _error(position: int, exc: Exception) -> dict[str, Any]:
+    err: dict[str, Any] = {"position": position, "code": getattr(exc, "code", "unreadable"),
+                           "reason": getattr(exc, "reason", str(exc)), "seat": None, "fingerprint": None}
+    if isinstance(exc, Rejected) and exc.author is not None:
+        err["seat"] = exc.seat
+        err["fingerprint"] = fingerprint(exc.author)
+    return err
+
+
+def verify_bytes(data: bytes, lookup: Callable[[str], Engine] = games.get) -> Report:
+    """Check a whole transcript; never raises for bad content."""
+    try:
+        genesis_raw, messages = load(data)
+    except TranscriptError as exc:
+        return Report(False, False, error=_error(exc.position or 0, exc))
+    try:
+        genesis = G.parse(genesis_raw)
+    except Rejected as exc:
+        return Report(False, False, error=_error(0, exc))
+    report = Report(True, False, game=genesis.game, game_id=genesis.game_id.hex(),
+                    seats=[{"seat": i, "fingerprint": fingerprint(k)} for i, k in enumerate(genesis.seats)],
+                    messages=len(messages))
+    try:
+        engine = lookup(genesis.game)
+    except KeyError as exc:
+        report.valid = False
+        report.error = {"position": 0, "code": "unknown-game", "reason": str(exc), "seat": None,
+                        "fingerprint": None}
+        return report
+    try:
+        session = Session(genesis, engine, strict=True)
+    except Rejected as exc:
+        report.valid = False
+        report.error = _error(0, exc)
+        return report
+    for position, raw in enumerate(messages, start=1):
+        try:
+            session.receive(raw)
+        except Rejected as exc:
+            report.valid = False
+            report.error = _error(position, exc)
+            return report
+    report.complete = session.complete
+    report.result = session.result() if session.complete else None
+    report.waiting_for = session.waiting_for()
+    if not session.complete:
+        report.error = {"position": len(messages) + 1, "code": "incomplete", "seat": None,
+                        "fingerprint": None,
+                        "reason": f"the game is unfinished: waiting for {session.describe_need()}"}
+    return report
