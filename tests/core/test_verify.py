@@ -1,0 +1,199 @@
+"""`caravan verify` on a finished transcript, and on transcripts tampered in many ways."""
+
+import json
+
+import pytest
+
+from node.cli import main
+from protocol import chain, genesis as G, transcript
+from protocol.identity import SigningKey, fingerprint
+from protocol.verify import verify_bytes
+from tests.core.conftest import finished_table
+from tests.core.test_session import first_index, resign
+from tests.helpers import make_genesis
+
+
+@pytest.fixture(scope="module")
+def t():
+    return finished_table(4, seed=21)
+
+
+def parts(t):
+    return t.genesis.to_wire(), list(t.sessions[0].log)
+
+
+def check(data: bytes, position: int, code: str, seat: int | None, t):
+    r = verify_bytes(data)
+    assert not r.ok
+    assert r.error["code"] == code, r.error
+    assert r.error["position"] == position, r.error
+    assert r.error["seat"] == seat, r.error
+    if seat is not None:
+        assert r.error["fingerprint"] == fingerprint(t.genesis.seats[seat])
+    return r
+
+
+def seat_of(t, raw):
+    return t.genesis.seats.index(chain.parse(raw).author)
+
+
+def test_valid_transcript(t, tmp_path, capsys):
+    g, log = parts(t)
+    path = tmp_path / "game.caravan"
+    path.write_bytes(transcript.dump(g, log))
+    assert main(["verify", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("VALID") and "seat 3" in out and "won by" in out
+    assert main(["verify", str(path), "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["valid"] and obj["complete"] and obj["game"] == "fixture" and obj["error"] is None
+    assert obj["result"] == t.sessions[0].result() and len(obj["seats"]) == 4
+
+
+def test_flipped_byte(t):
+    g, log = parts(t)
+    k = 9
+    b = bytearray(log[k])
+    b[-5] ^= 0x40                                  # in the signature
+    check(transcript.dump(g, log[:k] + [bytes(b)] + log[k + 1:]), k + 1, "bad-signature", seat_of(t, log[k]), t)
+
+
+def test_dropped_message(t):
+    g, log = parts(t)
+    k = first_index(t, "act")
+    r = verify_bytes(transcript.dump(g, log[:k] + log[k + 1:]))
+    assert not r.valid and r.error["position"] == k + 1
+    assert r.error["code"] in ("unexpected", "bad-chain")
+
+
+def test_duplicated_message(t):
+    g, log = parts(t)
+    check(transcript.dump(g, log[:6] + [log[5]] + log[6:]), 7, "bad-chain", seat_of(t, log[5]), t)
+
+
+def test_reordered_messages(t):
+    g, log = parts(t)
+    k = first_index(t, "act")
+    swapped = log[:k] + [log[k + 1], log[k]] + log[k + 2:]
+    r = verify_bytes(transcript.dump(g, swapped))
+    assert not r.valid and r.error["position"] == k + 1 and r.error["seat"] == seat_of(t, log[k + 1])
+
+
+def test_message_spliced_from_another_game(t):
+    g, log = parts(t)
+    # the same four people play a second game (other options, so another game id)
+    k = 5
+    import random
+    from tests.fixture_game import ENGINE
+    from tests.helpers import Table, play
+    from protocol.session import Session
+    from protocol.player import Player
+    keys, secrets, gen2 = make_genesis("fixture", {"rounds": 3}, 4, random.Random(21))
+    assert [k_.public for k_ in keys] == t.genesis.seats
+    sessions = [Session(gen2, ENGINE) for _ in range(4)]
+    t2 = Table(keys, secrets, gen2, sessions, [Player(sessions[i], i, keys[i], secrets[i]) for i in range(4)])
+    rng = random.Random(0)
+    play(t2, lambda seat, legal: rng.choice(legal))
+    foreign = t2.sessions[0].log[k]
+    check(transcript.dump(g, log[:k] + [foreign] + log[k + 1:]), k + 1, "wrong-game", seat_of(t, foreign), t)
+
+
+def test_forged_equivocation_is_a_bad_signature_not_an_accusation(t):
+    g, log = parts(t)
+    k = first_index(t, "act")
+    env, sig = chain.wire.decode(log[k])
+    m = chain.parse(log[k])
+    # same author and seq, other body, but the original signature: a forgery
+    forged_env = chain.wire.encode([1, m.game_id, m.author, m.seq, m.prev, m.refs, m.kind,
+                                    {"a": "reroll" if m.body["a"] == "keep" else "keep", "o": []}])
+    forged = chain.wire.encode([forged_env, sig])
+    check(transcript.dump(g, log[:k + 1] + [forged] + log[k + 1:]), k + 2, "bad-signature", seat_of(t, log[k]), t)
+
+
+def test_real_equivocation_is_named(t):
+    g, log = parts(t)
+    k = first_index(t, "act")
+    m = chain.parse(log[k])
+    twin = resign(t, log[k], body={"a": "reroll" if m.body["a"] == "keep" else "keep", "o": []})
+    check(transcript.dump(g, log[:k + 1] + [twin] + log[k + 1:]), k + 2, "equivocation", seat_of(t, log[k]), t)
+
+
+def test_wrong_opening(t):
+    g, log = parts(t)
+    k = first_index(t, "reveal")
+    m = chain.parse(log[k])
+    bad = resign(t, log[k], body={"v": m.body["v"] % 3 + 1, "s": m.body["s"]})
+    check(transcript.dump(g, log[:k] + [bad] + log[k + 1:]), k + 1, "bad-opening", seat_of(t, log[k]), t)
+
+
+def test_wrong_beacon_preimage(t):
+    g, log = parts(t)
+    k = first_index(t, "beacon")
+    m = chain.parse(log[k])
+    bad = resign(t, log[k], body={"k": m.body["k"], "x": bytes(32)})
+    check(transcript.dump(g, log[:k] + [bad] + log[k + 1:]), k + 1, "bad-beacon", seat_of(t, log[k]), t)
+
+
+def test_illegal_move_signed_by_its_author(t):
+    g, log = parts(t)
+    k = first_index(t, "act")
+    bad = resign(t, log[k], body={"a": "double", "o": []})
+    r = check(transcript.dump(g, log[:k] + [bad] + log[k + 1:]), k + 1, "illegal-move", seat_of(t, log[k]), t)
+    assert "keep or reroll" in r.error["reason"]
+
+
+def test_message_by_a_non_seat_key(t):
+    g, log = parts(t)
+    outsider = SigningKey.from_seed(b"\x42" * 32)
+    m = chain.parse(log[3])
+    bad = chain.seal(outsider, m.game_id, m.seq, m.prev, m.refs, m.kind, m.body).raw
+    check(transcript.dump(g, log[:3] + [bad] + log[4:]), 4, "unknown-author", None, t)
+
+
+def test_bad_genesis_signature(t):
+    _, log = parts(t)
+    gen = t.genesis
+    sigs = list(gen.signatures)
+    sigs[2] = bytes(64)
+    bad = G.Genesis(gen.game, gen.options, gen.seats, gen.beacon_tips, gen.beacon_length, gen.nonce,
+                    gen.body, sigs).to_wire()
+    check(transcript.dump(bad, log), 0, "bad-genesis", 2, t)
+
+
+def test_forged_final_state(t):
+    g, log = parts(t)
+    k = first_index(t, "final")
+    m = chain.parse(log[k])
+    bad = resign(t, log[k], body={"state": bytes(32), "result": m.body["result"]})
+    check(transcript.dump(g, log[:k] + [bad] + log[k + 1:]), k + 1, "bad-final", seat_of(t, log[k]), t)
+
+
+def test_unfinished_game_names_whom_it_waits_for(t, tmp_path, capsys):
+    g, log = parts(t)
+    k = first_index(t, "act")
+    waiting = seat_of(t, log[k])
+    r = verify_bytes(transcript.dump(g, log[:k]))
+    assert r.valid and not r.complete and r.waiting_for == [waiting]
+    path = tmp_path / "half.caravan"
+    path.write_bytes(transcript.dump(g, log[:k]))
+    assert main(["verify", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("UNFINISHED") and f"a move from seat {waiting}" in out
+
+
+def test_truncated_file_and_garbage_are_invalid_not_crashes(t, tmp_path, capsys):
+    g, log = parts(t)
+    data = transcript.dump(g, log)
+    for bad in (data[:-7], b"not a transcript", transcript.MAGIC + b"\x00\x00\x00\x03abc"):
+        path = tmp_path / "bad.caravan"
+        path.write_bytes(bad)
+        assert main(["verify", str(path), "--json"]) == 1
+        obj = json.loads(capsys.readouterr().out)
+        assert obj["valid"] is False and obj["error"]["reason"]
+
+
+def test_usage_errors_exit_2(tmp_path, capsys):
+    assert main(["verify", str(tmp_path / "missing.caravan")]) == 2
+    assert "cannot open" in capsys.readouterr().err
+    assert main(["verify"]) == 2
+    assert main([]) == 2
