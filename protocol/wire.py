@@ -16,22 +16,32 @@ import msgpack
 MAX_SIZE = 1 << 20
 """Default upper bound for one encoded value (1 MiB); callers may pass their own."""
 
-_INT_MIN, _INT_MAX = -(1 << 63), (1 << 64) - 1
 
 
 class WireError(ValueError):
     """The bytes are not one canonical Caravan value; the message says why."""
 
 
+class _Unsorted(Exception):
+    """Internal: a map's keys are not in canonical order (or repeat)."""
+
+
+def _check_pairs(pairs: list) -> dict:
+    """object_pairs_hook: accept a map only if its keys are str/int, sorted and unique."""
+    prev = b""
+    for k, _ in pairs:
+        if type(k) is not str and type(k) is not int:
+            raise WireError(f"map key {k!r} is not a str or int")
+        kb = msgpack.packb(k, use_bin_type=True)
+        if kb <= prev:
+            raise _Unsorted
+        prev = kb
+    return dict(pairs)
+
+
 def _canon(obj: Any) -> Any:
-    """Return obj with every dict rebuilt in canonical key order; refuse other types."""
+    """Return obj with every dict rebuilt in canonical key order (the slow path)."""
     t = type(obj)
-    if t is bytes or t is str or obj is None or t is bool:
-        return obj
-    if t is int:
-        if not _INT_MIN <= obj <= _INT_MAX:
-            raise WireError(f"integer {obj} is outside the 64-bit msgpack range")
-        return obj
     if t is list or t is tuple:
         return [_canon(x) for x in obj]
     if t is dict:
@@ -39,17 +49,38 @@ def _canon(obj: Any) -> Any:
         for k, v in obj.items():
             if type(k) not in (str, int):
                 raise WireError(f"map key {k!r} is not a str or int")
-            items.append((msgpack.packb(_canon(k), use_bin_type=True), k, _canon(v)))
+            items.append((msgpack.packb(k, use_bin_type=True), k, _canon(v)))
         items.sort(key=lambda kv: kv[0])
         return {k: v for _, k, v in items}
-    if t is float:
+    return obj
+
+
+def _pack(obj: Any) -> bytes:
+    try:
+        data = msgpack.packb(obj, use_bin_type=True)
+        single = msgpack.packb(obj, use_bin_type=True, use_single_float=True)
+    except OverflowError:
+        raise WireError("an integer is outside the 64-bit msgpack range") from None
+    except (TypeError, ValueError) as exc:
+        raise WireError(f"cannot be encoded: {exc}") from None
+    if single != data:     # only floats encode differently in single precision
         raise WireError("floats are not allowed in Caravan messages")
-    raise WireError(f"type {t.__name__} cannot be encoded")
+    return data
 
 
 def encode(obj: Any) -> bytes:
-    """Encode obj canonically; raises WireError for values that have no canonical form."""
-    return msgpack.packb(_canon(obj), use_bin_type=True)
+    """Encode obj canonically; raises WireError for values that have no canonical form.
+
+    Fast path: msgpack packs in C, and one C-speed read-back checks every map's key order;
+    only values with unsorted maps are rebuilt in Python."""
+    data = _pack(obj)
+    try:
+        msgpack.unpackb(data, raw=False, strict_map_key=False, object_pairs_hook=_check_pairs)
+    except _Unsorted:
+        data = _pack(_canon(obj))
+    except UnicodeDecodeError:
+        raise WireError("a string is not valid UTF-8") from None
+    return data
 
 
 def _no_ext(code: int, data: bytes) -> Any:
@@ -67,21 +98,21 @@ def decode(data: bytes, max_size: int = MAX_SIZE) -> Any:
         raise WireError("empty input")
     try:
         obj = msgpack.unpackb(
-            data, raw=False, use_list=True, strict_map_key=False, ext_hook=_no_ext
+            data, raw=False, use_list=True, strict_map_key=False, ext_hook=_no_ext,
+            object_pairs_hook=_check_pairs,
         )
     except WireError:
         raise
+    except _Unsorted:
+        raise WireError("not canonical: map keys unsorted or repeated") from None
     except msgpack.ExtraData:
         raise WireError("trailing bytes after the value") from None
     except UnicodeDecodeError:
         raise WireError("a string is not valid UTF-8") from None
     except (ValueError, TypeError, msgpack.UnpackException) as exc:
-        why = str(exc) or {"StackError": "nested too deeply", "FormatError": "invalid type byte"}.get(type(exc).__name__, type(exc).__name__)
+        why = str(exc) or {"StackError": "nested too deeply", "FormatError": "invalid type byte"}.get(
+            type(exc).__name__, type(exc).__name__)
         raise WireError(f"malformed msgpack: {why}") from None
-    try:
-        again = encode(obj)
-    except RecursionError:
-        raise WireError("value is nested too deeply") from None
-    if again != data:
-        raise WireError("not canonical (map keys unsorted or repeated, or a non-minimal encoding)")
+    if _pack(obj) != data:
+        raise WireError("not canonical: a non-minimal encoding")
     return obj

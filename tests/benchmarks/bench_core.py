@@ -1,0 +1,61 @@
+"""Protocol core: envelope cost against bare Ed25519, and verify throughput against the
+signature-verification bound (targets from the protocol-core issue)."""
+
+from __future__ import annotations
+
+import random
+import time
+
+from protocol import chain, games, transcript
+from protocol.identity import SigningKey, verify
+from protocol.verify import verify_bytes
+from tests.fixture_game import ENGINE
+from tests.helpers import new_table, play
+
+
+def _per_call(fn, n: int) -> float:
+    best = float("inf")
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / n)
+    return best
+
+
+def run() -> list[str]:
+    games.register(ENGINE)
+    key = SigningKey.from_seed(b"\x01" * 32)
+    gid = bytes(32)
+    refs = [[1, 40, bytes(32)], [2, 41, bytes(32)], [3, 39, bytes(32)]]
+    body = {"a": ["move", 3, "north"], "o": []}
+    payload = b"caravan/sig/v1" + bytes(32)
+    sig = key.sign(payload)
+    n = 2000
+    bare_sign = _per_call(lambda: key.sign(payload), n)
+    bare_verify = _per_call(lambda: verify(key.public, sig, payload), n)
+    seal = _per_call(lambda: chain.seal(key, gid, 42, gid, refs, "act", body), n)
+    raw = chain.seal(key, gid, 42, gid, refs, "act", body).raw
+    parse_verify = _per_call(lambda: chain.parse(raw).signature_ok(), n)
+
+    # a long fixture game: 6 players, 10 rounds
+    t = new_table(ENGINE, 6, seed=1, options={"rounds": 10})
+    rng = random.Random(1)
+    play(t, lambda seat, legal: rng.choice(legal))
+    data = t.transcript()
+    msgs = len(t.sessions[0].log)
+    best = float("inf")
+    for _ in range(3):
+        t0 = time.perf_counter()
+        report = verify_bytes(data)
+        best = min(best, time.perf_counter() - t0)
+    assert report.ok
+    rate = msgs / best
+    bound = 1 / bare_verify
+    return [
+        f"bare Ed25519: sign {bare_sign * 1e6:.1f} µs, verify {bare_verify * 1e6:.1f} µs",
+        f"envelope encode+sign  {seal * 1e6:6.1f} µs = {seal / bare_sign:.2f}× bare sign   (target ≤ 1.3×)",
+        f"envelope decode+verify {parse_verify * 1e6:6.1f} µs = {parse_verify / bare_verify:.2f}× bare verify (target ≤ 1.3×)",
+        f"caravan verify: {msgs} messages in {best * 1e3:.1f} ms = {rate:,.0f} msg/s; "
+        f"bare signature bound {bound:,.0f} msg/s; ratio {rate / bound:.2f} (target ≥ 0.7)",
+    ]
