@@ -164,6 +164,9 @@ class Session:
         if msg.seq <= seq:
             known = self.accepted[seat][msg.seq]
             if known.id == msg.id:
+                if self.strict:
+                    raise BadChain(f"a duplicate of this author's message {msg.seq}", seat=seat,
+                                   author=msg.author)
                 return Receipt("duplicate")
             proof = chain.EquivocationProof(known.raw, msg.raw)
             raise Equivocation(f"a second, different message with seq {msg.seq}", seat=seat,
