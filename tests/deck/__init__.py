@@ -1,0 +1,1 @@
+"""Mental-deck tests (protocol/deck): flows with 2-6 players, cheats, properties, vectors."""
