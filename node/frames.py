@@ -1,0 +1,67 @@
+"""Length-prefixed frames over a trio stream: 4-byte big-endian length, then the payload."""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+import trio
+
+from protocol import wire
+
+MAX_FRAME = 1 << 20
+FRAME_TIMEOUT = 10.0
+"""A frame once begun must arrive whole within this many seconds (no slowloris)."""
+
+
+class FrameError(Exception):
+    """The peer broke framing (oversized frame, closed mid-frame, too slow, bad payload)."""
+
+
+class Connection:
+    """A framed, msgpack-speaking connection to one peer."""
+
+    def __init__(self, stream: trio.abc.Stream, address: str, max_frame: int = MAX_FRAME):
+        self.stream = stream
+        self.address = address
+        self.max_frame = max_frame
+        self._buf = bytearray()
+        self._send_lock = trio.Lock()
+
+    async def _fill(self, n: int) -> bool:
+        while len(self._buf) < n:
+            chunk = await self.stream.receive_some(65536)
+            if not chunk:
+                return False
+            self._buf += chunk
+        return True
+
+    async def recv(self) -> Any:
+        """The next frame's decoded value; None when the peer closed cleanly between frames."""
+        if not await self._fill(1):
+            return None
+        with trio.move_on_after(FRAME_TIMEOUT) as scope:
+            if not await self._fill(4):
+                raise FrameError("connection closed inside a frame header")
+            (n,) = struct.unpack_from(">I", self._buf)
+            if n > self.max_frame:
+                raise FrameError(f"frame of {n} bytes is over the {self.max_frame}-byte limit")
+            if not await self._fill(4 + n):
+                raise FrameError("connection closed inside a frame")
+        if scope.cancelled_caught:
+            raise FrameError(f"a frame did not arrive whole within {FRAME_TIMEOUT:.0f} s")
+        data = bytes(self._buf[4:4 + n])
+        del self._buf[:4 + n]
+        try:
+            return wire.decode(data, self.max_frame)
+        except wire.WireError as exc:
+            raise FrameError(f"undecodable frame: {exc}") from None
+
+    async def send(self, obj: Any) -> None:
+        data = wire.encode(obj)
+        async with self._send_lock:
+            await self.stream.send_all(struct.pack(">I", len(data)) + data)
+
+    async def aclose(self) -> None:
+        with trio.move_on_after(1):
+            await self.stream.aclose()

@@ -1,0 +1,51 @@
+import random
+
+import pytest
+import trio
+
+from clients.bot import RandomBot
+from node.game import GameNode
+from node.store import GameStore
+from protocol import games, wire
+from protocol.identity import SigningKey
+from tests.fixture_game import ENGINE
+from tests.helpers import make_genesis
+
+games.register(ENGINE)
+
+
+def bot_decider(seed: int):
+    bot = RandomBot(seed)
+
+    async def decide(view, legal, kind):
+        await trio.sleep(0)
+        return bot.choose(view, legal)
+    return decide
+
+
+class Cluster:
+    """n nodes of one game on loopback, each with its own data dir."""
+
+    def __init__(self, tmp_path, n: int, engine=ENGINE, options=None, seed: int = 0):
+        rng = random.Random(seed)
+        options = engine.default_options(n) if options is None else options
+        self.keys, self.secrets, self.genesis = make_genesis(engine.name, options, n, rng, beacon_length=512)
+        self.n = n
+        self.dirs = [tmp_path / f"seat{i}" for i in range(n)]
+        self.ports: dict[int, tuple[str, int]] = {}
+        for i in range(n):
+            GameStore.create(self.dirs[i], self.genesis.to_wire(), self.genesis.game_id,
+                             {"secret": self.secrets[i], "committed": wire.encode([])}, {})
+        self.nodes: list[GameNode | None] = [None] * n
+
+    def make(self, i: int, port: int = 0) -> GameNode:
+        store = GameStore(self.dirs[i], self.genesis.game_id)
+        node = GameNode(store, self.keys[i], bot_decider(i), ("127.0.0.1", port), self.ports)
+        self.nodes[i] = node
+        return node
+
+    async def start(self, nursery, i: int, port: int = 0, dial_all: bool = False) -> GameNode:
+        node = self.make(i, port)
+        bound = await nursery.start(lambda task_status: node.run(task_status=task_status, dial_all=dial_all))
+        self.ports[i] = ("127.0.0.1", bound)
+        return node
