@@ -20,5 +20,8 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m tests.benchmarks
 
+demo: $(STAMP)
+	$(VENV)/bin/caravan demo
+
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

@@ -83,6 +83,133 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _parse_options(pairs: list[str], game: str, players: int) -> dict[str, Any]:
+    """Game options: the engine's defaults, overridden by KEY=VALUE (values are JSON or text)."""
+    options = games.get(game).default_options(players)
+    for pair in pairs:
+        k, sep, v = pair.partition("=")
+        if not sep:
+            raise ValueError(f"option {pair!r} is not KEY=VALUE")
+        try:
+            options[k] = json.loads(v)
+        except ValueError:
+            options[k] = v
+    return options
+
+
+def _seat(args: argparse.Namespace):
+    from pathlib import Path
+
+    from .runner import Seat, Status, check_decider
+    from .store import default_data_dir
+
+    seat = Seat(Path(args.data_dir) if args.data_dir else default_data_dir(), args.bind, args.port,
+                args.bot, args.bot_cmd, args.client, Path(args.out) if args.out else None, args.seed,
+                Status(args.json, args.quiet))
+    check_decider(seat)
+    return seat
+
+
+def _run_node(args: argparse.Namespace, make) -> int:
+    import trio
+
+    from .lobby import LobbyError
+
+    _logging(args)
+    try:
+        seat = _seat(args)
+    except ValueError as exc:
+        print(f"caravan {args.command}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        trio.run(make, seat)
+    except (LobbyError, LookupError, ValueError, OSError) as exc:
+        print(f"caravan {args.command}: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    except KeyboardInterrupt:
+        print(f"caravan {args.command}: interrupted; resume with caravan resume GAME_ID", file=sys.stderr)
+        return 130
+    return EXIT_OK
+
+
+def _logging(args: argparse.Namespace) -> None:
+    import logging
+    level = logging.DEBUG if args.verbose >= 2 else logging.INFO if args.verbose else logging.WARNING
+    logging.basicConfig(level=level, stream=sys.stderr, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+
+
+def cmd_host(args: argparse.Namespace) -> int:
+    from . import runner
+
+    try:
+        options = _parse_options(args.option, args.game, args.players)
+    except (KeyError, ValueError) as exc:
+        print(f"caravan host: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    return _run_node(args, lambda seat: runner.host(args.game, args.players, options, seat,
+                                                     announce=not args.no_discovery,
+                                                     discovery_target=args.discovery_addr,
+                                                     discovery_port=args.discovery_port))
+
+
+def cmd_join(args: argparse.Namespace) -> int:
+    from . import runner
+    return _run_node(args, lambda seat: runner.join(args.target, seat, args.discovery_port,
+                                                     args.discovery_bind, args.wait))
+
+
+def cmd_resume(args: argparse.Namespace) -> int:
+    from . import runner
+    return _run_node(args, lambda seat: runner.resume(args.game_id, seat))
+
+
+def cmd_discover(args: argparse.Namespace) -> int:
+    import trio
+
+    from . import discovery
+
+    found = trio.run(discovery.discover, args.wait, args.discovery_port, args.discovery_bind)
+    if args.json:
+        for a in found:
+            print(json.dumps(a.__dict__, sort_keys=True))
+    elif not found:
+        print(f"no open lobbies heard on UDP port {args.discovery_port} in {args.wait:g} s", file=sys.stderr)
+    else:
+        for a in found:
+            print(a.describe())
+    return EXIT_OK
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo
+    return run_demo(args)
+
+
+def _node_args(p: argparse.ArgumentParser) -> None:
+    d = p.add_argument_group("how this seat decides (choose one)")
+    d.add_argument("--bot", choices=["random", "heuristic"], help="an in-process bot")
+    d.add_argument("--bot-cmd", metavar="COMMAND", help='a bot program speaking the client API on stdin/stdout, '
+                                                       'e.g. "python -m clients.stdio_bot random"')
+    d.add_argument("--client", metavar="stdio|tcp:PORT", help="a client over this process's stdin/stdout, or "
+                                                              "one client on 127.0.0.1:PORT (specs/client-api.md)")
+    n = p.add_argument_group("node")
+    n.add_argument("--data-dir", help="where keys and games are kept (default: the user data directory)")
+    n.add_argument("--bind", default="0.0.0.0", help="address to listen on (default: all)")
+    n.add_argument("--port", type=int, default=0, help="TCP port to listen on (default: any free port)")
+    n.add_argument("--out", help="also write the transcript to this file at the end")
+    n.add_argument("--seed", type=int, help="seed for the bot's own choices (not for the game's dice)")
+    n.add_argument("--json", action="store_true", help="JSON lines on stdout instead of human status on stderr")
+    n.add_argument("-q", "--quiet", action="store_true", help="no human status output")
+    n.add_argument("-v", "--verbose", action="count", default=0, help="debug logs on stderr (-vv: more)")
+
+
+def _discovery_args(p: argparse.ArgumentParser) -> None:
+    from .discovery import DISCOVERY_PORT
+    p.add_argument("--discovery-port", type=int, default=DISCOVERY_PORT, help="UDP port of lobby announcements")
+    p.add_argument("--discovery-bind", default="0.0.0.0", help="address to listen for announcements on")
+    p.add_argument("--wait", type=float, default=3.0, help="seconds to listen for announcements")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="caravan", description="Serverless, verifiable board games on a LAN.")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
@@ -101,6 +228,44 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("-q", "--quiet", action="store_true", help="no progress output")
     s.set_defaults(func=cmd_simulate)
+
+    h = sub.add_parser("host", help="open a lobby on this machine and play when every seat is taken",
+                       description="Open a lobby for GAME, announce it on the LAN, and start when PLAYERS have "
+                                   "joined and signed the genesis. The host has no special power afterwards.")
+    h.add_argument("game", help=f"one of: {', '.join(games.names()) or 'none installed'}")
+    h.add_argument("--players", type=int, required=True)
+    h.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE", help="a game option")
+    h.add_argument("--no-discovery", action="store_true", help="do not announce the lobby on the LAN")
+    h.add_argument("--discovery-addr", default="255.255.255.255", help="where to send announcements")
+    h.add_argument("--discovery-port", type=int, default=47474)
+    _node_args(h)
+    h.set_defaults(func=cmd_host)
+
+    j = sub.add_parser("join", help="take a seat in a lobby (found on the LAN, or at HOST:PORT)")
+    j.add_argument("target", nargs="?", help="HOST:PORT, or a lobby id (prefix) from caravan discover; "
+                                             "default: the only open lobby")
+    _discovery_args(j)
+    _node_args(j)
+    j.set_defaults(func=cmd_join)
+
+    r = sub.add_parser("resume", help="restart a stored game after a crash and continue it")
+    r.add_argument("game_id", help="the game id, or a unique prefix of it")
+    _node_args(r)
+    r.set_defaults(func=cmd_resume)
+
+    d = sub.add_parser("discover", help="list open lobbies on the LAN")
+    _discovery_args(d)
+    d.add_argument("--json", action="store_true", help="one JSON object per lobby")
+    d.set_defaults(func=cmd_discover)
+
+    m = sub.add_parser("demo", help="play a whole game among bots, one OS process per player, on loopback")
+    m.add_argument("game", nargs="?", default=None, help="the game (default: the first available)")
+    m.add_argument("--players", type=int, default=None)
+    m.add_argument("--out", help="transcript file (default: demo-GAME.caravan)")
+    m.add_argument("--seed", type=int, default=0, help="seed for the bots' choices")
+    m.add_argument("--bot", choices=["random", "heuristic"], default="random")
+    m.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE")
+    m.set_defaults(func=cmd_demo)
     return p
 
 

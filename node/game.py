@@ -269,10 +269,14 @@ class GameNode:
         mine = self.counts()
         return all(self.peer_heads.get(s) == mine for s in range(self.session.n) if s != self.seat)
 
-    async def run(self, task_status=trio.TASK_STATUS_IGNORED, dial_all: bool = False) -> dict[str, Any] | None:
-        """Play until the game is complete (and peers have every message, or LINGER passed)."""
-        host, port = self.listen
-        listeners = await trio.open_tcp_listeners(port, host=host)
+    async def run(self, task_status=trio.TASK_STATUS_IGNORED, dial_all: bool = False,
+                  listeners: list[trio.SocketListener] | None = None) -> dict[str, Any] | None:
+        """Play until the game is complete (and peers have every message, or LINGER passed).
+
+        `listeners`: already-bound listeners to serve on (else bind `self.listen`)."""
+        if listeners is None:
+            host, port = self.listen
+            listeners = await trio.open_tcp_listeners(port, host=host)
         self.bound_port = listeners[0].socket.getsockname()[1]
         async with trio.open_nursery() as nursery:
             nursery.start_soon(trio.serve_listeners, self._incoming, listeners)

@@ -1,0 +1,82 @@
+"""LAN discovery: a host announces its open lobby in a UDP datagram once a second, and
+`caravan discover` listens for them. Every address and port is a parameter, so tests run
+on loopback or in network namespaces they create. Joining by HOST:PORT needs none of it."""
+
+from __future__ import annotations
+
+import json
+import socket
+from dataclasses import dataclass
+
+import trio
+
+DISCOVERY_PORT = 47474
+BROADCAST = "255.255.255.255"
+INTERVAL = 1.0
+
+
+@dataclass(frozen=True)
+class Announcement:
+    lobby: str          # lobby id, hex
+    game: str
+    title: str
+    players: int
+    seated: int
+    host: str           # the sender's address, as seen by the listener
+    port: int           # the lobby's TCP port
+    name: str           # the host's machine name
+
+    def describe(self) -> str:
+        return (f"{self.lobby[:8]}  {self.title} ({self.game}), {self.seated}/{self.players} seated, "
+                f"{self.host}:{self.port} ({self.name})")
+
+
+def _payload(lobby: str, game: str, title: str, players: int, seated: int, port: int) -> bytes:
+    return json.dumps({"caravan": 1, "lobby": lobby, "game": game, "title": title, "players": players,
+                       "seated": seated, "port": port, "name": socket.gethostname()}).encode()
+
+
+def parse(data: bytes, sender: str) -> Announcement | None:
+    """An announcement from a datagram, or None for anything else (never raises)."""
+    try:
+        obj = json.loads(data.decode())
+        if obj.get("caravan") != 1:
+            return None
+        return Announcement(str(obj["lobby"]), str(obj["game"]), str(obj["title"]), int(obj["players"]),
+                            int(obj["seated"]), sender, int(obj["port"]), str(obj.get("name", "?")))
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+async def announce(status, target: str = BROADCAST, port: int = DISCOVERY_PORT) -> None:
+    """Announce until cancelled; `status()` returns the current fields for _payload."""
+    sock = trio.socket.socket(trio.socket.AF_INET, trio.socket.SOCK_DGRAM)
+    with sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
+        while True:
+            try:
+                await sock.sendto(_payload(**status()), (target, port))
+            except OSError:
+                pass                           # no route yet (interface down): try again
+            await trio.sleep(INTERVAL)
+
+
+async def discover(timeout: float = 3.0, port: int = DISCOVERY_PORT, bind: str = "0.0.0.0",
+                   until_first: bool = False) -> list[Announcement]:
+    """Listen for announcements for `timeout` seconds; newest per lobby."""
+    found: dict[str, Announcement] = {}
+    sock = trio.socket.socket(trio.socket.AF_INET, trio.socket.SOCK_DGRAM)
+    with sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if hasattr(socket, "SO_REUSEPORT"):
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        await sock.bind((bind, port))
+        with trio.move_on_after(timeout):
+            while True:
+                data, (sender, _) = await sock.recvfrom(4096)
+                a = parse(data, sender)
+                if a is not None:
+                    found[a.lobby] = a
+                    if until_first:
+                        break
+    return sorted(found.values(), key=lambda a: a.lobby)

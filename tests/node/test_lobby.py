@@ -1,0 +1,58 @@
+"""Host a lobby, find it by discovery, join, sign the genesis and play to the end."""
+
+import socket
+
+import pytest
+import trio
+
+from node import discovery, lobby, runner
+from protocol.verify import verify_bytes
+from tests.node.conftest import games  # noqa: F401  (registers the fixture game)
+
+
+def free_udp_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def seat(tmp_path, i: int, **kw) -> runner.Seat:
+    return runner.Seat(tmp_path / f"node{i}", bind="127.0.0.1", bot="random", seed=i,
+                       status=runner.Status(quiet=True), **kw)
+
+
+async def test_host_discover_join_and_play(tmp_path):
+    udp = free_udp_port()
+    results = {}
+    seats = [seat(tmp_path, i, out=tmp_path / f"out{i}.caravan") for i in range(3)]
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            async def host():
+                results[0] = await runner.host("fixture", 3, {"rounds": 2}, seats[0],
+                                               discovery_target="127.0.0.1", discovery_port=udp)
+            nursery.start_soon(host)
+            found = await discovery.discover(5, udp, "127.0.0.1", until_first=True)
+            assert len(found) == 1 and found[0].game == "fixture" and found[0].players == 3
+            port = found[0].port
+
+            async def join(i, target):
+                results[i] = await runner.join(target, seats[i], udp, "127.0.0.1", 5)
+            nursery.start_soon(join, 1, found[0].lobby[:6])          # by lobby id, via discovery
+            nursery.start_soon(join, 2, f"127.0.0.1:{port}")         # by HOST:PORT
+    assert results[0] == results[1] == results[2]
+    files = [(tmp_path / f"out{i}.caravan").read_bytes() for i in range(3)]
+    assert len(set(files)) == 1 and verify_bytes(files[0]).ok
+
+
+async def test_join_refuses_a_full_or_missing_lobby(tmp_path):
+    with trio.fail_after(20):
+        with pytest.raises(lobby.LobbyError, match="cannot reach"):
+            await lobby.join(runner.load_identity(tmp_path / "x"), "127.0.0.1", 1, 9, b"\0" * 32)
+
+
+async def test_lobby_rejects_bad_options_before_anyone_joins(tmp_path):
+    key = runner.load_identity(tmp_path / "h")
+    with pytest.raises(Exception, match="rounds"):
+        lobby.Lobby(key, "fixture", 3, {"rounds": 99})
+    with pytest.raises(lobby.LobbyError, match="players"):
+        lobby.Lobby(key, "fixture", 9, {"rounds": 1})
