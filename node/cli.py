@@ -105,7 +105,7 @@ def _seat(args: argparse.Namespace):
 
     seat = Seat(Path(args.data_dir) if args.data_dir else default_data_dir(), args.bind, args.port,
                 args.bot, args.bot_cmd, args.client, Path(args.out) if args.out else None, args.seed,
-                Status(args.json, args.quiet))
+                Status(args.json, args.quiet), args.bot_delay)
     check_decider(seat)
     return seat
 
@@ -198,6 +198,8 @@ def _node_args(p: argparse.ArgumentParser) -> None:
     n.add_argument("--port", type=int, default=0, help="TCP port to listen on (default: any free port)")
     n.add_argument("--out", help="also write the transcript to this file at the end")
     n.add_argument("--seed", type=int, help="seed for the bot's own choices (not for the game's dice)")
+    n.add_argument("--bot-delay", type=float, default=0.0, metavar="SECONDS",
+                   help="let an in-process bot think this long per decision (to watch a game)")
     n.add_argument("--json", action="store_true", help="JSON lines on stdout instead of human status on stderr")
     n.add_argument("-q", "--quiet", action="store_true", help="no human status output")
     n.add_argument("-v", "--verbose", action="count", default=0, help="debug logs on stderr (-vv: more)")
@@ -269,7 +271,18 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _load_extra_engines() -> None:
+    """CARAVAN_ENGINES="module[:attr],...": register engines from other packages (plugins,
+    and the test suite's fixture games in node subprocesses)."""
+    import importlib
+    import os
+    for spec in filter(None, os.environ.get("CARAVAN_ENGINES", "").split(",")):
+        module, _, attr = spec.strip().partition(":")
+        games.register(getattr(importlib.import_module(module), attr or "ENGINE"))
+
+
 def main(argv: list[str] | None = None) -> int:
+    _load_extra_engines()
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

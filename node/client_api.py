@@ -40,11 +40,12 @@ def to_json(value: Any) -> Any:
 class BotDecider:
     """An in-process bot (clients.bot.Bot) deciding for the seat."""
 
-    def __init__(self, bot: Bot):
+    def __init__(self, bot: Bot, delay: float = 0.0):
         self.bot = bot
+        self.delay = delay
 
     async def __call__(self, view: Any, legal: list[Any], kind: str) -> Any:
-        await trio.sleep(0)
+        await trio.sleep(self.delay)
         return self.bot.choose(view if self.bot.wants_view else None, legal)
 
 

@@ -60,6 +60,7 @@ class Seat:
     out: Path | None = None
     seed: int | None = None
     status: Status = field(default_factory=Status)
+    bot_delay: float = 0.0
 
 
 def check_decider(seat: Seat) -> None:
@@ -73,7 +74,7 @@ def check_decider(seat: Seat) -> None:
 
 async def _decider(seat: Seat, game: str, nursery: trio.Nursery, info: dict[str, Any]):
     if seat.bot:
-        return BotDecider(make_bot(seat.bot, game, seat.seed))
+        return BotDecider(make_bot(seat.bot, game, seat.seed), seat.bot_delay)
     if seat.bot_cmd:
         decider, _ = await spawn_bot(seat.bot_cmd, nursery)
     elif seat.client == "stdio":
