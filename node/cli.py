@@ -105,7 +105,7 @@ def _seat(args: argparse.Namespace):
 
     seat = Seat(Path(args.data_dir) if args.data_dir else default_data_dir(), args.bind, args.port,
                 args.bot, args.bot_cmd, args.client, Path(args.out) if args.out else None, args.seed,
-                Status(args.json, args.quiet), args.bot_delay)
+                Status(args.json, args.quiet), args.bot_delay, Path(args.trace) if args.trace else None)
     check_decider(seat)
     return seat
 
@@ -201,6 +201,7 @@ def _node_args(p: argparse.ArgumentParser) -> None:
     n.add_argument("--bot-delay", type=float, default=0.0, metavar="SECONDS",
                    help="let an in-process bot think this long per decision (to watch a game)")
     n.add_argument("--json", action="store_true", help="JSON lines on stdout instead of human status on stderr")
+    n.add_argument("--trace", metavar="FILE", help="append message sign/apply times to FILE (for benchmarks)")
     n.add_argument("-q", "--quiet", action="store_true", help="no human status output")
     n.add_argument("-v", "--verbose", action="count", default=0, help="debug logs on stderr (-vv: more)")
 

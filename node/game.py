@@ -8,13 +8,14 @@ so whatever a peer missed while a link was down is resent verbatim.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
 
 import trio
 
-from protocol import games, genesis as G
+from protocol import chain, games, genesis as G
 from protocol.errors import Rejected
 from protocol.identity import SigningKey, fingerprint
 from protocol.player import Player
@@ -40,6 +41,8 @@ class Progress:
     """What the node reports as the game goes (for status lines and the client API)."""
     on_event: Callable[[Any, Any], None] = lambda event, session: None
     on_reject: Callable[[Rejected, str], None] = lambda exc, source: None
+    on_trace: Callable[[str, bytes], None] | None = None
+    """("sign" | "apply", raw message): for latency measurements (caravan ... --trace FILE)."""
 
 
 class GameNode:
@@ -66,6 +69,7 @@ class GameNode:
         self.changed = trio.Event()
         self.blocked: set[int] = set()           # seats whose links are cut (tests, operators)
         self.bound_port: int | None = None
+        self.seen: set[bytes] = set()            # sha256 of every message handled
         self._replay()
 
     # ------------------------------------------------------------------ state
@@ -95,6 +99,9 @@ class GameNode:
 
     # ------------------------------------------------------------------ messages
     async def _ingest(self, raw: bytes, source: int | None, address: str) -> None:
+        digest = hashlib.sha256(raw).digest()
+        if digest in self.seen:
+            return                                  # a copy we already handled: no re-verification
         try:
             receipt = self.session.receive(raw)
         except Rejected as exc:
@@ -104,16 +111,25 @@ class GameNode:
         for exc in receipt.rejected:
             log.warning("buffered message refused: %s", exc)
             self.progress.on_reject(exc, address)
+        self.seen.add(digest)
         if receipt.status == "duplicate":
             return
+        if receipt.status == "applied" and self.progress.on_trace:
+            self.progress.on_trace("apply", raw)
         self.store.append(raw)
         for event in receipt.events:
             self.progress.on_event(event, self.session)
-        await self._broadcast(raw, exclude=source)
+        if source is not None and self.genesis.seats[source] != _author(raw):
+            # relayed (not straight from its author): pass it on, in case a link is down;
+            # an author sends its own messages to everyone, and resync covers the rest
+            await self._broadcast(raw, exclude=source)
         self._wake()
 
     async def _publish(self, raw: bytes) -> None:
         """Our own message: already applied by the player; persist, then send."""
+        if self.progress.on_trace:
+            self.progress.on_trace("sign", raw)
+        self.seen.add(hashlib.sha256(raw).digest())
         self.store.append(raw)
         for event in getattr(self.player, "last_receipt").events:
             self.progress.on_event(event, self.session)
@@ -303,6 +319,13 @@ class GameNode:
 
     def restore(self, seat: int) -> None:
         self.blocked.discard(seat)
+
+
+def _author(raw: bytes) -> bytes | None:
+    try:
+        return chain.parse(raw).author
+    except chain.ParseError:
+        return None
 
 
 def _peer_name(stream: Any) -> str:

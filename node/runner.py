@@ -3,10 +3,12 @@ report progress, and write the transcript."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,6 +63,7 @@ class Seat:
     seed: int | None = None
     status: Status = field(default_factory=Status)
     bot_delay: float = 0.0
+    trace: Path | None = None
 
 
 def check_decider(seat: Seat) -> None:
@@ -101,6 +104,15 @@ def _progress(node_ref: list, status: Status, decider: Any) -> Progress:
     return Progress(on_event, on_reject)
 
 
+def _tracer(path: Path):
+    """Append "kind sha256(raw) monotonic_ns" lines (the clock is shared by local processes)."""
+    fh = path.open("a", buffering=1)
+
+    def trace(kind: str, raw: bytes) -> None:
+        fh.write(f"{kind} {hashlib.sha256(raw).hexdigest()[:24]} {time.monotonic_ns()}\n")
+    return trace
+
+
 async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListener] | None,
                dial_all: bool = False) -> dict[str, Any] | None:
     """Run the game on this node to the end; returns the result."""
@@ -119,8 +131,10 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
                 "seats": None}
         decider = await _decider(seat, engine_name, nursery, info)
         node_ref: list = [None]
-        node = GameNode(store, key, decider, (seat.bind, seat.port), setup.peers,
-                        _progress(node_ref, status, decider))
+        progress = _progress(node_ref, status, decider)
+        if seat.trace:
+            progress.on_trace = _tracer(seat.trace)
+        node = GameNode(store, key, decider, (seat.bind, seat.port), setup.peers, progress)
         node_ref[0] = node
         status(f"game {setup.game_id.hex()[:16]} ({engine.title}): seat {setup.seat} of {node.session.n}, "
                f"key {fingerprint(key.public)}", "start", game_id=setup.game_id.hex(), seat=setup.seat)
