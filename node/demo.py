@@ -17,7 +17,7 @@ from pathlib import Path
 from protocol import games
 from protocol.verify import verify_bytes
 
-PREFERRED = ["sare", "sabbat", "nomads"]
+PREFERRED = ["sabbat", "sare", "nomads"]   # Sa-Rê first once its mental deck plays over the node
 TIMEOUT = 600.0
 
 
