@@ -15,7 +15,7 @@ from typing import Any, Awaitable, Callable
 
 import trio
 
-from protocol import chain, games, genesis as G
+from protocol import abandon, chain, games, genesis as G
 from protocol.errors import Rejected
 from protocol.identity import SigningKey, fingerprint
 from protocol.player import Player
@@ -70,6 +70,9 @@ class GameNode:
         self.blocked: set[int] = set()           # seats whose links are cut (tests, operators)
         self.bound_port: int | None = None
         self.seen: set[bytes] = set()            # sha256 of every message handled
+        self.finished = trio.Event()
+        self.abandon_votes: dict[tuple, dict[int, bytes]] = {}
+        self.abandon_record: bytes | None = None
         self._replay()
 
     # ------------------------------------------------------------------ state
@@ -185,6 +188,13 @@ class GameNode:
               and all(type(x) is int and x >= 0 for x in frame["h"])):
             self.peer_heads[seat] = frame["h"]
             await self._resend(seat, conn, frame["h"])
+        elif (t == "abandon" and type(frame.get("stalled")) is list and type(frame.get("length")) is int
+              and all(type(x) is int for x in frame["stalled"]) and type(frame.get("sig")) is bytes):
+            key = (tuple(frame["stalled"]), frame["length"])
+            voter = frame.get("by", seat)
+            if type(voter) is int and 0 <= voter < self.session.n:
+                self.abandon_votes.setdefault(key, {})[voter] = frame["sig"]
+            self._check_abandon()
         else:
             raise FrameError(f"unknown or malformed frame {t!r}")
 
@@ -281,6 +291,64 @@ class GameNode:
                 self._persist_secrets()                   # the value must survive a crash
             await self._publish(raw)
 
+    # ------------------------------------------------------------------ stalls
+    def _progress_mark(self) -> tuple:
+        return (sum(self.counts()), self.session.complete)
+
+    async def _watchdog(self) -> None:
+        """Sign an abandon statement when the seats the game waits for stay silent longer
+        than the genesis's time limit (never for this node's own seat)."""
+        limit = self.genesis.time_limit
+        if not limit:
+            return
+        mark, since = self._progress_mark(), trio.current_time()
+        while not self.finished.is_set():
+            await trio.sleep(min(0.25, limit / 4))
+            now = self._progress_mark()
+            if now != mark:
+                mark, since = now, trio.current_time()
+                continue
+            waiting = self.session.waiting_for()
+            if self.session.complete or not waiting or self.seat in waiting or trio.current_time() - since < limit:
+                continue
+            length = len(self.session.log)
+            sig = abandon.sign(self.key, self.session.game_id, waiting, length, abandon.log_digest(self.session.log))
+            self.abandon_votes.setdefault((tuple(waiting), length), {})[self.seat] = sig
+            log.info("seat %d: seats %s silent for %ds; signing an abandon statement", self.seat, waiting, limit)
+            for s, conn in list(self.conns.items()):
+                await self._send(s, conn, {"t": "abandon", "stalled": waiting, "length": length,
+                                            "sig": sig, "by": self.seat})
+            self._check_abandon()
+
+    def _check_abandon(self) -> None:
+        """Finish the game as abandoned once every seat the game is not waiting for (this one
+        included, unless it is itself stalled) has signed the statement, checked against this
+        replica's own log."""
+        waiting = tuple(self.session.waiting_for())
+        key = (waiting, len(self.session.log))
+        votes = self.abandon_votes.get(key, {})
+        if not waiting or self.finished.is_set():
+            return
+        digest = abandon.log_digest(self.session.log)
+        good = {s: sig for s, sig in votes.items()
+                if abandon.signature_ok(self.session.seats[s], sig, self.session.game_id, list(waiting), key[1], digest)}
+        if sorted(good) == [s for s in range(self.session.n) if s not in waiting]:
+            self.abandon_record = abandon.record(list(waiting), key[1], good)
+            self.finished.set()
+
+    async def _play_to_the_end(self) -> None:
+        await self._play()
+        self.finished.set()
+
+    async def _announce_abandon(self) -> None:
+        """Give the seats that have not seen every vote a last chance to complete the record."""
+        stalled, length, sigs = abandon.parse_record(self.abandon_record)
+        for s, conn in list(self.conns.items()):
+            for voter, sig in sigs.items():
+                if voter != s:
+                    await self._send(s, conn, {"t": "abandon", "stalled": stalled, "length": length,
+                                                "sig": sig, "by": voter})
+
     def everyone_has_everything(self) -> bool:
         mine = self.counts()
         return all(self.peer_heads.get(s) == mine for s in range(self.session.n) if s != self.seat)
@@ -300,9 +368,14 @@ class GameNode:
                 if seat != self.seat and (dial_all or seat > self.seat):
                     nursery.start_soon(self._dial, seat)
             nursery.start_soon(self._sync)
+            nursery.start_soon(self._play_to_the_end)
+            nursery.start_soon(self._watchdog)
             task_status.started(self.bound_port)
-            await self._play()
-            self.store.write_transcript(self.genesis_raw, self.session.log)
+            await self.finished.wait()
+            extra = [self.abandon_record] if self.abandon_record else []
+            self.store.write_transcript(self.genesis_raw, self.session.log + extra)
+            if self.abandon_record:
+                await self._announce_abandon()
             with trio.move_on_after(LINGER):
                 while not self.everyone_has_everything():
                     await trio.sleep(SYNC_INTERVAL / 2)

@@ -29,6 +29,7 @@ class Genesis:
     nonce: bytes                 # lobby randomness: two games of the same people differ
     body: bytes                  # canonical bytes that were signed
     signatures: list[bytes]
+    time_limit: int = 0          # seconds a seat may take for an expected message (0: no limit)
 
     @property
     def game_id(self) -> bytes:
@@ -43,11 +44,11 @@ def game_id_of(body: bytes) -> bytes:
 
 
 def make_body(game: str, options: dict[str, Any], seats: list[bytes], beacon_tips: list[bytes],
-              nonce: bytes, beacon_length: int) -> bytes:
+              nonce: bytes, beacon_length: int, time_limit: int = 0) -> bytes:
     """The canonical genesis body every player signs."""
     return wire.encode({
         "v": 1, "game": game, "options": options, "seats": seats,
-        "beacon": beacon_tips, "beacon_length": beacon_length, "nonce": nonce,
+        "beacon": beacon_tips, "beacon_length": beacon_length, "nonce": nonce, "time_limit": time_limit,
     })
 
 
@@ -69,7 +70,7 @@ def parse(raw: bytes) -> Genesis:
         body = wire.decode(body_bytes, MAX_GENESIS)
     except wire.WireError as exc:
         raise BadGenesis(f"genesis body does not decode: {exc}") from None
-    keys = {"v", "game", "options", "seats", "beacon", "beacon_length", "nonce"}
+    keys = {"v", "game", "options", "seats", "beacon", "beacon_length", "nonce", "time_limit"}
     if type(body) is not dict or set(body) != keys or body["v"] != 1:
         raise BadGenesis(f"genesis body must have exactly the fields {sorted(keys)}")
     seats, tips = body["seats"], body["beacon"]
@@ -85,6 +86,8 @@ def parse(raw: bytes) -> Genesis:
         raise BadGenesis("beacon_length must be a positive integer")
     if type(body["nonce"]) is not bytes or not 16 <= len(body["nonce"]) <= 64:
         raise BadGenesis("nonce must be 16 to 64 bytes")
+    if type(body["time_limit"]) is not int or not 0 <= body["time_limit"] <= 86400:
+        raise BadGenesis("time_limit must be 0 (none) to 86400 seconds")
     if len(sigs) != len(seats):
         raise BadGenesis(f"{len(sigs)} signatures for {len(seats)} seats")
     gid = game_id_of(body_bytes)
@@ -93,4 +96,4 @@ def parse(raw: bytes) -> Genesis:
             raise BadGenesis(f"seat {seat} ({fingerprint(key)}) did not sign this genesis",
                              seat=seat, author=key)
     return Genesis(body["game"], body["options"], seats, tips, body["beacon_length"],
-                   body["nonce"], body_bytes, sigs)
+                   body["nonce"], body_bytes, sigs, body["time_limit"])

@@ -1,0 +1,76 @@
+"""Abandon records: the co-signed statement that a game stopped because seats stalled.
+
+Non-response cannot be proven, only attested: when the seats the game waits for send
+nothing within the genesis's time limit, every other seat signs the same statement —
+which seats stalled, after how many logged messages, and a digest of that log — and the
+record holding all those signatures ends the transcript. It lives outside the per-author
+chains, so no replica's log diverges over who noticed the stall first.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from . import wire
+from .errors import BadSignature, Rejected
+from .hashing import tagged_hash
+from .identity import SigningKey, verify
+
+_SIG_TAG = b"caravan/abandon-sig/v1"
+RECORD_TAG = "caravan/abandon/v1"
+
+
+class BadAbandon(Rejected):
+    code = "bad-abandon"
+
+
+def log_digest(log: list[bytes]) -> bytes:
+    return tagged_hash("caravan/log/v1", [hashlib.sha256(raw).digest() for raw in log])
+
+
+def statement(game_id: bytes, stalled: list[int], length: int, digest: bytes) -> bytes:
+    return tagged_hash("caravan/abandon/v1", game_id, stalled, length, digest)
+
+
+def sign(key: SigningKey, game_id: bytes, stalled: list[int], length: int, digest: bytes) -> bytes:
+    return key.sign(_SIG_TAG + statement(game_id, stalled, length, digest))
+
+
+def signature_ok(public: bytes, sig: Any, game_id: bytes, stalled: list[int], length: int, digest: bytes) -> bool:
+    return type(sig) is bytes and verify(public, sig, _SIG_TAG + statement(game_id, stalled, length, digest))
+
+
+def record(stalled: list[int], length: int, signatures: dict[int, bytes]) -> bytes:
+    return wire.encode([RECORD_TAG, stalled, length, [[s, signatures[s]] for s in sorted(signatures)]])
+
+
+def parse_record(raw: bytes) -> tuple[list[int], int, dict[int, bytes]] | None:
+    """(stalled, length, signatures) if `raw` is an abandon record, else None (a message)."""
+    try:
+        obj = wire.decode(raw)
+    except wire.WireError:
+        return None
+    if type(obj) is not list or len(obj) != 4 or obj[0] != RECORD_TAG:
+        return None
+    _, stalled, length, sigs = obj
+    if (type(stalled) is not list or not stalled or any(type(s) is not int for s in stalled)
+            or type(length) is not int or type(sigs) is not list
+            or any(type(x) is not list or len(x) != 2 or type(x[0]) is not int for x in sigs)):
+        raise BadAbandon("malformed abandon record")
+    return stalled, length, {s: sig for s, sig in sigs}
+
+
+def check(session: Any, stalled: list[int], length: int, signatures: dict[int, bytes]) -> None:
+    """The record is valid for this session (replayed up to its end); raises BadAbandon."""
+    if length != len(session.log):
+        raise BadAbandon(f"the record is for {length} messages; the transcript has {len(session.log)}")
+    if sorted(stalled) != sorted(session.waiting_for()):
+        raise BadAbandon(f"the record names seats {stalled}, but the game waits for {session.waiting_for()}")
+    digest = log_digest(session.log)
+    signers = [s for s in range(session.n) if s not in stalled]
+    if sorted(signatures) != signers:
+        raise BadAbandon(f"the record must be signed by seats {signers}, it is by {sorted(signatures)}")
+    for s in signers:
+        if not signature_ok(session.seats[s], signatures[s], session.game_id, stalled, length, digest):
+            raise BadSignature("this seat's abandon signature does not verify", seat=s, author=session.seats[s])
