@@ -122,14 +122,14 @@ def _run_node(args: argparse.Namespace, make) -> int:
         print(f"caravan {args.command}: {exc}", file=sys.stderr)
         return EXIT_USAGE
     try:
-        trio.run(make, seat)
+        result = trio.run(make, seat)
     except (LobbyError, LookupError, ValueError, OSError) as exc:
         print(f"caravan {args.command}: {exc}", file=sys.stderr)
         return EXIT_INVALID
     except KeyboardInterrupt:
         print(f"caravan {args.command}: interrupted; resume with caravan resume GAME_ID", file=sys.stderr)
         return 130
-    return EXIT_OK
+    return EXIT_OK if result is not None else EXIT_INVALID
 
 
 def _logging(args: argparse.Namespace) -> None:
@@ -149,7 +149,8 @@ def cmd_host(args: argparse.Namespace) -> int:
     return _run_node(args, lambda seat: runner.host(args.game, args.players, options, seat,
                                                      announce=not args.no_discovery,
                                                      discovery_target=args.discovery_addr,
-                                                     discovery_port=args.discovery_port))
+                                                     discovery_port=args.discovery_port,
+                                                     time_limit=args.time_limit))
 
 
 def cmd_join(args: argparse.Namespace) -> int:
@@ -238,6 +239,9 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("game", help=f"one of: {', '.join(games.names()) or 'none installed'}")
     h.add_argument("--players", type=int, required=True)
     h.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE", help="a game option")
+    h.add_argument("--time-limit", type=int, default=300, metavar="SECONDS",
+                   help="how long a player may take for a move before the others may end the game as "
+                        "abandoned by that player (0: no limit; default 300)")
     h.add_argument("--no-discovery", action="store_true", help="do not announce the lobby on the LAN")
     h.add_argument("--discovery-addr", default="255.255.255.255", help="where to send announcements")
     h.add_argument("--discovery-port", type=int, default=47474)

@@ -78,12 +78,13 @@ class Lobby:
     """The host's side. `run` returns the Setup once every seat has signed."""
 
     def __init__(self, key: SigningKey, game: str, players: int, options: dict[str, Any],
-                 on_status: Callable[[str], None] = lambda s: None):
+                 on_status: Callable[[str], None] = lambda s: None, time_limit: int = 0):
         engine = games.get(game)
         if not engine.min_players <= players <= engine.max_players:
             raise LobbyError(f"{engine.title} is for {engine.min_players}-{engine.max_players} players")
         engine.new_game(options, players)          # BadOptions now, not after everyone joined
         self.key, self.game, self.players, self.options = key, game, players, options
+        self.time_limit = time_limit
         self.title = engine.title
         self.lobby_id = os.urandom(16)
         self.joiners: list[_Joiner] = []
@@ -99,7 +100,8 @@ class Lobby:
     async def _welcome(self, stream: trio.SocketStream) -> None:
         conn = Connection(stream, _peer_host(stream))
         try:
-            await conn.send({"t": "lobby", **self.status(), "options": self.options})
+            await conn.send({"t": "lobby", **self.status(), "options": self.options,
+                             "time_limit": self.time_limit})
             peer = await handshake(conn, self.key, self.lobby_id)
             join = await _expect(conn, "join")
             port = join.get("port")
@@ -164,7 +166,7 @@ class Lobby:
                 if type(tip) is not bytes or len(tip) != 32:
                     raise LobbyError(f"{fingerprint(j.key)} sent no valid beacon tip")
                 tips.append(tip)
-            body = G.make_body(self.game, self.options, keys, tips, nonce, BEACON_LENGTH)
+            body = G.make_body(self.game, self.options, keys, tips, nonce, BEACON_LENGTH, self.time_limit)
             gid = G.game_id_of(body)
             sigs = [G.sign(self.key, body)]
             for j in joiners:
@@ -174,7 +176,8 @@ class Lobby:
                 if type(sig) is not bytes or not verify(j.key, sig, b"caravan/genesis-sig/v1" + gid):
                     raise LobbyError(f"{fingerprint(j.key)} did not sign the genesis")
                 sigs.append(sig)
-            raw = G.Genesis(self.game, self.options, keys, tips, BEACON_LENGTH, nonce, body, sigs).to_wire()
+            raw = G.Genesis(self.game, self.options, keys, tips, BEACON_LENGTH, nonce, body, sigs,
+                            self.time_limit).to_wire()
             G.parse(raw)
             peers = [None] + [[j.host, j.port] for j in joiners]
             for j in joiners:
@@ -223,6 +226,7 @@ async def join(key: SigningKey, host: str, port: int, my_port: int, secret: byte
             raise LobbyError("the genesis body does not decode") from None
         if (type(fields) is not dict or fields.get("game") != info.get("game")
                 or fields.get("options") != info.get("options")
+                or fields.get("time_limit") != info.get("time_limit")
                 or not isinstance(fields.get("seats"), list) or len(fields["seats"]) <= seat
                 or fields["seats"][seat] != key.public or fields["beacon"][seat] != tip
                 or fields["seats"][0] != host_key or fields.get("nonce") != nonce):

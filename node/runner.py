@@ -16,7 +16,7 @@ from typing import Any
 import trio
 
 from clients.bot import make_bot
-from protocol import engine as E, games, wire
+from protocol import abandon, engine as E, games, wire
 from protocol.identity import fingerprint
 from protocol.verify import verify_bytes
 
@@ -139,6 +139,10 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
         status(f"game {setup.game_id.hex()[:16]} ({engine.title}): seat {setup.seat} of {node.session.n}, "
                f"key {fingerprint(key.public)}", "start", game_id=setup.game_id.hex(), seat=setup.seat)
         result = await node.run(listeners=listeners, dial_all=dial_all)
+        if node.abandon_record is not None:
+            stalled = abandon.parse_record(node.abandon_record)[0]
+            status(f"game abandoned: seat(s) {stalled} sent nothing within {node.genesis.time_limit} s; "
+                   "the others co-signed an abandon record", "abandoned", stalled=stalled)
         if isinstance(decider, ClientDecider):
             await decider.result(result)
         nursery.cancel_scope.cancel()
@@ -147,6 +151,9 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
         shutil.copyfile(path, seat.out)
         path = seat.out
     report = verify_bytes(path.read_bytes())
+    if result is None:
+        status(f"transcript: {path}", "transcript", path=str(path), verified=False)
+        return None
     winners = ", ".join(f"seat {w}" for w in (result or {}).get("winners", []))
     status(f"game over: won by {winners}; scores {(result or {}).get('scores')}", "result", result=result)
     status(f"transcript: {path} ({'verified' if report.ok else 'NOT verified: ' + str(report.error)})",
@@ -160,10 +167,11 @@ def _game_name(store: GameStore) -> str:
 
 
 async def host(game: str, players: int, options: dict[str, Any], seat: Seat, announce: bool = True,
+               time_limit: int = 0,
                discovery_target: str = discovery.BROADCAST, discovery_port: int = discovery.DISCOVERY_PORT,
                task_status=trio.TASK_STATUS_IGNORED) -> dict[str, Any] | None:
     key = load_identity(seat.data_dir)
-    the_lobby = lobby.Lobby(key, game, players, options, seat.status)
+    the_lobby = lobby.Lobby(key, game, players, options, seat.status, time_limit)
     listeners = await trio.open_tcp_listeners(seat.port, host=seat.bind)
     port = listeners[0].socket.getsockname()[1]
     seat.port = port
