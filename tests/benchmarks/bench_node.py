@@ -44,16 +44,17 @@ def run() -> list[str]:
     common = ["--bot", "random", "--bind", "127.0.0.1", "--json", "-q"]
 
     def start(i: int, args: list[str]) -> subprocess.Popen:
+        out = subprocess.PIPE if i == 0 else (work / f"n{i}.out").open("wb")   # a full pipe would stall a node
         return subprocess.Popen([*base, *args, *common, "--data-dir", str(work / f"n{i}"),
                                  "--trace", str(work / f"trace{i}"), "--seed", str(i)],
-                                stdout=subprocess.PIPE, stderr=(work / f"n{i}.log").open("wb"), text=True, env=env)
+                                stdout=out, stderr=(work / f"n{i}.log").open("wb"), text=True, env=env)
 
     host = start(0, ["host", game, "--players", str(PLAYERS), "--no-discovery", "--out", str(work / "game.caravan")])
     import json
     port = next(json.loads(line)["port"] for line in host.stdout if '"lobby"' in line)
     procs = [host] + [start(i, ["join", f"127.0.0.1:{port}"]) for i in range(1, PLAYERS)]
+    host.stdout.read()
     for p in procs:
-        p.stdout.read()
         p.wait(timeout=600)
     if any(p.returncode for p in procs):
         return [f"a node failed; logs in {work}"]

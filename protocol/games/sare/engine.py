@@ -1,0 +1,1296 @@
+"""Sa-Rê rules engine (specs/sa-re.md). Section numbers in IllegalAction refer to that spec.
+
+State layout (all plain ints, strings and lists, so clone/encode are trivial):
+  pieces[p] : list of [kind, space, built, steps, pyramid_no, built_turn, fresh]
+  res[p]    : [W, G, S, J] tokens in the warehouses (J only transiently in phase 3)
+  gain[p]   : [W, G, S, J] tokens gained this season, beside the site
+  slots[p]  : [W, G, S, J] tokens lying on production cards (worker / Port production)
+Resources are indexed 0 W, 1 G, 2 S, 3 J (Joker).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...engine import (Act, BadOptions, Decide, DeckReturn, DeckReturned, DeckReveal, DeckRevealed,
+                       DeckShow, DeckShown, DeckShuffle, DeckShuffled, Finished, IllegalAction, Random,
+                       Rolled)
+from .data import (ADJ, ADMIN, ARCH_START, BARR, CARAVAN_MAX, CARD_KIND, CARD_KIND_NAME, CARP, COST,
+                   DOUBLE, GARDENS, GOLDS, GRUMBLE, HORUS, HOSHEKH, KINDS, LIB, MARKET, MASON, MB,
+                   N_CARDS, N_SPACES, NILE, PALACE, PORT, PRODUCES, PRODUCTION, PYR, PYRAMIDS, RED,
+                   RES, SUPPLY, TEMPLE, TR1, TR2, TURN_LIMIT, WH, WH_CAP)
+
+SCENARIOS = ("scribe", "priest", "pharaoh")
+PYR_STARTED = 1 << 13          # done-mask bit: a Pyramid step was ever built (no second Pyramid)
+ADMIN_MASK = sum(1 << k for k in ADMIN)
+TYPES3 = (0, 1, 2)
+
+FIELDS = (
+    "n", "scenario", "architect", "turn_limit",
+    "order", "fp", "turn", "phase", "stage", "cur",
+    "board", "pyr_avail", "reserve",
+    "pieces", "res", "gain", "slots", "ptok", "rev", "black", "car", "car_use", "done_mask", "used",
+    "growth", "status", "p1_new", "charter", "oracle", "lib_j", "palace_cards", "kept", "kept_cards",
+    "dbl_pile", "dbl", "dbl_first", "down", "display",
+    "shoe", "aside", "discard", "dark", "removed", "hosh",
+    "temple_hand", "temple_owner", "temple_pos", "reveal_q",
+    "card", "horus", "in_horus", "lone", "taken", "tlev", "poll_gold", "sub",
+    "winners", "scores", "end_reason",
+)
+
+
+class SareState:
+    __slots__ = FIELDS + ("ver", "_lc")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SareState) and ENGINE.encode(self) == ENGINE.encode(other)
+
+
+def _cp(v: Any) -> Any:
+    if type(v) is list:
+        return [_cp(x) if type(x) is list else x for x in v]
+    return v
+
+
+def _ill(msg: str, rule: str) -> IllegalAction:
+    return IllegalAction(msg, rule)
+
+
+# ------------------------------------------------------------------ small queries
+
+def seat_at(st: SareState, i: int) -> int:
+    return st.order[(st.fp + i) % st.n]
+
+
+def first_player(st: SareState) -> int:
+    return st.order[st.fp] if st.order else 0
+
+
+def built_count(st: SareState, p: int, kind: int) -> int:
+    return sum(1 for pc in st.pieces[p] if pc[0] == kind and pc[2])
+
+
+def has_built(st: SareState, p: int, kind: int) -> bool:
+    for pc in st.pieces[p]:
+        if pc[0] == kind and pc[2]:
+            return True
+    return False
+
+
+def can_use(st: SareState, p: int, kind: int) -> bool:
+    """The seat owns a built `kind` administrative building still on its day side."""
+    return not (st.used[p] >> kind) & 1 and has_built(st, p, kind)
+
+
+def n_projects(st: SareState, p: int) -> int:
+    return sum(1 for pc in st.pieces[p] if not pc[2])
+
+
+def capacity(st: SareState, p: int) -> int:
+    return WH_CAP * built_count(st, p, WH)
+
+
+def admin_built(st: SareState, p: int) -> int:
+    return sum(1 for pc in st.pieces[p] if pc[2] and pc[0] in ADMIN)
+
+
+def standing(st: SareState) -> list[int]:
+    return [seat_at(st, i) for i in range(st.n) if st.status[seat_at(st, i)] == 0]
+
+
+def pyramid_piece(st: SareState, p: int):
+    for pc in st.pieces[p]:
+        if pc[0] == PYR:
+            return pc
+    return None
+
+
+def space_ok(st: SareState, p: int, kind: int, space: int, ignore: Any = None) -> str | None:
+    """Why `kind` cannot stand on `space` (None if it can). `ignore` is a piece being moved."""
+    if not 0 <= space < N_SPACES:
+        return "no such space"
+    prod = 0
+    for pc in st.pieces[p]:
+        if pc is ignore or pc[1] != space:
+            continue
+        if pc[0] in PRODUCTION:
+            prod += 1
+        else:
+            return "the space holds an administrative or main building"
+    if kind in PRODUCTION:
+        if prod >= 2:
+            return "a space holds at most 2 production buildings"
+    elif prod:
+        return "an administrative or main building needs an empty space"
+    if kind == PORT and space not in NILE:
+        return "the Port must be on the bank of the Nile"
+    if st.architect:
+        ok = False
+        for pc in st.pieces[p]:
+            if pc[2] and pc is not ignore and (pc[1] == space or pc[1] in ADJ[space]):
+                ok = True
+                break
+        if not ok:
+            return "Architect: a project must be next to a built building"
+    return None
+
+
+def reductions(st: SareState, p: int, space: int) -> list[int]:
+    """[W, G, S] reductions from production buildings built before this turn (4.3)."""
+    red = [0, 0, 0]
+    adj = ADJ[space]
+    for pc in st.pieces[p]:
+        k = pc[0]
+        if pc[2] and pc[5] < st.turn and (k == CARP or k == MASON or k == GOLDS) and (pc[1] == space or pc[1] in adj):
+            red[PRODUCES[k]] += 1
+    return red
+
+
+def port_reduces(st: SareState, p: int, space: int) -> bool:
+    if space not in NILE:
+        return False
+    for pc in st.pieces[p]:
+        if pc[0] == PORT and pc[2] and pc[5] < st.turn:
+            return True
+    return False
+
+
+def base_cost(pc: list) -> tuple:
+    if pc[0] == PYR:
+        return PYRAMIDS[pc[4]][1]
+    return COST[pc[0]]
+
+
+def project_cost(st: SareState, p: int, pc: list, pt: int) -> list[int] | None:
+    """Cost [W,G,S] of building piece `pc` with the Port reduction on type pt (-1: none)."""
+    base = base_cost(pc)
+    red = reductions(st, p, pc[1])
+    cost = [max(0, base[t] - red[t]) for t in TYPES3]
+    if pt >= 0:
+        if cost[pt] <= 0:
+            return None
+        cost[pt] -= 1
+    return cost
+
+
+def progress(st: SareState, p: int) -> int:
+    """Progress toward the scenario's end condition (the result's score)."""
+    pcs = st.pieces[p]
+    port = 1 if any(pc[0] == PORT and pc[2] for pc in pcs) else 0
+    pyr = pyramid_piece(st, p)
+    pyr_done = 1 if pyr is not None and pyr[2] else 0
+    adm = admin_built(st, p)
+    if st.scenario == "scribe":
+        covered = {pc[1] for pc in pcs if pc[2] or (pc[0] == PYR and pc[3] >= 1)}
+        return len(covered) + (1 if pyr is not None and pyr[3] >= 1 else 0)
+    if st.scenario == "priest":
+        return port + pyr_done + min(adm, 3)
+    return port + pyr_done + adm
+
+
+def goal_met(st: SareState, p: int) -> bool:
+    return progress(st, p) == {"scribe": 13, "priest": 5, "pharaoh": 8}[st.scenario]
+
+
+def tiebreak_key(st: SareState, p: int) -> tuple:
+    """Higher is better (8.2): admin buildings, completed Pyramid (lower number better), steps, Pyramid size."""
+    pyr = pyramid_piece(st, p)
+    if pyr is None:
+        return (admin_built(st, p), 0, 0, 0, 0)
+    size = 5 - pyr[4]
+    return (admin_built(st, p), 1 if pyr[2] else 0, size if pyr[2] else 0, pyr[3], size)
+
+
+# ------------------------------------------------------------------ token movement
+
+def take(st: SareState, t: int, k: int = 1) -> bool:
+    """Take k tokens of type t from the general reserve, all or nothing (SR-26)."""
+    if st.reserve[t] >= k:
+        st.reserve[t] -= k
+        return True
+    return False
+
+
+def _pay_types(st: SareState, p: int, t: int, k: int, use_slots: bool = True) -> None:
+    """Return k tokens of type t to the reserve, production-card tokens first, then the hold."""
+    if use_slots:
+        s = min(k, st.slots[p][t])
+        st.slots[p][t] -= s
+        k -= s
+        st.reserve[t] += s
+    st.res[p][t] -= k
+    st.reserve[t] += k
+
+
+# ------------------------------------------------------------------ the engine
+
+class SareEngine:
+    name = "sare"
+    title = "Sa-Rê"
+    min_players = 2
+    max_players = 4
+
+    # -------------------------------------------------------------- creation
+    def default_options(self, players: int) -> dict[str, Any]:
+        return {"scenario": "priest", "architect": False, "turn_limit": TURN_LIMIT}
+
+    def new_game(self, options: dict[str, Any], players: int) -> SareState:
+        if not isinstance(players, int) or not 2 <= players <= 4:
+            raise BadOptions("Sa-Rê is for 2 to 4 players")
+        opts = self.default_options(players)
+        options = options or {}
+        unknown = set(options) - set(opts)
+        if unknown:
+            raise BadOptions(f"unknown options: {sorted(unknown)}")
+        opts.update(options)
+        if opts["scenario"] not in SCENARIOS:
+            raise BadOptions(f"scenario must be one of {SCENARIOS}")
+        if type(opts["architect"]) is not bool:
+            raise BadOptions("architect must be true or false")
+        if type(opts["turn_limit"]) is not int or not 1 <= opts["turn_limit"] <= 200:
+            raise BadOptions("turn_limit must be an int in 1..200")
+        n = players
+        st = SareState()
+        st.n = n
+        st.scenario = opts["scenario"]
+        st.architect = opts["architect"]
+        st.turn_limit = opts["turn_limit"]
+        st.order = []
+        st.fp = 0
+        st.turn = 1
+        st.phase = "order"
+        st.stage = "order"
+        st.cur = 0
+        st.board = [n] * 12            # the starting Warehouse/Master Builder come from the box (2.1)
+        st.pyr_avail = list(range(1, n + 1))
+        st.reserve = list(SUPPLY)
+        st.pieces = [[] for _ in range(n)]
+        st.res = [[0, 0, 0, 0] for _ in range(n)]
+        for p in range(n):
+            for t in TYPES3:
+                st.reserve[t] -= 1
+                st.res[p][t] = 1
+        st.gain = [[0, 0, 0, 0] for _ in range(n)]
+        st.slots = [[0, 0, 0, 0] for _ in range(n)]
+        st.ptok = [0] * n
+        st.rev = [0] * n
+        st.black = [0] * n
+        st.car = [0] * n
+        st.car_use = [0] * n
+        st.done_mask = [0] * n
+        st.used = [0] * n
+        st.growth = [0] * n
+        st.status = [0] * n
+        st.p1_new = [0] * n
+        st.charter = [0] * n
+        st.oracle = [0] * n
+        st.lib_j = [0] * n
+        st.palace_cards = [[] for _ in range(n)]
+        st.kept = [[] for _ in range(n)]
+        st.kept_cards = [[] for _ in range(n)]
+        st.dbl_pile = list(range(len(DOUBLE)))
+        st.dbl = -1
+        st.dbl_first = -1
+        st.down = []
+        st.display = [0, 0, 0]
+        st.shoe = []
+        st.aside = 0
+        st.discard = []
+        st.dark = []
+        st.removed = []
+        st.hosh = []
+        st.temple_hand = []
+        st.temple_owner = -1
+        st.temple_pos = ""
+        st.reveal_q = []
+        st.card = -1
+        st.horus = 0
+        st.in_horus = False
+        st.lone = False
+        st.taken = False
+        st.tlev = []
+        st.poll_gold = False
+        st.sub = []
+        st.winners = []
+        st.scores = []
+        st.end_reason = ""
+        st.ver = 0
+        st._lc = None
+        return st
+
+    # -------------------------------------------------------------- steps
+    def expected(self, st: SareState):
+        if st.reveal_q:
+            return DeckReveal(tuple(st.reveal_q))
+        stg = st.stage
+        if stg == "order":
+            return Random((("perm", st.n),))
+        if stg == "dbl":
+            return Random((("int", len(st.dbl_pile)),))
+        if stg == "shuffle":
+            return DeckShuffle("season", tuple(self._gather(st)))
+        if stg == "dark_shuffle":
+            return DeckShuffle("dark", tuple(self._dark_items(st)))
+        if stg == "draw":
+            return DeckReveal((st.dark[0], st.shoe[0]) if st.dark else (st.shoe[0],))
+        if stg == "temple_show":
+            return DeckShow(st.temple_owner, tuple(st.temple_hand))
+        if stg == "oracle_show":
+            return DeckShow(st.sub[1], (st.aside,))
+        if stg == "temple_ret":
+            return DeckReturn(st.temple_owner, "season", tuple(st.temple_hand), st.temple_pos)
+        if stg == "temple_pos":
+            return Decide(st.temple_owner)
+        if stg == "over":
+            return Finished()
+        return Decide(self._actor(st))
+
+    def _actor(self, st: SareState) -> int:
+        if st.stage == "market":
+            return st.sub[1]
+        return seat_at(st, st.cur)
+
+    def _gather(self, st: SareState) -> list:
+        """Every non-double Season card, for the shuffle that starts the season (5.2, SR-14)."""
+        if st.turn == 1:
+            return list(range(N_CARDS))
+        items: list = []
+        items.extend(st.discard)
+        items.extend(st.removed)
+        items.extend(st.hosh)
+        for p in range(st.n):
+            items.extend(st.palace_cards[p])
+            items.extend(st.kept_cards[p])
+        items.extend(["h", h] for h in st.shoe)
+        items.extend(["h", h] for h in st.dark)
+        if st.aside:
+            items.append(["h", st.aside])
+        for p in range(st.n):
+            items.extend(["h", h] for h in st.kept[p])
+        return items
+
+    def _dark_items(self, st: SareState) -> list:
+        return [["h", h] for h in st.dark] + list(st.discard)
+
+    # -------------------------------------------------------------- legal actions
+    def legal_actions(self, st: SareState, seat: int, knowledge: dict | None = None) -> list:
+        return list(self._cached_legal(st, seat))     # a copy: callers may sort or shuffle it
+
+    def _cached_legal(self, st: SareState, seat: int) -> list:
+        lc = st._lc
+        if lc is not None and lc[0] == st.ver and lc[1] == seat:
+            return lc[2]
+        out = self._legal(st, seat)
+        st._lc = (st.ver, seat, out)
+        return out
+
+    def _legal(self, st: SareState, seat: int) -> list:
+        if st.reveal_q:
+            return []
+        stg = st.stage
+        if stg == "temple_ret":
+            return list(st.temple_hand) if seat == st.temple_owner else []
+        if stg == "temple_pos":
+            return [["return", "top"], ["return", "bottom"]] if seat == st.temple_owner else []
+        step = self.expected(st)
+        if not isinstance(step, Decide) or step.seat != seat:
+            return []
+        if stg == "setup":
+            return self._legal_setup(st, seat)
+        if stg == "p1":
+            return self._legal_p1(st, seat)
+        if stg == "poll":
+            return self._legal_poll(st, seat)
+        if stg == "market":
+            return self._legal_market(st, seat)
+        if stg == "palace":
+            return [["palace"], ["pass"]]
+        if stg == "tw":
+            out = []
+            lev = st.tlev[seat]
+            if lev == 2 and can_use(st, seat, GARDENS):
+                out.append(["gardens"])
+            if lev == 1 and can_use(st, seat, LIB):
+                out.append(["library"])
+            out.append(["pass"])
+            return out
+        if stg == "market_final":
+            return [["market", t] for t in range(st.n) if t != seat] + [["pass"]]
+        if stg == "p3":
+            return self._legal_p3(st, seat)
+        if stg == "store":
+            return self._legal_store(st, seat)
+        return []
+
+    def _legal_setup(self, st: SareState, seat: int) -> list:
+        return [["place", a, b] for a in range(N_SPACES) for b in range(N_SPACES)]
+
+    def _legal_p1(self, st: SareState, p: int) -> list:
+        out: list = [["done"]]
+        pcs = st.pieces[p]
+        n_proj = 0
+        m = 0
+        for pc in pcs:
+            if not pc[2]:
+                n_proj += 1
+            elif pc[0] == MB:
+                m += 1
+        mask = st.done_mask[p]
+        free = None
+        if n_proj + 1 <= 2 * m:
+            present = 0
+            for pc in pcs:
+                present |= 1 << pc[0]
+            free = prod_ok, empty, port_ok = self._free_spaces(st, p)
+            for k in range(13):
+                if k == PYR:
+                    if not st.pyr_avail or mask & ((1 << PYR) | PYR_STARTED) or present >> PYR & 1:
+                        continue
+                elif st.board[k] <= 0:
+                    continue
+                elif k in PRODUCTION:
+                    if st.p1_new[p] >> k & 1:
+                        continue
+                elif mask >> k & 1 or present >> k & 1:
+                    continue
+                row = _PROJECT[k]
+                for s in (prod_ok if k in PRODUCTION else (port_ok if k == PORT else empty)):
+                    out.append(row[s])
+        for i, pc in enumerate(pcs):
+            if pc[2]:
+                if pc[0] == MB and (m <= 1 or n_proj > 2 * (m - 1)):
+                    continue
+                if pc[0] == WH and sum(st.res[p][:3]) > WH_CAP * (built_count(st, p, WH) - 1):
+                    continue
+                out.append(["demolish", i])
+            elif not pc[6]:
+                out.append(["cancel", i])
+                if not (pc[0] == PYR and pc[3] > 0):
+                    if free is None:
+                        free = self._free_spaces(st, p)
+                    k = pc[0]
+                    # an unbuilt piece only matters on its own space, which is never a target
+                    for s in free[0] if k in PRODUCTION else (free[2] if k == PORT else free[1]):
+                        if s != pc[1]:
+                            out.append(["move", i, s])
+        return out
+
+    def _free_spaces(self, st: SareState, p: int) -> tuple[list, list, list]:
+        """Spaces open to a new production project, to an administrative/main project, to the Port (4.4)."""
+        prod = [0] * N_SPACES
+        other = [0] * N_SPACES
+        near = [0] * N_SPACES
+        for pc in st.pieces[p]:
+            s = pc[1]
+            if pc[0] in PRODUCTION:
+                prod[s] += 1
+            else:
+                other[s] = 1
+            if pc[2]:
+                near[s] = 1
+                for x in ADJ[s]:
+                    near[x] = 1
+        arch = st.architect
+        prod_ok = [s for s in range(N_SPACES) if prod[s] < 2 and not other[s] and (near[s] or not arch)]
+        empty = [s for s in prod_ok if not prod[s]]
+        port_ok = [s for s in empty if s in NILE]
+        return prod_ok, empty, port_ok
+
+    def _legal_poll(self, st: SareState, p: int) -> list:
+        if st.status[p] != 0:                       # a laid-down Market owner's slot (SR-24)
+            return [["market", t] for t in range(st.n) if t != p] + [["pass"]]
+        out: list = [["continue"], ["stop"]]
+        if not st.poll_gold and st.res[p][1] > 0 and st.rev[p] > st.black[p]:
+            out.append(["gold"])
+        if can_use(st, p, BARR):
+            for t in range(st.n):
+                if t != p and st.status[t] == 0 and st.rev[t] + 1 < RED:
+                    out.append(["barracks", t])
+        if can_use(st, p, MARKET):
+            for t in range(st.n):
+                if t != p:
+                    out.append(["market", t])
+        if can_use(st, p, TEMPLE) and st.shoe:
+            out.append(["temple"])
+        if st.aside and not st.oracle[p] and has_built(st, p, TEMPLE):
+            out.append(["oracle"])
+        return out
+
+    def _legal_market(self, st: SareState, p: int) -> list:
+        t = st.sub[2]
+        out: list = [["done"]]
+        if st.sub[3] > 0:
+            mine, theirs = st.res[p], st.res[t]
+            for a in TYPES3:
+                if mine[a] > 0:
+                    for b in TYPES3:
+                        if b != a and theirs[b] > 0:
+                            out.append(["swap", RES[a], RES[b]])
+        return out
+
+    def _legal_p3(self, st: SareState, p: int) -> list:
+        out: list = [["done"]]
+        revolt = st.status[p] == 2
+        if not revolt and not st.charter[p]:
+            for i, pc in enumerate(st.pieces[p]):
+                if pc[2]:
+                    continue
+                if pc[0] == PYR and pc[6] == 2:      # one Pyramid step per turn (7.4)
+                    continue
+                out.extend(self._build_options(st, p, i, pc))
+        if st.car[p] < CARAVAN_MAX:
+            have = list(st.res[p])
+            if not revolt:
+                for t in range(4):
+                    have[t] += st.slots[p][t]
+            for a in range(4):
+                if have[a] == 0:
+                    continue
+                for b in range(a, 4):
+                    if have[b] - (1 if a == b else 0) > 0:
+                        out.append(["charter", RES[a], RES[b]])
+        return out
+
+    def _build_options(self, st: SareState, p: int, i: int, pc: list) -> list:
+        out = []
+        slots, res = st.slots[p], st.res[p]
+        avail = [slots[t] + res[t] for t in TYPES3]
+        jok = slots[3] + res[3]
+        cu = st.car_use[p]
+        pts = [-1]
+        if port_reduces(st, p, pc[1]):
+            pts = []
+            base = project_cost(st, p, pc, -1)
+            for t in TYPES3:
+                if base[t] > 0:
+                    pts.append(t)
+            if not pts:
+                pts = [-1]
+        for pt in pts:
+            cost = project_cost(st, p, pc, pt)
+            short = 0
+            for t in TYPES3:
+                if cost[t] > avail[t]:
+                    short += cost[t] - avail[t]
+            if short > jok + cu:
+                continue
+            ptn = RES[pt] if pt >= 0 else "-"
+            for j in range(min(jok, short), -1, -1):
+                c = short - j
+                if c > cu:
+                    break
+                out.append(["build", i, ptn, j, c])
+        return out
+
+    def _legal_store(self, st: SareState, p: int) -> list:
+        res = st.res[p]
+        if res[3] > 0:
+            return [["joker", RES[t]] for t in TYPES3 if st.reserve[t] > 0] + [["discard", "J"]]
+        return [["discard", RES[t]] for t in TYPES3 if res[t] > 0]
+
+    # -------------------------------------------------------------- apply
+    def apply(self, st: SareState, event) -> None:
+        step = self.expected(st)
+        if isinstance(step, Decide):
+            if not isinstance(event, Act):
+                raise _ill(f"expected a decision by seat {step.seat}, got {type(event).__name__}", "3.1")
+            if event.seat != step.seat:
+                raise _ill(f"it is seat {step.seat}'s decision, not seat {event.seat}'s", "3.1")
+            action = event.action
+            if not self._is_legal(st, event.seat, action):
+                raise _ill(f"{action!r} is not legal now ({self._rule_hint(st)})", self._rule_hint(st))
+            self._act(st, event.seat, _norm(action))
+        elif isinstance(step, Random):
+            if not isinstance(event, Rolled) or not isinstance(event.values, (list, tuple)) or len(event.values) != 1:
+                raise _ill("expected the joint random draw", "3.1")
+            self._rolled(st, event.values[0])
+        elif isinstance(step, DeckShuffle):
+            if (not isinstance(event, DeckShuffled) or event.deck != step.deck
+                    or not isinstance(event.handles, (list, tuple))
+                    or len(event.handles) != len(step.cards) or not _fresh_ints(event.handles)):
+                raise _ill(f"expected the shuffle of deck {step.deck!r} ({len(step.cards)} cards)", "3.1")
+            self._shuffled(st, list(event.handles))
+        elif isinstance(step, DeckReveal):
+            if (not isinstance(event, DeckRevealed) or not isinstance(event.cards, (list, tuple))
+                    or tuple(event.handles) != step.handles or len(event.cards) != len(step.handles)
+                    or any(type(c) is not int or not 0 <= c < N_CARDS for c in event.cards)):
+                raise _ill(f"expected the reveal of handles {list(step.handles)}", "3.1")
+            self._revealed(st, list(event.cards))
+        elif isinstance(step, DeckShow):
+            if not isinstance(event, DeckShown) or event.seat != step.seat or tuple(event.handles) != step.handles:
+                raise _ill(f"expected the private show of {list(step.handles)} to seat {step.seat}", "3.1")
+            self._shown(st)
+        elif isinstance(step, DeckReturn):
+            if (not isinstance(event, DeckReturned) or event.seat != step.seat or event.deck != step.deck
+                    or event.position != step.position or len(event.kept) != len(step.handles) - 1
+                    or not _fresh_ints((event.returned, *event.kept))):
+                raise _ill("expected the Temple's face-down return", "5.6")
+            self._returned(st, event.returned, list(event.kept))
+        else:
+            raise _ill("the game is over", "8.1")
+        st.ver += 1
+        self._advance(st)
+        st.ver += 1
+
+    def _is_legal(self, st: SareState, seat: int, action: Any) -> bool:
+        legal = self._cached_legal(st, seat)
+        a = _norm(action)
+        return a is not None and a in legal
+
+    def _rule_hint(self, st: SareState) -> str:
+        return {"setup": "2.2", "p1": "4", "poll": "5.3", "market": "6.4", "palace": "5.5", "tw": "5.5",
+                "market_final": "6.4", "p3": "7", "store": "7.5", "temple_pos": "6.1"}.get(st.stage, "3.1")
+
+    # -------------------------------------------------------------- chance / deck events
+    def _rolled(self, st: SareState, v: Any) -> None:
+        if st.stage == "order":
+            if (not isinstance(v, (list, tuple)) or any(type(x) is not int for x in v)
+                    or sorted(v) != list(range(st.n))):
+                raise _ill("seat order must be a permutation", "2.1")
+            st.order = list(v)
+            if st.architect:                         # Warehouse and Master Builder on the top-left space
+                for p in range(st.n):
+                    st.pieces[p] = [[WH, ARCH_START, 1, 0, 0, 0, 0], [MB, ARCH_START, 1, 0, 0, 0, 0]]
+                st.stage = "p1_next"
+                st.phase = "p1"
+            else:
+                st.phase = "setup"
+                st.stage = "setup"
+            st.cur = 0
+        else:
+            if type(v) is not int or not 0 <= v < len(st.dbl_pile):
+                raise _ill("double-resource draw out of range", "5.1")
+            st.dbl = st.dbl_pile.pop(v)
+            st.stage = "shuffle"
+
+    def _shuffled(self, st: SareState, handles: list) -> None:
+        if st.stage == "shuffle":
+            for p in range(st.n):
+                st.palace_cards[p] = []
+                st.kept_cards[p] = []
+                st.kept[p] = []
+            st.discard, st.removed, st.hosh, st.dark = [], [], [], []
+            st.aside = handles[0]                    # set aside unseen (5.2)
+            st.shoe = handles[1:]
+            st.stage = "poll_start"
+        else:                                        # darkness pile (5.7)
+            st.dark = handles
+            st.discard = []
+            st.stage = "after_card"
+
+    def _revealed(self, st: SareState, cards: list) -> None:
+        if st.reveal_q:                              # Temple kept cards shown when they pay out (6.1)
+            for h, c in zip(st.reveal_q, cards):
+                for p in range(st.n):
+                    if h in st.kept[p]:
+                        st.kept[p].remove(h)
+                        st.kept_cards[p].append(c)
+                        k = CARD_KIND[c]
+                        if st.status[p] == 1 and k <= 2 and take(st, k):
+                            st.gain[p][k] += 1
+            st.reveal_q = []
+            return
+        # a draw from the shoe (5.4), with the darkness loss first (5.7)
+        if st.dark:
+            st.dark.pop(0)
+            dc = cards[0]
+            k = CARD_KIND[dc]
+            if k <= 2 and st.display[k] > 0:
+                st.display[k] -= 1
+                st.reserve[k] += 1
+            st.removed.append(dc)
+            cards = cards[1:]
+        st.shoe.pop(0)
+        st.card = cards[0]
+        st.lone = len(standing(st)) == 1
+        st.taken = False
+        st.cur = 0
+        st.stage = "palace_next"
+
+    def _shown(self, st: SareState) -> None:
+        if st.stage == "oracle_show":
+            st.oracle[st.sub[1]] = 1
+            st.sub = []
+            st.stage = "poll"
+        elif len(st.temple_hand) == 2:
+            st.stage = "temple_pos"
+        else:
+            st.kept[st.temple_owner] = list(st.temple_hand)
+            st.temple_hand = []
+            st.temple_owner = -1
+            st.stage = "poll"
+
+    def _returned(self, st: SareState, returned: int, kept: list) -> None:
+        if st.temple_pos == "top":
+            st.shoe.insert(0, returned)
+        else:
+            st.shoe.append(returned)
+        st.kept[st.temple_owner] = kept
+        st.temple_hand = []
+        st.temple_owner = -1
+        st.temple_pos = ""
+        st.stage = "poll"
+
+    # -------------------------------------------------------------- decisions
+    def _act(self, st: SareState, p: int, a: list) -> None:
+        stg = st.stage
+        op = a[0]
+        if stg == "setup":
+            st.pieces[p] = [[WH, a[1], 1, 0, 0, 0, 0], [MB, a[2], 1, 0, 0, 0, 0]]
+            st.cur += 1
+            if st.cur >= st.n:
+                st.phase = "p1"
+                st.stage = "p1_next"
+                st.cur = 0
+        elif stg == "p1":
+            self._act_p1(st, p, a)
+        elif stg == "poll":
+            self._act_poll(st, p, a)
+        elif stg == "market":
+            if op == "done":
+                st.stage = st.sub[4]
+                if st.stage == "poll" and st.status[p] != 0:   # a laid-down owner's Market-only slot
+                    st.stage = "poll_next"
+                    st.cur += 1
+                elif st.stage == "market_final":
+                    st.stage = "mf_next"
+                    st.cur += 1
+                st.sub = []
+            else:
+                t = st.sub[2]
+                x, y = RES.index(a[1]), RES.index(a[2])
+                st.res[p][x] -= 1
+                st.res[t][x] += 1
+                st.res[t][y] -= 1
+                st.res[p][y] += 1
+                st.sub[3] -= 1
+        elif stg == "palace":
+            if op == "palace":
+                st.used[p] |= 1 << PALACE
+                st.palace_cards[p].append(st.card)
+                st.taken = True
+                st.stage = "resolve"
+            else:
+                st.cur += 1
+                st.stage = "palace_next"
+        elif stg == "tw":
+            if op == "gardens":
+                st.used[p] |= 1 << GARDENS
+                st.tlev[p] = 1
+            elif op == "library":
+                st.used[p] |= 1 << LIB
+                st.tlev[p] = 0
+                if take(st, 3):
+                    st.lib_j[p] += 1
+            else:
+                st.cur += 1
+                st.stage = "tw_next"
+        elif stg == "market_final":
+            if op == "market":
+                self._start_market(st, p, a[1], "market_final")
+            else:
+                st.cur += 1
+                st.stage = "mf_next"
+        elif stg == "temple_pos":
+            st.temple_pos = a[1]
+            st.stage = "temple_ret"
+        elif stg == "p3":
+            self._act_p3(st, p, a)
+        elif stg == "store":
+            if op == "joker":
+                t = RES.index(a[1])
+                st.res[p][3] -= 1
+                st.reserve[3] += 1
+                st.reserve[t] -= 1
+                st.res[p][t] += 1
+            else:
+                t = RES.index(a[1])
+                st.res[p][t] -= 1
+                st.reserve[t] += 1
+
+    def _start_market(self, st: SareState, p: int, t: int, back: str) -> None:
+        st.used[p] |= 1 << MARKET
+        st.sub = ["market", p, t, sum(st.res[p][:3]), back]
+        st.stage = "market"
+
+    def _act_p1(self, st: SareState, p: int, a: list) -> None:
+        op = a[0]
+        pcs = st.pieces[p]
+        if op == "done":
+            st.cur += 1
+            st.stage = "p1_next"
+        elif op == "project":
+            k = KINDS.index(a[1])
+            if k == PYR:
+                no = st.pyr_avail.pop(0)
+                pcs.append([PYR, a[2], 0, 0, no, 0, 1])
+            else:
+                st.board[k] -= 1
+                pcs.append([k, a[2], 0, 0, 0, 0, 1])
+                if k in PRODUCTION:
+                    st.p1_new[p] |= 1 << k
+        elif op == "move":
+            pc = pcs[a[1]]
+            pc[1] = a[2]
+            pc[6] = 1
+        else:                                         # cancel / demolish: the tile goes back (4.5)
+            pc = pcs.pop(a[1])
+            k = pc[0]
+            if k == PYR:
+                st.pyr_avail.append(pc[4])
+                st.pyr_avail.sort()
+                st.reserve[3] += st.ptok[p]
+                st.ptok[p] = 0
+            else:
+                st.board[k] += 1
+            if k in PRODUCES:                        # tokens lying on a demolished card are lost (SR-07)
+                t = PRODUCES[k]
+                extra = st.slots[p][t] - self._producers(st, p, t)
+                if extra > 0:
+                    st.slots[p][t] -= extra
+                    st.reserve[t] += extra
+
+    def _producers(self, st: SareState, p: int, t: int) -> int:
+        return sum(1 for pc in st.pieces[p] if pc[2] and PRODUCES.get(pc[0], -1) == t)
+
+    def _act_poll(self, st: SareState, p: int, a: list) -> None:
+        op = a[0]
+        if op == "continue" or op == "pass":
+            st.cur += 1
+            st.stage = "poll_next"
+        elif op == "stop":
+            self._stop(st, p)
+            st.cur += 1
+            st.stage = "poll_next"
+        elif op == "gold":
+            st.res[p][1] -= 1
+            st.reserve[1] += 1
+            st.rev[p] -= 1
+            st.poll_gold = True
+        elif op == "barracks":
+            st.used[p] |= 1 << BARR
+            if st.rev[p] > st.black[p]:
+                st.rev[p] -= 1
+            st.rev[a[1]] += 1
+        elif op == "market":
+            self._start_market(st, p, a[1], "poll")
+        elif op == "temple":
+            st.used[p] |= 1 << TEMPLE
+            k = min(2, len(st.shoe))
+            st.temple_hand = st.shoe[:k]
+            del st.shoe[:k]
+            st.temple_owner = p
+            st.stage = "temple_show"
+        elif op == "oracle":
+            st.sub = ["oracle", p]
+            st.stage = "oracle_show"
+
+    def _act_p3(self, st: SareState, p: int, a: list) -> None:
+        op = a[0]
+        if op == "done":
+            st.stage = "store"
+            return
+        if op == "charter":
+            st.charter[p] = 1
+            revolt = st.status[p] == 2
+            for name in a[1:]:
+                t = RES.index(name)
+                _pay_types(st, p, t, 1, use_slots=not revolt)
+            st.car[p] += 1
+            return
+        # build: ["build", idx, port_type, jokers, caravans]
+        pc = st.pieces[p][a[1]]
+        pt = RES.index(a[2]) if a[2] != "-" else -1
+        cost = project_cost(st, p, pc, pt)
+        slots, res = st.slots[p], st.res[p]
+        for t in TYPES3:
+            use = min(cost[t], slots[t] + res[t])
+            if use:
+                _pay_types(st, p, t, use)
+        j = a[3]
+        if j:
+            _pay_types(st, p, 3, j)
+        if a[4]:
+            st.car[p] -= a[4]
+            st.car_use[p] -= a[4]
+        if pc[0] == PYR:
+            pc[3] += 1
+            pc[6] = 2
+            st.done_mask[p] |= PYR_STARTED
+            if take(st, 3):                           # a Joker token marks the step (7.4)
+                st.ptok[p] += 1
+            if pc[3] >= PYRAMIDS[pc[4]][0]:
+                pc[2] = 1
+                pc[5] = st.turn
+                st.done_mask[p] |= 1 << PYR
+        else:
+            pc[2] = 1
+            pc[5] = st.turn
+            if pc[0] not in PRODUCTION:
+                st.done_mask[p] |= 1 << pc[0]
+        self._growth(st, p)
+
+    def _growth(self, st: SareState, p: int) -> None:
+        g = st.growth[p]
+        if not g & 1 and st.done_mask[p] & ((1 << PORT) | (1 << PYR)):
+            g |= 1
+            st.black[p] += 1
+        if not g & 2 and bin(st.done_mask[p] & ADMIN_MASK).count("1") >= 2:
+            g |= 2
+            st.black[p] += 1
+        st.growth[p] = g
+        if st.rev[p] < st.black[p]:
+            st.rev[p] = st.black[p]
+
+    # -------------------------------------------------------------- season helpers
+    def _stop(self, st: SareState, p: int) -> None:
+        """The seat lays down its Obelisk and collects (5.6)."""
+        st.status[p] = 1
+        st.down.append(p)
+        g = st.gain[p]
+        for t in TYPES3:
+            d = st.display[t]
+            if d and take(st, t, d):
+                g[t] += d
+        for c in st.palace_cards[p]:
+            k = CARD_KIND[c]
+            if k <= 2 and take(st, k):
+                g[k] += 1
+        g[3] += st.lib_j[p]
+        st.lib_j[p] = 0
+        if st.dbl_first < 0 and not _dbl_has_gold(st.dbl):
+            st.dbl_first = p
+            self._award_double(st, p)
+        if st.kept[p]:
+            st.reveal_q.extend(st.kept[p])
+
+    def _award_double(self, st: SareState, p: int) -> None:
+        a, b = DOUBLE[st.dbl]
+        if a == b:
+            if take(st, a, 2):
+                st.gain[p][a] += 2
+        else:
+            for t in (a, b):
+                if take(st, t):
+                    st.gain[p][t] += 1
+
+    def _revolt(self, st: SareState, p: int) -> None:
+        """The cube reached the red space (5.9)."""
+        st.status[p] = 2
+        st.rev[p] = RED
+        cap = capacity(st, p)
+        for t in TYPES3:
+            if take(st, t):
+                if sum(st.res[p][:3]) < cap:
+                    st.res[p][t] += 1
+                else:
+                    st.gain[p][t] += 1
+        st.reserve[3] += st.lib_j[p]
+        st.lib_j[p] = 0
+        if st.kept[p]:
+            st.reveal_q.extend(st.kept[p])
+
+    def _resolve(self, st: SareState) -> None:
+        c = st.card
+        k = CARD_KIND[c]
+        if st.taken:                                   # requisitioned by a Palace: no effect (6.5)
+            if k >= TR1 and st.lone:
+                self._lone_stop(st)
+            st.stage = "after_card"
+        elif k <= 2:
+            if take(st, k):
+                st.display[k] += 1
+            st.discard.append(c)
+            st.stage = "after_card"
+        elif k >= TR1:
+            lev = 1 if k == TR1 else 2
+            st.tlev = [lev] * st.n
+            if st.in_horus:
+                self._apply_troubles(st)
+            else:
+                st.cur = 0
+                st.stage = "tw_next"
+        elif k == HORUS:
+            st.discard.append(c)
+            st.horus += 2
+            st.stage = "after_card"
+        else:                                          # Hoshekh: darkness (5.7)
+            st.hosh.append(c)
+            if st.dark or st.discard:
+                st.stage = "dark_shuffle"
+            else:
+                st.stage = "after_card"
+
+    def _apply_troubles(self, st: SareState) -> None:
+        for i in range(st.n):
+            p = seat_at(st, i)
+            if st.status[p] == 0 and st.tlev[p]:
+                st.rev[p] += st.tlev[p]
+                if st.rev[p] >= RED:
+                    self._revolt(st, p)
+        st.discard.append(st.card)
+        st.tlev = []
+        if st.lone:
+            self._lone_stop(st)
+        st.stage = "after_card"
+
+    def _lone_stop(self, st: SareState) -> None:
+        for p in standing(st):
+            self._stop(st, p)
+
+    # -------------------------------------------------------------- automatic transitions
+    def _advance(self, st: SareState) -> None:
+        n = st.n
+        while not st.reveal_q:
+            stg = st.stage
+            if stg == "p1_next":
+                if st.cur >= n:
+                    self._start_p2(st)
+                else:
+                    st.stage = "p1"
+                    return
+            elif stg == "poll_start":
+                st.cur = 0
+                st.stage = "poll_next"
+            elif stg == "poll_next":
+                st.poll_gold = False
+                while st.cur < n:
+                    p = seat_at(st, st.cur)
+                    s = st.status[p]
+                    if s == 0 or (s == 1 and can_use(st, p, MARKET)):
+                        break
+                    st.cur += 1
+                if st.cur < n:
+                    st.stage = "poll"
+                    return
+                if standing(st):
+                    st.in_horus = False
+                    st.stage = "draw"
+                else:
+                    st.stage = "season_end"
+            elif stg == "draw":
+                if not st.shoe:                         # empty shoe: everyone still standing stops (SR-27)
+                    st.horus = 0
+                    self._lone_stop(st)
+                    st.stage = "season_end"
+                else:
+                    return
+            elif stg == "palace_next":
+                while st.cur < n:
+                    p = seat_at(st, st.cur)
+                    if st.status[p] == 0 and can_use(st, p, PALACE):
+                        break
+                    st.cur += 1
+                if st.cur < n:
+                    st.stage = "palace"
+                    return
+                st.stage = "resolve"
+            elif stg == "resolve":
+                self._resolve(st)
+            elif stg == "tw_next":
+                while st.cur < n:
+                    p = seat_at(st, st.cur)
+                    if st.status[p] == 0 and ((st.tlev[p] == 2 and can_use(st, p, GARDENS))
+                                              or (st.tlev[p] == 1 and can_use(st, p, LIB))):
+                        break
+                    st.cur += 1
+                if st.cur < n:
+                    st.stage = "tw"
+                    return
+                self._apply_troubles(st)
+            elif stg == "tw":
+                p = seat_at(st, st.cur)                 # after Gardens, the same seat may add the Library
+                if (st.tlev[p] == 1 and can_use(st, p, LIB)):
+                    return
+                st.cur += 1
+                st.stage = "tw_next"
+            elif stg == "after_card":
+                st.card = -1
+                if not standing(st):
+                    st.horus = 0
+                    st.in_horus = False
+                    st.stage = "season_end"
+                elif st.horus > 0 and st.shoe:
+                    st.horus -= 1
+                    st.in_horus = True
+                    st.stage = "draw"
+                else:
+                    st.horus = 0
+                    st.in_horus = False
+                    st.stage = "poll_start"
+            elif stg == "season_end":
+                st.cur = 0
+                st.stage = "mf_next"
+            elif stg == "mf_next":
+                while st.cur < n:
+                    p = seat_at(st, st.cur)
+                    if st.status[p] == 1 and can_use(st, p, MARKET):
+                        break
+                    st.cur += 1
+                if st.cur < n:
+                    st.stage = "market_final"
+                    return
+                self._finish_season(st)
+            elif stg == "p3_next":
+                if st.cur >= n:
+                    self._end_turn(st)
+                else:
+                    st.stage = "p3"
+                    return
+            elif stg == "store":
+                p = seat_at(st, st.cur)
+                res = st.res[p]
+                if res[3] > 0 or sum(res[:3]) > capacity(st, p):
+                    return
+                st.cur += 1
+                st.stage = "p3_next"
+            else:
+                return
+
+    def _start_p2(self, st: SareState) -> None:
+        st.phase = "p2"
+        for i in range(st.n):                          # Master Builder grumbling (4.2)
+            p = seat_at(st, i)
+            m = built_count(st, p, MB)
+            pen = max(0, n_projects(st, p) - m)
+            st.rev[p] = min(RED, st.black[p] + pen)
+            st.status[p] = 0
+            if st.rev[p] >= RED:
+                self._revolt(st, p)
+        if not st.dbl_pile:
+            st.dbl_pile = list(range(len(DOUBLE)))
+        st.dbl = -1
+        st.dbl_first = -1
+        st.down = []
+        st.display = [0, 0, 0]
+        st.oracle = [0] * st.n
+        st.stage = "dbl"
+
+    def _finish_season(self, st: SareState) -> None:
+        if _dbl_has_gold(st.dbl) and st.down:          # the last to lie down wins a Gold double card (5.1)
+            self._award_double(st, st.down[-1])
+        for t in TYPES3:
+            st.reserve[t] += st.display[t]
+        st.display = [0, 0, 0]
+        st.phase = "p3"
+        for p in range(st.n):
+            g = st.gain[p]
+            r = st.res[p]
+            for t in range(4):
+                r[t] += g[t]
+            st.gain[p] = [0, 0, 0, 0]
+            st.car_use[p] = st.car[p]
+            st.charter[p] = 0
+        st.cur = 0
+        st.stage = "p3_next"
+
+    def _end_turn(self, st: SareState) -> None:
+        for p in range(st.n):                          # production cards refilled (7.6, SR-11)
+            for pc in st.pieces[p]:
+                if pc[0] == PYR and pc[6] == 2:
+                    pc[6] = 0
+            for t in range(4):
+                need = self._producers(st, p, t) - st.slots[p][t]
+                while need > 0 and take(st, t):
+                    st.slots[p][t] += 1
+                    need -= 1
+        met = [p for p in range(st.n) if goal_met(st, p)]
+        if met or st.turn >= st.turn_limit:
+            cands = met or list(range(st.n))
+            if met:
+                keys = {p: tiebreak_key(st, p) for p in cands}
+                st.end_reason = "goal"
+            else:
+                keys = {p: (progress(st, p),) + tiebreak_key(st, p) for p in cands}
+                st.end_reason = "turn_limit"
+            best = max(keys.values())
+            st.winners = sorted(p for p in cands if keys[p] == best)
+            st.scores = [progress(st, p) for p in range(st.n)]
+            st.phase = "over"
+            st.stage = "over"
+            return
+        st.turn += 1
+        st.fp = (st.fp + 1) % st.n                     # the shoe passes to the left (8.3)
+        for p in range(st.n):
+            st.status[p] = 0
+            st.rev[p] = st.black[p]
+            st.used[p] = 0
+            st.p1_new[p] = 0
+            for pc in st.pieces[p]:
+                if pc[6] == 1:
+                    pc[6] = 0
+        st.phase = "p1"
+        st.cur = 0
+        st.stage = "p1_next"
+
+    # -------------------------------------------------------------- the rest of the interface
+    def reveals(self, st: SareState, seat: int, action: Any) -> list:
+        return []
+
+    def result(self, st: SareState) -> dict | None:
+        if st.phase != "over":
+            return None
+        return {"winners": list(st.winners), "scores": list(st.scores), "reason": st.end_reason,
+                "turns": st.turn, "scenario": st.scenario}
+
+    def clone(self, st: SareState) -> SareState:
+        new = SareState.__new__(SareState)
+        for f in FIELDS:
+            v = getattr(st, f)
+            setattr(new, f, _cp(v) if type(v) is list else v)
+        new.ver = st.ver
+        new._lc = None
+        return new
+
+    def encode(self, st: SareState) -> dict:
+        return {f: _cp(getattr(st, f)) for f in FIELDS}
+
+    def decode(self, value: dict) -> SareState:
+        if not isinstance(value, dict) or set(value) != set(FIELDS):
+            raise ValueError("not an encoded Sa-Rê state")
+        st = SareState.__new__(SareState)
+        for f in FIELDS:
+            setattr(st, f, _cp(value[f]))
+        st.ver = 0
+        st._lc = None
+        return st
+
+    def view(self, st: SareState, seat: int | None, knowledge: dict | None = None) -> dict:
+        from .view import build_view
+        return build_view(self, st, seat, knowledge or {})
+
+    def describe(self, st: SareState, seat: int, action: Any) -> str:
+        if isinstance(action, int):
+            return f"seat {seat} returns a card face down ({st.temple_pos})"
+        if not isinstance(action, list) or not action:
+            return repr(action)
+        op = action[0]
+        if op == "project":
+            return f"seat {seat} launches a {action[1]} project on space {action[2]}"
+        if op == "build":
+            pc = st.pieces[seat][action[1]] if action[1] < len(st.pieces[seat]) else None
+            what = KINDS[pc[0]] if pc else "?"
+            extra = f", Port -1 {action[2]}" if action[2] != "-" else ""
+            return f"seat {seat} builds its {what}{extra} ({action[3]} Joker, {action[4]} caravan)"
+        return f"seat {seat}: " + " ".join(str(x) for x in action)
+
+
+def _dbl_has_gold(d: int) -> bool:
+    return d >= 0 and 1 in DOUBLE[d]
+
+
+def _fresh_ints(hs) -> bool:
+    return all(type(h) is int and h > 0 for h in hs) and len(set(hs)) == len(hs)
+
+
+def _norm(action: Any) -> Any:
+    """Actions arrive as lists (msgpack) or tuples (Python callers): compare as lists."""
+    if isinstance(action, tuple):
+        action = list(action)
+    return action if isinstance(action, list) else None
+
+
+# shared, never mutated action lists (legal_actions is called on every decision)
+_PROJECT = [[["project", KINDS[k], s] for s in range(N_SPACES)] for k in range(13)]
+
+ENGINE = SareEngine()
