@@ -42,6 +42,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
     head = f"{title}, game {report.game_id[:16]}…" if report.game_id else title
     if report.ok:
         print(f"VALID: {head}: {report.messages} messages, every signature, proof and rule checks out")
+    elif report.valid and report.abandoned_by:
+        print(f"ABANDONED: {head}: {report.messages} messages; {report.error['reason']}")
     elif report.valid:
         print(f"UNFINISHED: {head}: {report.messages} messages; {report.error['reason']}")
     else:

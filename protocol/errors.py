@@ -88,3 +88,9 @@ class BadFinal(Rejected):
 
 class BadGenesis(Rejected):
     code = "bad-genesis"
+
+
+class BadProof(Rejected):
+    """A mental-deck value fails its check: a point off the prime-order subgroup, a
+    non-canonical scalar, or a proof (key, shuffle, share, re-masking) that does not verify."""
+    code = "bad-proof"

@@ -2,11 +2,16 @@
 
 Every node, the verifier and the tests run this same code. The session asks the game
 engine what it needs next and turns that into a *need*: one seat's move, or one
-contribution from each of several seats (commitments, reveals, beacon preimages, final
-signatures). A message is validated completely (shape, seat, signature, game, chain,
-refs, expectation, body, rules) before anything changes; a refusal raises a typed
+contribution from each of several seats (commitments, reveals, beacon preimages, deck key
+shares, decryption shares, final signatures), or one seat after another (the shuffles of a
+joint shuffle). A message is validated completely (shape, seat, signature, game, chain,
+refs, expectation, body, proofs, rules) before anything changes; a refusal raises a typed
 `Rejected` naming the signer. Parallel contributions are applied, and logged, in seat
 order once all are in, so every replica's log is byte-for-byte the same.
+
+The mental decks (specs/protocol.md §10) live here too: the session keeps each deck
+handle's current ciphertext and the decryption shares published for it, and checks every
+key, shuffle, share, re-masking, return and claim proof with `protocol.deck.ops`.
 """
 
 from __future__ import annotations
@@ -16,23 +21,31 @@ from typing import Any
 
 from . import beacon, chain, engine as E, wire
 from .commit import opens
-from .errors import (BadBeacon, BadBody, BadChain, BadFinal, BadGenesis, BadOpening, BadSignature,
-                     Equivocation, IllegalMove, Malformed, Rejected, Unexpected, UnknownAuthor,
-                     WrongGame)
+from .deck import DeckError, ops as deck
+from .deck.cards import card_point
+from .errors import (BadBeacon, BadBody, BadChain, BadFinal, BadGenesis, BadOpening, BadProof,
+                     BadSignature, Equivocation, IllegalMove, Malformed, Rejected, Unexpected,
+                     UnknownAuthor, WrongGame)
 from .genesis import Genesis
 from .hashing import tagged_hash
 
 MAX_EARLY = 256
 """Messages buffered ahead of time per author; more is refused (a flood, not a game)."""
 
+DECK_STEPS = (E.DeckShuffle, E.DeckReveal, E.DeckShow, E.DeckReturn)
+
 
 @dataclass(frozen=True)
 class Need:
-    """What the session waits for: `kind` messages from each seat in `seats`."""
-    kind: str                  # "act" | "commit" | "reveal" | "beacon" | "final"
+    """What the session waits for: `kind` messages from each seat in `seats`.
+
+    kinds: "act", "commit", "reveal", "beacon", "final" and the mental-deck ones
+    "deckkey", "shuffle", "share", "remask", "return" (specs/protocol.md §10)."""
+    kind: str
     seats: tuple[int, ...]
-    step: Any                  # the engine step it serves (None for "final")
-    context: Any = None        # commitment context for "commit" / "reveal"
+    step: Any                  # the engine step it serves
+    context: Any = None        # "commit"/"reveal": the commitment context; "shuffle": the deck
+                               # name; "share": {seat: (handles, ...)}; "remask": (handles, ...)
 
 
 @dataclass
@@ -43,6 +56,20 @@ class Receipt:
     events: list[E.Event] = field(default_factory=list)
     messages: list[chain.Message] = field(default_factory=list)
     rejected: list[Rejected] = field(default_factory=list)
+
+
+class EngineFault(RuntimeError):
+    """The engine asked for something no message can answer (an unknown handle, a malformed
+    deck item) or refused the event answering its own step: a bug in the engine, never a
+    player's fault."""
+
+
+def _unique(handles: Any) -> list[int]:
+    out: list[int] = []
+    for h in handles:
+        if h not in out:
+            out.append(h)
+    return out
 
 
 class Session:
@@ -81,7 +108,21 @@ class Session:
         self.sim_digests: dict[int, bytes] = {}
         self.finals: dict[int, Any] = {}
         self.complete = False
-        self.need = self._need()
+        # mental decks (specs/protocol.md §10)
+        self.deck_keys: dict[int, bytes] = {}                       # seat -> Y_i (verified)
+        self.joint_key: bytes | None = None                         # Y = ΣY_i
+        self.cipher: dict[int, list] = {}                           # deck handle -> current [A, B]
+        self.retired: set[int] = set()                              # handles a shuffle or return replaced
+        self.deck_shares: dict[int, dict[int, bytes]] = {}          # handle -> seat -> D_i (current C)
+        self.seen: dict[int, set[int]] = {}                         # handle -> seats shown it privately
+        self.private_log: list[tuple] = []                          # what each seat learned, in order
+        self.card_points: dict[bytes, int] = {}                     # M -> card id (every card entered)
+        self.shuffle_decks: list[list] = []                         # this joint shuffle's outputs so far
+        self._shuffle_start: tuple[int, list] | None = None         # (step_no, starting deck)
+        self.deck_return: tuple[int, tuple[int, ...]] | None = None  # (returned, kept) awaiting shares
+        self.need: Need | None = None
+        self.own: bytes | None = None   # id of the message our own Player is applying (see _verify)
+        self._settle(None)
 
     # ------------------------------------------------------------------ what is expected
     def _need(self) -> Need | None:
@@ -98,9 +139,33 @@ class Session:
             return Need("commit", tuple(step.seats), step, ["commit", step.tag, self.step_no])
         if isinstance(step, E.Random):
             return Need("beacon", tuple(range(self.n)), step)
+        if isinstance(step, DECK_STEPS):
+            if self.joint_key is None:
+                return Need("deckkey", tuple(range(self.n)), step)
+            return self._deck_need(step)
         if isinstance(step, E.Finished):
             return Need("final", tuple(range(self.n)), step)
-        raise NotImplementedError(f"the session does not support {type(step).__name__} steps yet")
+        raise EngineFault(f"the session does not support {type(step).__name__} steps")
+
+    def _settle(self, receipt: Receipt | None) -> None:
+        """Compute the next need; steps that need no message (a reveal of cards already public,
+        a show to a seat that already saw the cards, an empty shuffle, a return whose kept cards
+        need no share) are answered at once."""
+        for _ in range(100_000):
+            need = self._need()
+            if need is None or need.kind != "auto":
+                self.need = need
+                return
+            event, commit = need.context
+            try:
+                self.engine.apply(self.state, event)
+            except Exception as exc:
+                raise EngineFault(f"{self.engine.name} refused {event!r} answering its own step: {exc}") from None
+            commit()
+            if receipt is not None:
+                receipt.events.append(event)
+            self.step_no += 1
+        raise EngineFault(f"{self.engine.name} keeps asking for steps that need no message")
 
     def waiting_for(self) -> list[int]:
         """Seats whose message the game needs next (empty when complete)."""
@@ -112,7 +177,10 @@ class Session:
         if self.need is None:
             return "nothing: the game is complete"
         what = {"act": "a move", "commit": "a commitment", "reveal": "a reveal",
-                "beacon": "a beacon preimage", "final": "a final signature"}[self.need.kind]
+                "beacon": "a beacon preimage", "final": "a final signature",
+                "deckkey": "a deck key share", "shuffle": "a deck shuffle",
+                "share": "decryption shares", "remask": "a card re-masking",
+                "return": "a face-down return"}[self.need.kind]
         seats = ", ".join(str(s) for s in self.waiting_for())
         return f"{what} from seat{'s' if len(self.waiting_for()) > 1 else ''} {seats}"
 
@@ -131,6 +199,177 @@ class Session:
 
     def state_hash(self) -> bytes:
         return tagged_hash("caravan/state/v1", self.game_id, self.engine.encode(self.state))
+
+    # ------------------------------------------------------------------ mental decks
+    def deck_context(self, seat: int, seq: int, label: str, position: Any = None) -> bytes:
+        """The context every deck proof of message (seat, seq) is bound to (protocol.md §10.2)."""
+        return deck.deck_context(self.game_id, seat, seq, label, self.step_no, position)
+
+    def shuffle_input(self) -> list:
+        """The deck the next shuffler of the current DeckShuffle step takes."""
+        if self.shuffle_decks:
+            return self.shuffle_decks[-1]
+        if self._shuffle_start is None or self._shuffle_start[0] != self.step_no:
+            step = self.engine.expected(self.state)
+            if not isinstance(step, E.DeckShuffle) or self.joint_key is None:
+                raise EngineFault("no joint shuffle is under way")
+            start = []
+            for item in step.cards:
+                if type(item) is int and item >= 0:
+                    m = card_point(step.deck, item)
+                    self.card_points[bytes(m)] = item
+                    start.append(deck.open_encrypt(self.joint_key, m))
+                elif (type(item) in (list, tuple) and len(item) == 2 and item[0] == "h"
+                      and item[1] in self.cipher):
+                    start.append(self.cipher[item[1]])
+                else:
+                    raise EngineFault(f"deck item {item!r} is neither a card id nor ['h', deck handle]")
+            self._shuffle_start = (self.step_no, start)
+        return self._shuffle_start[1]
+
+    def decode(self, point: Any) -> int | None:
+        """The card id of a decrypted point (None if it is no card that entered any deck)."""
+        return self.card_points.get(point) if type(point) is bytes else None
+
+    def audit(self, *, retired: bool = False) -> dict[int, int]:
+        """handle -> card for every deck card not publicly revealed that the published deck keys
+        (end of game, in the "final" messages) together with the published shares decode.
+        Only live handles, unless `retired` (handles a shuffle or a return replaced)."""
+        from .deck.group import add_all, mul, parse_point, parse_scalar, sub
+        keys = {s: b["deck_key"] for s, b in self.finals.items() if type(b) is dict and "deck_key" in b}
+        out: dict[int, int] = {}
+        if not keys:
+            return out
+        xs = {s: parse_scalar(x, "deck key") for s, x in keys.items()}
+        for h, (a, b) in self.cipher.items():
+            if h in self.public or (h in self.retired and not retired):
+                continue
+            shares = self.deck_shares[h]
+            if any(s not in shares and s not in xs for s in range(self.n)):
+                continue
+            bp = parse_point(b, "B")
+            ds = [parse_point(shares[s], "share") if s in shares else mul(xs[s], bp) for s in range(self.n)]
+            card = self.decode(bytes(sub(parse_point(a, "A"), add_all(ds))))
+            if card is not None:
+                out[h] = card
+        return out
+
+    def _deck_handles(self, handles: Any) -> list[int]:
+        hs = _unique(handles)
+        for h in hs:
+            if h not in self.cipher:
+                raise EngineFault(f"handle {h!r} is not a card of a mental deck")
+        return hs
+
+    def _missing(self, handles: list[int], seats: Any) -> dict[int, tuple[int, ...]]:
+        """seat -> the handles whose share for the current ciphertext it has not published."""
+        out = {}
+        for s in seats:
+            hs = tuple(h for h in handles if s not in self.deck_shares[h])
+            if hs:
+                out[s] = hs
+        return out
+
+    def _deck_need(self, step: Any) -> Need:
+        if isinstance(step, E.DeckShuffle):
+            if not step.cards:
+                return Need("auto", (), step, (E.DeckShuffled(step.deck, ()), lambda: None))
+            self.shuffle_input()
+            return Need("shuffle", (len(self.shuffle_decks),), step, step.deck)
+        if isinstance(step, E.DeckReveal):
+            missing = self._missing(self._deck_handles(step.handles), range(self.n))
+        elif isinstance(step, E.DeckShow):
+            j = step.seat
+            if type(j) is not int or not 0 <= j < self.n:
+                raise EngineFault(f"DeckShow to seat {j!r}")
+            todo = self._show_todo(step)
+            remask = tuple(h for h in todo if j in self.deck_shares[h])
+            if remask:
+                return Need("remask", (j,), step, remask)
+            missing = self._missing(todo, [s for s in range(self.n) if s != j])
+        elif isinstance(step, E.DeckReturn):
+            if self.deck_return is None:
+                hs = self._deck_handles(step.handles)
+                if not hs or len(hs) != len(step.handles) or not 0 <= step.seat < self.n:
+                    raise EngineFault(f"DeckReturn of {step.handles!r} by seat {step.seat!r}")
+                return Need("return", (step.seat,), step)
+            missing = self._missing(list(self.deck_return[1]), [s for s in range(self.n) if s != step.seat])
+        else:
+            raise AssertionError(step)
+        if missing:
+            return Need("share", tuple(sorted(missing)), step, missing)
+        return Need("auto", (), step, self._deck_event(step, {}, None))
+
+    def _show_todo(self, step: E.DeckShow) -> list[int]:
+        """The handles of a DeckShow that its seat does not know yet."""
+        return [h for h in self._deck_handles(step.handles)
+                if h not in self.public and step.seat not in self.seen.get(h, ())]
+
+    def _deck_event(self, step: Any, extra: dict[int, dict[int, bytes]],
+                    signer: tuple[int, chain.Message] | None) -> tuple[E.Event, Any]:
+        """The event that completes a share-collecting deck step, and its bookkeeping.
+        `extra`: the shares just received (seat -> handle -> D), not yet recorded."""
+        merged: dict[int, dict[int, bytes]] = {}
+        for s, by_handle in extra.items():
+            for h, d in by_handle.items():
+                merged.setdefault(h, dict(self.deck_shares[h]))[s] = d
+
+        def shares_of(h: int) -> dict[int, bytes]:
+            return merged.get(h, self.deck_shares[h])
+
+        def record() -> None:
+            for h, sh in merged.items():
+                self.deck_shares[h] = sh
+
+        def show(seat: int, h: int) -> None:
+            sh = shares_of(h)
+            self.private_log.append(("show", seat, h, self.cipher[h],
+                                     [sh[s] for s in sorted(sh) if s != seat]))
+            self.seen.setdefault(h, set()).add(seat)
+
+        if isinstance(step, E.DeckReveal):
+            cards: dict[int, int] = {}
+            for h in self._deck_handles(step.handles):
+                if h in self.public:
+                    cards[h] = self.public[h]
+                    continue
+                sh = shares_of(h)
+                point = deck.open_card(self.cipher[h], [sh[s] for s in range(self.n)])
+                card = self.decode(point)
+                if card is None:
+                    if signer is None:
+                        raise EngineFault(f"handle {h} decrypts to no card")
+                    seat, msg = signer
+                    raise BadProof(f"handle {h} decrypts to a point that is no card (unreachable with "
+                                   "sound proofs: every share and shuffle was verified)",
+                                   seat=seat, author=msg.author, evidence={"message": msg.id})
+                cards[h] = card
+
+            def commit() -> None:
+                record()
+                self.public.update(cards)
+            return E.DeckRevealed(tuple(step.handles), tuple(cards[h] for h in step.handles)), commit
+        if isinstance(step, E.DeckShow):
+            todo = self._show_todo(step)
+
+            def commit() -> None:
+                record()
+                for h in todo:
+                    show(step.seat, h)
+            return E.DeckShown(step.seat, tuple(step.handles)), commit
+        if isinstance(step, E.DeckReturn):
+            assert self.deck_return is not None
+            returned, kept = self.deck_return
+
+            def commit() -> None:
+                record()
+                for h in kept:
+                    show(step.seat, h)
+                self.private_log.append(("return", step.seat, tuple(step.handles), returned, kept))
+                self.seen.setdefault(returned, set()).add(step.seat)
+                self.deck_return = None
+            return E.DeckReturned(step.seat, step.deck, step.position, returned, kept), commit
+        raise AssertionError(step)
 
     # ------------------------------------------------------------------------ receiving
     def receive(self, raw: bytes) -> Receipt:
@@ -244,14 +483,15 @@ class Session:
         if msg.kind != need.kind:
             raise Unexpected(f"sent {msg.kind!r}; expected {self.describe_need()}",
                              seat=seat, author=msg.author)
-        if need.kind == "act":
-            event, revealed = self._check_act(seat, msg)
-            self._engine_apply(seat, msg, event)
-            self.public.update(revealed)
+        if need.kind in ("act", "shuffle", "remask", "return"):
+            # one seat's message, applied (and logged) on its own
+            event, commit = getattr(self, f"_check_{need.kind}")(seat, msg)
+            if event is not None:
+                self._engine_apply(seat, msg, event)  # raises before anything changed
+            commit()
             self.accepted[seat].append(msg)
             self._log([(seat, msg)], receipt)
-            receipt.events.append(event)
-            self._advance()
+            self._settled(event, receipt)
             return
         getattr(self, f"_check_{need.kind}")(seat, msg, msg.body)
         if len(self.pending) + 1 < len(need.seats):
@@ -259,23 +499,26 @@ class Session:
             self.pending[seat] = msg
             return
         ordered = sorted({**self.pending, seat: msg}.items())
-        event, commit = self._complete(ordered)
+        event, commit = self._complete(ordered, seat, msg)
         if event is not None:
             self._engine_apply(seat, msg, event)      # raises before anything changed
         commit()
         self.accepted[seat].append(msg)
         self.pending.clear()
         self._log(ordered, receipt)
+        self._settled(event, receipt)
+
+    def _settled(self, event: E.Event | None, receipt: Receipt) -> None:
+        """After a message was logged: a step the engine answered is done (next step); without
+        an event the same step goes on (reveals after commitments, shuffles in seat order…)."""
         if event is not None:
             receipt.events.append(event)
-        if need.kind == "commit" and isinstance(need.step, E.Simultaneous):
-            self.need = self._need()                  # same step, now the reveals
-        else:
-            self._advance()
+            self.step_no += 1
+        self._settle(receipt)
 
-    def _engine_apply(self, seat: int, msg: chain.Message, event: E.Event) -> None:
+    def _engine_apply(self, seat: int, msg: chain.Message, event: E.Event, state: Any = None) -> None:
         try:
-            self.engine.apply(self.state, event)
+            self.engine.apply(self.state if state is None else state, event)
         except E.IllegalAction as exc:
             rule = f" (rule {exc.rule})" if exc.rule else ""
             raise IllegalMove(f"{exc}{rule}", seat=seat, author=msg.author,
@@ -290,15 +533,28 @@ class Session:
             self.log.append(m.raw)
             receipt.messages.append(m)
 
-    def _advance(self) -> None:
-        self.step_no += 1
-        self.need = self._need()
+    def _proof(self, seat: int, msg: chain.Message, what: str, check: Any, *, verify: bool = False) -> Any:
+        """Run a deck check; any failure (bad point, scalar, proof, shape) is BadProof.
+
+        `verify`: a pure proof check, which a non-strict replica skips for the message its own
+        Player just made with the same code (a node need not re-check its own proofs); the
+        strict session (verify) checks every proof of every message."""
+        if verify and not self.strict and self.own is not None and msg.id == self.own:
+            return None
+        try:
+            return check()
+        except DeckError as exc:
+            raise BadProof(f"{what}: {exc}", seat=seat, author=msg.author,
+                           evidence={"message": msg.id}) from None
+        except Exception as exc:  # a peer's bytes must never crash the replica
+            raise BadProof(f"{what}: malformed ({type(exc).__name__}: {exc})", seat=seat,
+                           author=msg.author, evidence={"message": msg.id}) from None
 
     # ----------------------------------------------------------------- body checks
-    def _check_act(self, seat: int, msg: chain.Message) -> tuple[E.Act, dict[int, Any]]:
+    def _check_act(self, seat: int, msg: chain.Message) -> tuple[E.Act, Any]:
         body = msg.body
         if type(body) is not dict or set(body) != {"a", "o"} or type(body["o"]) is not list:
-            raise BadBody('an act body is {"a": action, "o": [[handle, salt], ...]}', seat=seat, author=msg.author)
+            raise BadBody('an act body is {"a": action, "o": [opening, ...]}', seat=seat, author=msg.author)
         action = body["a"]
         try:
             claims = self.engine.reveals(self.state, seat, action)
@@ -310,19 +566,51 @@ class Session:
             raise BadOpening(f"the action claims {len(claims)} hidden value(s) but opens {len(openings)}",
                              seat=seat, author=msg.author)
         revealed: dict[int, Any] = {}
+        claim_shares: dict[int, bytes] = {}
         for (handle, value), opening in zip(claims, openings):
-            if type(opening) is not list or len(opening) != 2 or opening[0] != handle:
+            if type(opening) is not list or len(opening) not in (2, 3) or opening[0] != handle:
                 raise BadOpening(f"opening for handle {handle} is missing", seat=seat, author=msg.author)
+            if handle in self.public and self.public[handle] != value:
+                raise BadOpening(f"handle {handle} was already revealed as another value", seat=seat, author=msg.author)
+            if handle in self.cipher:
+                claim_shares[handle] = self._check_claim(seat, msg, handle, value, opening)
+                revealed[handle] = value
+                continue
             owner, context, digest = self.commitments.get(handle, (None, None, None))
             if owner != seat:
                 raise BadOpening(f"handle {handle} is not a commitment of this seat", seat=seat, author=msg.author)
-            if handle in self.public and self.public[handle] != value:
-                raise BadOpening(f"handle {handle} was already revealed as another value", seat=seat, author=msg.author)
-            if not opens(digest, self.game_id, seat, context, value, opening[1]):
+            if len(opening) != 2 or not opens(digest, self.game_id, seat, context, value, opening[1]):
                 raise BadOpening(f"the opening does not match the commitment for handle {handle}",
                                  seat=seat, author=msg.author, evidence={"handle": handle, "commitment": digest})
             revealed[handle] = value
-        return E.Act(seat, action), revealed
+
+        def commit() -> None:
+            self.public.update(revealed)
+            for h, d in claim_shares.items():
+                self.deck_shares[h] = {**self.deck_shares[h], seat: d}
+        return E.Act(seat, action), commit
+
+    def _check_claim(self, seat: int, msg: chain.Message, handle: int, value: Any, opening: list) -> bytes:
+        """A claim about a privately held deck card: [handle, D_seat, proof]; returns D_seat."""
+        def bad(why: str) -> BadOpening:
+            return BadOpening(why, seat=seat, author=msg.author, evidence={"handle": handle, "message": msg.id})
+        if len(opening) != 3:
+            raise bad(f"a claim about deck card {handle} opens as [handle, share, proof]")
+        shares = self.deck_shares[handle]
+        others = [s for s in range(self.n) if s != seat]
+        if any(s not in shares for s in others):
+            raise bad(f"deck card {handle} is not held privately by this seat (the other seats' shares "
+                      "for it are not all published)")
+        ctx = self.deck_context(seat, msg.seq, "claim", handle)
+        try:
+            point = deck.verify_claim(self.deck_keys[seat], self.cipher[handle], opening[1], opening[2],
+                                      [shares[s] for s in others], ctx)
+        except Exception as exc:
+            raise bad(f"the claim's decryption share for deck card {handle} does not verify: {exc}") from None
+        card = self.decode(point)
+        if type(value) is not int or card != value:
+            raise bad(f"deck card {handle} is not {value!r}: the claim is false")
+        return opening[1]
 
     def _check_commit(self, seat: int, msg: chain.Message, body: Any) -> None:
         if type(body) is not dict or set(body) != {"c"} or type(body["c"]) is not bytes or len(body["c"]) != 32:
@@ -354,13 +642,114 @@ class Session:
                             "beacon value (committed in the genesis)", seat=seat, author=msg.author)
 
     def _check_final(self, seat: int, msg: chain.Message, body: Any) -> None:
-        if type(body) is not dict or set(body) != {"state", "result"}:
-            raise BadBody('a final body is {"state": state hash, "result": result}', seat=seat, author=msg.author)
+        if type(body) is not dict or set(body) - {"deck_key"} != {"state", "result"}:
+            raise BadBody('a final body is {"state": state hash, "result": result} (and "deck_key")',
+                          seat=seat, author=msg.author)
         if body["state"] != self.state_hash() or body["result"] != wire.decode(wire.encode(self.result())):
             raise BadFinal("the signed final state or result differs from this replica's",
                            seat=seat, author=msg.author)
+        if "deck_key" in body:
+            if seat not in self.deck_keys:
+                raise BadBody("a deck key is published, but this game set up no deck keys",
+                              seat=seat, author=msg.author)
+            try:
+                deck.verify_published_key(self.deck_keys[seat], body["deck_key"])
+            except Exception as exc:
+                raise BadFinal(f"the published deck key does not match the seat's key share: {exc}",
+                               seat=seat, author=msg.author) from None
 
-    def _complete(self, ordered: list[tuple[int, chain.Message]]) -> tuple[E.Event | None, Any]:
+    # ------------------------------------------------------------ deck body checks
+    def _check_deckkey(self, seat: int, msg: chain.Message, body: Any) -> None:
+        if type(body) is not dict or set(body) != {"y", "pok"}:
+            raise BadBody('a deckkey body is {"y": 32-byte point, "pok": [c, s]}', seat=seat, author=msg.author)
+        self._proof(seat, msg, "deck key share",
+                    lambda: deck.verify_key_share(body["y"], body["pok"], self.game_id, seat), verify=True)
+
+    def _check_share(self, seat: int, msg: chain.Message, body: Any) -> None:
+        handles = self.need.context[seat]
+        shape = f'a share body is {{"shares": [[handle, D, proof], ...]}} for handles {list(handles)}'
+        if (type(body) is not dict or set(body) != {"shares"} or type(body["shares"]) is not list
+                or len(body["shares"]) != len(handles)):
+            raise BadBody(shape, seat=seat, author=msg.author)
+        for item, h in zip(body["shares"], handles):
+            if type(item) is not list or len(item) != 3 or type(item[0]) is not int or item[0] != h:
+                raise BadBody(shape, seat=seat, author=msg.author)
+            ctx = self.deck_context(seat, msg.seq, "share", h)
+            self._proof(seat, msg, f"decryption share for handle {h}",
+                        lambda: deck.verify_share(self.deck_keys[seat], self.cipher[h], item[1], item[2], ctx), verify=True)
+
+    def _check_shuffle(self, seat: int, msg: chain.Message) -> tuple[E.Event | None, Any]:
+        body = msg.body
+        if (type(body) is not dict or set(body) != {"deck", "proof"} or type(body["deck"]) is not list
+                or type(body["proof"]) is not list):
+            raise BadBody('a shuffle body is {"deck": [[A, B], ...], "proof": [...]}', seat=seat, author=msg.author)
+        step = self.need.step
+        deck_in = self.shuffle_input()
+        out = body["deck"]
+        ctx = self.deck_context(seat, msg.seq, step.deck)
+        self._proof(seat, msg, f"shuffle of deck {step.deck!r}",
+                    lambda: deck.verify_shuffle(self.joint_key, deck_in, out, body["proof"], ctx), verify=True)
+        if seat < self.n - 1:
+            return None, lambda: self.shuffle_decks.append(out)
+        handles = tuple(range(self.next_handle, self.next_handle + len(out)))
+
+        def commit() -> None:
+            for h, c in zip(handles, out):
+                self.cipher[h] = c
+                self.deck_shares[h] = {}
+            self.next_handle += len(handles)
+            self.retired.update(item[1] for item in step.cards if type(item) is not int)
+            self.shuffle_decks = []
+            self._shuffle_start = None
+        return E.DeckShuffled(step.deck, handles), commit
+
+    def _check_remask(self, seat: int, msg: chain.Message) -> tuple[None, Any]:
+        body = msg.body
+        handles = self.need.context
+        shape = f'a remask body is {{"cards": [[handle, [A, B], proof], ...]}} for handles {list(handles)}'
+        if (type(body) is not dict or set(body) != {"cards"} or type(body["cards"]) is not list
+                or len(body["cards"]) != len(handles)):
+            raise BadBody(shape, seat=seat, author=msg.author)
+        for item, h in zip(body["cards"], handles):
+            if type(item) is not list or len(item) != 3 or type(item[0]) is not int or item[0] != h:
+                raise BadBody(shape, seat=seat, author=msg.author)
+            ctx = self.deck_context(seat, msg.seq, "remask", h)
+            self._proof(seat, msg, f"re-masking of handle {h}",
+                        lambda: deck.verify_rerandomize(self.joint_key, self.cipher[h], item[1], item[2], ctx), verify=True)
+
+        def commit() -> None:
+            for h, c, _ in body["cards"]:
+                self.cipher[h] = c
+                self.deck_shares[h] = {}
+        return None, commit
+
+    def _check_return(self, seat: int, msg: chain.Message) -> tuple[None, Any]:
+        body = msg.body
+        if (type(body) is not dict or set(body) != {"hand", "proof"} or type(body["hand"]) is not list
+                or type(body["proof"]) is not list):
+            raise BadBody('a return body is {"hand": [[A, B], ...], "proof": [...]}', seat=seat, author=msg.author)
+        step = self.need.step
+        hand_in = [self.cipher[h] for h in step.handles]
+        out = body["hand"]
+        ctx = self.deck_context(seat, msg.seq, step.deck, step.position)
+        self._proof(seat, msg, "face-down return (shuffle of the hand)",
+                    lambda: deck.verify_shuffle(self.joint_key, hand_in, out, body["proof"], ctx), verify=True)
+        new = tuple(range(self.next_handle, self.next_handle + len(out)))
+        # the event comes once the kept cards' shares are in; check now that the engine takes it
+        self._engine_apply(seat, msg, E.DeckReturned(seat, step.deck, step.position, new[0], new[1:]),
+                           state=self.engine.clone(self.state))
+
+        def commit() -> None:
+            for h, c in zip(new, out):
+                self.cipher[h] = c
+                self.deck_shares[h] = {}
+            self.next_handle += len(new)
+            self.retired.update(step.handles)
+            self.deck_return = (new[0], new[1:])
+        return None, commit
+
+    def _complete(self, ordered: list[tuple[int, chain.Message]], seat: int,
+                  msg: chain.Message) -> tuple[E.Event | None, Any]:
         """The event a completed parallel step gives the engine, and a function that records
         the step's bookkeeping once the engine has accepted it (nothing changes before)."""
         need = self.need
@@ -391,4 +780,14 @@ class Session:
                 self.finals = {s: m.body for s, m in ordered}
                 self.complete = True
             return None, commit
+        if need.kind == "deckkey":
+            keys = {s: m.body["y"] for s, m in ordered}
+            joint = self._proof(seat, msg, "joint key", lambda: deck.joint_key([keys[s] for s in range(self.n)]))
+
+            def commit() -> None:
+                self.deck_keys, self.joint_key = keys, joint
+            return None, commit
+        if need.kind == "share":
+            extra = {s: {h: d for h, d, _ in m.body["shares"]} for s, m in ordered}
+            return self._deck_event(step, extra, (seat, msg))
         raise AssertionError(need.kind)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from . import games, genesis as G
+from . import abandon, games, genesis as G
 from .engine import Engine
 from .errors import Rejected
 from .identity import fingerprint
@@ -30,6 +30,8 @@ class Report:
     messages: int = 0
     error: dict[str, Any] | None = None
     waiting_for: list[int] = field(default_factory=list)
+    hidden_cards: dict[int, int] = field(default_factory=dict)   # deck handle -> card, from published keys
+    abandoned_by: list[int] = field(default_factory=list)        # stalled seats named in an abandon record
 
     @property
     def ok(self) -> bool:
@@ -38,7 +40,9 @@ class Report:
     def to_json(self) -> dict[str, Any]:
         return {"valid": self.valid, "complete": self.complete, "game": self.game,
                 "game_id": self.game_id, "seats": self.seats, "result": self.result,
-                "messages": self.messages, "error": self.error, "waiting_for": self.waiting_for}
+                "messages": self.messages, "error": self.error, "waiting_for": self.waiting_for,
+                "hidden_cards": {str(h): c for h, c in sorted(self.hidden_cards.items())},
+                "abandoned_by": self.abandoned_by}
 
 
 def _error(position: int, exc: Exception) -> dict[str, Any]:
@@ -76,6 +80,16 @@ def verify_bytes(data: bytes, lookup: Callable[[str], Engine] = games.get) -> Re
         report.valid = False
         report.error = _error(0, exc)
         return report
+    record = None
+    try:
+        record = abandon.parse_record(messages[-1]) if messages else None
+    except Rejected as exc:
+        report.valid = False
+        report.error = _error(len(messages), exc)
+        return report
+    if record is not None:
+        messages = messages[:-1]
+        report.messages = len(messages)
     for position, raw in enumerate(messages, start=1):
         try:
             session.receive(raw)
@@ -83,9 +97,25 @@ def verify_bytes(data: bytes, lookup: Callable[[str], Engine] = games.get) -> Re
             report.valid = False
             report.error = _error(position, exc)
             return report
+    if record is not None:
+        stalled, length, sigs = record
+        try:
+            abandon.check(session, stalled, length, sigs)
+        except Rejected as exc:
+            report.valid = False
+            report.error = _error(len(messages) + 1, exc)
+            return report
+        report.abandoned_by = sorted(stalled)
+        report.waiting_for = session.waiting_for()
+        report.error = {"position": len(messages) + 1, "code": "abandoned", "seat": None, "fingerprint": None,
+                        "reason": f"abandoned: seat(s) {', '.join(map(str, sorted(stalled)))} sent nothing in "
+                                  f"time; seats {', '.join(map(str, sorted(sigs)))} co-signed the record"}
+        return report
     report.complete = session.complete
     report.result = session.result() if session.complete else None
     report.waiting_for = session.waiting_for()
+    if session.complete:
+        report.hidden_cards = session.audit()
     if not session.complete:
         report.error = {"position": len(messages) + 1, "code": "incomplete", "seat": None,
                         "fingerprint": None,

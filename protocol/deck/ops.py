@@ -87,15 +87,26 @@ def open_encrypt(y: bytes, card: bytes) -> list[bytes]:
 # --- shuffle -------------------------------------------------------------------------
 
 @_guarded
-def shuffle(y: bytes, deck_in: Sequence[Any], seed: bytes, context: bytes) -> tuple[list[list[bytes]], list[bytes]]:
-    """Permute and re-encrypt the deck; return (deck_out, Terelius–Wikström proof)."""
+def shuffle(y: bytes, deck_in: Sequence[Any], seed: bytes, context: bytes,
+            perm: Sequence[int] | None = None) -> tuple[list[list[bytes]], list[bytes]]:
+    """Permute and re-encrypt the deck; return (deck_out, Terelius–Wikström proof).
+
+    `perm` (optional) fixes the permutation: deck_out[i] re-encrypts deck_in[perm[i]]
+    (a face-down return puts the chosen card first). It is then hashed into the secret
+    stream too, so two different permutations never share re-encryption randomness."""
     ctx = _ctx(context)
     yp = parse_point(y, "joint key")
     cin = parse_deck(deck_in, "deck_in")
     if not cin:
         raise DeckError("cannot shuffle an empty deck")
-    stream = SecretStream(TAG_SHUFFLE_SECRET, seed, ctx, yp, wire_deck(cin))
-    perm = stream.permutation(len(cin))
+    if perm is None:
+        stream = SecretStream(TAG_SHUFFLE_SECRET, seed, ctx, yp, wire_deck(cin))
+        perm = stream.permutation(len(cin))
+    else:
+        perm = list(perm)
+        if sorted(perm) != list(range(len(cin))) or any(type(i) is not int for i in perm):
+            raise DeckError(f"perm must be a permutation of range({len(cin)})")
+        stream = SecretStream(TAG_SHUFFLE_SECRET, seed, ctx, yp, wire_deck(cin), perm)
     rerand = [stream.scalar("rerandomize", i) for i in range(len(cin))]
     cout = [reencrypt(yp, cin[perm[i]], rerand[i]) for i in range(len(cin))]
     proof = _tw.prove(yp, cin, cout, perm, rerand, stream, ctx)

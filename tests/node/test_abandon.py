@@ -9,6 +9,7 @@ from node.game import GameNode
 from node.store import GameStore
 from protocol import abandon, transcript, wire
 from protocol.session import Session
+from protocol.verify import verify_bytes
 from tests.fixture_game import ENGINE
 from tests.helpers import make_genesis
 from tests.node.conftest import bot_decider
@@ -51,3 +52,15 @@ async def test_a_stalled_seat_is_abandoned(tmp_path):
         s.receive(m)
     abandon.check(s, stalled, length, sigs)
     assert not s.complete
+    report = verify_bytes(files[0])
+    assert report.valid and not report.complete and report.abandoned_by == [2]
+    assert report.error["code"] == "abandoned"
+    # a forged record (a signature removed, or one seat's signature replaced) is invalid
+    forged = transcript.dump(g, frames[:-1] + [abandon.record([2], length, {0: sigs[0]})])
+    assert verify_bytes(forged).error["code"] == "bad-abandon"
+    forged = transcript.dump(g, frames[:-1] + [abandon.record([2], length, {0: sigs[0], 1: sigs[0]})])
+    bad = verify_bytes(forged)
+    assert not bad.valid and bad.error["seat"] == 1 and bad.error["code"] == "bad-signature"
+    # a record that names a seat the game was not waiting for
+    forged = transcript.dump(g, frames[:-1] + [abandon.record([1], length, {0: sigs[0], 2: sigs[0]})])
+    assert verify_bytes(forged).error["code"] == "bad-abandon"
