@@ -125,3 +125,16 @@ ARGOSOLA, ZUGRIGA, SANAGAL, LUSERNA = range(4)
                       "doppelganger", "teleportation", "fireball", "luxuriance", "apparition", "secret_area"))
 POWER_PEOPLE: list[int] = [next(i for i, ps in enumerate(PEOPLE_POWERS) if c in ps) for c in range(len(POWER_IDS))]
 B1_END_POWERS = frozenset((SPELL, SEDUCTION, DOPPELGANGER, FIREBALL, APPARITION))
+
+# ------------------------------------------------------------------ garden bonuses
+_GE = DATA["garden_effects"]
+GLASS_MAJOR = _GE["glass_factory"]["major"]["terror_per_mirror"]
+GLASS_MINOR = _GE["glass_factory"]["minor"]["terror_per_broken_mirror"]
+CRYSTAL_BONUS = {2: (_GE["crystal_ball"]["major"]["vp"], frozenset(_GE["crystal_ball"]["major"]["regions_worth"])),
+                 1: (_GE["crystal_ball"]["minor"]["vp"], frozenset(_GE["crystal_ball"]["minor"]["regions_worth"]))}
+CANTEEN_FOOD = {0: 0, 1: _GE["canteen"]["minor"]["food"], 2: _GE["canteen"]["major"]["food"]}
+CANTEEN_ORDER = {0: 0, 1: _GE["canteen"]["minor"]["order"], 2: _GE["canteen"]["major"]["order"]}
+TRAINING_VP = {0: (0, False), 1: (_GE["training_ground"]["minor"]["fight_vp"], _GE["training_ground"]["minor"]["regions_only"]),
+            2: (_GE["training_ground"]["major"]["fight_vp"], _GE["training_ground"]["major"]["regions_only"])}
+ALCHEMIST_KEEP = {0: 0, 1: _GE["alchemist"]["minor"]["keep_per_batch"], 2: _GE["alchemist"]["major"]["keep_per_batch"]}
+ZEN_TERROR = {0: 0, 1: _GE["zen"]["minor"]["drawbridge_terror"], 2: _GE["zen"]["major"]["drawbridge_terror"]}

@@ -655,7 +655,7 @@ class SabbatEngine:
         if dst == D.BRIDGE:
             st.bridge[s] += 1
             st.locked[s] += 1
-            gain = 1 + (1 if _garden_level(st, D.ZEN, s) == 2 else 0)
+            gain = 1 + D.ZEN_TERROR[_garden_level(st, D.ZEN, s)]
             st.terror[s] = _cap(st.terror[s] + gain)
             return
         L = st.locs[dst]
@@ -676,8 +676,9 @@ class SabbatEngine:
                 if o != s:
                     beaten += 1
                     cost += 2 if st.order.index(o) < pos else 1
-            tl = _garden_level(st, D.TRAINING, s)
-            bonus = 1 if tl == 2 or (tl == 1 and dst < D.NREG) else 0
+            bonus, regions_only = D.TRAINING_VP[_garden_level(st, D.TRAINING, s)]
+            if regions_only and dst >= D.NREG:
+                bonus = 0
             st.terror[s] -= cost
             st.vp[s] += 2 * beaten + bonus
             L.insert(0, s | MOVED)
@@ -724,9 +725,9 @@ class SabbatEngine:
     def _mirror(self, st: State, s: int, m: int) -> None:
         level = _garden_level(st, D.GLASS, s)
         if st.mirrors[m] == 0:
-            gain = D.MIRROR_CRACK + (1 if level == 2 else 0)
+            gain = D.MIRROR_CRACK + (D.GLASS_MAJOR if level == 2 else 0)
         else:
-            gain = D.MIRROR_BREAK + (1 if level else 0)
+            gain = D.MIRROR_BREAK + (D.GLASS_MAJOR if level == 2 else D.GLASS_MINOR if level == 1 else 0)
         st.mirrors[m] += 1
         st.terror[s] = _cap(st.terror[s] + gain)
         st.args[1] = m
@@ -856,7 +857,7 @@ class SabbatEngine:
             st.grave[s] = avail - k
             st.locked[s] = 0
         major, minor = _holder(st, D.CANTEEN)
-        key = {s: st.grave[s] + (2 if s == major else 1 if s == minor else 0) for s in range(st.n)}
+        key = {s: st.grave[s] + D.CANTEEN_ORDER[2 if s == major else 1 if s == minor else 0] for s in range(st.n)}
         st.order = sorted(st.order, key=lambda s: -key[s])     # stable: ties keep the old order
         if st.rnd > 1:
             st.stage = "bonus"
@@ -895,8 +896,7 @@ class SabbatEngine:
     def _food(self, st: State) -> None:
         while st.idx < st.n:
             s = st.order[st.idx]
-            lvl = _garden_level(st, D.CANTEEN, s)
-            cost = D.GHOSTS - st.grave[s] - lvl
+            cost = D.GHOSTS - st.grave[s] - D.CANTEEN_FOOD[_garden_level(st, D.CANTEEN, s)]
             if cost <= st.terror[s]:
                 if cost > 0:
                     st.terror[s] -= cost
@@ -914,11 +914,11 @@ class SabbatEngine:
             st.idx += 1
         # C.2 region VPs
         for s in range(st.n):
-            cb = _garden_level(st, D.CRYSTAL, s)
+            extra, worth = D.CRYSTAL_BONUS.get(_garden_level(st, D.CRYSTAL, s), (0, ()))
             for r in range(D.NREG):
                 if any(e & OWNER == s for e in st.locs[r]):
                     v = D.REGION_VP[r]
-                    st.vp[s] += v + (1 if (cb == 2 and v in (2, 3)) or (cb == 1 and v == 2) else 0)
+                    st.vp[s] += v + (extra if v in worth else 0)
         st.stage = "alch"
         st.idx = 0
         self._approval(st)
@@ -934,10 +934,10 @@ class SabbatEngine:
                 st.chim[s] += batches
             if st.discard_leftovers:
                 st.appr[s] = [0] * D.NRES
-            lvl = _garden_level(st, D.ALCHEMIST, s)
-            if batches and lvl:
+            keep = D.ALCHEMIST_KEEP[_garden_level(st, D.ALCHEMIST, s)]
+            if batches and keep:
                 st.actor = s
-                st.args = [batches * lvl, batches, 0, 0, 0, 0]
+                st.args = [batches * keep, batches, 0, 0, 0, 0]
                 return
             st.idx += 1
         st.args = []
