@@ -272,7 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--players", type=int, default=None)
     m.add_argument("--out", help="transcript file (default: demo-GAME.caravan)")
     m.add_argument("--seed", type=int, default=0, help="seed for the bots' choices")
-    m.add_argument("--bot", choices=["random", "heuristic"], default="random")
+    m.add_argument("--bot", choices=["random", "heuristic"], default="heuristic")
     m.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE")
     m.set_defaults(func=cmd_demo)
     return p

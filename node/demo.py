@@ -17,13 +17,16 @@ from pathlib import Path
 from protocol import games
 from protocol.verify import verify_bytes
 
-PREFERRED = ["sabbat", "sare", "nomads"]   # Sa-Rê first once its mental deck plays over the node
+PREFERRED = ["sare", "sabbat", "nomads"]
 TIMEOUT = 600.0
 
 
-def _node(args: list[str], data_dir: Path, log: Path) -> subprocess.Popen:
+def _node(args: list[str], data_dir: Path, log: Path, watch: bool = False) -> subprocess.Popen:
+    """A node process; only the watched one's stdout is a pipe (an unread pipe would fill up
+    and stall its node), the others write to their log."""
+    out = subprocess.PIPE if watch else log.with_suffix(".out").open("wb")
     return subprocess.Popen([sys.executable, "-m", "node", *args, "--data-dir", str(data_dir), "--bind", "127.0.0.1",
-                             "--json"], stdout=subprocess.PIPE, stderr=log.open("wb"), text=True)
+                             "--json"], stdout=out, stderr=log.open("wb"), text=True)
 
 
 def _say(text: str) -> None:
@@ -47,7 +50,7 @@ def run_demo(args: argparse.Namespace) -> int:
     _say(f"demo: {engine.title}, {players} players, one process each (logs in {work})")
     started = time.monotonic()
     host = _node(["host", game, "--players", str(players), "--bot", args.bot, "--seed", str(args.seed),
-                  "--no-discovery", "--out", str(out), *options], work / "seat0", work / "seat0.log")
+                  "--no-discovery", "--out", str(out), *options], work / "seat0", work / "seat0.log", watch=True)
     procs = [host]
     try:
         port = None
@@ -82,7 +85,7 @@ def run_demo(args: argparse.Namespace) -> int:
                 _say("demo: timed out")
                 return 1
         for p in procs:
-            p.wait(timeout=60)
+            p.wait(timeout=120)
         failed = [i for i, p in enumerate(procs) if p.returncode != 0]
         if failed or result is None:
             _say(f"demo: node(s) {failed or 'host'} failed; logs in {work}")
