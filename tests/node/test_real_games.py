@@ -8,7 +8,7 @@ from protocol import games
 from protocol.verify import verify_bytes
 from tests.node.conftest import Cluster
 
-CASES = [("sabbat", 3), ("sabbat", 4), ("sare", 2), ("sare", 4)]
+CASES = [("sabbat", 3), ("sabbat", 4), ("sare", 2), ("sare", 4), ("nomads", 3), ("nomads", 6)]
 
 
 @pytest.mark.parametrize("game, n", CASES)
