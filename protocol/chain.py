@@ -48,14 +48,47 @@ def message_id(envelope_bytes: bytes) -> bytes:
     return hashlib.sha256(_MSG_TAG + envelope_bytes).digest()
 
 
+def _bin_header(n: int) -> bytes:
+    """The canonical msgpack bin header for n bytes."""
+    if n < 1 << 8:
+        return b"\xc4" + n.to_bytes(1, "big")
+    if n < 1 << 16:
+        return b"\xc5" + n.to_bytes(2, "big")
+    return b"\xc6" + n.to_bytes(4, "big")
+
+
+def _outer(env: bytes, sig: bytes) -> bytes:
+    """canonical([env, sig]), written directly: this runs for every message."""
+    return b"\x92" + _bin_header(len(env)) + env + b"\xc4\x40" + sig
+
+
+def _split_outer(raw: bytes) -> tuple[bytes, bytes]:
+    """The inverse of _outer; accepts exactly the canonical encoding of [bytes, 64 bytes]."""
+    if len(raw) < 2 or raw[0] != 0x92:
+        raise ParseError("a message is the array [envelope bytes, signature bytes]")
+    width = {0xc4: 1, 0xc5: 2, 0xc6: 4}.get(raw[1])
+    if width is None:
+        raise ParseError("the envelope is not a byte string")
+    n = int.from_bytes(raw[2:2 + width], "big")
+    start = 2 + width
+    if len(raw) < start or _bin_header(n) != raw[1:start]:
+        raise ParseError("not canonical: a non-minimal length for the envelope")
+    env = raw[start:start + n]
+    rest = raw[start + n:]
+    if len(env) != n or len(rest) < 66 or rest[:2] != b"\xc4\x40":
+        raise ParseError("the signature is missing or not 64 bytes")
+    if len(rest) != 66:
+        raise ParseError("trailing bytes after the message")
+    return env, rest[2:]
+
+
 def seal(key: SigningKey, game_id: bytes, seq: int, prev: bytes, refs: list, kind: str,
          body: Any) -> Message:
     """Encode and sign a message; the result's `raw` is what goes on the wire."""
     env = wire.encode([VERSION, game_id, key.public, seq, prev, refs, kind, body])
     mid = message_id(env)
     sig = key.sign(_SIG_TAG + mid)
-    raw = wire.encode([env, sig])
-    return Message(game_id, key.public, seq, prev, refs, kind, body, mid, sig, raw)
+    return Message(game_id, key.public, seq, prev, refs, kind, body, mid, sig, _outer(env, sig))
 
 
 def _is_hash(x: Any) -> bool:
@@ -66,13 +99,12 @@ def parse(raw: bytes, max_size: int = MAX_MESSAGE) -> Message:
     """Decode and check the shape of a message; raises ParseError naming the problem.
 
     The signature is not checked here (see Message.signature_ok)."""
-    try:
-        outer = wire.decode(raw, max_size)
-    except wire.WireError as exc:
-        raise ParseError(str(exc)) from None
-    if type(outer) is not list or len(outer) != 2 or type(outer[0]) is not bytes or type(outer[1]) is not bytes:
-        raise ParseError("a message is [envelope bytes, signature bytes]")
-    env_bytes, sig = outer
+    if not isinstance(raw, (bytes, bytearray, memoryview)):
+        raise ParseError(f"expected bytes, got {type(raw).__name__}")
+    raw = bytes(raw)
+    if len(raw) > max_size:
+        raise ParseError(f"{len(raw)} bytes is over the size limit of {max_size}")
+    env_bytes, sig = _split_outer(raw)
     try:
         env = wire.decode(env_bytes, max_size)
     except wire.WireError as exc:
@@ -102,8 +134,6 @@ def parse(raw: bytes, max_size: int = MAX_MESSAGE) -> Message:
         if ref[0] <= last:
             raise ParseError("refs are not sorted by seat without repeats")
         last = ref[0]
-    if len(sig) != 64:
-        raise ParseError("signature is not 64 bytes")
     return Message(game_id, author, seq, prev, refs, kind, body, message_id(env_bytes), sig, bytes(raw))
 
 

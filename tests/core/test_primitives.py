@@ -104,9 +104,12 @@ def test_seal_parse_roundtrip():
 
 
 @pytest.mark.parametrize("mutate, why", [
-    (lambda raw: raw[:-1], "incomplete"),
+    (lambda raw: raw[:-1], "signature is missing"),
     (lambda raw: raw + b"\x00", "trailing"),
-    (lambda raw: b"\x92\xc4\x01\x00\xc4\x00", "8 fields"),
+    (lambda raw: chain._outer(b"\x90", b"\x00" * 64), "8 fields"),
+    (lambda raw: b"\x92\xc5\x00\x01\x90" + b"\xc4\x40" + bytes(64), "non-minimal"),
+    (lambda raw: b"\x93" + raw[1:], "array"),
+    (lambda raw: b"\x92\xa1a" + raw[3:], "not a byte string"),
 ])
 def test_parse_errors_say_why(mutate, why):
     k = SigningKey.from_seed(b"\x05" * 32)
