@@ -19,7 +19,7 @@ from protocol import abandon, chain, games, genesis as G
 from protocol.errors import Rejected
 from protocol.identity import SigningKey, fingerprint
 from protocol.player import Player
-from protocol.session import Session
+from protocol.session import EngineFault, Session
 
 from .frames import Connection, FrameError
 from .handshake import HandshakeError, handshake
@@ -110,6 +110,10 @@ class GameNode:
         except Rejected as exc:
             log.warning("from %s: refused: %s", address, exc)
             self.progress.on_reject(exc, address)
+            return
+        except EngineFault as exc:
+            log.error("from %s: the rules engine failed on this message (a bug, please report it): %s",
+                      address, exc)
             return
         for exc in receipt.rejected:
             log.warning("buffered message refused: %s", exc)

@@ -15,7 +15,7 @@ from . import abandon, games, genesis as G
 from .engine import Engine
 from .errors import Rejected
 from .identity import fingerprint
-from .session import Session
+from .session import EngineFault, Session
 from .transcript import TranscriptError, load
 
 
@@ -80,6 +80,11 @@ def verify_bytes(data: bytes, lookup: Callable[[str], Engine] = games.get) -> Re
         report.valid = False
         report.error = _error(0, exc)
         return report
+    except EngineFault as exc:
+        report.valid = False
+        report.error = {"position": 0, "code": "engine-fault", "seat": None, "fingerprint": None,
+                        "reason": f"the rules engine failed at the start (a bug in Caravan): {exc}"}
+        return report
     record = None
     try:
         record = abandon.parse_record(messages[-1]) if messages else None
@@ -96,6 +101,12 @@ def verify_bytes(data: bytes, lookup: Callable[[str], Engine] = games.get) -> Re
         except Rejected as exc:
             report.valid = False
             report.error = _error(position, exc)
+            return report
+        except EngineFault as exc:
+            report.valid = False
+            report.error = {"position": position, "code": "engine-fault", "seat": None, "fingerprint": None,
+                            "reason": f"the rules engine failed here (a bug in Caravan, not proof of "
+                                      f"cheating): {exc}"}
             return report
     if record is not None:
         stalled, length, sigs = record

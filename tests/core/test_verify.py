@@ -197,3 +197,18 @@ def test_usage_errors_exit_2(tmp_path, capsys):
     assert "cannot open" in capsys.readouterr().err
     assert main(["verify"]) == 2
     assert main([]) == 2
+
+
+def test_an_engine_bug_is_reported_as_such_not_blamed_on_a_player(t):
+    from tests.fixture_game import DiceDuel
+
+    class Broken(DiceDuel):
+        def expected(self, s):
+            if s.phase == "bet":
+                return "not a step"
+            return super().expected(s)
+
+    g, log = parts(t)
+    r = verify_bytes(transcript.dump(g, log), lambda name: Broken())
+    assert not r.valid and r.error["code"] == "engine-fault" and r.error["seat"] is None
+    assert "bug" in r.error["reason"]
