@@ -71,7 +71,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             print(f"\r  {done}/{args.games} games", end="", file=sys.stderr, flush=True)
 
     try:
-        stats = simulate(args.game, args.players, args.games, bots, args.seed, progress=progress)
+        options = _parse_options(args.option, args.game, args.players)
+        stats = simulate(args.game, args.players, args.games, bots, args.seed, options, progress=progress)
     except (KeyError, ValueError) as exc:
         print(f"caravan simulate: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -232,6 +233,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--games", type=int, default=100)
     s.add_argument("--bots", default="random", help="comma-separated bot kinds per seat: random, heuristic")
     s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
+                   help="a game option (e.g. -o powers=true for Sabbat Magica's POWER cards)")
     s.add_argument("-q", "--quiet", action="store_true", help="no progress output")
     s.set_defaults(func=cmd_simulate)
 

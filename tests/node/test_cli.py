@@ -1,0 +1,34 @@
+"""The command line: help, simulate, and a whole demo in separate processes."""
+
+import subprocess
+import sys
+
+from node.cli import main
+from protocol.verify import verify_bytes
+from tests.node.procs import ROOT, env
+
+
+def test_help_and_usage_errors(capsys):
+    assert main(["--help"]) == 0
+    assert "verify" in capsys.readouterr().out
+    assert main(["host", "fixture", "--players", "3"]) == 2          # no way to decide chosen
+    assert "choose exactly one way" in capsys.readouterr().err
+    assert main(["host", "nosuchgame", "--players", "3", "--bot", "random"]) == 2
+
+
+def test_simulate_prints_rates_and_wins(capsys):
+    assert main(["simulate", "fixture", "--players", "3", "--games", "20", "--seed", "2", "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "20 games of fixture with 3 players" in out and "decisions/s" in out
+    wins = [float(line.split()[1]) for line in out.splitlines() if line.startswith("  random#")]
+    assert len(wins) == 3 and abs(sum(wins) - 20) < 1e-6
+    assert main(["simulate", "fixture", "--players", "9", "--games", "1", "-q"]) == 2
+
+
+def test_demo_plays_and_verifies(tmp_path):
+    out = tmp_path / "demo.caravan"
+    r = subprocess.run([sys.executable, "-m", "node", "demo", "sabbat", "--players", "2", "--bot", "random",
+                        "--out", str(out)], capture_output=True, text=True, timeout=300, cwd=ROOT, env=env())
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "verifies" in r.stdout and "won by" in r.stdout
+    assert verify_bytes(out.read_bytes()).ok
