@@ -9,18 +9,9 @@ import time
 from protocol import chain, games, transcript
 from protocol.identity import SigningKey, verify
 from protocol.verify import verify_bytes
+from tests.benchmarks.common import best_per_call
 from tests.fixture_game import ENGINE
 from tests.helpers import new_table, play
-
-
-def _per_call(fn, n: int) -> float:
-    best = float("inf")
-    for _ in range(5):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        best = min(best, (time.perf_counter() - t0) / n)
-    return best
 
 
 def run() -> list[str]:
@@ -32,11 +23,11 @@ def run() -> list[str]:
     payload = b"caravan/sig/v1" + bytes(32)
     sig = key.sign(payload)
     n = 2000
-    bare_sign = _per_call(lambda: key.sign(payload), n)
-    bare_verify = _per_call(lambda: verify(key.public, sig, payload), n)
-    seal = _per_call(lambda: chain.seal(key, gid, 42, gid, refs, "act", body), n)
+    bare_sign = best_per_call(lambda: key.sign(payload), n)
+    bare_verify = best_per_call(lambda: verify(key.public, sig, payload), n)
+    seal = best_per_call(lambda: chain.seal(key, gid, 42, gid, refs, "act", body), n)
     raw = chain.seal(key, gid, 42, gid, refs, "act", body).raw
-    parse_verify = _per_call(lambda: chain.parse(raw).signature_ok(), n)
+    parse_verify = best_per_call(lambda: chain.parse(raw).signature_ok(), n)
 
     # a long fixture game: 6 players, 10 rounds
     t = new_table(ENGINE, 6, seed=1, options={"rounds": 10})

@@ -16,24 +16,10 @@ from pathlib import Path
 from protocol import games
 from protocol.identity import SigningKey, verify
 from protocol.verify import verify_bytes
+from tests.benchmarks.common import best_per_call
 
 ROOT = Path(__file__).resolve().parents[2]
 PLAYERS = 4
-
-
-def _unit(fn, n: int = 2000) -> float:
-    best = float("inf")
-    for _ in range(3):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        best = min(best, (time.perf_counter() - t0) / n)
-    return best
-
-
-def _game() -> str:
-    available = games.names()
-    return next(g for g in ("sabbat", "sare", "nomads", "fixture") if g in available)
 
 
 def _crypto_cpu(data: bytes) -> tuple[float, float, object]:
@@ -109,8 +95,8 @@ def _play(game: str) -> list[str]:
     messages = report.messages
     key = SigningKey.from_seed(b"\x01" * 32)
     payload = b"caravan/sig/v1" + bytes(32)
-    sign_s = _unit(lambda: key.sign(payload))
-    verify_s = _unit(lambda: verify(key.public, key.sign(payload), payload), 500) - sign_s
+    sign_s = best_per_call(lambda: key.sign(payload))
+    verify_s = best_per_call(lambda: verify(key.public, key.sign(payload), payload), 500) - sign_s
     cores = os.cpu_count() or 1
     # every other node verifies each message once; making a message costs a signature plus
     # its proofs, counted as the proofs' verification cost (proving is cheaper than verifying)

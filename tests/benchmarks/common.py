@@ -1,0 +1,70 @@
+"""Measuring helpers shared by the benchmarks (one way to time each thing)."""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any, Callable
+
+from clients.simulate import simulate
+from protocol import games
+from protocol.referee import Referee
+
+TARGET_DPS = 20_000
+TARGET_WIN = 0.60
+
+
+def best_per_call(fn: Callable[[], Any], n: int = 2000, repeat: int = 3) -> float:
+    """Seconds per call of fn: the best of `repeat` runs of n calls (wall clock)."""
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / n)
+    return best
+
+
+def choice_baseline(seconds: float = 1.0) -> float:
+    """rng.choice calls per CPU second on a 20-item list: the trivial loop engines are compared to."""
+    rng = random.Random(1)
+    items = list(range(20))
+    count = 0
+    t0 = time.process_time()
+    while time.process_time() - t0 < seconds:
+        for _ in range(10_000):
+            rng.choice(items)
+        count += 10_000
+    return count / (time.process_time() - t0)
+
+
+def random_play(game: str, players: int, seconds: float = 3.0,
+                options: Callable[[int], dict[str, Any] | None] = lambda i: None) -> tuple[float, float, int]:
+    """Random games through the referee for `seconds` of CPU: (decisions/s, steps/s, games)."""
+    engine = games.get(game)
+    decisions = steps = played = 0
+    t0 = time.process_time()
+    while time.process_time() - t0 < seconds:
+        rng = random.Random(played)
+        ref = Referee(engine, players, options(played), seed=played)
+        ref.play(lambda seat, legal, r: legal[rng.randrange(len(legal))])
+        decisions += ref.decisions
+        steps += ref.steps
+        played += 1
+    dt = time.process_time() - t0
+    return decisions / dt, steps / dt, played
+
+
+def play_rate_line(label: str, dps: float, sps: float, played: int, base: float) -> str:
+    return (f"{label}: {dps:,.0f} decisions/s, {sps:,.0f} engine steps/s over {played} games "
+            f"(target ≥ {TARGET_DPS:,}/s: {'met' if dps >= TARGET_DPS else 'MISSED'}; "
+            f"baseline is {base / dps:.0f}× faster)")
+
+
+def win_rate_line(game: str, games_: int = 500, seed: int = 7, options: dict[str, Any] | None = None) -> str:
+    """The heuristic bot against three random bots in 4-player games."""
+    stats = simulate(game, 4, games_, ["heuristic", "random", "random", "random"], seed=seed, options=options)
+    rate = stats.wins["heuristic#0"] / stats.games
+    return (f"heuristic vs 3 random, {stats.games} 4-player games: win rate {rate:.1%} "
+            f"(target ≥ {TARGET_WIN:.0%}: {'met' if rate >= TARGET_WIN else 'MISSED'}), "
+            f"{stats.games_per_s:.1f} games/s")
