@@ -27,6 +27,8 @@ ADMIN = {"temple", "library", "barracks", "market", "palace", "gardens"}
 
 class HeuristicBot(Bot):
     wants_view = True
+    plan = PLAN
+    """What to build, per scenario; a subclass may change the order (tests use a Temple-first plan)."""
 
     def choose(self, view: dict[str, Any] | None, legal_actions: list[Any]) -> Any:
         if not legal_actions:
@@ -59,7 +61,7 @@ class HeuristicBot(Bot):
         if projects >= mbs:                                  # one project per Master Builder: no grumbling
             return ["done"]
         owned = [p["kind"] for p in pcs]
-        plan = PLAN[view["scenario"]]
+        plan = self.plan[view["scenario"]]
         options: dict[str, list[int]] = {}
         for a in legal:
             if a[0] == "project":
@@ -167,7 +169,7 @@ class HeuristicBot(Bot):
     def _p3(self, view, me, legal):
         builds = [a for a in legal if a[0] == "build"]
         if builds:
-            order = {k: i for i, k in enumerate(PLAN[view["scenario"]])}
+            order = {k: i for i, k in enumerate(self.plan[view["scenario"]])}
             pcs = me["pieces"]
 
             def key(a):

@@ -26,8 +26,10 @@ def bot_decider(seed: int, delay: float = 0.0):
 class Cluster:
     """n nodes of one game on loopback, each with its own data dir."""
 
-    def __init__(self, tmp_path, n: int, engine=ENGINE, options=None, seed: int = 0, delay: float = 0.0):
+    def __init__(self, tmp_path, n: int, engine=ENGINE, options=None, seed: int = 0, delay: float = 0.0,
+                 decider=None):
         self.delay = delay
+        self.decider = decider or (lambda i: bot_decider(i, delay))
         rng = random.Random(seed)
         options = engine.default_options(n) if options is None else options
         self.keys, self.secrets, self.genesis = make_genesis(engine.name, options, n, rng, beacon_length=512)
@@ -41,7 +43,7 @@ class Cluster:
 
     def make(self, i: int, port: int = 0) -> GameNode:
         store = GameStore(self.dirs[i], self.genesis.game_id)
-        node = GameNode(store, self.keys[i], bot_decider(i, self.delay), ("127.0.0.1", port), self.ports)
+        node = GameNode(store, self.keys[i], self.decider(i), ("127.0.0.1", port), self.ports)
         self.nodes[i] = node
         return node
 

@@ -24,3 +24,27 @@ async def test_real_game_over_the_node(tmp_path, game, n):
     report = verify_bytes(files[0])
     assert report.ok, report.error
     assert report.result["winners"]
+
+
+async def test_sare_temple_over_the_node(tmp_path):
+    """Bots that build the Temple first: private draws of two, face-down returns and the kept
+    card's reveal all run over the network, and the transcript verifies."""
+    from clients.bots.sare import HeuristicBot
+    from node.client_api import BotDecider
+    from protocol import chain, transcript
+
+    class TempleFirst(HeuristicBot):
+        plan = {k: ["temple"] + [b for b in v if b != "temple"] for k, v in HeuristicBot.plan.items()}
+
+    c = Cluster(tmp_path, 3, engine=games.get("sare"), seed=1, decider=lambda i: BotDecider(TempleFirst(i)))
+    with trio.fail_after(300):
+        async with trio.open_nursery() as nursery:
+            for i in range(3):
+                await c.start(nursery, i)
+    files = [(d / "games" / c.genesis.game_id.hex() / "transcript.caravan").read_bytes() for d in c.dirs]
+    assert len(set(files)) == 1
+    report = verify_bytes(files[0])
+    assert report.ok, report.error
+    kinds = [chain.parse(m).kind for m in transcript.load(files[0])[1]]
+    assert kinds.count("return") >= 1, "the Temple was never used"
+    assert report.hidden_cards, "published deck keys let the verifier decode the cards that stayed hidden"
