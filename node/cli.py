@@ -194,8 +194,9 @@ def _node_args(p: argparse.ArgumentParser) -> None:
     d.add_argument("--bot", choices=["random", "heuristic"], help="an in-process bot")
     d.add_argument("--bot-cmd", metavar="COMMAND", help='a bot program speaking the client API on stdin/stdout, '
                                                        'e.g. "python -m clients.stdio_bot random"')
-    d.add_argument("--client", metavar="stdio|tcp:PORT", help="a client over this process's stdin/stdout, or "
-                                                              "one client on 127.0.0.1:PORT (specs/client-api.md)")
+    d.add_argument("--client", metavar="terminal|stdio|tcp:PORT",
+                   help="terminal: you decide at this terminal; stdio: a program speaking the client API on this "
+                        "process's stdin/stdout; tcp:PORT: one such client on 127.0.0.1:PORT (specs/client-api.md)")
     n = p.add_argument_group("node")
     n.add_argument("--data-dir", help="where keys and games are kept (default: the user data directory)")
     n.add_argument("--bind", default="0.0.0.0", help="address to listen on (default: all)")

@@ -15,6 +15,7 @@ import json
 import logging
 import shlex
 import subprocess
+import sys
 from typing import Any
 
 import trio
@@ -145,3 +146,33 @@ async def tcp_channel(port: int, on_status=lambda s: None) -> LineChannel:
     for listener in listeners:
         await listener.aclose()
     return LineChannel(stream, stream)
+
+
+class TerminalDecider:
+    """A person at this terminal decides: the view and the numbered legal actions are shown
+    on stderr, and the choice is read from stdin."""
+
+    def __init__(self, describe, show_view: bool = True):
+        self.describe = describe
+        self.show_view = show_view
+
+    async def __call__(self, view: Any, legal: list[Any], kind: str) -> Any:
+        out = sys.stderr
+        if self.show_view:
+            print(json.dumps(to_json(view), indent=1, sort_keys=True), file=out)
+        title = {"act": "your move", "commit": "your secret choice (hidden until revealed)",
+                 "return": "the card to put back face down (the others will not see which)"}.get(kind, kind)
+        print(f"\n{title}:", file=out)
+        for i, action in enumerate(legal):
+            print(f"  {i:3d}  {self.describe(action)}", file=out)
+        while True:
+            print(f"choose 0-{len(legal) - 1}: ", end="", file=out, flush=True)
+            line = await trio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
+            if not line:
+                raise ConnectionError("stdin closed: nobody is left to decide for this seat")
+            try:
+                choice = int(line.strip())
+            except ValueError:
+                continue
+            if 0 <= choice < len(legal):
+                return legal[choice]

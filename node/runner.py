@@ -21,7 +21,7 @@ from protocol.identity import fingerprint
 from protocol.verify import verify_bytes
 
 from . import discovery, lobby
-from .client_api import BotDecider, ClientDecider, spawn_bot, stdio_channel, tcp_channel
+from .client_api import BotDecider, ClientDecider, TerminalDecider, spawn_bot, stdio_channel, tcp_channel
 from .game import GameNode, Progress
 from .store import GameStore, load_identity
 
@@ -70,20 +70,23 @@ def check_decider(seat: Seat) -> None:
     chosen = [x for x in (seat.bot, seat.bot_cmd, seat.client) if x]
     if len(chosen) != 1:
         raise ValueError("choose exactly one way to decide for this seat: --bot random|heuristic, "
-                         "--bot-cmd COMMAND, or --client stdio|tcp:PORT")
-    if seat.client and not (seat.client == "stdio" or seat.client.startswith("tcp:")):
-        raise ValueError("--client is stdio or tcp:PORT")
+                         "--bot-cmd COMMAND, or --client terminal|stdio|tcp:PORT")
+    if seat.client and not (seat.client in ("stdio", "terminal") or seat.client.startswith("tcp:")):
+        raise ValueError("--client is terminal, stdio or tcp:PORT")
 
 
-async def _decider(seat: Seat, game: str, nursery: trio.Nursery, info: dict[str, Any]):
+async def _decider(seat: Seat, game: str, nursery: trio.Nursery, info: dict[str, Any], describe):
     if seat.bot:
         return BotDecider(make_bot(seat.bot, game, seat.seed), seat.bot_delay)
+    if seat.client == "terminal":
+        return TerminalDecider(describe)
     if seat.bot_cmd:
         decider, _ = await spawn_bot(seat.bot_cmd, nursery)
+        decider.describe = describe
     elif seat.client == "stdio":
-        decider = ClientDecider(await stdio_channel())
+        decider = ClientDecider(await stdio_channel(), describe)
     else:
-        decider = ClientDecider(await tcp_channel(int(seat.client.split(":", 1)[1]), seat.status))
+        decider = ClientDecider(await tcp_channel(int(seat.client.split(":", 1)[1]), seat.status), describe)
     await decider.hello(info)
     return decider
 
@@ -127,10 +130,14 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
     async with trio.open_nursery() as nursery:
         engine_name = _game_name(store)
         engine = games.get(engine_name)
-        info = {"game": engine_name, "title": engine.title, "seat": setup.seat, "game_id": setup.game_id,
-                "seats": None}
-        decider = await _decider(seat, engine_name, nursery, info)
+        info = {"game": engine_name, "title": engine.title, "seat": setup.seat, "game_id": setup.game_id}
         node_ref: list = [None]
+
+        def describe(action: Any) -> str:
+            node = node_ref[0]
+            return engine.describe(node.session.state, node.seat, action)
+
+        decider = await _decider(seat, engine_name, nursery, info, describe)
         progress = _progress(node_ref, status, decider)
         if seat.trace:
             progress.on_trace = _tracer(seat.trace)

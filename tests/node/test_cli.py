@@ -32,3 +32,27 @@ def test_demo_plays_and_verifies(tmp_path):
     assert r.returncode == 0, r.stderr[-2000:]
     assert "verifies" in r.stdout and "won by" in r.stdout
     assert verify_bytes(out.read_bytes()).ok
+
+
+def test_a_person_plays_at_the_terminal(tmp_path):
+    """--client terminal: the view and numbered actions on stderr, the choice from stdin;
+    answers that are not a listed number are asked again."""
+    from tests.node.procs import node, read_until
+    host = subprocess.Popen([sys.executable, "-m", "node", "host", "fixture", "--players", "2", "--client", "terminal",
+                             "--no-discovery", "--bind", "127.0.0.1", "--json", "--data-dir", str(tmp_path / "h"),
+                             "--out", str(tmp_path / "t.caravan")],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env(), cwd=ROOT)
+    try:
+        port = read_until(host, "lobby")["port"]
+        joiner = node(["join", f"127.0.0.1:{port}", "--bot", "random", "--bind", "127.0.0.1"], tmp_path / "j",
+                      tmp_path / "j.log")
+        out, err = host.communicate("x\n99\n" + "0\n" * 300, timeout=120)
+        assert joiner.wait(timeout=60) == 0
+    finally:
+        for p in (host,):
+            if p.poll() is None:
+                p.kill()
+    assert host.returncode == 0, err[-2000:]
+    assert "choose 0-" in err and "your move" in err and "your secret choice" in err
+    assert verify_bytes((tmp_path / "t.caravan").read_bytes()).ok
