@@ -665,15 +665,20 @@ class Session:
         self._proof(seat, msg, "deck key share",
                     lambda: deck.verify_key_share(body["y"], body["pok"], self.game_id, seat), verify=True)
 
+    def _per_handle(self, seat: int, msg: chain.Message, key: str, handles: Any, what: str) -> list:
+        """The body's list of [handle, x, proof] items, one per handle in order; else BadBody."""
+        body = msg.body
+        if (type(body) is not dict or set(body) != {key} or type(body[key]) is not list
+                or len(body[key]) != len(handles)
+                or any(type(item) is not list or len(item) != 3 or type(item[0]) is not int or item[0] != h
+                       for item, h in zip(body[key], handles))):
+            raise BadBody(f'a {msg.kind} body is {{"{key}": [[handle, {what}, proof], ...]}} for handles '
+                          f'{list(handles)}', seat=seat, author=msg.author)
+        return body[key]
+
     def _check_share(self, seat: int, msg: chain.Message, body: Any) -> None:
         handles = self.need.context[seat]
-        shape = f'a share body is {{"shares": [[handle, D, proof], ...]}} for handles {list(handles)}'
-        if (type(body) is not dict or set(body) != {"shares"} or type(body["shares"]) is not list
-                or len(body["shares"]) != len(handles)):
-            raise BadBody(shape, seat=seat, author=msg.author)
-        for item, h in zip(body["shares"], handles):
-            if type(item) is not list or len(item) != 3 or type(item[0]) is not int or item[0] != h:
-                raise BadBody(shape, seat=seat, author=msg.author)
+        for item, h in zip(self._per_handle(seat, msg, "shares", handles, "D"), handles):
             ctx = self.deck_context(seat, msg.seq, "share", h)
             self._proof(seat, msg, f"decryption share for handle {h}",
                         lambda: deck.verify_share(self.deck_keys[seat], self.cipher[h], item[1], item[2], ctx), verify=True)
@@ -706,13 +711,7 @@ class Session:
     def _check_remask(self, seat: int, msg: chain.Message) -> tuple[None, Any]:
         body = msg.body
         handles = self.need.context
-        shape = f'a remask body is {{"cards": [[handle, [A, B], proof], ...]}} for handles {list(handles)}'
-        if (type(body) is not dict or set(body) != {"cards"} or type(body["cards"]) is not list
-                or len(body["cards"]) != len(handles)):
-            raise BadBody(shape, seat=seat, author=msg.author)
-        for item, h in zip(body["cards"], handles):
-            if type(item) is not list or len(item) != 3 or type(item[0]) is not int or item[0] != h:
-                raise BadBody(shape, seat=seat, author=msg.author)
+        for item, h in zip(self._per_handle(seat, msg, "cards", handles, "[A, B]"), handles):
             ctx = self.deck_context(seat, msg.seq, "remask", h)
             self._proof(seat, msg, f"re-masking of handle {h}",
                         lambda: deck.verify_rerandomize(self.joint_key, self.cipher[h], item[1], item[2], ctx), verify=True)
