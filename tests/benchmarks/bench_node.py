@@ -62,7 +62,7 @@ def _play(game: str) -> list[str]:
     work = Path(tempfile.mkdtemp(prefix="caravan-bench-"))
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     base = [sys.executable, "-m", "node"]
-    common = ["--bot", "heuristic" if game != "fixture" else "random", "--bind", "127.0.0.1", "--json", "-q"]
+    common = ["--bot", "random", "--bind", "127.0.0.1", "--json", "-q"]   # bots that take no time to think
 
     def start(i: int, args: list[str]) -> subprocess.Popen:
         out = subprocess.PIPE if i == 0 else (work / f"n{i}.out").open("wb")   # a full pipe would stall a node
