@@ -9,7 +9,7 @@ import time
 from protocol import chain, games, transcript
 from protocol.identity import SigningKey, verify
 from protocol.verify import verify_bytes
-from tests.benchmarks.common import best_per_call
+from tests.benchmarks.common import interleaved
 from tests.fixture_game import ENGINE
 from tests.helpers import new_table, play
 
@@ -22,12 +22,11 @@ def run() -> list[str]:
     body = {"a": ["move", 3, "north"], "o": []}
     payload = b"caravan/sig/v1" + bytes(32)
     sig = key.sign(payload)
-    n = 2000
-    bare_sign = best_per_call(lambda: key.sign(payload), n)
-    bare_verify = best_per_call(lambda: verify(key.public, sig, payload), n)
-    seal = best_per_call(lambda: chain.seal(key, gid, 42, gid, refs, "act", body), n)
     raw = chain.seal(key, gid, 42, gid, refs, "act", body).raw
-    parse_verify = best_per_call(lambda: chain.parse(raw).signature_ok(), n)
+    bare_sign, seal = interleaved([lambda: key.sign(payload),
+                                   lambda: chain.seal(key, gid, 42, gid, refs, "act", body)])
+    bare_verify, parse_verify = interleaved([lambda: verify(key.public, sig, payload),
+                                             lambda: chain.parse(raw).signature_ok()])
 
     # a long fixture game: 6 players, 10 rounds
     t = new_table(ENGINE, 6, seed=1, options={"rounds": 10})
@@ -35,18 +34,17 @@ def run() -> list[str]:
     play(t, lambda seat, legal: rng.choice(legal))
     data = t.transcript()
     msgs = len(t.sessions[0].log)
-    best = float("inf")
-    for _ in range(3):
-        t0 = time.perf_counter()
-        report = verify_bytes(data)
-        best = min(best, time.perf_counter() - t0)
-    assert report.ok
+    sigs = [chain.parse(m) for m in t.sessions[0].log]
+    best, bare_all = interleaved([lambda: verify_bytes(data), lambda: [m.signature_ok() for m in sigs]],
+                                 n=1, rounds=7)
+    assert verify_bytes(data).ok
     rate = msgs / best
-    bound = 1 / bare_verify
+    bound = msgs / bare_all
     return [
         f"bare Ed25519: sign {bare_sign * 1e6:.1f} µs, verify {bare_verify * 1e6:.1f} µs",
         f"envelope encode+sign  {seal * 1e6:6.1f} µs = {seal / bare_sign:.2f}× bare sign   (target ≤ 1.3×)",
         f"envelope decode+verify {parse_verify * 1e6:6.1f} µs = {parse_verify / bare_verify:.2f}× bare verify (target ≤ 1.3×)",
         f"caravan verify: {msgs} messages in {best * 1e3:.1f} ms = {rate:,.0f} msg/s; "
-        f"bare signature bound {bound:,.0f} msg/s; ratio {rate / bound:.2f} (target ≥ 0.7)",
+        f"bare signature bound (verifying the same signatures) {bound:,.0f} msg/s; ratio {rate / bound:.2f} "
+        f"(target ≥ 0.7)",
     ]

@@ -25,6 +25,19 @@ def best_per_call(fn: Callable[[], Any], n: int = 2000, repeat: int = 3) -> floa
     return best
 
 
+def interleaved(fns: list[Callable[[], Any]], n: int = 500, rounds: int = 15) -> list[float]:
+    """Seconds per call of each fn, best of `rounds` short runs taken in turn, so that a
+    noisy machine slows a measurement and its baseline alike."""
+    best = [float("inf")] * len(fns)
+    for _ in range(rounds):
+        for i, fn in enumerate(fns):
+            t0 = time.perf_counter()
+            for _ in range(n):
+                fn()
+            best[i] = min(best[i], (time.perf_counter() - t0) / n)
+    return best
+
+
 def choice_baseline(seconds: float = 1.0) -> float:
     """rng.choice calls per CPU second on a 20-item list: the trivial loop engines are compared to."""
     rng = random.Random(1)
