@@ -14,6 +14,8 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
+import msgpack
+
 from . import wire
 from .identity import SigningKey, verify
 
@@ -85,7 +87,11 @@ def _split_outer(raw: bytes) -> tuple[bytes, bytes]:
 def seal(key: SigningKey, game_id: bytes, seq: int, prev: bytes, refs: list, kind: str,
          body: Any) -> Message:
     """Encode and sign a message; the result's `raw` is what goes on the wire."""
-    env = wire.encode([VERSION, game_id, key.public, seq, prev, refs, kind, body])
+    # canonical([v, game, author, seq, prev, refs, kind, body]) is the array header followed
+    # by each field's canonical encoding; the first seven hold only ints, bytes, str and
+    # lists of those, which msgpack writes canonically, so only the body needs the checks
+    head = msgpack.packb([VERSION, game_id, key.public, seq, prev, refs, kind], use_bin_type=True)
+    env = b"\x98" + head[1:] + wire.encode(body)
     mid = message_id(env)
     sig = key.sign(_SIG_TAG + mid)
     return Message(game_id, key.public, seq, prev, refs, kind, body, mid, sig, _outer(env, sig))

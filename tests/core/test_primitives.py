@@ -136,3 +136,18 @@ def test_equivocation_proof_checks_and_forgery_is_refused():
     fake = wire.encode([env, other.sign(b"caravan/sig/v1" + bad.id)])
     with pytest.raises(ValueError, match="forgery"):
         chain.EquivocationProof(a.raw, fake).check()
+
+
+from tests.core.test_wire import values  # noqa: E402
+
+
+@given(values, st.integers(0, (1 << 64) - 1), st.lists(st.tuples(st.integers(0, 15), st.integers(0, 1 << 40)),
+                                                      max_size=5, unique_by=lambda r: r[0]))
+def test_sealed_envelopes_are_canonical(body, seq, refs):
+    k = SigningKey.from_seed(b"\x05" * 32)
+    refs = [[s, q, bytes(32)] for s, q in sorted(refs)]
+    m = chain.seal(k, GID, seq, GID, refs, "act", body)
+    from protocol import wire
+    env, _ = wire.decode(m.raw)
+    assert env == wire.encode([1, GID, k.public, seq, GID, refs, "act", body])
+    assert chain.parse(m.raw) == m
