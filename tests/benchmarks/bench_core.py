@@ -4,9 +4,8 @@ signature-verification bound (targets from the protocol-core issue)."""
 from __future__ import annotations
 
 import random
-import time
 
-from protocol import chain, games, transcript
+from protocol import chain, games
 from protocol.identity import SigningKey, verify
 from protocol.verify import verify_bytes
 from tests.benchmarks.common import interleaved

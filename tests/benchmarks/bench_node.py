@@ -26,7 +26,6 @@ def _crypto_cpu(data: bytes) -> tuple[float, float, object]:
     """Verify the transcript once, timing only the signature and proof checks inside it.
 
     Returns (crypto CPU s, total CPU s, report)."""
-    from protocol import identity
     from protocol.deck import ops
     spent = [0.0]
     patched = []

@@ -1,4 +1,3 @@
-import random
 from collections import Counter
 
 import pytest

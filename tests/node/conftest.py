@@ -1,13 +1,11 @@
 import random
 
-import pytest
 import trio
 
 from clients.bot import RandomBot
 from node.game import GameNode
 from node.store import GameStore
 from protocol import games, wire
-from protocol.identity import SigningKey
 from tests.fixture_game import ENGINE
 from tests.helpers import make_genesis
 

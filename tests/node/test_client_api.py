@@ -1,7 +1,6 @@
 """The client API: JSON lines; invalid answers get an error and a second chance; a bot
 process (--bot-cmd) plays a whole game."""
 
-import json
 import sys
 
 import trio
@@ -11,7 +10,7 @@ from node.client_api import ClientDecider, LineChannel, spawn_bot
 from node.game import GameNode
 from node.store import GameStore
 from protocol.verify import verify_bytes
-from tests.node.conftest import Cluster, bot_decider
+from tests.node.conftest import Cluster
 from tests.node.procs import ROOT
 
 

@@ -15,10 +15,10 @@ from typing import Any
 from ...engine import (Act, BadOptions, Decide, DeckReturn, DeckReturned, DeckReveal, DeckRevealed,
                        DeckShow, DeckShown, DeckShuffle, DeckShuffled, Finished, IllegalAction, Random,
                        Rolled)
-from .data import (ADJ, ADMIN, ARCH_START, BARR, CARAVAN_MAX, CARD_KIND, CARD_KIND_NAME, CARP, COST,
-                   DOUBLE, GARDENS, GOLDS, GRUMBLE, HORUS, HOSHEKH, KINDS, LIB, MARKET, MASON, MB,
-                   N_CARDS, N_SPACES, NILE, PALACE, PORT, PRODUCES, PRODUCTION, PYR, PYRAMIDS, RED,
-                   RES, SUPPLY, TEMPLE, TR1, TR2, TURN_LIMIT, WH, WH_CAP)
+from .data import (ADJ, ADMIN, ARCH_START, BARR, CARAVAN_MAX, CARD_KIND, CARP, COST, DOUBLE,
+                   GARDENS, GOLDS, HORUS, KINDS, LIB, MARKET, MASON, MB, N_CARDS, N_SPACES, NILE,
+                   PALACE, PORT, PRODUCES, PRODUCTION, PYR, PYRAMIDS, RED, RES, SUPPLY, TEMPLE,
+                   TR1, TURN_LIMIT, WH, WH_CAP)
 
 SCENARIOS = ("scribe", "priest", "pharaoh")
 PYR_STARTED = 1 << 13          # done-mask bit: a Pyramid step was ever built (no second Pyramid)

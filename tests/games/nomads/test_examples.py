@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from protocol.engine import DeckRevealed, DeckReveal, DeckShuffled, Random, Rolled
+from protocol.engine import DeckRevealed, DeckReveal, DeckShuffled, Random
 from protocol.games.nomads import data as D
 from protocol.games.nomads import engine as NE
 
 from .util import (BLANK, C0, C1, C2, C4, CAMEL, D0, D1, D2, D3, D5, DONKEY, GOAT, GREEN, GREY, HORSE,
                    PURPLE, RED, BLUE, TRADER_ANIMAL, TRADER_BLANK, YELLOW_DIE, E, IllegalAction, act,
                    animal_face, check_invariants, city_pos, give_animals, give_traders, hand_tile,
-                   land_face, pos, put, roll, set_box, set_layout, set_market, started)
+                   land_face, put, roll, set_box, set_layout, set_market, started)
 
 LAYOUT = [D0, C0, D1, C1, D2]      # row 0 (pilgrim side) .. row 4
 

@@ -9,12 +9,11 @@ import pytest
 from protocol.engine import Act, BadOptions, Decide, DeckShow, DeckShown, Rolled
 from protocol.games.nomads import data as D
 from protocol.games.nomads import engine as NE
-from protocol.referee import Referee
 
-from .util import (BLANK, C0, C1, CAMEL, D0, D1, D2, DONKEY, GOAT, GREEN, GREY, HORSE, PURPLE, RED,
-                   TRADER_ANIMAL, TRADER_BLANK, YELLOW_DIE, E, IllegalAction, act, check_invariants,
-                   city_pos, give_animals, give_traders, hand_tile, land_face, put, roll, set_box,
-                   set_layout, set_market, show, started)
+from .util import (BLANK, C0, C1, CAMEL, D0, D1, D2, DONKEY, GOAT, GREEN, GREY, HORSE, RED, TRADER_ANIMAL,
+                   TRADER_BLANK, E, IllegalAction, act, check_invariants, give_animals, give_traders,
+                   hand_tile, land_face, put, roll, set_box, set_layout, set_market, show,
+                   started)
 
 LAYOUT = [D0, C0, D1, C1, D2]
 

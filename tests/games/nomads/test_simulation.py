@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as hs
 
 from protocol import wire
-from protocol.engine import Act, Decide, IllegalAction
+from protocol.engine import Act, IllegalAction
 from protocol.games.nomads import data as D
 from protocol.games.nomads import engine as NE
 from protocol.referee import Referee

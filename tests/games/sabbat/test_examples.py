@@ -7,8 +7,8 @@ from protocol import engine as E
 from protocol.games.sabbat import ENGINE
 from protocol.games.sabbat import data as D
 
-from .util import (BRIDGE, GAR, GE, MA, REG, RT, SP, act, at_actions, finish_round, illegal, new, place, res,
-                   set_turn, to_stewardship)
+from .util import (BRIDGE, GAR, GE, MA, REG, RT, SP, act, at_actions, finish_round, illegal, place, res, set_turn,
+                   to_stewardship)
 
 
 def test_t_sm_01_curse_example():

@@ -8,7 +8,7 @@ from protocol import engine as E
 from protocol.games.sabbat import ENGINE
 from protocol.games.sabbat import data as D
 
-from .util import BRIDGE, GAR, GE, MA, REG, RT, SP, act, at_actions, finish_round, illegal, new, place, res, set_turn
+from .util import BRIDGE, GAR, GE, REG, RT, SP, act, at_actions, finish_round, illegal, new, place, res, set_turn
 
 
 def test_capacities_by_player_count():

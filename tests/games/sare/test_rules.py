@@ -8,11 +8,10 @@ import pytest
 from protocol import engine as E
 from protocol.games.sare import ENGINE
 from protocol.games.sare import engine as S
-from protocol.games.sare.data import (ARCH_START, CARD_KIND, COST, DOUBLE, HORUS, NILE, PYRAMIDS, RED, RES,
-                                      SUPPLY, WH_CAP)
+from protocol.games.sare.data import (ARCH_START, CARD_KIND, COST, DOUBLE, NILE, PYRAMIDS, RED, SUPPLY)
 
-from .util import (Deck, K, act, add_built, card_of, check_invariants, deck_order, double_with, finish_p1,
-                   fresh, start_season, touch)
+from .util import (Deck, K, act, add_built, card_of, check_invariants, deck_order, finish_p1, fresh,
+                   start_season, touch)
 
 W, G, St, J = 0, 1, 2, 3
 
