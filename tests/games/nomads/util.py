@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from protocol.engine import Act, Decide, DeckShow, DeckShown, Random, Rolled
+from protocol.engine import Act, Decide, DeckShow, DeckShown, IllegalAction, Random, Rolled  # noqa: F401 (re-exported)
 from protocol.games import get
 from protocol.games.nomads import data as D
 from protocol.games.nomads import engine as NE
