@@ -56,6 +56,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
         print(f"  seat {s['seat']}: {s['fingerprint']}")
     if report.ok:
         print(f"  result: {_describe_result(report.result)}")
+        if report.hidden_cards:
+            print(f"  {len(report.hidden_cards)} card(s) that stayed hidden decoded with the published deck keys "
+                  "(--json lists them)")
     return EXIT_OK if report.ok else EXIT_INVALID
 
 
