@@ -29,7 +29,14 @@ def cmd_verify(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"caravan verify: cannot open {args.file}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE
-    report = verify_bytes(data)
+    show = sys.stderr.isatty() and not args.json
+
+    def progress(done: int, total: int) -> None:
+        print(f"\r  checking message {done}/{total}", end="", file=sys.stderr, flush=True)
+
+    report = verify_bytes(data, progress=progress if show else None)
+    if show:
+        print("\r" + " " * 40 + "\r", end="", file=sys.stderr, flush=True)
     if args.json:
         print(json.dumps(report.to_json(), sort_keys=True))
         return EXIT_OK if report.ok else EXIT_INVALID

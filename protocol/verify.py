@@ -54,8 +54,10 @@ def _error(position: int, exc: Exception) -> dict[str, Any]:
     return err
 
 
-def verify_bytes(data: bytes, lookup: Callable[[str], Engine] = games.get) -> Report:
-    """Check a whole transcript; never raises for bad content."""
+def verify_bytes(data: bytes, lookup: Callable[[str], Engine] = games.get,
+                 progress: Callable[[int, int], None] | None = None) -> Report:
+    """Check a whole transcript; never raises for bad content. `progress(done, total)` is
+    called as messages are checked (for long transcripts)."""
     try:
         genesis_raw, messages = load(data)
     except TranscriptError as exc:
@@ -96,6 +98,8 @@ def verify_bytes(data: bytes, lookup: Callable[[str], Engine] = games.get) -> Re
         messages = messages[:-1]
         report.messages = len(messages)
     for position, raw in enumerate(messages, start=1):
+        if progress is not None and position % 50 == 0:
+            progress(position, len(messages))
         try:
             session.receive(raw)
         except Rejected as exc:
