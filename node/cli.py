@@ -169,7 +169,7 @@ def cmd_host(args: argparse.Namespace) -> int:
 def cmd_join(args: argparse.Namespace) -> int:
     from . import runner
     return _run_node(args, lambda seat: runner.join(args.target, seat, args.discovery_port,
-                                                     args.discovery_bind, args.wait))
+                                                     args.discovery_bind, args.wait, args.via))
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
@@ -182,7 +182,12 @@ def cmd_discover(args: argparse.Namespace) -> int:
 
     from . import discovery
 
-    found = trio.run(discovery.discover, args.wait, args.discovery_port, args.discovery_bind)
+    try:
+        found = trio.run(lambda: discovery.discover(args.wait, args.discovery_port, args.discovery_bind,
+                                                    via=args.via))
+    except ValueError as exc:
+        print(f"caravan discover: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     if args.json:
         for a in found:
             print(json.dumps(a.__dict__, sort_keys=True))
@@ -226,6 +231,8 @@ def _discovery_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--discovery-port", type=int, default=DISCOVERY_PORT, help="UDP port of lobby announcements")
     p.add_argument("--discovery-bind", default="0.0.0.0", help="address to listen for announcements on")
     p.add_argument("--wait", type=float, default=3.0, help="seconds to listen for announcements")
+    p.add_argument("--via", choices=["udp", "mdns", "both"], default="both",
+                   help="UDP beacon, mDNS/DNS-SD (needs python-zeroconf), or both (default)")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -5,10 +5,13 @@ on loopback or in network namespaces they create. Joining by HOST:PORT needs non
 from __future__ import annotations
 
 import json
+import logging
 import socket
 from dataclasses import dataclass
 
 import trio
+
+log = logging.getLogger("caravan.discovery")
 
 DISCOVERY_PORT = 47474
 BROADCAST = "255.255.255.255"
@@ -62,8 +65,33 @@ async def announce(status, target: str = BROADCAST, port: int = DISCOVERY_PORT) 
 
 
 async def discover(timeout: float = 3.0, port: int = DISCOVERY_PORT, bind: str = "0.0.0.0",
-                   until_first: bool = False) -> list[Announcement]:
-    """Listen for announcements for `timeout` seconds; newest per lobby."""
+                   until_first: bool = False, via: str = "both") -> list[Announcement]:
+    """Lobbies heard within `timeout` seconds, one per lobby: from the UDP beacon ("udp"),
+    from mDNS/DNS-SD when python-zeroconf is installed ("mdns"), or both."""
+    from . import mdns
+    found: dict[str, Announcement] = {}
+    use_mdns = via in ("mdns", "both") and mdns.available()
+    if via == "mdns" and not use_mdns:
+        raise ValueError("mDNS discovery needs python-zeroconf (pip install zeroconf)")
+    async with trio.open_nursery() as nursery:
+        if use_mdns:
+            async def by_mdns() -> None:
+                try:
+                    heard = await trio.to_thread.run_sync(mdns.browse, timeout, bind, abandon_on_cancel=True)
+                except Exception as exc:          # zeroconf raises its own types too
+                    log.warning("mDNS discovery failed (%s); the UDP beacon is unaffected", exc)
+                    return
+                for a in heard:
+                    found.setdefault(a.lobby, a)
+            nursery.start_soon(by_mdns)
+        if via in ("udp", "both"):
+            found.update({a.lobby: a for a in await _listen(timeout, port, bind, until_first)})
+            if until_first and found:
+                nursery.cancel_scope.cancel()
+    return sorted(found.values(), key=lambda a: a.lobby)
+
+
+async def _listen(timeout: float, port: int, bind: str, until_first: bool) -> list[Announcement]:
     found: dict[str, Announcement] = {}
     sock = trio.socket.socket(trio.socket.AF_INET, trio.socket.SOCK_DGRAM)
     with sock:

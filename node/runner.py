@@ -20,7 +20,7 @@ from protocol import abandon, engine as E, games, wire
 from protocol.identity import fingerprint
 from protocol.verify import verify_bytes
 
-from . import discovery, lobby
+from . import discovery, lobby, mdns
 from .client_api import BotDecider, ClientDecider, TerminalDecider, spawn_bot, stdio_channel, tcp_channel
 from .game import GameNode, Progress
 from .store import GameStore, load_identity
@@ -187,27 +187,39 @@ async def host(game: str, players: int, options: dict[str, Any], seat: Seat, ann
     seat.status(f"others join with:  caravan join {the_lobby.lobby_id.hex()[:8]}   "
                 f"(or: caravan join HOST:{port})", "hint")
     secret = os.urandom(32)
-    async with trio.open_nursery() as nursery:
-        if announce:
-            nursery.start_soon(discovery.announce, the_lobby.status, discovery_target, discovery_port)
-        task_status.started(port)
-        setup = await the_lobby.run(listeners, secret)
-        nursery.cancel_scope.cancel()
+    the_lobby.port = port
+    announcer = None
+    if announce and mdns.available():
+        try:
+            announcer = await trio.to_thread.run_sync(mdns.Announcer, the_lobby.status(), seat.bind)
+        except Exception as exc:                  # zeroconf raises its own types too
+            seat.status(f"no mDNS announcement ({exc}); the UDP beacon still runs", "warning")
+    try:
+        async with trio.open_nursery() as nursery:
+            if announce:
+                nursery.start_soon(discovery.announce, the_lobby.status, discovery_target, discovery_port)
+            task_status.started(port)
+            setup = await the_lobby.run(listeners, secret)
+            nursery.cancel_scope.cancel()
+    finally:
+        if announcer is not None:
+            await trio.to_thread.run_sync(announcer.close)
     seat.status("every seat signed the genesis; play starts", "genesis", game_id=setup.game_id.hex())
     listeners = await trio.open_tcp_listeners(port, host=seat.bind)     # the lobby closed its own
     return await play(setup, seat, listeners)
 
 
 async def join(target: str | None, seat: Seat, discovery_port: int = discovery.DISCOVERY_PORT,
-               discovery_bind: str = "0.0.0.0", wait: float = 5.0) -> dict[str, Any] | None:
+               discovery_bind: str = "0.0.0.0", wait: float = 5.0, via: str = "both") -> dict[str, Any] | None:
     """Join by HOST:PORT, or by (a prefix of) a lobby id found by discovery, or the only lobby."""
     if target and ":" in target:
         host_, _, port_s = target.rpartition(":")
         address = (host_.strip("[]"), int(port_s))
     else:
-        seat.status(f"looking for lobbies on the LAN (UDP port {discovery_port})...")
+        seat.status(f"looking for lobbies on the LAN ({via}: UDP port {discovery_port}"
+                    f"{', mDNS' if via != 'udp' and mdns.available() else ''})...")
         found = await discovery.discover(wait, discovery_port, discovery_bind,
-                                          until_first=bool(target))
+                                          until_first=bool(target), via=via)
         if target:
             found = [a for a in found if a.lobby.startswith(target.lower())]
         if not found:

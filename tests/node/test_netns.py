@@ -2,14 +2,16 @@
 and play to the end. The test builds the namespaces itself (10.213.7.0/24, its own test
 hosts) and removes them; it is skipped where it lacks the privileges."""
 
+import json
 import os
 import shutil
 import subprocess
+import sys
 
 import pytest
 
 from protocol.verify import verify_bytes
-from tests.node.procs import finish, node, read_until
+from tests.node.procs import ROOT, env, finish, node, read_until
 
 SUBNET = "10.213.7"
 
@@ -66,7 +68,14 @@ def test_discovery_and_play_across_namespaces(tmp_path, namespaces):
                  *disc, *common], dirs[0], logs[0], prefix=["ip", "netns", "exec", namespaces[0]])
     procs = [host]
     try:
-        read_until(host, "lobby", timeout=30)
+        lobby_id = read_until(host, "lobby", timeout=30)["lobby"]
+        # the lobby is also announced over mDNS/DNS-SD (python-zeroconf is a test dependency)
+        found = subprocess.run(["ip", "netns", "exec", namespaces[1], sys.executable, "-m", "node", "discover",
+                                "--via", "mdns", "--wait", "4", "--json"], capture_output=True, text=True,
+                               timeout=60, env=env(), cwd=ROOT)
+        assert found.returncode == 0, found.stderr[-1000:]
+        heard = [json.loads(line) for line in found.stdout.splitlines()]
+        assert [a["lobby"] for a in heard] == [lobby_id] and heard[0]["host"] == f"{SUBNET}.1"
         for i in (1, 2):
             procs.append(node(["join", "--wait", "15", *disc, *common, "--seed", str(i)], dirs[i], logs[i],
                               prefix=["ip", "netns", "exec", namespaces[i]]))
