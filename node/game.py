@@ -19,7 +19,8 @@ from protocol import abandon, chain, games, genesis as G
 from protocol.errors import Rejected
 from protocol.identity import SigningKey, fingerprint
 from protocol.player import Player
-from protocol.session import EngineFault, Session
+from protocol.need import EngineFault
+from protocol.session import Session
 
 from .frames import Connection, FrameError
 from .handshake import HandshakeError, handshake

@@ -20,7 +20,8 @@ from .commit import commitment, derive_salt
 from .deck import ops as deck
 from .hashing import tagged_hash
 from .identity import SigningKey
-from .session import Receipt, Session
+from .need import Receipt
+from .session import Session
 
 
 def deck_seed(secret: bytes, game_id: bytes) -> bytes:

@@ -15,7 +15,8 @@ from . import abandon, games, genesis as G
 from .engine import Engine
 from .errors import Rejected
 from .identity import fingerprint
-from .session import EngineFault, Session
+from .need import EngineFault
+from .session import Session
 from .transcript import TranscriptError, load
 
 
