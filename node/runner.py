@@ -16,7 +16,7 @@ from typing import Any
 import trio
 
 from clients.bot import make_bot
-from protocol import abandon, engine as E, games, wire
+from protocol import abandon, engine as E, games, genesis as G, wire
 from protocol.identity import fingerprint
 from protocol.verify import verify_bytes
 
@@ -96,8 +96,15 @@ def _progress(node_ref: list, status: Status, decider: Any) -> Progress:
         if isinstance(event, E.Act):
             node = node_ref[0]
             text = node.engine.describe(session.state, event.seat, event.action) if node else str(event.action)
-            status(f"[{len(session.log):4d}] {text}", "event", seat=event.seat,
-                   messages=len(session.log))
+            where, fields = "", {}
+            if node and not status.quiet:
+                public = node.engine.view(session.state, None)       # a spectator's view: no secrets
+                for key in ("round", "turn"):
+                    if key in public:
+                        where, fields = f"{key} {public[key]}: ", {key: public[key]}
+                        break
+            status(f"[{len(session.log):4d}] {where}{text}", "event", seat=event.seat,
+                   messages=len(session.log), **fields)
             if isinstance(decider, ClientDecider):
                 trio.lowlevel.spawn_system_task(decider.event, text, event.action)
 
@@ -128,9 +135,11 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
                                   "port": seat.port})
     status = seat.status
     async with trio.open_nursery() as nursery:
-        engine_name = _game_name(store)
+        genesis = G.parse(store.genesis())
+        engine_name = genesis.game
         engine = games.get(engine_name)
-        info = {"game": engine_name, "title": engine.title, "seat": setup.seat, "game_id": setup.game_id}
+        info = {"game": engine_name, "title": engine.title, "seat": setup.seat, "game_id": setup.game_id,
+                "seats": len(genesis.seats), "options": genesis.options, "time_limit": genesis.time_limit}
         node_ref: list = [None]
 
         def describe(action: Any) -> str:
@@ -166,11 +175,6 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
     status(f"transcript: {path} ({'verified' if report.ok else 'NOT verified: ' + str(report.error)})",
            "transcript", path=str(path), verified=report.ok)
     return result
-
-
-def _game_name(store: GameStore) -> str:
-    from protocol import genesis as G
-    return G.parse(store.genesis()).game
 
 
 async def host(game: str, players: int, options: dict[str, Any], seat: Seat, announce: bool = True,
