@@ -58,6 +58,16 @@ def _ill(msg: str, rule: str) -> IllegalAction:
 
 # ------------------------------------------------------------------ small queries
 
+def _seek(st, wanted) -> bool:
+    """Advance st.cur (in turn order, from where it is) to the next seat for which
+    wanted(seat) holds; False when no seat is left."""
+    while st.cur < st.n:
+        if wanted(seat_at(st, st.cur)):
+            return True
+        st.cur += 1
+    return False
+
+
 def seat_at(st: SareState, i: int) -> int:
     return st.order[(st.fp + i) % st.n]
 
@@ -1054,13 +1064,7 @@ class SareEngine:
                 st.stage = "poll_next"
             elif stg == "poll_next":
                 st.poll_gold = False
-                while st.cur < n:
-                    p = seat_at(st, st.cur)
-                    s = st.status[p]
-                    if s == 0 or (s == 1 and can_use(st, p, MARKET)):
-                        break
-                    st.cur += 1
-                if st.cur < n:
+                if _seek(st, lambda p: st.status[p] == 0 or (st.status[p] == 1 and can_use(st, p, MARKET))):
                     st.stage = "poll"
                     return
                 if standing(st):
@@ -1076,25 +1080,15 @@ class SareEngine:
                 else:
                     return
             elif stg == "palace_next":
-                while st.cur < n:
-                    p = seat_at(st, st.cur)
-                    if st.status[p] == 0 and can_use(st, p, PALACE):
-                        break
-                    st.cur += 1
-                if st.cur < n:
+                if _seek(st, lambda p: st.status[p] == 0 and can_use(st, p, PALACE)):
                     st.stage = "palace"
                     return
                 st.stage = "resolve"
             elif stg == "resolve":
                 self._resolve(st)
             elif stg == "tw_next":
-                while st.cur < n:
-                    p = seat_at(st, st.cur)
-                    if st.status[p] == 0 and ((st.tlev[p] == 2 and can_use(st, p, GARDENS))
-                                              or (st.tlev[p] == 1 and can_use(st, p, LIB))):
-                        break
-                    st.cur += 1
-                if st.cur < n:
+                if _seek(st, lambda p: st.status[p] == 0 and ((st.tlev[p] == 2 and can_use(st, p, GARDENS))
+                                                          or (st.tlev[p] == 1 and can_use(st, p, LIB)))):
                     st.stage = "tw"
                     return
                 self._apply_troubles(st)
@@ -1122,12 +1116,7 @@ class SareEngine:
                 st.cur = 0
                 st.stage = "mf_next"
             elif stg == "mf_next":
-                while st.cur < n:
-                    p = seat_at(st, st.cur)
-                    if st.status[p] == 1 and can_use(st, p, MARKET):
-                        break
-                    st.cur += 1
-                if st.cur < n:
+                if _seek(st, lambda p: st.status[p] == 1 and can_use(st, p, MARKET)):
                     st.stage = "market_final"
                     return
                 self._finish_season(st)
