@@ -49,21 +49,26 @@ def new_table(engine, n: int, seed: int = 0, options: dict | None = None) -> Tab
 Chooser = Callable[[int, list[Any]], Any]
 
 
-def play(table: Table, choose: Chooser, rng: random.Random | None = None, max_rounds: int = 100_000) -> None:
+def play(table: Table, choose: Chooser, rng: random.Random | None = None, max_rounds: int = 100_000,
+         stop: Callable[[int, Any], bool] | None = None) -> tuple[int, Any] | None:
     """Run the game to the end: each replica's own messages are delivered to every other
-    replica as bytes (in a shuffled order when `rng` is given, to exercise buffering)."""
+    replica as bytes (in a shuffled order when `rng` is given, to exercise buffering).
+
+    With `stop(seat, decision)`: the first decision it accepts is left undone, every
+    replica is brought up to date, and (seat, decision) is returned."""
     n = len(table.players)
     inbox: list[list[bytes]] = [[] for _ in range(n)]
+    found: tuple[int, Any] | None = None
     for _ in range(max_rounds):
-        if all(s.complete for s in table.sessions) and not any(inbox):
-            return
         sent: list[tuple[int, bytes]] = []
         for seat, p in enumerate(table.players):
             for raw in inbox[seat]:
                 table.sessions[seat].receive(raw)
             inbox[seat] = []
             out = p.automatic()
-            d = p.decision()
+            d = None if found else p.decision()
+            if d is not None and stop is not None and stop(seat, d):
+                found, d = (seat, d), None
             if d is not None:
                 out.append(p.decide(choose(seat, d.legal)))
                 out.extend(p.automatic())
@@ -75,7 +80,8 @@ def play(table: Table, choose: Chooser, rng: random.Random | None = None, max_ro
                 if seat != author:
                     inbox[seat].append(raw)
         if not sent and not any(inbox):
-            if all(s.complete for s in table.sessions):
-                return
-            raise AssertionError("stalled: " + "; ".join(f"{i}: {s.describe_need()} early={sorted(s.early)}" for i, s in enumerate(table.sessions)))
+            if found or all(s.complete for s in table.sessions):
+                return found
+            raise AssertionError("stalled: " + "; ".join(f"{i}: {s.describe_need()} early={sorted(s.early)}"
+                                                         for i, s in enumerate(table.sessions)))
     raise AssertionError("the game did not end")
