@@ -119,6 +119,8 @@ def _seat(args: argparse.Namespace):
     seat = Seat(Path(args.data_dir) if args.data_dir else default_data_dir(), args.bind, args.port,
                 args.bot, args.bot_cmd, args.client, Path(args.out) if args.out else None, args.seed,
                 Status(args.json, args.quiet), args.bot_delay, Path(args.trace) if args.trace else None)
+    seat.name, seat.confirm_forced = args.name, args.confirm_forced
+    seat.web_port, seat.no_browser = args.web_port, args.no_browser
     check_decider(seat)
     return seat
 
@@ -209,9 +211,16 @@ def _node_args(p: argparse.ArgumentParser) -> None:
     d.add_argument("--bot", choices=["random", "heuristic"], help="an in-process bot")
     d.add_argument("--bot-cmd", metavar="COMMAND", help='a bot program speaking the client API on stdin/stdout, '
                                                        'e.g. "python -m clients.stdio_bot random"')
-    d.add_argument("--client", metavar="terminal|stdio|tcp:PORT",
-                   help="terminal: you decide at this terminal; stdio: a program speaking the client API on this "
-                        "process's stdin/stdout; tcp:PORT: one such client on 127.0.0.1:PORT (specs/client-api.md)")
+    d.add_argument("--client", metavar="web|terminal|stdio|tcp:PORT",
+                   help="web: you play in your browser (the node serves the page on 127.0.0.1); terminal: you "
+                        "play at this terminal; stdio: a program speaking the client API on this process's "
+                        "stdin/stdout; tcp:PORT: one such client on 127.0.0.1:PORT (specs/client-api.md)")
+    d.add_argument("--name", help="your name, shown to you in the narration (default: seat N)")
+    d.add_argument("--web-port", type=int, metavar="PORT", help="--client web: serve the page on this port "
+                   "(default: a free one; a resumed game keeps its port when it can)")
+    d.add_argument("--no-browser", action="store_true", help="--client web: print the page's link, do not open it")
+    d.add_argument("--confirm-forced", action="store_true",
+                   help="--client terminal: ask even when only one move is legal (default: take it and say so)")
     n = p.add_argument_group("node")
     n.add_argument("--data-dir", help="where keys and games are kept (default: the user data directory)")
     n.add_argument("--bind", default="0.0.0.0", help="address to listen on (default: all)")
@@ -296,6 +305,9 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--bot", choices=["random", "heuristic"], default="heuristic")
     m.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE")
     m.set_defaults(func=cmd_demo)
+
+    from clients import replay
+    replay.add_parser(sub)
     return p
 
 

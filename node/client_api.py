@@ -2,7 +2,7 @@
 
 Node -> client: {"type": "hello", "game", "title", "seat", "seats", "options", "game_id"};
 {"type": "decide", "decision": n, "kind", "view", "actions": [{"id", "action", "text"}]};
-{"type": "event", "text", "event"}; {"type": "error", "message"}; {"type": "result", "result"}.
+{"type": "event", "seat", "text", "event"}; {"type": "error", "message"}; {"type": "result", "result"}.
 Client -> node: {"type": "act", "decision": n, "action": id}. An answer that is not one of
 the offered ids gets an "error" line and the node waits for another answer. The node
 does every commitment, reveal, share and signature itself; clients only decide.
@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import json
 import logging
+import secrets
 import shlex
 import subprocess
-import sys
-from typing import Any
+from typing import Any, Callable
 
 import trio
 
@@ -80,33 +80,45 @@ class LineChannel:
         return obj if isinstance(obj, dict) else {"type": "invalid", "line": str(obj)[:200]}
 
 
+Presenter = Callable[[Any, list[Any], str], list[dict[str, Any]]]
+"""present(view, legal, kind) -> one {"text", "group", "target"} per legal action."""
+
+
+def plain_presenter(describe: Callable[[Any], str] | None = None) -> Presenter:
+    """Actions as the engine describes them (or as JSON), in one group."""
+    text = describe or (lambda action: json.dumps(to_json(action)))
+    return lambda view, legal, kind: [{"text": text(a), "group": "moves", "target": None} for a in legal]
+
+
 class ClientDecider:
     """Asks a client over a LineChannel; re-asks on invalid answers."""
 
-    def __init__(self, channel: LineChannel, describe=None):
+    def __init__(self, channel: LineChannel, present: Presenter | None = None):
         self.channel = channel
-        self.describe = describe or (lambda action: json.dumps(to_json(action)))
+        self.present = present or plain_presenter()
         self.counter = 0
+
+    async def _send(self, obj: dict[str, Any]) -> None:
+        try:
+            await self.channel.send(obj)
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            pass
 
     async def hello(self, info: dict[str, Any]) -> None:
         await self.channel.send({"type": "hello", **to_json(info)})
 
-    async def event(self, text: str, event: Any = None) -> None:
-        try:
-            await self.channel.send({"type": "event", "text": text, "event": to_json(event)})
-        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-            pass
+    async def event(self, msg: dict[str, Any]) -> None:
+        """An event line: {"type": "event", "seat", "text", "event"} (see clients.narrate)."""
+        await self._send(to_json(msg))
 
     async def result(self, result: Any) -> None:
-        try:
-            await self.channel.send({"type": "result", "result": to_json(result)})
-        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-            pass
+        await self._send({"type": "result", "result": to_json(result)})
 
     async def __call__(self, view: Any, legal: list[Any], kind: str) -> Any:
         self.counter += 1
         n = self.counter
-        actions = [{"id": i, "action": to_json(a), "text": self.describe(a)} for i, a in enumerate(legal)]
+        actions = [{"id": i, "action": to_json(a), **p} for i, (a, p) in
+                   enumerate(zip(legal, self.present(view, legal, kind)))]
         await self.channel.send({"type": "decide", "decision": n, "kind": kind, "view": to_json(view),
                                  "actions": actions})
         while True:
@@ -130,49 +142,58 @@ async def spawn_bot(command: str, nursery: trio.Nursery) -> tuple[ClientDecider,
     process = await nursery.start(lambda task_status: trio.run_process(
         shlex.split(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, check=False,
         task_status=task_status))
-    channel = LineChannel(process.stdout, process.stdin)
-    return ClientDecider(channel), process
+    decider = ClientDecider(LineChannel(process.stdout, process.stdin))
+    decider.process = process
+    return decider, process
 
 
 async def stdio_channel() -> LineChannel:
     return LineChannel(trio.lowlevel.FdStream(0), trio.lowlevel.FdStream(1))
 
 
-async def tcp_channel(port: int, on_status=lambda s: None) -> LineChannel:
-    """Wait for one client on 127.0.0.1:port (local only)."""
-    listeners = await trio.open_tcp_listeners(port, host="127.0.0.1")
-    on_status(f"waiting for a client on 127.0.0.1:{listeners[0].socket.getsockname()[1]}")
-    stream = await listeners[0].accept()
-    for listener in listeners:
-        await listener.aclose()
-    return LineChannel(stream, stream)
+class TcpClientPort:
+    """`--client tcp:PORT`: a port on 127.0.0.1, opened as soon as the node starts, where the
+    deciding program connects and sends the printed token as its first line. Connections
+    without the token are refused, so no other local program can decide for the seat."""
 
+    def __init__(self, listeners: list[trio.SocketListener], token: str):
+        self.listeners, self.token = listeners, token
+        self.port = listeners[0].socket.getsockname()[1]
 
-class TerminalDecider:
-    """A person at this terminal decides: the view and the numbered legal actions are shown
-    on stderr, and the choice is read from stdin."""
+    @classmethod
+    async def open(cls, port: int) -> "TcpClientPort":
+        return cls(await trio.open_tcp_listeners(port, host="127.0.0.1"), secrets.token_urlsafe(18))
 
-    def __init__(self, describe, show_view: bool = True):
-        self.describe = describe
-        self.show_view = show_view
-
-    async def __call__(self, view: Any, legal: list[Any], kind: str) -> Any:
-        out = sys.stderr
-        if self.show_view:
-            print(json.dumps(to_json(view), indent=1, sort_keys=True), file=out)
-        title = {"act": "your move", "commit": "your secret choice (hidden until revealed)",
-                 "return": "the card to put back face down (the others will not see which)"}.get(kind, kind)
-        print(f"\n{title}:", file=out)
-        for i, action in enumerate(legal):
-            print(f"  {i:3d}  {self.describe(action)}", file=out)
+    async def accept(self) -> LineChannel:
+        """The first connection that sends the token; others get an error line and are closed."""
         while True:
-            print(f"choose 0-{len(legal) - 1}: ", end="", file=out, flush=True)
-            line = await trio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
-            if not line:
-                raise ConnectionError("stdin closed: nobody is left to decide for this seat")
+            stream = await self.listeners[0].accept()
+            channel = LineChannel(stream, stream)
+            with trio.move_on_after(30):
+                first = await _first_line(channel)
+                if first is not None and secrets.compare_digest(first.encode(), self.token.encode()):
+                    for listener in self.listeners:
+                        await listener.aclose()
+                    return channel
             try:
-                choice = int(line.strip())
-            except ValueError:
-                continue
-            if 0 <= choice < len(legal):
-                return legal[choice]
+                await channel.send({"type": "error", "message": "wrong or missing token: send the token "
+                                    "the node printed as the first line"})
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                pass
+            await stream.aclose()
+
+
+async def _first_line(channel: LineChannel) -> str | None:
+    while b"\n" not in channel._buf:
+        if len(channel._buf) > 1024:
+            return None
+        try:
+            chunk = await channel.receive.receive_some(1024)
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            return None
+        if not chunk:
+            return None
+        channel._buf += chunk
+    line, _, rest = bytes(channel._buf).partition(b"\n")
+    channel._buf = bytearray(rest)
+    return line.decode(errors="replace").strip()

@@ -42,6 +42,8 @@ class Progress:
     """What the node reports as the game goes (for status lines and the client API)."""
     on_event: Callable[[Any, Any], None] = lambda event, session: None
     on_reject: Callable[[Rejected, str], None] = lambda exc, source: None
+    on_replayed: Callable[[Any, Any], None] = lambda event, session: None
+    """Events of the stored messages applied again at start (a resumed node's history)."""
     on_trace: Callable[[str, bytes], None] | None = None
     """("sign" | "apply", raw message): for latency measurements (caravan ... --trace FILE)."""
 
@@ -82,9 +84,12 @@ class GameNode:
         stored = self.store.messages()
         for raw in stored:
             try:
-                self.session.receive(raw)
+                receipt = self.session.receive(raw)
             except Rejected as exc:
                 log.warning("stored message refused on replay: %s", exc)
+                continue
+            for event in receipt.events:
+                self.progress.on_replayed(event, self.session)
         if stored:
             log.info("seat %d: replayed %d stored messages (%d applied)", self.seat, len(stored),
                      len(self.session.log))

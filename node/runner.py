@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
+import math
 import os
 import shutil
 import sys
@@ -15,15 +17,19 @@ from typing import Any
 
 import trio
 
+from clients import narrate
 from clients.bot import make_bot
+from clients.terminal import TerminalClient
 from protocol import abandon, engine as E, games, genesis as G, wire
 from protocol.identity import fingerprint
 from protocol.verify import verify_bytes
 
 from . import discovery, lobby, mdns
-from .client_api import BotDecider, ClientDecider, TerminalDecider, spawn_bot, stdio_channel, tcp_channel
+from .client_api import BotDecider, ClientDecider, TcpClientPort, spawn_bot, stdio_channel
 from .game import GameNode, Progress
 from .store import GameStore, load_identity
+
+log = logging.getLogger("caravan.runner")
 
 
 class Status:
@@ -64,54 +70,176 @@ class Seat:
     status: Status = field(default_factory=Status)
     bot_delay: float = 0.0
     trace: Path | None = None
+    name: str | None = None
+    confirm_forced: bool = False
+    web_port: int | None = None
+    no_browser: bool = False
+    client_port: TcpClientPort | None = None
+
+
+async def open_client_port(seat: Seat) -> TcpClientPort:
+    """Open --client tcp:PORT as soon as the node starts, and print where and with what token."""
+    seat.client_port = await TcpClientPort.open(int(seat.client.split(":", 1)[1]))
+    seat.status(f"client API on 127.0.0.1:{seat.client_port.port}: connect and send this token as the "
+                f"first line: {seat.client_port.token}", "client_port", port=seat.client_port.port,
+                token=seat.client_port.token)
+    return seat.client_port
 
 
 def check_decider(seat: Seat) -> None:
     chosen = [x for x in (seat.bot, seat.bot_cmd, seat.client) if x]
     if len(chosen) != 1:
         raise ValueError("choose exactly one way to decide for this seat: --bot random|heuristic, "
-                         "--bot-cmd COMMAND, or --client terminal|stdio|tcp:PORT")
-    if seat.client and not (seat.client in ("stdio", "terminal") or seat.client.startswith("tcp:")):
-        raise ValueError("--client is terminal, stdio or tcp:PORT")
+                         "--bot-cmd COMMAND, or --client terminal|web|stdio|tcp:PORT")
+    if seat.client and not (seat.client in ("stdio", "terminal", "web") or seat.client.startswith("tcp:")):
+        raise ValueError("--client is terminal, web, stdio or tcp:PORT")
 
 
-async def _decider(seat: Seat, game: str, nursery: trio.Nursery, info: dict[str, Any], describe):
+RESULT_GRACE = 5.0
+"""How long a client gets to read the result before the node stops it."""
+
+
+async def _let_client_read(decider: Any) -> None:
+    """A bot process gets its stdin closed and a moment to read `result` and exit by itself;
+    a web page stays served until the player has seen the result (or RESULT_GRACE)."""
+    process = getattr(decider, "process", None)
+    if process is not None:
+        await decider.channel.send_stream.aclose()
+        await process.wait()
+    elif hasattr(decider, "seen_result"):
+        await decider.seen_result.wait()
+    elif isinstance(decider, ClientDecider):
+        while await decider.channel.recv() is not None:      # until the client closes its end
+            pass
+
+
+def _presenter(engine: E.Engine, node_ref: list) -> Any:
+    """present(view, legal, kind): each legal action in words, grouped, with its board place."""
+    def describe(action: Any) -> str:
+        node = node_ref[0]
+        return engine.describe(node.session.state, node.seat, action)
+
+    def present(view: Any, legal: list[Any], kind: str) -> list[dict[str, Any]]:
+        return narrate.moves(engine.name, view, legal, node_ref[0].seat, describe)
+    return present
+
+
+async def _decider(seat: Seat, game: str, nursery: trio.Nursery, info: dict[str, Any], present, store):
     if seat.bot:
         return BotDecider(make_bot(seat.bot, game, seat.seed), seat.bot_delay)
     if seat.client == "terminal":
-        return TerminalDecider(describe)
-    if seat.bot_cmd:
+        decider: Any = TerminalClient(game, info["seat"], info["names"], present, seat.confirm_forced,
+                                      out=sys.stderr if seat.status.json_lines else sys.stdout)
+    elif seat.client == "web":
+        decider = await _web(seat, game, nursery, info, present, store)
+    elif seat.bot_cmd:
         decider, _ = await spawn_bot(seat.bot_cmd, nursery)
-        decider.describe = describe
+        decider.present = present
     elif seat.client == "stdio":
-        decider = ClientDecider(await stdio_channel(), describe)
+        decider = ClientDecider(await stdio_channel(), present)
     else:
-        decider = ClientDecider(await tcp_channel(int(seat.client.split(":", 1)[1]), seat.status), describe)
+        client_port = seat.client_port or await open_client_port(seat)
+        seat.status(f"waiting for the deciding program on 127.0.0.1:{client_port.port}", "waiting")
+        decider = ClientDecider(await client_port.accept(), present)
     await decider.hello(info)
     return decider
 
 
-def _progress(node_ref: list, status: Status, decider: Any) -> Progress:
+async def _web(seat: Seat, game: str, nursery: trio.Nursery, info: dict[str, Any], present, store) -> Any:
+    """Serve the page (same port and token as before when resuming, so an open page reconnects)."""
+    from .web import WebClient, WebDecider, load_settings, save_settings
+
+    saved = load_settings(store.dir)
+    port = seat.web_port if seat.web_port is not None else int(saved.get("port", 0))
+    client = WebClient(saved.get("token"))
+    try:
+        url = await nursery.start(client.serve, port)
+    except OSError as exc:
+        if seat.web_port is not None or not port:
+            raise
+        seat.status(f"port {port} of the last session is taken ({exc.strerror}); serving on another", "warning")
+        url = await nursery.start(client.serve, 0)
+    save_settings(store.dir, {"port": int(url.rsplit(":", 1)[1].split("/", 1)[0]), "token": client.token})
+    seat.status(f"play in your browser: {url}", "web", url=url)
+    if not seat.no_browser:
+        import webbrowser
+        await trio.to_thread.run_sync(webbrowser.open, url)
+    return WebDecider(client, game, info["names"], present)
+
+
+class Narrator:
+    """Feeds every applied event to this seat's Table (sentences for its own player, delivered
+    in order to its client by `deliver`) and to a spectator's (the status lines: never a
+    private value)."""
+
+    def __init__(self, engine: E.Engine, genesis: Any, seat: int, names: list[str], status: Status,
+                 client: Any, knowledge):
+        players, options = len(genesis.seats), genesis.options
+        self.seat, self.names = seat, names
+        self.mine = narrate.Table(engine, options, players, seat, names)
+        self.public = None if status.quiet else narrate.Table(engine, options, players, None, names)
+        self.status, self.client, self.knowledge = status, client, knowledge
+        self.echo = not isinstance(client, TerminalClient)     # a terminal narrates for itself
+        self.outbox, self._inbox = trio.open_memory_channel[tuple](math.inf)
+
+    def __call__(self, event: Any, session: Any, replayed: bool = False) -> None:
+        info, lines = self.mine.apply(event, self.knowledge())
+        msg = {"type": "event", "seat": narrate.acting_seat(info), "text": "\n".join(lines), "event": info}
+        waiting = session.waiting_for()
+        self.outbox.send_nowait((msg, self.mine.view, waiting, replayed))
+        if self.public is not None:
+            _, said = self.public.apply(event)
+            if self.echo and not replayed:
+                where = _where(self.public.view)
+                for line in said:
+                    self.status(f"{where}{line}", "event", seat=msg["seat"], event=info)
+
+    def waiting_text(self, waiting: list[int]) -> str:
+        if not waiting:
+            return "the game is over"
+        if waiting == [self.seat]:
+            return "your decision"
+        who = ", ".join(narrate.seat_name(self.names, s) + (" (you)" if s == self.seat else "") for s in waiting)
+        return f"waiting for {who}"
+
+    async def deliver(self) -> None:
+        """Hand events to the client in order (a web page also gets the replayed ones)."""
+        history = getattr(self.client, "wants_history", False)
+        async for msg, view, waiting, replayed in self._inbox:
+            if replayed and not history:
+                continue
+            if hasattr(self.client, "event"):
+                await self.client.event(msg)
+            if hasattr(self.client, "show"):
+                self.client.show(view, self.waiting_text(waiting))
+
+
+def _where(view: dict[str, Any]) -> str:
+    for key in ("round", "turn"):
+        if key in view:
+            return f"{key} {view[key]}: "
+    return ""
+
+
+def _progress(narrator: list, status: Status) -> Progress:
+    def tell(event: Any, session: Any, replayed: bool) -> None:
+        if narrator[0] is None:
+            return
+        try:
+            narrator[0](event, session, replayed)
+        except Exception:                          # a narration bug must never stop the game
+            log.exception("could not narrate %r (a bug in Caravan's narration; the game goes on)", event)
+
     def on_event(event: Any, session: Any) -> None:
-        if isinstance(event, E.Act):
-            node = node_ref[0]
-            text = node.engine.describe(session.state, event.seat, event.action) if node else str(event.action)
-            where, fields = "", {}
-            if node and not status.quiet:
-                public = node.engine.view(session.state, None)       # a spectator's view: no secrets
-                for key in ("round", "turn"):
-                    if key in public:
-                        where, fields = f"{key} {public[key]}: ", {key: public[key]}
-                        break
-            status(f"[{len(session.log):4d}] {where}{text}", "event", seat=event.seat,
-                   messages=len(session.log), **fields)
-            if isinstance(decider, ClientDecider):
-                trio.lowlevel.spawn_system_task(decider.event, text, event.action)
+        tell(event, session, False)
 
     def on_reject(exc: Any, source: str) -> None:
         status(f"refused a message from {source}: {exc}", "warning")
 
-    return Progress(on_event, on_reject)
+    def on_replayed(event: Any, session: Any) -> None:
+        tell(event, session, True)
+
+    return Progress(on_event, on_reject, on_replayed)
 
 
 def _tracer(path: Path):
@@ -138,20 +266,24 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
         genesis = G.parse(store.genesis())
         engine_name = genesis.game
         engine = games.get(engine_name)
-        info = {"game": engine_name, "title": engine.title, "seat": setup.seat, "game_id": setup.game_id,
-                "seats": len(genesis.seats), "options": genesis.options, "time_limit": genesis.time_limit}
+        names = [f"seat {s}" for s in range(len(genesis.seats))]
+        if seat.name:
+            names[setup.seat] = seat.name
+        info = {"game": engine_name, "title": engine.title, "seat": setup.seat, "game_id": setup.game_id.hex(),
+                "seats": len(genesis.seats), "names": names, "options": genesis.options,
+                "time_limit": genesis.time_limit}
         node_ref: list = [None]
-
-        def describe(action: Any) -> str:
-            node = node_ref[0]
-            return engine.describe(node.session.state, node.seat, action)
-
-        decider = await _decider(seat, engine_name, nursery, info, describe)
-        progress = _progress(node_ref, status, decider)
+        present = _presenter(engine, node_ref)
+        decider = await _decider(seat, engine_name, nursery, info, present, store)
+        narrator: list = [None]
+        progress = _progress(narrator, status)
         if seat.trace:
             progress.on_trace = _tracer(seat.trace)
+        narrator[0] = Narrator(engine, genesis, setup.seat, names, status, decider,
+                               lambda: node_ref[0].player.knowledge if node_ref[0] else {})
         node = GameNode(store, key, decider, (seat.bind, seat.port), setup.peers, progress)
         node_ref[0] = node
+        nursery.start_soon(narrator[0].deliver)
         status(f"game {setup.game_id.hex()[:16]} ({engine.title}): seat {setup.seat} of {node.session.n}, "
                f"key {fingerprint(key.public)}", "start", game_id=setup.game_id.hex(), seat=setup.seat)
         result = await node.run(listeners=listeners, dial_all=dial_all)
@@ -159,8 +291,13 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
             stalled = abandon.parse_record(node.abandon_record)[0]
             status(f"game abandoned: seat(s) {stalled} sent nothing within {node.genesis.time_limit} s; "
                    "the others co-signed an abandon record", "abandoned", stalled=stalled)
-        if isinstance(decider, ClientDecider):
-            await decider.result(result)
+        narrator[0].outbox.close()
+        with trio.move_on_after(RESULT_GRACE):
+            while narrator[0].outbox.statistics().current_buffer_used:
+                await trio.sleep(0.01)
+            if hasattr(decider, "result"):
+                await decider.result(result)
+            await _let_client_read(decider)
         nursery.cancel_scope.cancel()
     path = store.dir / "transcript.caravan"
     if seat.out:
@@ -182,6 +319,8 @@ async def host(game: str, players: int, options: dict[str, Any], seat: Seat, ann
                discovery_target: str = discovery.BROADCAST, discovery_port: int = discovery.DISCOVERY_PORT,
                task_status=trio.TASK_STATUS_IGNORED) -> dict[str, Any] | None:
     key = load_identity(seat.data_dir)
+    if seat.client and seat.client.startswith("tcp:"):
+        await open_client_port(seat)
     the_lobby = lobby.Lobby(key, game, players, options, seat.status, time_limit)
     listeners = await trio.open_tcp_listeners(seat.port, host=seat.bind)
     port = listeners[0].socket.getsockname()[1]
@@ -233,6 +372,8 @@ async def join(target: str | None, seat: Seat, discovery_port: int = discovery.D
                                    "\n  ".join(a.describe() for a in found))
         address = (found[0].host, found[0].port)
     key = load_identity(seat.data_dir)
+    if seat.client and seat.client.startswith("tcp:"):
+        await open_client_port(seat)
     listeners = await trio.open_tcp_listeners(seat.port, host=seat.bind)
     seat.port = listeners[0].socket.getsockname()[1]
     setup = await lobby.join(key, address[0], address[1], seat.port, os.urandom(32), seat.status)

@@ -20,12 +20,35 @@ from typing import Any
 
 
 def _module(game: str):
-    return importlib.import_module(f"clients.render.{game}")
+    try:
+        return importlib.import_module(f"clients.render.{game}")
+    except ModuleNotFoundError:
+        return None
 
 
 def svg(game: str, view: dict[str, Any], names: list[str]) -> str:
-    return _module(game).svg(view, names)
+    mod = _module(game)
+    return mod.svg(view, names) if mod is not None else generic_svg(view, names)
 
 
 def text(game: str, view: dict[str, Any], names: list[str]) -> str:
-    return _module(game).text(view, names)
+    mod = _module(game)
+    return mod.text(view, names) if mod is not None else generic_text(view, names)
+
+
+def _facts(view: dict[str, Any]) -> list[str]:
+    return [f"{k}: {v}" for k, v in view.items() if isinstance(v, (int, str, bool)) and k not in ("state",)]
+
+
+def generic_text(view: dict[str, Any], names: list[str]) -> str:
+    """A game without a picture of its own: its view's plain facts, one a line."""
+    return "\n".join(_facts(view))
+
+
+def generic_svg(view: dict[str, Any], names: list[str]) -> str:
+    from .common import Svg
+    facts = _facts(view)
+    pic = Svg(600, 40 + 18 * len(facts), str(view.get("game", "game")))
+    for i, line in enumerate(facts):
+        pic.text(16, 30 + 18 * i, line)
+    return str(pic)

@@ -1,0 +1,127 @@
+"""`--client terminal`: a person plays at this terminal.
+
+Before each decision it shows the board as text (clients.render), what the seat holds,
+and the legal moves in words grouped by kind (clients.narrate): first a kind, then an
+option, chosen by number. Every event is narrated as it happens. A decision with one legal
+move is taken and said, unless `confirm_forced`. Input that is not a valid number is
+asked again, with the reason.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Callable, TextIO
+
+import trio
+
+from clients import render
+
+MENU_LIMIT = 12
+"""Up to this many moves are listed at once; more are offered kind by kind."""
+
+TITLES = {"act": "Your move", "commit": "Your secret choice (committed now, revealed later)",
+          "return": "The card to put back face down (the others will not see which)"}
+
+Presenter = Callable[[Any, list[Any], str], list[dict[str, Any]]]
+
+
+def menu(moves: list[dict[str, Any]]) -> tuple[list[str], list[list[int]]]:
+    """The lines of a numbered menu and, per number (from 1), the move indexes it stands for:
+    one move each when they fit on a screen (with group headings), else one group each."""
+    groups: dict[str, list[int]] = {}
+    for i, m in enumerate(moves):
+        groups.setdefault(m["group"], []).append(i)
+    lines: list[str] = []
+    choices: list[list[int]] = []
+    if len(moves) <= MENU_LIMIT or len(groups) == 1:
+        for group, members in groups.items():
+            if len(groups) > 1:
+                lines.append(f"  {group}:")
+            for i in members:
+                choices.append([i])
+                lines.append(f"  {len(choices):3d}  {moves[i]['text']}")
+    else:
+        for group, members in groups.items():
+            choices.append(members)
+            only = f": {moves[members[0]]['text']}" if len(members) == 1 else f"  ({len(members)} options)"
+            lines.append(f"  {len(choices):3d}  {group}{only}")
+    return lines, choices
+
+
+def parse_choice(line: str, count: int, allow_back: bool) -> tuple[int | None, str]:
+    """(the number chosen, "") or (None, why it is not a choice)."""
+    text = line.strip()
+    low = 0 if allow_back else 1
+    try:
+        n = int(text)
+    except ValueError:
+        return None, f"{text!r} is not a number; type {low}-{count}" + (" (0 goes back)" if allow_back else "")
+    if not low <= n <= count:
+        return None, f"{n} is not on the list; type {low}-{count}" + (" (0 goes back)" if allow_back else "")
+    return n, ""
+
+
+class TerminalClient:
+    """Narration on `out`, decisions read from stdin."""
+
+    def __init__(self, game: str, seat: int, names: list[str], present: Presenter,
+                 confirm_forced: bool = False, out: TextIO | None = None,
+                 readline: Callable[[], str] | None = None):
+        self.game, self.seat, self.names = game, seat, names
+        self.present, self.confirm_forced = present, confirm_forced
+        self.out = out or sys.stdout
+        self._readline = readline or sys.stdin.readline
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out, flush=True)
+
+    async def hello(self, info: dict[str, Any]) -> None:
+        self.say(f"{info['title']}: you are {self.names[self.seat]} (seat {self.seat} of {info['seats']}).")
+
+    async def event(self, msg: dict[str, Any]) -> None:
+        for line in msg["text"].splitlines():
+            self.say(f"  • {line}")
+
+    async def result(self, result: Any) -> None:
+        if not result:
+            return
+        who = " and ".join(self.names[w] for w in result.get("winners", []))
+        self.say(f"\nGame over: won by {who}." + (f" Scores: {result['scores']}" if "scores" in result else ""))
+
+    async def _ask(self, prompt: str) -> str:
+        print(prompt, end="", file=self.out, flush=True)
+        line = await trio.to_thread.run_sync(self._readline, abandon_on_cancel=True)
+        if not line:
+            raise KeyboardInterrupt("end of input: nobody is left to decide for this seat")
+        return line
+
+    async def __call__(self, view: Any, legal: list[Any], kind: str) -> Any:
+        moves = self.present(view, legal, kind)
+        title = TITLES.get(kind, kind)
+        if len(legal) == 1 and not self.confirm_forced:
+            self.say(f"  ({title.lower()}: the only legal move, taken for you: {moves[0]['text']})")
+            return legal[0]
+        self.say("")
+        self.say(render.text(self.game, view, self.names))
+        indexes = list(range(len(moves)))
+        while True:
+            lines, choices = menu([moves[i] for i in indexes])
+            back = len(indexes) < len(moves)
+            self.say(f"\n{title}:" if not back else f"\n{moves[indexes[0]]['group']}:")
+            if back:
+                self.say("    0  back")
+            for line in lines:
+                self.say(line)
+            while True:
+                n, why = parse_choice(await self._ask(f"choose {0 if back else 1}-{len(choices)}: "),
+                                      len(choices), back)
+                if n is not None:
+                    break
+                self.say(f"  {why}")
+            if n == 0:
+                indexes = list(range(len(moves)))
+                continue
+            picked = [indexes[i] for i in choices[n - 1]]
+            if len(picked) == 1:
+                return legal[picked[0]]
+            indexes = picked

@@ -1,0 +1,260 @@
+"""`--client web`: this node serves one page to its own player on 127.0.0.1.
+
+The page is just another client of the client API (specs/client-api.md): its WebSocket
+carries the same JSON lines (hello, decide, event, error, result, act) plus `board` (the
+seat's picture as SVG, with a status line) and `history` (every event so far, so a reload
+or a node restart loses nothing). Every URL starts with a random per-game token; anything
+else gets 403. Hypercorn serves the Starlette app on trio, in the node's own event loop.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import secrets
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import trio
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, PlainTextResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from clients import render
+
+from .client_api import to_json
+
+log = logging.getLogger("caravan.web")
+
+STATIC = Path(__file__).resolve().parent.parent / "clients" / "web"
+QUEUE = 256
+"""Messages buffered per page; a page that falls this far behind is disconnected (it reconnects
+and gets the whole state again)."""
+
+
+class WebClient:
+    """Decides for the seat through the page; keeps what a (re)connecting page needs."""
+
+    def __init__(self, token: str | None = None):
+        self.token = token or secrets.token_urlsafe(18)
+        self.hello_msg: dict[str, Any] | None = None
+        self.history: list[dict[str, Any]] = []
+        self.board: dict[str, Any] | None = None
+        self.pending: dict[str, Any] | None = None
+        self.result_msg: dict[str, Any] | None = None
+        self.counter = 0
+        self._legal: list[Any] = []
+        self._answer: trio.MemorySendChannel | None = None
+        self._pages: set[trio.MemorySendChannel] = set()
+        self.connected = trio.Event()
+        self.seen_result = trio.Event()
+        self.app = Starlette(routes=[
+            Route("/{token}/", self._index),
+            Route("/{token}/static/{name}", self._static),
+            WebSocketRoute("/{token}/ws", self._socket),
+            Route("/{path:path}", self._refuse),
+        ])
+
+    # ------------------------------------------------------------------ serving
+    async def serve(self, port: int = 0, task_status=trio.TASK_STATUS_IGNORED) -> None:
+        """Serve on 127.0.0.1:port until cancelled; task_status gets the page's URL."""
+        from hypercorn.config import Config
+        from hypercorn.trio import serve
+
+        config = Config()
+        config.bind = [f"127.0.0.1:{port}"]
+        config.accesslog = None
+        config.errorlog = None
+        config.graceful_timeout = 0.5
+
+        async with trio.open_nursery() as nursery:
+            binds = await nursery.start(partial(serve, self.app, config))
+            task_status.started(f"{binds[0].rstrip('/')}/{self.token}/")
+
+    def _authorised(self, token: str) -> bool:
+        return secrets.compare_digest(token.encode(), self.token.encode())
+
+    async def _refuse(self, request: Request) -> Response:
+        return PlainTextResponse("forbidden: this page needs the link the node printed\n", 403)
+
+    async def _index(self, request: Request) -> Response:
+        if not self._authorised(request.path_params["token"]):
+            return await self._refuse(request)
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
+
+    async def _static(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        if not self._authorised(request.path_params["token"]) or name not in _STATIC_FILES:
+            return await self._refuse(request)
+        return FileResponse(STATIC / name, media_type=_STATIC_FILES[name], headers={"Cache-Control": "no-store"})
+
+    async def _socket(self, ws: WebSocket) -> None:
+        if not self._authorised(ws.path_params["token"]):
+            await ws.close(code=4403)
+            return
+        await ws.accept()
+        send, receive = trio.open_memory_channel[dict](QUEUE)
+        for msg in self._snapshot():
+            send.send_nowait(msg)
+        if self.result_msg is not None:
+            self.seen_result.set()
+        self._pages.add(send)
+        self.connected.set()
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._pump, ws, receive, nursery.cancel_scope)
+                while True:
+                    try:
+                        text = await ws.receive_text()
+                    except (WebSocketDisconnect, RuntimeError, KeyError):
+                        break
+                    reply = self._on_message(text)
+                    if reply is not None:
+                        await _put(send, reply)
+                nursery.cancel_scope.cancel()
+        finally:
+            self._pages.discard(send)
+
+    async def _pump(self, ws: WebSocket, receive: trio.MemoryReceiveChannel, scope: trio.CancelScope) -> None:
+        try:
+            async for msg in receive:
+                await ws.send_text(json.dumps(msg, separators=(",", ":")))
+        except (WebSocketDisconnect, RuntimeError, OSError, trio.BrokenResourceError):
+            pass
+        scope.cancel()
+
+    def _snapshot(self) -> list[dict[str, Any]]:
+        out = [m for m in (self.hello_msg,) if m]
+        out.append({"type": "history", "events": list(self.history)})
+        out += [m for m in (self.board, self.pending, self.result_msg) if m]
+        return out
+
+    def _broadcast(self, msg: dict[str, Any]) -> None:
+        for page in list(self._pages):
+            try:
+                page.send_nowait(msg)
+            except trio.WouldBlock:
+                page.close()                      # too far behind: it reconnects for a snapshot
+                self._pages.discard(page)
+            except trio.ClosedResourceError:
+                self._pages.discard(page)
+
+    def _on_message(self, text: str) -> dict[str, Any] | None:
+        """A page's message; returns an error reply, or None when it was taken."""
+        try:
+            msg = json.loads(text)
+        except ValueError:
+            return {"type": "error", "message": "not JSON"}
+        if not isinstance(msg, dict) or msg.get("type") != "act":
+            return {"type": "error", "message": 'expected {"type": "act", "decision": n, "action": id}'}
+        pending = self.pending
+        if pending is None or msg.get("decision") != pending["decision"]:
+            return {"type": "error", "message": "that decision is not open (the game has moved on)"}
+        choice = msg.get("action")
+        if type(choice) is not int or not 0 <= choice < len(self._legal):
+            return {"type": "error", "message": f"action must be one of the offered ids 0..{len(self._legal) - 1}"}
+        if self._answer is not None:
+            try:
+                self._answer.send_nowait(choice)
+            except (trio.WouldBlock, trio.ClosedResourceError):
+                return {"type": "error", "message": "that decision was already answered"}
+        return None
+
+    # ------------------------------------------------------------------ the decider
+    async def hello(self, info: dict[str, Any]) -> None:
+        self.hello_msg = {"type": "hello", **info}
+        self._broadcast(self.hello_msg)
+
+    def show_board(self, svg: str, status: str) -> None:
+        self.board = {"type": "board", "svg": svg, "status": status}
+        self._broadcast(self.board)
+
+    def event(self, msg: dict[str, Any]) -> None:
+        """An event line of the client API ({"type": "event", "seat", "text", "event"})."""
+        self.history.append(msg)
+        self._broadcast(msg)
+
+    async def result(self, result: Any) -> None:
+        self.result_msg = {"type": "result", "result": result}
+        self._broadcast(self.result_msg)
+        if self._pages:
+            self.seen_result.set()
+
+    async def ask(self, decide: dict[str, Any], legal: list[Any]) -> Any:
+        """Offer a `decide` message and wait for a page to answer it."""
+        self.counter += 1
+        decide = {**decide, "decision": self.counter}
+        send, receive = trio.open_memory_channel[int](1)
+        self.pending, self._legal, self._answer = decide, legal, send
+        self._broadcast(decide)
+        try:
+            choice = await receive.receive()
+        finally:
+            self.pending, self._answer = None, None
+            self._broadcast({"type": "decided", "decision": decide["decision"]})
+        return legal[choice]
+
+
+_STATIC_FILES = {"app.js": "text/javascript", "style.css": "text/css", "index.html": "text/html"}
+
+
+async def _put(channel: trio.MemorySendChannel, msg: dict[str, Any]) -> None:
+    try:
+        channel.send_nowait(msg)
+    except (trio.WouldBlock, trio.ClosedResourceError):
+        pass
+
+
+class WebDecider:
+    """The seat's decider and event sink for the runner: narration goes to the page's log, each
+    new view is drawn as SVG, and decisions are offered with their moves grouped and placed."""
+
+    wants_history = True
+
+    def __init__(self, client: WebClient, game: str, names: list[str], present):
+        self.client, self.game, self.names, self.present = client, game, names, present
+        self.seen_result = client.seen_result
+
+    async def hello(self, info: dict[str, Any]) -> None:
+        await self.client.hello(to_json(info))
+
+    async def event(self, msg: dict[str, Any]) -> None:
+        self.client.event(to_json(msg))
+
+    def show(self, view: dict[str, Any], status: str) -> None:
+        self.client.show_board(render.svg(self.game, view, self.names), status)
+
+    async def result(self, result: Any) -> None:
+        await self.client.result(to_json(result))
+
+    async def __call__(self, view: Any, legal: list[Any], kind: str) -> Any:
+        moves = self.present(view, legal, kind)
+        actions = [{"id": i, "action": to_json(a), **m} for i, (a, m) in enumerate(zip(legal, moves))]
+        self.show(view, "your decision")
+        return await self.client.ask({"type": "decide", "kind": kind, "view": to_json(view), "actions": actions},
+                                     legal)
+
+
+def load_settings(game_dir: Path) -> dict[str, Any]:
+    """The port and token a game's page was served with (so a resumed node serves the same URL)."""
+    try:
+        data = json.loads((game_dir / WEB_FILE).read_text())
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def save_settings(game_dir: Path, settings: dict[str, Any]) -> None:
+    path = game_dir / WEB_FILE
+    tmp = path.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)     # the token is a secret
+    with os.fdopen(fd, "w") as fh:
+        json.dump(settings, fh)
+    os.replace(tmp, path)
+
+
+WEB_FILE = "web.json"

@@ -1,0 +1,115 @@
+"""Real Chromium, driven by selenium, against real nodes on loopback.
+
+Locally the browser tests skip (with one line saying how to install Chromium) when it is
+missing; with CI=true a missing browser fails the run, as the CI script installs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.node.procs import ROOT, env
+
+INSTALL = "install Chromium to run the browser tests: apt-get install chromium chromium-driver"
+
+
+def _driver_path() -> str | None:
+    return shutil.which("chromedriver") or next(
+        (p for p in ("/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver") if os.path.exists(p)), None)
+
+
+@pytest.fixture(scope="session")
+def chrome_paths() -> tuple[str, str]:
+    browser, driver = shutil.which("chromium") or shutil.which("chromium-browser"), _driver_path()
+    if not browser or not driver:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true but Chromium or its driver is missing: {INSTALL}")
+        pytest.skip(INSTALL)
+    return browser, driver
+
+
+@pytest.fixture
+def browser(chrome_paths):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+
+    options = Options()
+    options.binary_location = chrome_paths[0]
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1400,1000"):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(chrome_paths[1]), options=options)
+    driver.set_page_load_timeout(30)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def console_errors(driver) -> list[str]:
+    return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+
+class Node:
+    """A `caravan` node process whose JSON lines are read by a thread (never a full pipe)."""
+
+    def __init__(self, args: list[str], data_dir: Path, log: Path):
+        self.proc = subprocess.Popen([sys.executable, "-m", "node", *args, "--data-dir", str(data_dir), "--json"],
+                                     stdout=subprocess.PIPE, stderr=log.open("ab"), text=True, env=env(),
+                                     cwd=ROOT)
+        self.lines: queue.Queue = queue.Queue()
+        self.seen: list[dict] = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            try:
+                self.lines.put(json.loads(line))
+            except ValueError:
+                pass
+        self.lines.put(None)
+
+    def wait_for(self, kind: str, timeout: float = 30.0) -> dict:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                msg = self.lines.get(timeout=max(0.01, deadline - time.monotonic()))
+            except queue.Empty:
+                break
+            if msg is None:
+                raise AssertionError(f"node ended before a {kind!r} line (exit {self.proc.wait()})")
+            self.seen.append(msg)
+            if msg.get("type") == kind:
+                return msg
+        raise AssertionError(f"no {kind!r} line within {timeout} s")
+
+    def stop(self, timeout: float = 20.0) -> int:
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            return -9
+
+
+def web_game(tmp_path: Path, game: str, players: int, options: list[str] = (),
+             extra: list[str] = ()) -> tuple[Node, list[Node], str]:
+    """Seat 0 plays in the browser (--client web); the other seats are random bots."""
+    host = Node(["host", game, "--players", str(players), "--client", "web", "--no-browser", "--no-discovery",
+                 "--bind", "127.0.0.1", "--time-limit", "0", *sum((["-o", o] for o in options), []), *extra],
+                tmp_path / "seat0", tmp_path / "seat0.log")
+    port = host.wait_for("lobby")["port"]
+    bots = [Node(["join", f"127.0.0.1:{port}", "--bot", "random", "--bind", "127.0.0.1", "--seed", str(i)],
+                 tmp_path / f"seat{i}", tmp_path / f"seat{i}.log") for i in range(1, players)]
+    url = host.wait_for("web", timeout=60)["url"]
+    return host, bots, url

@@ -1,0 +1,97 @@
+"""A person plays a whole game of each game in a real browser, by clicking, against bots."""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+
+import pytest
+from selenium.common.exceptions import (ElementClickInterceptedException, ElementNotInteractableException,
+                                        StaleElementReferenceException)
+from selenium.webdriver.common.by import By
+
+from protocol.verify import verify_bytes
+from tests.web.conftest import console_errors, web_game
+
+GAMES = [("sabbat", 2, []), ("sare", 2, ["turn_limit=3"]), ("nomads", 3, ["max_turns=12"])]
+STALE = (StaleElementReferenceException, ElementClickInterceptedException, ElementNotInteractableException)
+
+
+def _open_decision(driver) -> str | None:
+    box = driver.find_element(By.ID, "decide")
+    return box.get_attribute("data-decision") if box.is_displayed() else None
+
+
+def _click_a_move(driver, rng: random.Random) -> str:
+    """Pick one legal move as a person would: on the board when it has a place, else a button
+    (choosing its kind first when the moves are grouped). Returns how it was chosen."""
+    groups = driver.find_elements(By.CSS_SELECTOR, "#groups button.group")
+    if groups and not driver.find_elements(By.CSS_SELECTOR, "#moves button.move"):
+        rng.choice(groups).click()
+    places = driver.find_elements(By.CSS_SELECTOR, "#board [data-target].legal")
+    moves = driver.find_elements(By.CSS_SELECTOR, "#moves button.move")
+    if places and (not moves or rng.random() < 0.5):
+        place = rng.choice(places)
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", place)
+        place.click()
+        moves = driver.find_elements(By.CSS_SELECTOR, "#moves button.move")
+        if not _still_open(driver):
+            return "board"
+    if moves:
+        rng.choice(moves).click()
+        return "button"
+    return "none"
+
+
+def _still_open(driver, wait: float = 0.3) -> bool:
+    time.sleep(wait)
+    return _open_decision(driver) is not None
+
+
+def play_by_clicking(driver, url: str, seed: int, timeout: float, reload_after: int = 5) -> dict:
+    rng = random.Random(seed)
+    driver.get(url)
+    driver.find_element(By.ID, "auto").click()          # forced moves are taken for the player
+    stats = {"decisions": 0, "board": 0, "button": 0, "reloaded": False}
+    last = None
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if driver.find_element(By.ID, "result").is_displayed():
+            return stats
+        try:
+            decision = _open_decision(driver)
+            if decision is None or decision == last:
+                time.sleep(0.05)
+                continue
+            how = _click_a_move(driver, rng)
+        except STALE:
+            continue
+        if how == "none":
+            continue
+        last = decision
+        stats["decisions"] += 1
+        stats[how] = stats.get(how, 0) + 1
+        if stats["decisions"] == reload_after:
+            driver.refresh()                                  # the page survives a reload
+            stats["reloaded"] = True
+            last = None
+    raise AssertionError(f"no result within {timeout} s after {stats}")
+
+
+@pytest.mark.parametrize("game,players,options", GAMES, ids=[g[0] for g in GAMES])
+def test_a_whole_game_in_the_browser(tmp_path: Path, browser, game: str, players: int, options: list[str]):
+    host, bots, url = web_game(tmp_path, game, players, options)
+    try:
+        stats = play_by_clicking(browser, url, seed=7, timeout=240)
+        assert stats["decisions"] > 3 and stats["reloaded"]
+        log = browser.find_elements(By.CSS_SELECTOR, "#log li")
+        assert len(log) > 10                                  # narration reached the page
+        assert "Won by" in browser.find_element(By.ID, "result-text").text
+        transcript = host.wait_for("transcript", timeout=60)
+        assert transcript["verified"] is True
+        assert verify_bytes(Path(transcript["path"]).read_bytes()).ok
+        assert console_errors(browser) == []
+    finally:
+        for node in (host, *bots):
+            node.stop()
