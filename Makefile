@@ -6,7 +6,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: test bench demo clean
+.PHONY: test bench demo screenshots clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,10 @@ bench: $(STAMP)
 
 demo: $(STAMP)
 	$(VENV)/bin/caravan demo
+
+# the README's board pictures (needs Chromium)
+screenshots: $(STAMP)
+	$(PY) -m clients.screenshots docs/img
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

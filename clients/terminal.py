@@ -76,7 +76,9 @@ class TerminalClient:
         print(text, file=self.out, flush=True)
 
     async def hello(self, info: dict[str, Any]) -> None:
-        self.say(f"{info['title']}: you are {self.names[self.seat]} (seat {self.seat} of {info['seats']}).")
+        name = self.names[self.seat]
+        who = f"seat {self.seat}" if name == f"seat {self.seat}" else f"{name}, seat {self.seat}"
+        self.say(f"{info['title']}: you are {who} of {info['seats']}.")
 
     async def event(self, msg: dict[str, Any]) -> None:
         for line in msg["text"].splitlines():

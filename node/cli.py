@@ -10,6 +10,7 @@ from typing import Any
 from protocol import games
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
+BOT_KINDS = ("random", "heuristic")
 
 
 def _describe_result(result: dict[str, Any] | None) -> str:
@@ -156,6 +157,14 @@ def _logging(args: argparse.Namespace) -> None:
 def cmd_host(args: argparse.Namespace) -> int:
     from . import runner
 
+    bots = [b for b in args.with_bots.split(",") if b]
+    bad = [b for b in bots if b not in BOT_KINDS]
+    if bad or len(bots) >= args.players:
+        why = (f"unknown bot kind {bad[0]!r} (use {', '.join(BOT_KINDS)})" if bad else
+               f"--with-bots names {len(bots)} bot(s) but only {args.players - 1} seat(s) are free besides yours")
+        print(f"caravan host: {why}", file=sys.stderr)
+        return EXIT_USAGE
+
     try:
         options = _parse_options(args.option, args.game, args.players)
     except (KeyError, ValueError) as exc:
@@ -165,7 +174,8 @@ def cmd_host(args: argparse.Namespace) -> int:
                                                      announce=not args.no_discovery,
                                                      discovery_target=args.discovery_addr,
                                                      discovery_port=args.discovery_port,
-                                                     time_limit=args.time_limit))
+                                                     time_limit=args.time_limit,
+                                                     bots=bots))
 
 
 def cmd_join(args: argparse.Namespace) -> int:
@@ -275,6 +285,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="how long a player may take for a move before the others may end the game as "
                         "abandoned by that player (0: no limit; default 300)")
     h.add_argument("--no-discovery", action="store_true", help="do not announce the lobby on the LAN")
+    h.add_argument("--with-bots", default="", metavar="KIND,...",
+                   help="fill seats with bots on this machine, one node each (e.g. heuristic,random); "
+                        "the other seats are for people joining")
     h.add_argument("--discovery-addr", default="255.255.255.255", help="where to send announcements")
     h.add_argument("--discovery-port", type=int, default=47474)
     _node_args(h)

@@ -95,6 +95,9 @@ def check_decider(seat: Seat) -> None:
         raise ValueError("--client is terminal, web, stdio or tcp:PORT")
 
 
+LINGER_BOTS = 10.0
+"""How long `host --with-bots` waits for its bot nodes to finish after the game."""
+
 RESULT_GRACE = 5.0
 """How long a client gets to read the result before the node stops it."""
 
@@ -314,8 +317,26 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
     return result
 
 
+def start_bots(kinds: list[str], port: int, seat: Seat) -> list[Any]:
+    """`host --with-bots`: each bot seat is a full node of its own (an OS process joining this
+    lobby on loopback), exactly as if a friend had joined with `caravan join --bot KIND`."""
+    import subprocess
+
+    procs = []
+    for i, kind in enumerate(kinds, start=1):
+        home = seat.data_dir / "bots" / f"bot{i}"
+        home.mkdir(parents=True, exist_ok=True)
+        seed = [] if seat.seed is None else ["--seed", str(seat.seed + i)]
+        procs.append(subprocess.Popen(
+            [sys.executable, "-m", "node", "join", f"127.0.0.1:{port}", "--bot", kind, "--bind", "127.0.0.1",
+             "--data-dir", str(home), "--name", f"{kind} bot {i}", "-q", *seed],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=(home / "node.log").open("ab"),
+            start_new_session=True))
+    return procs
+
+
 async def host(game: str, players: int, options: dict[str, Any], seat: Seat, announce: bool = True,
-               time_limit: int = 0,
+               time_limit: int = 0, bots: list[str] = (),
                discovery_target: str = discovery.BROADCAST, discovery_port: int = discovery.DISCOVERY_PORT,
                task_status=trio.TASK_STATUS_IGNORED) -> dict[str, Any] | None:
     key = load_identity(seat.data_dir)
@@ -337,19 +358,30 @@ async def host(game: str, players: int, options: dict[str, Any], seat: Seat, ann
             announcer = await trio.to_thread.run_sync(mdns.Announcer, the_lobby.status(), seat.bind)
         except Exception as exc:                  # zeroconf raises its own types too
             seat.status(f"no mDNS announcement ({exc}); the UDP beacon still runs", "warning")
+    helpers = start_bots(list(bots), port, seat) if bots else []
+    if helpers:
+        seat.status(f"{len(helpers)} bot(s) joining: {', '.join(bots)}", "bots")
     try:
-        async with trio.open_nursery() as nursery:
-            if announce:
-                nursery.start_soon(discovery.announce, the_lobby.status, discovery_target, discovery_port)
-            task_status.started(port)
-            setup = await the_lobby.run(listeners, secret)
-            nursery.cancel_scope.cancel()
+        try:
+            async with trio.open_nursery() as nursery:
+                if announce:
+                    nursery.start_soon(discovery.announce, the_lobby.status, discovery_target, discovery_port)
+                task_status.started(port)
+                setup = await the_lobby.run(listeners, secret)
+                nursery.cancel_scope.cancel()
+        finally:
+            if announcer is not None:
+                await trio.to_thread.run_sync(announcer.close)
+        seat.status("every seat signed the genesis; play starts", "genesis", game_id=setup.game_id.hex())
+        listeners = await trio.open_tcp_listeners(port, host=seat.bind)     # the lobby closed its own
+        return await play(setup, seat, listeners)
     finally:
-        if announcer is not None:
-            await trio.to_thread.run_sync(announcer.close)
-    seat.status("every seat signed the genesis; play starts", "genesis", game_id=setup.game_id.hex())
-    listeners = await trio.open_tcp_listeners(port, host=seat.bind)     # the lobby closed its own
-    return await play(setup, seat, listeners)
+        for proc in helpers:                      # they end with the game; never leave one behind
+            with trio.move_on_after(LINGER_BOTS):
+                while proc.poll() is None:
+                    await trio.sleep(0.1)
+            if proc.poll() is None:
+                proc.terminate()
 
 
 async def join(target: str | None, seat: Seat, discovery_port: int = discovery.DISCOVERY_PORT,

@@ -1,0 +1,97 @@
+"""The page server itself: the token guards every URL, and a hand-made WebSocket message that
+is not a legal answer gets the client API's error and changes nothing."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+
+import pytest
+import trio
+from trio_websocket import ConnectionRejected, open_websocket_url
+
+from node.web import WebClient
+
+
+def _status(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+async def _get(url: str) -> int:
+    return await trio.to_thread.run_sync(_status, url)
+
+
+async def test_every_url_needs_the_token():
+    client = WebClient()
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            url = await nursery.start(client.serve, 0)
+            base = url.rsplit("/", 2)[0]
+            assert await _get(url) == 200
+            assert await _get(url + "static/app.js") == 200
+            assert await _get(base + "/") == 403
+            assert await _get(base + "/wrong-token/") == 403
+            assert await _get(base + "/wrong-token/static/app.js") == 403
+            assert await _get(url + "static/../../node/web.py") in (403, 404)
+            assert await _get(url + "static/secret.txt") == 403
+            ws_base = base.replace("http://", "ws://")
+            with pytest.raises(ConnectionRejected):
+                async with open_websocket_url(ws_base + "/wrong-token/ws") as ws:
+                    await ws.get_message()
+            nursery.cancel_scope.cancel()
+
+
+async def _next(ws, kind: str) -> dict:
+    while True:
+        msg = json.loads(await ws.get_message())
+        if msg["type"] == kind:
+            return msg
+
+
+async def test_illegal_answers_get_an_error_and_change_nothing():
+    client = WebClient()
+    legal = ["keep", ["bonus", 2], ["bonus", 3]]
+    chosen = []
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            url = await nursery.start(client.serve, 0)
+
+            async def ask():
+                chosen.append(await client.ask({"type": "decide", "kind": "act", "view": {},
+                                                "actions": [{"id": i, "text": str(a), "group": "g", "target": None}
+                                                            for i, a in enumerate(legal)]}, legal))
+            nursery.start_soon(ask)
+            async with open_websocket_url(url.replace("http://", "ws://") + "ws") as ws:
+                decide = await _next(ws, "decide")
+                n = decide["decision"]
+                for bad in ("not json", json.dumps([1]), json.dumps({"type": "act", "decision": n, "action": 3}),
+                            json.dumps({"type": "act", "decision": n, "action": "1"}),
+                            json.dumps({"type": "act", "decision": n + 1, "action": 0})):
+                    await ws.send_message(bad)
+                    err = await _next(ws, "error")
+                    assert err["message"]
+                    assert chosen == [] and client.pending is not None and client.pending["decision"] == n
+                await ws.send_message(json.dumps({"type": "act", "decision": n, "action": 2}))
+                await _next(ws, "decided")
+            nursery.cancel_scope.cancel()
+    assert chosen == [["bonus", 3]]
+
+
+async def test_a_page_that_connects_late_gets_the_whole_state():
+    client = WebClient()
+    await client.hello({"game": "sabbat", "title": "Sabbat Magica", "seat": 0, "seats": 2})
+    client.event({"type": "event", "seat": 1, "text": "seat 1 moved", "event": {"kind": "act"}})
+    client.show_board("<svg></svg>", "waiting for seat 1")
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            url = await nursery.start(client.serve, 0)
+            async with open_websocket_url(url.replace("http://", "ws://") + "ws") as ws:
+                kinds = [json.loads(await ws.get_message()) for _ in range(3)]
+            nursery.cancel_scope.cancel()
+    assert [m["type"] for m in kinds] == ["hello", "history", "board"]
+    assert kinds[1]["events"][0]["text"] == "seat 1 moved"
