@@ -189,7 +189,7 @@ class Narrator:
         info, lines = self.mine.apply(event, self.knowledge())
         msg = {"type": "event", "seat": narrate.acting_seat(info), "text": "\n".join(lines), "event": info}
         waiting = session.waiting_for()
-        self.outbox.send_nowait((msg, self.mine.view, waiting, replayed))
+        self.outbox.send_nowait((msg, self.mine.view, waiting, replayed, time.time()))
         if self.public is not None:
             _, said = self.public.apply(event)
             if self.echo and not replayed:
@@ -208,13 +208,13 @@ class Narrator:
     async def deliver(self) -> None:
         """Hand events to the client in order (a web page also gets the replayed ones)."""
         history = getattr(self.client, "wants_history", False)
-        async for msg, view, waiting, replayed in self._inbox:
+        async for msg, view, waiting, replayed, applied_at in self._inbox:
             if replayed and not history:
                 continue
             if hasattr(self.client, "event"):
                 await self.client.event(msg)
-            if hasattr(self.client, "show"):
-                self.client.show(view, self.waiting_text(waiting))
+            if hasattr(self.client, "show") and not self._inbox.statistics().current_buffer_used:
+                self.client.show(view, self.waiting_text(waiting), applied_at)    # only the latest picture
 
 
 def _where(view: dict[str, Any]) -> str:

@@ -169,8 +169,10 @@ class WebClient:
         self.hello_msg = {"type": "hello", **info}
         self._broadcast(self.hello_msg)
 
-    def show_board(self, svg: str, status: str) -> None:
-        self.board = {"type": "board", "svg": svg, "status": status}
+    def show_board(self, svg: str, status: str, applied_at: float | None = None) -> None:
+        """The seat's picture; `applied_at` (Unix time of the event it shows) lets the page
+        measure the delay from the node to the screen (bench_web)."""
+        self.board = {"type": "board", "svg": svg, "status": status, "at": applied_at}
         self._broadcast(self.board)
 
     def event(self, msg: dict[str, Any]) -> None:
@@ -225,8 +227,8 @@ class WebDecider:
     async def event(self, msg: dict[str, Any]) -> None:
         self.client.event(to_json(msg))
 
-    def show(self, view: dict[str, Any], status: str) -> None:
-        self.client.show_board(render.svg(self.game, view, self.names), status)
+    def show(self, view: dict[str, Any], status: str, applied_at: float | None = None) -> None:
+        self.client.show_board(render.svg(self.game, view, self.names), status, applied_at)
 
     async def result(self, result: Any) -> None:
         await self.client.result(to_json(result))

@@ -8,6 +8,7 @@ const KIND_TITLES = {
   commit: ["Your secret choice", "Committed now and revealed later: the others see that you chose, not what."],
   return: ["Put a card back face down", "The others will not see which card you return."],
 };
+const latencies = (window.caravanLatencies = []);   // ms from the node applying an event to this picture
 let state = { hello: null, decide: null, group: null, seat: null, closed: false };
 
 // ------------------------------------------------------------------ settings
@@ -69,6 +70,7 @@ function handle(msg) {
       $("board").innerHTML = msg.svg;
       $("status").textContent = msg.status;
       markTargets();
+      if (msg.at) requestAnimationFrame(() => latencies.push(Date.now() - msg.at * 1000));
       break;
     case "decide": showDecide(msg); break;
     case "decided":
