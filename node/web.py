@@ -100,8 +100,6 @@ class WebClient:
         send, receive = trio.open_memory_channel[dict](QUEUE)
         for msg in self._snapshot():
             send.send_nowait(msg)
-        if self.result_msg is not None:
-            self.seen_result.set()
         self._pages.add(send)
         self.connected.set()
         try:
@@ -123,6 +121,8 @@ class WebClient:
         try:
             async for msg in receive:
                 await ws.send_text(json.dumps(msg, separators=(",", ":")))
+                if msg["type"] == "result":
+                    self.seen_result.set()          # the node may stop now: the player has it
         except (WebSocketDisconnect, RuntimeError, OSError, trio.BrokenResourceError):
             pass
         scope.cancel()
@@ -183,8 +183,6 @@ class WebClient:
     async def result(self, result: Any) -> None:
         self.result_msg = {"type": "result", "result": result}
         self._broadcast(self.result_msg)
-        if self._pages:
-            self.seen_result.set()
 
     async def ask(self, decide: dict[str, Any], legal: list[Any]) -> Any:
         """Offer a `decide` message and wait for a page to answer it."""

@@ -41,7 +41,8 @@ function connect() {
   ws.onclose = (e) => {
     $("conn").className = "conn";
     if (e.code === 4403) { $("conn").textContent = "refused: open the link your node printed"; return; }
-    $("conn").textContent = state.closed ? "the game is over; your node has stopped" : "node unreachable — reconnecting…";
+    if (state.closed) { $("conn").textContent = "the game is over; your node has stopped"; return; }
+    $("conn").textContent = "node unreachable — reconnecting…";
     setTimeout(connect, 1000);
   };
 }

@@ -76,7 +76,9 @@ def play_by_clicking(driver, url: str, seed: int, timeout: float, reload_after: 
             driver.refresh()                                  # the page survives a reload
             stats["reloaded"] = True
             last = None
-    raise AssertionError(f"no result within {timeout} s after {stats}")
+    conn = driver.find_element(By.ID, "conn").text
+    status = driver.find_element(By.ID, "status").text
+    raise AssertionError(f"no result within {timeout} s after {stats}; page says {conn!r}, {status!r}")
 
 
 @pytest.mark.parametrize("game,players,options", GAMES, ids=[g[0] for g in GAMES])
