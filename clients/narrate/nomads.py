@@ -365,7 +365,7 @@ def final_words(view: dict, names: list[str]) -> list[str]:
         tiles = res["tile_dinars"][s]
         extra = f" ({tiles} from tiles)" if tiles else ""
         n = res["animals"][s]
-        parts.append(f"{seat_name(names, s)} {score} dinars{extra}, {n} animal{'s' if n != 1 else ''}")
+        parts.append(f"{seat_name(names, s)} {score} dinar{'s' if score != 1 else ''}{extra}, {n} animal{'s' if n != 1 else ''}")
     winners = " and ".join(seat_name(names, w) for w in res["winners"])
     verb = "wins" if len(res["winners"]) == 1 else "share the win"
     return ["Game over. Final scores: " + "; ".join(parts) + ".", f"{winners} {verb}."]
