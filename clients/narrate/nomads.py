@@ -25,7 +25,7 @@ PHASE_WAIT = {"move": "to move", "hire": "to hire traders", "dest": "to choose w
               "winds": "to choose where the winds take them", "action": "to take an action or end the turn",
               "catch_pick": "to pick one animal (all dice blank)", "expert": "to pick an animal (Expert Handler)",
               "tie": "to choose a box for the animals (yellow dot)", "keep": "to choose two animals to keep",
-              "window": "to play Sands of Time or pass"}
+              "window": "to take an extra turn with a yellow tile, or pass"}
 
 
 # ----------------------------------------------------------------------------- vocabulary
@@ -226,7 +226,7 @@ def _act(seat: int, a: list, before: dict, after: dict, names: list[str]) -> lis
         s = f"{who} keeps a {SPECIES[a[1]]} and a {SPECIES[a[2]]}"
         return [s + (f"; {counts_words(back)} go back to the market." if any(back) else ".")]
     if k == "pass":
-        return [f"{who} does not play Sands of Time."]
+        return [f"{who} passes (no extra turn)."]
     if k == "tile":
         return _tile_played(who, a, me_b, me_a)
     return [f"{who}: {a}"]
@@ -378,13 +378,15 @@ def moves(view: dict, legal: list, seat: int) -> list[dict]:
     return [_move(view, list(a), seat) for a in legal]
 
 
-def _step_cost(view: dict, seat: int, r: int, c: int) -> int:
-    """Provisions a move to r,c costs (N.6.2): free to a neighbour, else 1 per animal + 3 with three traders."""
+def _two_fields_cost(view: dict, seat: int, r: int, c: int) -> int | None:
+    """None for a move to a neighbour (free); else the provisions of a two-field move (N.6.2):
+    1 per animal, + 3 with three traders."""
     pos = view["players"][seat]["position"]
     if not isinstance(pos, list) or abs(pos[0] - r) + abs(pos[1] - c) == 1:
-        return 0
+        return None
     me = view["players"][seat]
-    return sum(me["animals"]) * D.PROVISIONS_PER_ANIMAL + (D.PROVISIONS_THREE_TRADERS if sum(me["traders"]) >= 3 else 0)
+    three = sum(me["traders"]) >= 3
+    return sum(me["animals"]) * D.PROVISIONS_PER_ANIMAL + (D.PROVISIONS_THREE_TRADERS if three else 0)
 
 
 def _move(view: dict, a: list, seat: int) -> dict:
@@ -398,8 +400,9 @@ def _move(view: dict, a: list, seat: int) -> dict:
         if row and row["fields"][c] == "city" and row["yellow_tile"] and k != "place":
             text += " (take its yellow tile)"
         if k == "move":
-            cost = _step_cost(view, seat, r, c)
-            text += f" — 2 fields, {cost} dinar{'s' if cost != 1 else ''}" if cost else ""
+            cost = _two_fields_cost(view, seat, r, c)
+            if cost is not None:
+                text += f" — 2 fields, {cost} dinar{'s' if cost != 1 else ''}" if cost else " — 2 fields, free"
         group = {"move": "Move the nomad", "goto": "Ride the Winds to", "place": "Place the nomad"}[k]
         return {"text": text, "group": group, "target": field_id(r, c)}
     if k == "stay":

@@ -75,7 +75,7 @@ def waiting(view: dict, names: list[str]) -> tuple[int | None, str]:
         if ph == "keep":
             seat = _keep_seat(view)
         if ph == "window":
-            return None, "Waiting for the yellow-tile holders: play Sands of Time or pass"
+            return None, "Between turns: each holder of yellow tiles may take an extra turn with one, or pass"
         return seat, f"Waiting for {N.seat_name(names, seat)} {N.PHASE_WAIT[ph]}"
     if ph == "show":
         return active, f"{N.seat_name(names, active)} looks at the yellow tile just taken"
@@ -246,10 +246,13 @@ def _markets(s: Svg, view: dict, x0: int, y0: int) -> None:
         s.text(x0, y + 16, N.SPECIES[sp], style="font-weight:600")
         s.text(x0, y + 31, f"{m['animals'][sp]} here, price {m['prices'][sp]}", class_="small muted")
         k = m["animals"][sp]
+        cells = []                       # numbers and fixed classes only, so built as raw markup (fast)
         for i in range(cap):
             x = x0 + 92 + i * cw
-            s.rect(x, y + 2, cw - 2, 22, rx=2, class_="covered" if i < k else "free")
-            s.text(x + (cw - 2) / 2, y + 17, track[sp][i], class_="small", text_anchor="middle")
+            cells.append(f'<rect x="{x}" y="{y + 2}" width="{cw - 2}" height="22" rx="2" '
+                         f'class="{"covered" if i < k else "free"}"/><text x="{x + (cw - 2) / 2}" y="{y + 17}" '
+                         f'class="small" text-anchor="middle">{int(track[sp][i])}</text>')
+        s.raw("".join(cells))
         pi = min(k, cap - 1)
         s.rect(x0 + 92 + pi * cw - 1, y + 1, cw, 24, rx=3, class_="pricecell")
     r = view["reserve"]
