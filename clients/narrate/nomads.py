@@ -133,8 +133,14 @@ def _box_gains(before: dict, after: dict) -> list[tuple[int, list[int]]]:
     return out
 
 
-def _gains_words(gains: list[tuple[int, list[int]]]) -> str:
-    return "; ".join(f"{counts_words(c)} to the {LANDSCAPES[b]} box" for b, c in gains) or "no animals left on the market"
+def _gains_words(gains: list[tuple[int, list[int]]], source: str = "") -> str:
+    """"2 camels to the red box" per box that gained; the market may have run out."""
+    return ("; ".join(f"{counts_words(c)} to the {LANDSCAPES[b]} box{source}" for b, c in gains)
+            or "none: the market has no such animals left")
+
+
+def _go(counts: list[int]) -> str:
+    return "goes" if sum(counts) == 1 else "go"
 
 
 # ----------------------------------------------------------------------------- narration
@@ -190,7 +196,7 @@ def _act(seat: int, a: list, before: dict, after: dict, names: list[str]) -> lis
         else:
             lost = _diff(me_a["animals"], me_b["animals"])
             if any(lost):
-                lines.append(f"{counts_words(lost)} go back to the market.")
+                lines.append(f"{counts_words(lost)} {_go(lost)} back to the market.")
         return lines
     if k == "hire":
         s = f"{who} hires a {SPECIES[a[1]]} trader"
@@ -205,8 +211,10 @@ def _act(seat: int, a: list, before: dict, after: dict, names: list[str]) -> lis
     if k == "sell":
         gained = me_a["money"] - me_b["money"]
         each = gained // a[2] if a[2] else 0
-        return [f"{who} sells {count_words(a[2], a[1])} for {each} dinar{'s' if each != 1 else ''} each "
-                f"({gained} dinars); they go back to the market when the sale ends."]
+        price = f"{each} dinar{'s' if each != 1 else ''}"
+        total = price if a[2] == 1 else f"{price} each ({gained} dinars)"
+        return [f"{who} sells {count_words(a[2], a[1])} for {total}; sold animals go back to the market "
+                "when the sale ends."]
     if k in ("catch", "lure"):
         pos = before["players"][seat]["position"]
         land = field_kind(before, pos[0], pos[1])
@@ -224,7 +232,7 @@ def _act(seat: int, a: list, before: dict, after: dict, names: list[str]) -> lis
     if k == "keep":
         back = _diff(me_a["animals"], me_b["animals"])
         s = f"{who} keeps a {SPECIES[a[1]]} and a {SPECIES[a[2]]}"
-        return [s + (f"; {counts_words(back)} go back to the market." if any(back) else ".")]
+        return [s + (f"; {counts_words(back)} {_go(back)} back to the market." if any(back) else ".")]
     if k == "pass":
         return [f"{who} passes (no extra turn)."]
     if k == "tile":
@@ -290,7 +298,7 @@ def _rolled(v: list, before: dict, after: dict, names: list[str]) -> list[str]:
         faces = trader_faces(traders, v)
         lead = f"{who}'s trader dice show {', '.join(faces)}"
         if ph == "roll_lure":
-            return [lead + f": {_gains_words(gains)} from the market."]
+            return [lead + f": {_gains_words(gains, ' from the market')}."]
         got = _diff(before["players"][active]["animals"], after["players"][active]["animals"])
         if after["phase"] == "catch_pick":
             return [lead + f": all blank, so {who} may take one animal of choice."]
@@ -368,7 +376,10 @@ def final_words(view: dict, names: list[str]) -> list[str]:
         parts.append(f"{seat_name(names, s)} {score} dinar{'s' if score != 1 else ''}{extra}, {n} animal{'s' if n != 1 else ''}")
     winners = " and ".join(seat_name(names, w) for w in res["winners"])
     verb = "wins" if len(res["winners"]) == 1 else "share the win"
-    return ["Game over. Final scores: " + "; ".join(parts) + ".", f"{winners} {verb}."]
+    best = res["scores"][res["winners"][0]]
+    tied = sum(1 for x in res["scores"] if x == best) > len(res["winners"])
+    why = " (equal dinars: the most animals breaks the tie)" if tied else ""
+    return ["Game over. Final scores: " + "; ".join(parts) + ".", f"{winners} {verb}{why}."]
 
 
 # ----------------------------------------------------------------------------- moves in words

@@ -133,7 +133,7 @@ def _play(n: int, seed: int, options: dict | None = None) -> dict:
         end = said[v]
         assert "Game over" in end
         winners = " and ".join(seat_name(NAMES[:n], w) for w in res["winners"])
-        assert winners + (" wins." if len(res["winners"]) == 1 else " share the win.") in end
+        assert winners + (" wins" if len(res["winners"]) == 1 else " share the win") in end
         for s, score in enumerate(res["scores"]):
             assert f"{seat_name(NAMES[:n], s)} {score} dinar" in end
     stats["steps"] = step_no
