@@ -360,7 +360,7 @@ def text(view: dict[str, Any], names: list[str]) -> str:
     out = [f"Nomads of Arabia — turn {view['turn']} — "
            + ("spectator" if you is None else "you are " + seat_label(names, you))]
     out.append(waiting(view, names)[1])
-    out.append("Map (row 4 is farthest from the pilgrim; Y = yellow tile face down; digits = nomads)")
+    out.append("Map, row 4 farthest from the pilgrim: ... desert, ### mountain, digits = nomads (seats)")
     out.append("         " + "".join(f"{c:<10}" for c in range(D.WIDTH)))
     for r in range(4, -1, -1):
         row = view["rows"][r]
@@ -382,8 +382,7 @@ def text(view: dict[str, Any], names: list[str]) -> str:
     out.append(f"pilgrim: {pil}   lost: {lost}   piles: {view['piles']['desert']} desert, "
                f"{view['piles']['city']} city   yellow to come: {view['yellow_on_board_spaces']}   "
                f"blue to come: {view['blue_tiles_left']}")
-    blues = "  (+d/+g/+h/+c = blue tile: that kind +1 here; +M = Mecca)"
-    out.append(blues.strip())
+    out.append("CITY: Y = yellow tile face down, +d/+g/+h/+c = blue tile (that kind sells +1 here), +M = Mecca")
     out.append("kind     market  price  reserve |  " + "  ".join(f"{b:<6}" for b in N.LANDSCAPES))
     m = view["market"]
     for sp, name in enumerate(N.SPECIES):
@@ -393,15 +392,14 @@ def text(view: dict[str, Any], names: list[str]) -> str:
     if d:
         out.append(f"last roll ({d[0]}): {', '.join(d[1])}")
     own = N.own_tiles(view)
-    out.append("seat               dinars  animals d/g/h/c  traders      tiles  where")
+    out.append("seat               dinars  animals d/g/h/c  traders d/g/h/c  tiles  where")
     wait_seat = waiting(view, names)[0]
     for p in view["players"]:
         seat = p["seat"]
         flag = ">" if seat == wait_seat else " "
         label = seat_label(names, seat)[:18]
-        traders = "".join(N.SPECIES[sp][0] * k for sp, k in enumerate(p["traders"])) or "-"
         out.append(f"{flag}{label:<18} {p['money']:>5}   {' '.join(str(a) for a in p['animals']):<16} "
-                   f"{traders:<12} {p['tiles_held']:>5}  {_where(view, p)}")
+                   f"{' '.join(str(t) for t in p['traders']):<16} {p['tiles_held']:>5}  {_where(view, p)}")
     if you is not None:
         mine = ", ".join(N.tile_name(k) for k in own.values()) or "none"
         out.append(f"your yellow tiles: {mine}")
