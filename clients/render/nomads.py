@@ -51,7 +51,7 @@ def svg(view: dict[str, Any], names: list[str]) -> str:
     _map(s, view, wait_seat)
     _boxes(s, view, SIDE_X, MAP_Y - 14)
     _markets(s, view, SIDE_X, MAP_Y + 150)
-    _dice(s, view, SIDE_X, MAP_Y + 396)
+    _dice(s, view, names, SIDE_X, MAP_Y + 396)
     _players(s, view, names, wait_seat, 20, 566)
     _legend(s, 20, HEIGHT - 22)
     return str(s)
@@ -102,7 +102,7 @@ def _keep_seat(view: dict) -> int:
     return active
 
 
-def dice_faces(view: dict) -> tuple[str, list[str]] | None:
+def dice_faces(view: dict, names: list[str]) -> tuple[str, list[str]] | None:
     """The last roll as (what was rolled, faces) when the view tells which dice it was, else None.
     The view's `last_roll` is only values: during the turn of a catch or lure before any refill
     they are the active player's trader dice; in setup, after a refill throw or at a tie they are
@@ -114,7 +114,7 @@ def dice_faces(view: dict) -> tuple[str, list[str]] | None:
     ph = view["phase"]
     if ts["acted"] in ("catch", "lure") and not ts["refilled"] and ph not in ("move", "roll_catch", "roll_lure"):
         active = view["active"]
-        return (f"{N.seat_name(_names(view, []), active)}'s trader dice",
+        return (f"{_names(view, names)[active]}'s trader dice",
                 N.trader_faces(view["players"][active]["traders"], v))
     if ph.startswith("s_") or ph == "tie" or ts["refilled"]:
         if len(v) == 1:
@@ -260,9 +260,9 @@ def _markets(s: Svg, view: dict, x0: int, y0: int) -> None:
            ", ".join(f"{N.SPECIES[sp]} {r[sp]}" for sp in range(len(r))), class_="small")
 
 
-def _dice(s: Svg, view: dict, x0: int, y0: int) -> None:
+def _dice(s: Svg, view: dict, names: list[str], x0: int, y0: int) -> None:
     s.text(x0, y0, "Last roll", class_="title")
-    d = dice_faces(view)
+    d = dice_faces(view, names)
     if d is None:
         s.text(x0, y0 + 22, "(see the log: the dice of the previous step)" if view["last_roll"] else "(none yet)",
                class_="small muted")
@@ -388,7 +388,7 @@ def text(view: dict[str, Any], names: list[str]) -> str:
     for sp, name in enumerate(N.SPECIES):
         boxes = "  ".join(f"{view['boxes'][b][sp]:<6}" for b in range(len(N.LANDSCAPES)))
         out.append(f"{name:<8} {m['animals'][sp]:>2}/{m['capacity']:<3} {m['prices'][sp]:>5}  {view['reserve'][sp]:>7} |  {boxes}")
-    d = dice_faces(view)
+    d = dice_faces(view, names)
     if d:
         out.append(f"last roll ({d[0]}): {', '.join(d[1])}")
     own = N.own_tiles(view)

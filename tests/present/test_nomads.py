@@ -115,6 +115,10 @@ def _play(n: int, seed: int, options: dict | None = None) -> dict:
             for face, k in Counter(faces).items():
                 assert said[None].count(face) >= k, (phase, faces, said[None])
             stats["faces"] += len(faces)
+            if phase in ("roll_catch", "roll_lure") and ref.state.active == active and ref.state.phase != "move":
+                # still the roller's turn: the picture shows the same dice
+                assert R.dice_faces(tables[None].view, NAMES) == (f"{NAMES[active]}'s trader dice", faces)
+                stats["dice_drawn"] += 1
         if info["kind"] == "deck_shown":
             owner = info["seat"]
             h = info["handles"][0]
@@ -147,6 +151,7 @@ def test_whole_random_games_narrated_and_drawn_for_every_viewer(n, seed, options
     assert stats["steps"] > 50 and stats["pictures"] >= 2
     assert stats["faces"] > 10 and stats["targets"] > 10
     assert stats["groups_max"] <= 6            # a few kinds of move, each with its options
+    assert stats["dice_drawn"] > 0
     assert stats["shown"] > 0                  # a tile was taken: named to its owner only (checked in _play)
 
 
