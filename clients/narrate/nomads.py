@@ -13,6 +13,7 @@ from typing import Any
 
 from clients.narrate import seat_name
 from protocol.games.nomads import data as D
+from protocol.games.nomads.engine import throw_counts   # animals two animal dice bring (N.3.1)
 
 SPECIES = D.SPECIES
 LANDSCAPES = D.LANDSCAPES
@@ -105,19 +106,6 @@ def trader_faces(traders: list[int], values: list[int]) -> list[str]:
     """Each trader die's face: the dice are the player's traders in species order (as the engine rolls them)."""
     species = [sp for sp in range(len(SPECIES)) for _ in range(traders[sp])]
     return [SPECIES[sp] if v < D.TRADER_ANIMAL_FACES else "blank" for sp, v in zip(species, values)]
-
-
-def throw_counts(a: int, b: int) -> list[int]:
-    """Animals two animal dice bring (N.3.1), the engine's table."""
-    fa, fb = D.ANIMAL_DIE[a], D.ANIMAL_DIE[b]
-    if fa < 0 and fb < 0:
-        return [1] * len(SPECIES)
-    out = [0] * len(SPECIES)
-    if fa >= 0 and fb >= 0 and fa != fb:
-        out[fa] = out[fb] = 2
-    else:
-        out[fa if fa >= 0 else fb] = 4
-    return out
 
 
 def _diff(a: list[int], b: list[int]) -> list[int]:
