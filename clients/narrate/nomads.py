@@ -420,8 +420,9 @@ def _move(view: dict, a: list, seat: int) -> dict:
     if k == "done":
         return {"text": "End the turn", "group": "End the turn", "target": None}
     if k == "sell":
-        return {"text": f"{count_words(a[2], a[1])}", "group": f"Sell {SPECIES[a[1]]}s (price {view['market']['prices'][a[1]]})",
-                "target": None}
+        each = sale_price(view, seat, a[1])
+        return {"text": f"{count_words(a[2], a[1])} for {each * a[2]} dinars",
+                "group": f"Sell {SPECIES[a[1]]}s ({each} dinar{'s' if each != 1 else ''} each)", "target": None}
     if k == "catch":
         return {"text": "Catch animals (roll your trader dice)", "group": "Catch or lure", "target": None}
     if k == "lure":
@@ -446,6 +447,19 @@ def _move(view: dict, a: list, seat: int) -> dict:
         key = D.YELLOW_KEYS[a[2]] if 0 <= a[2] < D.N_YELLOW else "?"
         return {"text": f"Play {tile_name(key)}", "group": "Play a yellow tile", "target": None}
     return {"text": str(a), "group": "Other", "target": None}
+
+
+def sale_price(view: dict, seat: int, sp: int) -> int:
+    """What one animal sells for now (N.7.4): the market price, +1 for the city's blue tile of
+    that kind (not with Abdul), +1 with Silver Tongue."""
+    price = view["market"]["prices"][sp]
+    ts = view["turn_state"]
+    pos = view["players"][seat]["position"]
+    if ts["selling"] != "abdul" and isinstance(pos, list):
+        blue = (view["rows"][pos[0]] or {}).get("blue_tile")
+        if blue and blue != "mecca" and blue.split("+")[0] == SPECIES[sp]:
+            price += 1
+    return price + (1 if ts["silver_tongue"] else 0)
 
 
 def box_id(box: int, sp: int | None = None) -> str:

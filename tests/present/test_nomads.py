@@ -16,6 +16,7 @@ from clients.render import nomads as R
 from protocol.games import get
 from protocol.games.nomads import data as D
 from protocol.referee import Referee, random_chooser
+from tests.games.nomads.util import HORSE, city_pos, give_animals, hand_tile, started
 
 E = get("nomads")
 NAMES = ["Ann", "Bob", "Cy", "Dee", "Eve", "Flo"]
@@ -214,3 +215,49 @@ def test_first_move_is_grouped_and_fields_are_clickable():
     here = view["players"][seat]["position"]
     two = [m for m, a in zip(ms, legal) if abs(a[1] - here[0]) + abs(a[2] - here[1]) == 2]
     assert two and all(m["text"].endswith("2 fields, free") for m in two)   # two traders and no animals pay nothing
+
+
+def test_sale_offers_say_what_the_animals_fetch():
+    """Every sell offer's words give the sum the engine then pays (market price, blue tile, Silver Tongue)."""
+    checked = 0
+    for seed in range(40):
+        ref = Referee(E, 3, seed=seed)
+        rng = random.Random(seed)
+        while checked < 30:
+            st = ref.state
+            seat = st.active
+            if st.phase == "action":
+                legal = E.legal_actions(st, seat, ref.knowledge[seat])
+                sells = [(a, m) for a, m in zip(legal, N.moves(ref.view(seat), legal, seat)) if a[0] == "sell"]
+                if sells:
+                    a, m = sells[rng.randrange(len(sells))]
+                    money = st.money[seat]
+                    ref.step(lambda s, legal, r: a)
+                    assert m["text"].endswith(f"for {ref.state.money[seat] - money} dinars"), (m, a)
+                    checked += 1
+                    continue
+            if ref.step(random_chooser(rng)) is None:
+                break
+        if checked >= 30:
+            break
+    assert checked >= 30
+
+
+def test_sale_price_counts_the_blue_tile_and_silver_tongue():
+    ref = started(3, seed=4)
+    st = ref.state
+    seat = st.active
+    st.pos[seat] = city_pos(st, 1)
+    st.row_blue[1] = D.BLUE_KEYS.index("horse+1")
+    give_animals(st, seat, [0, 0, 2, 0])
+    h = hand_tile(ref, seat, D.Y_SILVER)
+    ref.step(lambda s, legal, r: ["stay"])
+    base = E.view(st, seat, ref.knowledge[seat])["market"]["prices"][HORSE]
+    ref.step(lambda s, legal, r: ["tile", h, D.Y_SILVER])
+    legal = E.legal_actions(st, seat, ref.knowledge[seat])
+    ms = N.moves(ref.view(seat), legal, seat)
+    offer = next(m for a, m in zip(legal, ms) if a == ["sell", HORSE, 2])
+    money = st.money[seat]
+    ref.step(lambda s, legal, r: ["sell", HORSE, 2])
+    assert st.money[seat] - money == 2 * (base + 2)
+    assert offer["text"] == f"2 horses for {2 * (base + 2)} dinars"
