@@ -21,6 +21,7 @@ from tests.games.nomads.util import HORSE, city_pos, give_animals, hand_tile, st
 E = get("nomads")
 NAMES = ["Ann", "Bob", "Cy", "Dee", "Eve", "Flo"]
 SAMPLE = 23            # pictures of every viewer are checked every SAMPLE steps
+RARE = {"catch_pick", "expert", "tie", "winds"}   # decisions whose targets are always checked
 
 
 def _targets(svg: str) -> set[str]:
@@ -87,7 +88,8 @@ def _play(n: int, seed: int, options: dict | None = None) -> dict:
         for m in ms:
             assert m["text"] and m["group"], m
         wanted = {m["target"] for m in ms} - {None}
-        if wanted:
+        stats["decisions"] += 1
+        if wanted and (stats["decisions"] % 5 == 0 or view["phase"] in RARE):
             missing = wanted - _targets(R.svg(view, NAMES[:n]))
             assert not missing, (missing, view["phase"])
             stats["targets"] += len(wanted)
