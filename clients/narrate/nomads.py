@@ -49,6 +49,11 @@ def trader_words(traders: list[int]) -> str:
     return ", ".join(SPECIES[sp] for sp in range(len(SPECIES)) for _ in range(traders[sp])) or "none"
 
 
+def pair_words(x: int, y: int) -> str:
+    """The two animals kept: "two goats", "a donkey and a camel"."""
+    return f"two {SPECIES[x]}s" if x == y else f"a {SPECIES[x]} and a {SPECIES[y]}"
+
+
 def card_name(card: int) -> str:
     """Board cards by kind and number: "desert card 3", "city card 5" (1-based within the pile)."""
     return f"desert card {card + 1}" if card < D.N_DESERT else f"city card {card - D.N_DESERT + 1}"
@@ -219,7 +224,7 @@ def _act(seat: int, a: list, before: dict, after: dict, names: list[str]) -> lis
         return [f"{who} puts the animals in the {LANDSCAPES[a[1]]} box (yellow dot, boxes tied for fewest)."]
     if k == "keep":
         back = _diff(me_a["animals"], me_b["animals"])
-        s = f"{who} keeps a {SPECIES[a[1]]} and a {SPECIES[a[2]]}"
+        s = f"{who} keeps {pair_words(a[1], a[2])}"
         return [s + (f"; {counts_words(back)} {_go(back)} back to the market." if any(back) else ".")]
     if k == "pass":
         return [f"{who} passes (no extra turn)."]
@@ -440,7 +445,7 @@ def _move(view: dict, a: list, seat: int) -> dict:
     if k == "box":
         return {"text": f"the {LANDSCAPES[a[1]]} box", "group": "Choose the box", "target": box_id(a[1])}
     if k == "keep":
-        return {"text": f"a {SPECIES[a[1]]} and a {SPECIES[a[2]]}", "group": "Keep two animals", "target": None}
+        return {"text": pair_words(a[1], a[2]), "group": "Keep two animals", "target": None}
     if k == "pass":
         return {"text": "Pass (keep your tiles)", "group": "Pass", "target": None}
     if k == "tile":

@@ -10,7 +10,7 @@ from collections import Counter
 
 import pytest
 
-from clients.narrate import Table, seat_name
+from clients.narrate import Table, event_dict, seat_name
 from clients.narrate import nomads as N
 from clients.render import nomads as R
 from protocol.games import get
@@ -263,3 +263,55 @@ def test_sale_price_counts_the_blue_tile_and_silver_tongue():
     ref.step(lambda s, legal, r: ["sell", HORSE, 2])
     assert st.money[seat] - money == 2 * (base + 2)
     assert offer["text"] == f"2 horses for {2 * (base + 2)} dinars"
+
+
+class _Narrator:
+    """Applies hand-picked events to a state and keeps the spectator's sentences and pictures."""
+
+    def __init__(self, st):
+        self.st, self.lines = st, []
+
+    def __call__(self, event) -> str:
+        before = E.view(self.st, None, None)
+        info = event_dict(event, E.expected(self.st))
+        E.apply(self.st, event)
+        after = E.view(self.st, None, None)
+        said = " ".join(N.narrate(info, before, after, NAMES))
+        _check_picture(after, self.st.n, set())
+        self.lines.append(said)
+        return said
+
+
+def test_tie_lost_nomads_and_keeping_two_in_words():
+    """The rare chances of a refill: a yellow dot with boxes tied for fewest, and the desert
+    moving under nomads, who are lost and keep two animals."""
+    from tests.games.nomads.util import (BLANK, DONKEY, GOAT, GREEN, GREY, PURPLE, RED, YELLOW_DIE, Act, Rolled,
+                                         land_face, put, set_box, set_market)
+    ref = started(4, 0)
+    st = ref.state
+    say = _Narrator(st)
+    for s in range(4):
+        put(st, s, 2, next(c for c in range(7) if D.CARDS[st.rows[2]][c] == D.DESERT))
+    st.active = 0
+    for box, counts in ((GREEN, [0, 1, 1, 1]), (RED, [0, 1, 1, 1]), (PURPLE, [0, 1, 1, 1]),
+                        (3, [0, 5, 1, 1]), (GREY, [0, 5, 1, 1])):
+        set_box(st, box, counts)
+    set_market(st, DONKEY, 3)
+    say(Act(0, ["stay"]))
+    say(Act(0, ["done"]))
+    assert "the landscape die shows yellow dot" in say(Rolled((YELLOW_DIE,)))
+    assert "Ann (seat 0) chooses" in say.lines[-1]
+    assert say(Act(0, ["box", RED])).startswith("Ann (seat 0) puts the animals in the red box")
+    assert "1 donkey to the grey box" in say(Rolled((land_face(GREY),)))
+    # the random throw moves the desert: everyone on the farthest card is lost
+    for s in (2, 3):
+        st.pos[s] = 4 * 7 + next(c for c in range(7) if D.CARDS[st.rows[4]][c] != D.MOUNTAIN)
+    give_animals(st, 2, [2, 1, 0, 0])
+    said = say(Rolled((BLANK, BLANK, land_face(GREEN))))
+    assert "1 goat, 1 horse and 1 camel to the green box" in said     # the donkeys ran out
+    assert "The desert moves" in said
+    assert "Cy (seat 2)'s nomad is lost in the desert" in said and "Dee (seat 3)'s nomad is lost" in said
+    assert R.waiting(E.view(st, None, None), NAMES)[0] == 2              # Cy chooses what to keep
+    assert say(Act(2, ["keep", DONKEY, GOAT])) == ("Cy (seat 2) keeps a donkey and a goat; "
+                                                   "1 donkey goes back to the market.")
+    assert "A new card is laid next to the pilgrim" in say(Rolled((0,)))
