@@ -213,7 +213,7 @@ def _act(seat: int, a: list, before: dict, after: dict, names: list[str]) -> lis
         land = field_kind(before, pos[0], pos[1])
         n = sum(me_b["traders"])
         verb = "tries to catch animals in" if k == "catch" else "lures animals from the market into"
-        return [f"{who} {verb} the {land} box and rolls {n} trader dice."]
+        return [f"{who} {verb} the {land} box and rolls {n} trader {'die' if n == 1 else 'dice'}."]
     if k == "walk":
         return [f"{who} lets the desert move."]
     if k == "take" and ph == "expert":

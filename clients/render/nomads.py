@@ -361,7 +361,7 @@ def text(view: dict[str, Any], names: list[str]) -> str:
            + ("spectator" if you is None else "you are " + seat_label(names, you))]
     out.append(waiting(view, names)[1])
     out.append("Map, row 4 farthest from the pilgrim: ... desert, ### mountain, digits = nomads (seats)")
-    out.append("         " + "".join(f"{c:<10}" for c in range(D.WIDTH)))
+    out.append("col      " + "".join(f"{c:<13}" for c in range(D.WIDTH)).rstrip())
     for r in range(4, -1, -1):
         row = view["rows"][r]
         if row is None:
@@ -375,7 +375,7 @@ def text(view: dict[str, Any], names: list[str]) -> str:
                 if row["blue_tile"]:
                     cell += "+M" if row["blue_tile"] == "mecca" else "+" + row["blue_tile"][0]
             seats = "".join(str(p["seat"]) for p in view["players"] if p["position"] == [r, c])
-            cells.append(f"{cell} {seats}".strip()[:9].ljust(10))
+            cells.append(f"{cell} {seats}".strip().ljust(13))       # at most CITY+h + 6 seats
         out.append(f"row {r}    " + "".join(cells).rstrip())
     pil = " ".join(str(p["seat"]) for p in view["players"] if p["position"] == "pilgrim") or "-"
     lost = " ".join(str(p["seat"]) for p in view["players"] if p["position"] == "lost") or "-"

@@ -315,3 +315,10 @@ def test_tie_lost_nomads_and_keeping_two_in_words():
     assert say(Act(2, ["keep", DONKEY, GOAT])) == ("Cy (seat 2) keeps a donkey and a goat; "
                                                    "1 donkey goes back to the market.")
     assert "A new card is laid next to the pilgrim" in say(Rolled((0,)))
+
+
+def test_text_shows_six_nomads_sharing_a_city():
+    ref = started(6, 2)
+    out = R.text(ref.view(None), NAMES)
+    row3 = next(line for line in out.split("\n") if line.startswith("row 3"))
+    assert "CITY 012345" in row3 and len(row3) <= 100
