@@ -294,7 +294,7 @@ def _players(s: Svg, view: dict, names: list[str], wait_seat: int | None, x0: in
         s.circle(x0 + 16, y + 13.5, 9.5, class_=f"nomad seat{seat}")
         s.text(x0 + 16, y + 17.5, SEAT_MARKS[seat % len(SEAT_MARKS)], class_="mark", text_anchor="middle")
         me = " (you)" if seat == view.get("you") else ""
-        s.text(x0 + 32, y + 18, seat_label(names, seat)[2:] + me, style="font-weight:600")
+        s.text(x0 + 32, y + 18, N.seat_name(names, seat) + me, style="font-weight:600")
         s.text(x0 + 238, y + 18, p["money"], style="font-weight:600")
         s.text(x0 + 298, y + 18, "   ".join(f"{SPECIES_SHORT[sp]} {k}" for sp, k in enumerate(p["animals"])))
         s.text(x0 + 528, y + 18, N.trader_words(p["traders"]), class_="small")
