@@ -428,10 +428,14 @@ def _move(view: dict, a: list, seat: int) -> dict:
         each = sale_price(view, seat, a[1])
         return {"text": f"{count_words(a[2], a[1])} for {each * a[2]} dinars",
                 "group": f"Sell {SPECIES[a[1]]}s ({each} dinar{'s' if each != 1 else ''} each)", "target": None}
-    if k == "catch":
-        return {"text": "Catch animals (roll your trader dice)", "group": "Catch or lure", "target": None}
-    if k == "lure":
-        return {"text": "Lure animals from the market into the box", "group": "Catch or lure", "target": None}
+    if k in ("catch", "lure"):
+        pos = me["position"]
+        box = f"the {field_kind(view, pos[0], pos[1])} box"
+        n = sum(me["traders"])
+        dice = f"{n} trader {'die' if n == 1 else 'dice'}"
+        text = (f"Catch animals in {box} (roll your {dice})" if k == "catch"
+                else f"Lure animals from the market into {box} (roll your {dice})")
+        return {"text": text, "group": "Catch or lure", "target": None}
     if k == "walk":
         return {"text": "Let the desert move", "group": "Let the desert move", "target": None}
     if k == "take" and len(a) == 3:
