@@ -107,7 +107,7 @@ def stage_words(view: dict[str, Any]) -> str:
     if stage == "commit":
         return "everyone chooses a POWER card in secret"
     if stage == "secret":
-        return "start of round: Secret area may protect a ghost"
+        return "start of round: a will-o'-the-wisp may be protected (POWER)"
     if stage == "time":
         return "the next time card is drawn"
     if stage == "invoke":
@@ -127,7 +127,7 @@ def stage_words(view: dict[str, Any]) -> str:
             "tt": "B.1 Test tube: give and take resources",
             "b1end": "end of B.1: a POWER may be used",
             "victims": "B.1 POWER: choose for each adjacent adversary",
-            "immortal": "a minion was displaced: Gift of immortality may save it"}.get(sub, sub)
+            "immortal": "a displaced minion: its owner decides where it goes"}.get(sub, sub)
 
 
 # ------------------------------------------------------------------ narration

@@ -235,10 +235,10 @@ def _players(pic: Svg, view: dict, names: list[str]) -> None:
             pic.text(x + w - 10, y0 + 18, "▶ to play", text_anchor="end", style="fill:var(--hi);font-weight:600")
         pic.text(x + 10, y0 + 54, f"VP {p['vp']}   ·   {_ordinal(order.index(s) + 1)} in play order")
         pic.text(x + 10, y0 + 74, f"terror {p['terror']}")
-        for k in range(D.TERROR_MAX + 1):
-            cls = f"seat{s}" if k <= p["terror"] and p["terror"] else "panel"
-            pic.rect(x + 74 + k * 14, y0 + 64, 12, 12, rx=2, class_=cls,
-                     style=None if k <= p["terror"] and p["terror"] else "fill:var(--bg)")
+        for k in range(1, D.TERROR_MAX + 1):
+            full = k <= p["terror"]
+            pic.rect(x + 60 + k * 14, y0 + 64, 12, 12, rx=2, class_=f"seat{s}" if full else "panel",
+                     style=None if full else "fill:var(--bg)")
         pic.text(x + 10, y0 + 96, f"graveyard {p['graveyard']} · drawbridge {p['drawbridge']} · "
                                   f"magician {'square ' + str(p['magician']) if p['magician'] >= 0 else 'off the manor'}",
                  class_="small")
@@ -302,7 +302,8 @@ def text(view: dict[str, Any], names: list[str]) -> str:
     if bonuses:
         left = set(view["state"]["bonus_left"]) if view["stage"] == "bonus" else set(range(len(bonuses)))
         out.append("Time-card bonuses: " + "  ".join(
-            f"[{i}] {N.bonus_word(b)}" + ("" if i in left else " (taken)") for i, b in enumerate(bonuses)))
+            f"[{i}] {N.bonus_word(b).replace(' of your choice', ' chosen')}" + ("" if i in left else " (taken)")
+            for i, b in enumerate(bonuses)))
     out += _text_manor(view)
     out.append(f"{'REGIONS (VP, gate fee)':<44} GARDENS (position 1 major, 2 minor)")
     for r in range(D.NREG):
@@ -326,13 +327,13 @@ def text(view: dict[str, Any], names: list[str]) -> str:
         if view["state"]["powers"]:
             mine = view.get("my_power") if view["seat"] == s else None
             power = (f" POWER {N.power_title(p['power'])}" if p["power"] else
-                     f" POWER {N.power_title(mine)} (yours, secret)" if mine else " POWER: face down")
+                     f" POWER {N.power_title(mine)} (yours)" if mine else " POWER: face down")
         out.append(f"   2H {_counts(p['h2'])} 1H {_counts(p['h1'])} approval {_counts(p['approval'])} "
-                   f"curse {p['curse']} chimaeras {p['chimaeras']}{power}")
+                   f"curse {p['curse']} chim {p['chimaeras']}{power}")
     if view["stage"] == "end":
         res = view["result"]
         out.append("Final scores: " + ", ".join(f"{seat_label(names, s)} {res['scores'][s]}" for s in range(n)))
-    return "\n".join(out)
+    return "\n".join(line[:100] for line in out)       # long player names are cut, never wrapped
 
 
 def _counts(c: list[int]) -> str:
