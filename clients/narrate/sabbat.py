@@ -140,6 +140,25 @@ def _delta(a: int, b: int, what: str) -> str:
     return f"{'+' if d > 0 else '−'}{abs(d)} {what} (now {b})" if d else ""
 
 
+def _gain(pb: dict, pa: dict, gain: int, before: dict, after: dict) -> str:
+    """A terror gain by the rules (capped at 10), with the new total when this event did nothing
+    else to it (when the round's stewardship followed, the total is told there)."""
+    got = min(gain, D.TERROR_MAX - pb["terror"])
+    if not got:
+        return "terror stays at 10"
+    ended = after["stage"] != before["stage"] or after["round"] != before["round"]
+    return f"+{got} terror" + ("" if ended else f" (now {pa['terror']})")
+
+
+def garden_level(view: dict[str, Any], garden: str, s: int) -> int:
+    """2 if seat s holds the garden's major bonus (position 1), 1 the minor (position 2, when
+    position 1 is another seat's), else 0 (6 Gardens)."""
+    L = view["locations"][garden]
+    if L and L[0] == s:
+        return 2
+    return 1 if len(L) > 1 and L[1] == s and L[0] != s else 0
+
+
 def _joined(parts: list[str]) -> str:
     parts = [p for p in parts if p]
     return ", ".join(parts)
@@ -204,7 +223,7 @@ def _act(s: int, a: Any, before: dict, after: dict, names: list[str]) -> list[st
     if stage == "bonus":
         bon = D.TIME_BONUSES[time_index(before)][a[1]]
         return [f"{who} takes the time-card bonus {bonus_word(bon, a[2] if len(a) > 2 else None)}"
-                + (" (to the 2H store)." if bon[0] in ("res", "any") else ".")]
+                + (", to the 2H store." if bon[0] in ("res", "any") else ".")]
     if stage == "food":
         return [f"{who} cannot feed every ghost: the ghost on {loc_word(a[1])} goes to the graveyard (−1 VP)."]
     if stage == "alch":
@@ -214,17 +233,18 @@ def _act(s: int, a: Any, before: dict, after: dict, names: list[str]) -> list[st
     # phase B
     if a == "pass":
         if sub == "immortal":
-            return [f"{who}'s displaced ghost goes to the graveyard ({_delta(pb['terror'], pa['terror'], 'terror')})."]
+            return [f"{who}'s displaced ghost goes to the graveyard: "
+                    f"{_delta(pb['terror'], pa['terror'], 'terror') or 'terror stays at 10'}."]
         return [f"{who} passes (the action is used)."]
     if a == "done":
         if sub == "b1":
-            return [f"{who} uses no effect here."]
+            return [f"{who} uses neither the tile nor a mirror."]
         if sub == "tt":
             return [f"{who} stops giving to the Test tube and takes the resources back."]
         return [f"{who} ends the action."]
     if head == "magician":
-        verb = "places" if pb["magician"] < 0 else "moves"
-        return [f"{who} {verb} the magician on square {a[1]} ({tile_word(after['manor'][a[1]])})."]
+        verb = "places the magician on" if pb["magician"] < 0 else "moves the magician to"
+        return [f"{who} {verb} square {a[1]} ({tile_word(after['manor'][a[1]])})."]
     if head == "move":
         return _move(s, a[1], a[3], a[4], before, after, names)
     if head == "pay":
@@ -236,8 +256,11 @@ def _act(s: int, a: Any, before: dict, after: dict, names: list[str]) -> list[st
     if head == "tile":
         return _tile(s, a, before, after, names)
     if head == "mirror":
-        verb = "cracks" if before["mirrors"][a[1]] == 0 else "breaks"
-        return [f"{who} {verb} mirror {a[1]}: {_delta(pb['terror'], pa['terror'], 'terror') or 'no terror gained (at 10)'}."]
+        cracked = before["mirrors"][a[1]] > 0
+        level = garden_level(before, "glass_factory", s)
+        gain = (D.MIRROR_BREAK if cracked else D.MIRROR_CRACK) + (
+            D.GLASS_MAJOR if level == 2 else D.GLASS_MINOR if level == 1 and cracked else 0)
+        return [f"{who} {'breaks' if cracked else 'cracks'} mirror {a[1]}: {_gain(pb, pa, gain, before, after)}."]
     if head == "give" and sub == "tt":
         return [f"{who} gives a {RES_WORDS[before['state']['args'][1]]} from the {a[1]}H store to the Test tube."]
     if head == "give":
@@ -257,7 +280,8 @@ def _move(s: int, src: int, dst: int, mode: str, before: dict, after: dict, name
     who = seat_name(names, s)
     if after["sub"] == "pay" and after["actor"] == s and before["sub"] != "pay":
         gate = gate_word(before["gates"][D.LOC_IDS[dst]])
-        return [f"{who} sends a ghost from the drawbridge toward {loc_word(dst)} ({mode}); "
+        aim = {"place": "to take a free space", "fight": "to fight", "retreat": "though it must retreat"}[mode]
+        return [f"{who} sends a ghost from the drawbridge toward {loc_word(dst)} {aim}; "
                 f"the gate fee is {gate}, and both stores hold a needed resource."]
     return _arrival(s, src, dst, mode, before, after, names)
 
@@ -278,7 +302,7 @@ def _arrival(s: int, src: int, dst: int, mode: str, before: dict, after: dict, n
         gainers = [seat_name(names, o) for o in range(len(after["players"]))
                    if o != s and _pl(after, o)["vp"] > _pl(before, o)["vp"]]
         return [f"{who} moves a ghost from {src_w} to {loc_word(dst)}{paid}, finds no free space and retreats "
-                f"to the graveyard ({_delta(pb['terror'], pa['terror'], 'terror') or 'terror stays at 10'})"
+                f"to the graveyard: {_delta(pb['terror'], pa['terror'], 'terror') or 'terror stays at 10'}"
                 + (f"; {', '.join(gainers)} +2 VP each." if gainers else ".")]
     foes = sorted({o for o in before["locations"][D.LOC_IDS[dst]] if o != s})
     beaten = ", ".join(seat_name(names, o) for o in foes)
@@ -287,7 +311,7 @@ def _arrival(s: int, src: int, dst: int, mode: str, before: dict, after: dict, n
     for o in range(len(after["players"])):
         if o != s and _pl(after, o)["graveyard"] > _pl(before, o)["graveyard"]:
             out.append(f"{seat_name(names, o)}'s ghost is pushed out of {loc_word(dst)} to the graveyard"
-                       + (f" ({_delta(_pl(before, o)['terror'], _pl(after, o)['terror'], 'terror')})."
+                       + (f": {_delta(_pl(before, o)['terror'], _pl(after, o)['terror'], 'terror')}."
                           if _pl(after, o)["terror"] != _pl(before, o)["terror"] else "."))
     if after["sub"] == "immortal":
         out.append(f"{seat_name(names, after['actor'])}'s minion is pushed out of {loc_word(dst)}: "
@@ -308,7 +332,7 @@ def _tile(s: int, a: list, before: dict, after: dict, names: list[str]) -> list[
         return [f"{who} turns the Clock: the 1H store ({res_list(pb['h1'])}) moves to 2H."]
     if kind == D.TERRORISER:
         return [f"{who} discards a {RES_WORDS[a[2]]} from {a[1]}H at the Terroriser: "
-                f"{_delta(pb['terror'], pa['terror'], 'terror') or 'terror stays at 10'}."]
+                f"{_gain(pb, pa, 2 if a[1] == 1 else 4, before, after)}."]
     return [f"{who} starts the Test tube with {RES_WORDS[a[1]]}: resources of that type are given, "
             "then as many of any type taken."]
 
@@ -339,11 +363,12 @@ def _power(s: int, a: list, before: dict, after: dict, names: list[str]) -> list
         return [f"{head}: the tile effect step is taken again."]
     if c in (D.SPELL, D.FIREBALL):
         what = "terror" if c == D.SPELL else "drawbridge"
-        hit = [seat_name(names, o) for o in range(len(after["players"]))
-               if o != s and _pl(after, o)[what] < _pl(before, o)[what]]
-        lost = "loses 1 terror" if c == D.SPELL else "loses a drawbridge ghost to the graveyard"
-        return [f"{head}: {', '.join(hit) or 'nobody'} {lost}"
-                + (f"; {_delta(pb['terror'], pa['terror'], 'terror')}." if c == D.SPELL and pa['terror'] != pb['terror'] else ".")]
+        near = D.KING[pb["magician"]] if pb["magician"] >= 0 else ()
+        hit = [o for o, p in enumerate(before["players"]) if o != s and p["magician"] in near and p[what]]
+        lost = ("1 terror" if c == D.SPELL else "a drawbridge ghost to the graveyard")
+        lost = ("loses " if len(hit) == 1 else "each lose ") + lost
+        return [f"{head}: {', '.join(seat_name(names, o) for o in hit) or 'nobody'} {lost}"
+                + (f"; {who} {_gain(pb, pa, len(hit), before, after)}." if c == D.SPELL and hit else ".")]
     if c == D.APPARITION:
         return [f"{head}: a resource appears in each adjacent adversary's 1H store."]
     if c == D.SEDUCTION:
@@ -368,7 +393,7 @@ def _phase_changes(before: dict, after: dict, names: list[str]) -> list[str]:
         if changes:
             out.append("Stewardship (food, region VPs, approval"
                        + (", curses" if after["round"] != before["round"] else "")
-                       + "): " + "; ".join(changes) + ".")
+                       + ") — net changes: " + "; ".join(changes) + ".")
         if after["stage"] == "food":
             out.append(f"{seat_name(names, after['actor'])} has not enough terror to feed every ghost "
                        f"and chooses {after['state']['args'][0]} unfed ghost(s).")
