@@ -49,12 +49,14 @@ def _action_no(view: dict[str, Any]) -> str:
     return f" · action {st['turn'] // st['n'] + 1} of {view['actions']}"
 
 
-def _waiting(view: dict[str, Any], names: list[str]) -> str:
+def _waiting(view: dict[str, Any], names: list[str], scores: bool = True) -> str:
     stage = view["stage"]
     if stage == "end":
         res = view["result"]
         win = ", ".join(seat_label(names, s) for s in res["winners"])
-        return f"Game over — {'winner' if len(res['winners']) == 1 else 'shared victory'}: {win}"
+        table = ", ".join(f"{seat_label(names, s)} {x}" for s, x in enumerate(res["scores"]))
+        return (f"Game over — {'winner' if len(res['winners']) == 1 else 'shared victory'}: {win}"
+                + (f" · scores (VP + 5 per chimaera): {table}" if scores else ""))
     if stage in ("invoke", "commit"):
         return f"All players: {N.stage_words(view)}"
     if stage in ("setup", "time"):
@@ -84,11 +86,19 @@ def _ghost(pic: Svg, x: float, y: float, s: int, r: float = 10) -> None:
     pic.text(x, y + 4, _mark(s), class_="small", text_anchor="middle", style=WHITE)
 
 
-def _slots(pic: Svg, x: float, y: float, owners: list[int], cap: int, numbered: bool = False) -> None:
+def _protected(view: dict, l: int) -> list[bool]:
+    """Which ghosts of location l are protected by Secret area this round (engine flag bit 8)."""
+    return [bool(e & 8) for e in view["state"]["locs"][l]]
+
+
+def _slots(pic: Svg, x: float, y: float, owners: list[int], cap: int, numbered: bool = False,
+           protected: list[bool] | None = None) -> None:
     """The spaces of a location, position 1 first; ghosts in their owner's colour and mark."""
     for p in range(cap):
         cx = x + 13 + p * 27
         if p < len(owners):
+            if protected and protected[p]:
+                pic.rect(cx - 13, y - 13, 26, 26, rx=3, class_="line", style=HI)
             _ghost(pic, cx, y, owners[p])
         else:
             pic.circle(cx, y, 10, class_="line", stroke_dasharray="3 2")
@@ -103,13 +113,13 @@ def _location(pic: Svg, view: dict, l: int, x: float, y: float, w: float, h: flo
         pic.text(x + 7, y + 16, f"{D.LOC_NAMES[l]}  {D.REGION_VP[l]} VP", style="font-weight:600")
         gate = view["gates"].get(lid)
         pic.text(x + 7, y + 31, f"gate: {_fee_short(gate)}" if gate else "gate: —", class_="small muted")
-        _slots(pic, x + 2, y + 50, view["locations"][lid], cap)
+        _slots(pic, x + 2, y + 50, view["locations"][lid], cap, protected=_protected(view, l))
     else:
         pic.text(x + 7, y + 16, D.LOC_NAMES[l], style="font-weight:600")
         major, minor = GARDEN_BONUS[lid]
         pic.text(x + 7, y + 30, f"1 major: {major}", class_="small muted")
         pic.text(x + 7, y + 42, f"2 minor: {minor}", class_="small muted")
-        _slots(pic, x + 2, y + 58, view["locations"][lid], cap, numbered=True)
+        _slots(pic, x + 2, y + 58, view["locations"][lid], cap, numbered=True, protected=_protected(view, l))
 
 
 # the regions ring as a rectangle of boxes, clockwise from the top left: 3 on top, 1 on the right,
@@ -185,7 +195,8 @@ def _time_card(pic: Svg, view: dict) -> None:
     x, y, w = 470, 420, 300
     pic.rect(x, y, w, 108, rx=8, class_="panel")
     pic.text(x + 10, y + 20, f"Time card: {view['time_card']}", style="font-weight:600")
-    pic.text(x + 10, y + 36, f"{view['actions']} actions each · {view['time_pile_left']} cards in the pile",
+    pic.text(x + 10, y + 36, f"{view['actions']} actions each · {view['time_pile_left']} "
+             f"card{'s' if view['time_pile_left'] != 1 else ''} in the pile",
              class_="small muted")
     bonuses = D.TIME_BONUSES[N.time_index(view)]
     left = set(view["state"]["bonus_left"]) if view["stage"] == "bonus" else set()
@@ -231,6 +242,9 @@ def _players(pic: Svg, view: dict, names: list[str]) -> None:
         people = D.PEOPLES[D.PEOPLE_NAMES.index(p["people"])]
         pic.text(x + 36, y0 + 32, f"{p['people']}: {people['magician']} and {people['ghosts']}",
                  class_="small muted")
+        if "result" in view and s in view["result"]["winners"]:
+            pic.text(x + w - 10, y0 + 18, f"★ winner, {view['result']['scores'][s]}", text_anchor="end",
+                     style="fill:var(--hi);font-weight:600")
         if view["actor"] == s and view["stage"] not in ("end", "invoke", "commit", "time", "setup"):
             pic.text(x + w - 10, y0 + 18, "▶ to play", text_anchor="end", style="fill:var(--hi);font-weight:600")
         pic.text(x + 10, y0 + 54, f"VP {p['vp']}   ·   {_ordinal(order.index(s) + 1)} in play order")
@@ -281,7 +295,8 @@ def _legend(pic: Svg, view: dict, names: list[str]) -> None:
         label = seat_label(names, s)
         pic.text(x + 24, y, label)
         x += 34 + 7 * len(label)
-    pic.text(x + 10, y, "small disc = ghost · ringed disc on a tile = magician · dashed circle = free space",
+    pic.text(x + 10, y, "small disc = ghost · ringed disc on a tile = magician · dashed circle = free space"
+             " · red box = protected this round",
              class_="small")
     pic.text(14, y + 22, "Mirrors: 3 = intact (+3 terror to crack), 2 = cracked (+2 to break), × = broken. "
                          "Gate fees are paid into the approval square; a full set of 4 becomes a chimaera "
@@ -296,7 +311,7 @@ def text(view: dict[str, Any], names: list[str]) -> str:
     caps = D.capacities(n)
     out = [f"Sabbat Magica · round {view['round']}/{D.ROUNDS} · {view['time_card']}: "
            f"{view['actions']} actions each{_action_no(view)}",
-           "Now: " + _waiting(view, names),
+           "Now: " + _waiting(view, names, scores=False),
            "Play order: " + " > ".join(seat_label(names, s) for s in view["order"])]
     bonuses = D.TIME_BONUSES[N.time_index(view)]
     if bonuses:
@@ -305,16 +320,16 @@ def text(view: dict[str, Any], names: list[str]) -> str:
             f"[{i}] {N.bonus_word(b).replace(' of your choice', ' chosen')}" + ("" if i in left else " (taken)")
             for i, b in enumerate(bonuses)))
     out += _text_manor(view)
-    out.append(f"{'REGIONS (VP, gate fee)':<44} GARDENS (position 1 major, 2 minor)")
+    out.append(f"{'REGIONS (VP, gate fee; * = protected)':<44} GARDENS (position 1 major, 2 minor)")
     for r in range(D.NREG):
         lid = D.LOC_IDS[r]
         gate = view["gates"].get(lid)
         left = (f"{D.LOC_NAMES[r]:<9}{D.REGION_VP[r]} {_fee_short(gate) if gate else '—':<15} "
-                f"{_text_slots(view['locations'][lid], caps[r])}")
+                f"{_text_slots(view, r, caps[r])}")
         right = ""
         if r < D.NGAR:
             g = D.NREG + r
-            right = f"{D.LOC_NAMES[g]:<19} {_text_slots(view['locations'][D.LOC_IDS[g]], caps[g])}"
+            right = f"{D.LOC_NAMES[g]:<19} {_text_slots(view, g, caps[g])}"
         out.append(f"{left:<44} {right}".rstrip())
     out.append("Drawbridge: " + "  ".join(f"{_mark(s)} {p['drawbridge']}" for s, p in enumerate(view["players"])))
     out.append("PLAYERS   (stores: spider/rat tail/gemstone/mask)")
@@ -330,9 +345,11 @@ def text(view: dict[str, Any], names: list[str]) -> str:
                      f" POWER {N.power_title(mine)} (yours)" if mine else " POWER: face down")
         out.append(f"   2H {_counts(p['h2'])} 1H {_counts(p['h1'])} approval {_counts(p['approval'])} "
                    f"curse {p['curse']} chim {p['chimaeras']}{power}")
-    if view["stage"] == "end":
+    if "result" in view:
         res = view["result"]
-        out.append("Final scores: " + ", ".join(f"{seat_label(names, s)} {res['scores'][s]}" for s in range(n)))
+        out.append("Final scores (VP + 5 per chimaera): "
+                   + ", ".join(f"{_mark(s)} {names[s] if s < len(names) else s} {x}"
+                               for s, x in enumerate(res["scores"])))
     return "\n".join(line[:100] for line in out)       # long player names are cut, never wrapped
 
 
@@ -340,8 +357,11 @@ def _counts(c: list[int]) -> str:
     return "/".join(map(str, c))
 
 
-def _text_slots(owners: list[int], cap: int) -> str:
-    return "[" + " ".join(_mark(o) for o in owners) + " ." * (cap - len(owners)) + "]"
+def _text_slots(view: dict, l: int, cap: int) -> str:
+    """"[● ▲* . .]": ghosts in position order, * = protected this round, . = free space."""
+    owners = view["locations"][D.LOC_IDS[l]]
+    prot = _protected(view, l)
+    return "[" + " ".join(_mark(o) + ("*" if p else "") for o, p in zip(owners, prot)) + " ." * (cap - len(owners)) + "]"
 
 
 def _text_manor(view: dict) -> list[str]:
