@@ -249,10 +249,13 @@ def _players(pic: Svg, view: dict, names: list[str]) -> None:
             pic.text(x + w - 10, y0 + 18, "▶ to play", text_anchor="end", style="fill:var(--hi);font-weight:600")
         pic.text(x + 10, y0 + 54, f"VP {p['vp']}   ·   {_ordinal(order.index(s) + 1)} in play order")
         pic.text(x + 10, y0 + 74, f"terror {p['terror']}")
-        for k in range(1, D.TERROR_MAX + 1):
-            full = k <= p["terror"]
-            pic.rect(x + 60 + k * 14, y0 + 64, 12, 12, rx=2, class_=f"seat{s}" if full else "panel",
-                     style=None if full else "fill:var(--bg)")
+        # the terror track 1-10: one box per point, the held ones in the seat's colour
+        tx = x + 74
+        pic.rect(tx, y0 + 64, 14 * D.TERROR_MAX, 12, class_="panel", style="fill:var(--bg)")
+        if p["terror"]:
+            pic.rect(tx, y0 + 64, 14 * p["terror"], 12, class_=f"seat{s}")
+        pic.line(tx, y0 + 70, tx + 14 * D.TERROR_MAX, y0 + 70, class_="line", stroke_width=12,
+                 stroke_dasharray="1 13", stroke_dashoffset="-13")
         pic.text(x + 10, y0 + 96, f"graveyard {p['graveyard']} · drawbridge {p['drawbridge']} · "
                                   f"magician {'square ' + str(p['magician']) if p['magician'] >= 0 else 'off the manor'}",
                  class_="small")
@@ -265,8 +268,8 @@ def _players(pic: Svg, view: dict, names: list[str]) -> None:
             yy = ty + 17 + i * 17
             pic.text(x + 10, yy, label, class_="small")
             for r, k in enumerate(counts):
-                pic.text(x + 70 + r * 44, yy, str(k) if k else "·", text_anchor="middle",
-                         class_=None if k else "muted")
+                if k:
+                    pic.text(x + 70 + r * 44, yy, k, text_anchor="middle")
         pic.text(x + 10, ty + 76, f"curse: {'yes (−5 VP next round)' if p['curse'] else 'none'} · "
                                   f"chimaeras {p['chimaeras']}", class_="small")
         if powers:
