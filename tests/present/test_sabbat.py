@@ -52,14 +52,22 @@ def _check_pictures(ref: Referee, viewer: int | None, view: dict, names: list[st
     assert len(lines) <= 40 and max(len(x) for x in lines) <= 100
     for title in _hidden_titles(ref, viewer):
         assert title not in doc and title not in txt, f"{title} shown to viewer {viewer}"
+    for m in _check_moves(ref, viewer, view):
+        assert m["target"] is None or m["target"] in targets, f"{m} has no place in the picture"
+
+
+def _check_moves(ref: Referee, viewer: int | None, view: dict) -> list[dict]:
+    """The viewer's moves in words when it has a decision now (one per legal action)."""
     step = ENGINE.expected(ref.state)
-    if viewer is not None and isinstance(step, E.Decide) and step.seat == viewer:
-        legal = ref.legal(viewer)
-        ms = N.moves(view, legal, viewer)
-        assert len(ms) == len(legal)
-        for m in ms:
-            assert m["text"] and m["group"]
-            assert m["target"] is None or m["target"] in targets, f"{m} has no place in the picture"
+    deciding = (step.seat,) if isinstance(step, E.Decide) else getattr(step, "seats", ())
+    if viewer is None or viewer not in deciding:
+        return []
+    legal = ref.legal(viewer)
+    ms = N.moves(view, legal, viewer)
+    assert len(ms) == len(legal)
+    for m in ms:
+        assert isinstance(m["text"], str) and m["text"] and isinstance(m["group"], str) and m["group"]
+    return ms
 
 
 def play(n: int, seed: int, options: dict) -> dict:
@@ -102,9 +110,11 @@ def play(n: int, seed: int, options: dict) -> dict:
                 for s, k in zip(info["seats"], info["values"]):
                     assert f"{names[s]} (seat {s}) {k}" in said
             last[v] = sentences
-        if steps % SAMPLE == 0:
-            for v in viewers:
+        for v in viewers:
+            if steps % SAMPLE == 0:
                 _check_pictures(ref, v, tables[v].view, names)
+            else:
+                _check_moves(ref, v, tables[v].view)
     for v in viewers:
         assert tables[v].view == ref.view(v)
         _check_pictures(ref, v, tables[v].view, names)
