@@ -209,3 +209,18 @@ def test_a_fight_is_told_with_its_winner_and_cost():
     said = " ".join(N.narrate({"kind": "act", "seat": 0, "action": fight[0]}, before, after, NAMES[:3]))
     assert "Turgapel" in said and "wins the fight against Bob (seat 1)" in said
     assert "+2 VP" in said and "terror" in said
+
+
+def test_odd_player_names_are_escaped_and_cut():
+    ref = Referee(ENGINE, 4, {"powers": True, "peoples": [0, 1, 2, 3], "leftovers": "keep"}, seed=4)
+    chooser = random_chooser(random.Random(4))
+    while ref.step(chooser) is not None:
+        pass
+    for names in ([], ['<b>"&amp;</b>', "x" * 150, "Cy", "Di"]):
+        for v in (None, 0):
+            view = ref.view(v)
+            root = ET.fromstring(R.svg(view, names))          # parses: markup in a name is escaped
+            assert not [el for el in root.iter() if el.tag.endswith("}b")]
+            lines = R.text(view, names).splitlines()
+            assert len(lines) <= 40 and max(map(len, lines)) <= 100
+            assert "Final scores" in lines[-1]
