@@ -320,7 +320,7 @@ def text(view: dict[str, Any], names: list[str]) -> str:
     if bonuses:
         left = set(view["state"]["bonus_left"]) if view["stage"] == "bonus" else set(range(len(bonuses)))
         out.append("Time-card bonuses: " + "  ".join(
-            f"[{i}] {N.bonus_word(b).replace(' of your choice', ' chosen')}" + ("" if i in left else " (taken)")
+            f"[{i}] " + (N.bonus_word(b).replace("resource of your choice", "any resource") if i in left else "taken")
             for i, b in enumerate(bonuses)))
     out += _text_manor(view)
     out.append(f"{'REGIONS (VP, gate fee; * = protected)':<44} GARDENS (position 1 major, 2 minor)")
