@@ -9,7 +9,6 @@ Clickable places carry the data-target ids of clients.narrate.sabbat (location i
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from clients.narrate import sabbat as N
