@@ -67,6 +67,8 @@ def _waiting(view: dict[str, Any], names: list[str], scores: bool = True) -> str
 def svg(view: dict[str, Any], names: list[str]) -> str:
     n = len(view["players"])
     pic = Svg(WIDTH, HEIGHT, f"Sabbat Magica, round {view['round']}")
+    # what is drawn over a clickable place lets the click through to the place itself
+    pic.raw("<style>svg text, svg .ghost, svg .magician, svg .deco { pointer-events: none; }</style>")
     pic.text(14, 26, f"Sabbat Magica — round {view['round']} of {D.ROUNDS} · time card: {view['time_card']} "
                      f"({view['actions']} actions each){_action_no(view)}", class_="title")
     pic.text(14, 48, "Now: " + _waiting(view, names), style="fill:var(--hi);font-weight:600")
@@ -97,10 +99,10 @@ def _slots(pic: Svg, x: float, y: float, owners: list[int], cap: int, numbered: 
         cx = x + 13 + p * 27
         if p < len(owners):
             if protected and protected[p]:
-                pic.rect(cx - 13, y - 13, 26, 26, rx=3, class_="line", style=HI)
+                pic.rect(cx - 13, y - 13, 26, 26, rx=3, class_="line deco", style=HI)
             _ghost(pic, cx, y, owners[p])
         else:
-            pic.circle(cx, y, 10, class_="line", stroke_dasharray="3 2")
+            pic.circle(cx, y, 10, class_="line deco", stroke_dasharray="3 2")
         if numbered:
             pic.text(cx, y + 22, str(p + 1), class_="small muted", text_anchor="middle")
 
