@@ -453,7 +453,7 @@ def _one_move(view: dict, a: Any, seat: int) -> dict[str, Any]:
             return _m("Protect no ghost", "Start of round")
         if sub == "immortal":
             return _m("Let the minion go to the graveyard (+1 terror)", "Displaced minion")
-        return _m("Pass (use up this action)", "Pass")
+        return _m("use up this action doing nothing", "Pass")
     if a == "done":
         text = {"b1": "No effect (finish the magician's move)", "b2": "Finish moving ghosts",
                 "tt": "Stop giving; take the resources back", "b1end": "End the action",
