@@ -1,0 +1,226 @@
+"""Sabbat Magica narration, moves and pictures over whole random games, for every seat and a
+spectator: pictures parse and show every seat's pieces, every clickable move has its place in
+the picture, sentences tell the draws and the end, and no sealed POWER card ever shows to a
+viewer who may not know it."""
+
+from __future__ import annotations
+
+import random
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from clients.narrate import Table
+from clients.narrate import sabbat as N
+from clients.render import sabbat as R
+from protocol import engine as E
+from protocol.games.sabbat import ENGINE
+from protocol.games.sabbat import data as D
+from protocol.referee import Referee, random_chooser
+
+NAMES = ["Ann", "Bob", "Cy", "Di"]
+SAMPLE = 9          # render the pictures at every SAMPLE-th step (and at the end)
+
+
+def _svg_facts(doc: str) -> tuple[set[str], set[str]]:
+    """(the data-target ids, the class names) of a picture; parsing fails on bad XML."""
+    root = ET.fromstring(doc)
+    targets, classes = set(), set()
+    for el in root.iter():
+        if "data-target" in el.attrib:
+            targets.add(el.attrib["data-target"])
+        classes.update(el.attrib.get("class", "").split())
+    return targets, classes
+
+
+def _hidden_titles(ref: Referee, viewer: int | None) -> list[str]:
+    """The titles of the POWER cards `viewer` may not know now (other seats', still sealed)."""
+    st = ref.state
+    if not st.powers or st.stage == "setup":
+        return []
+    return [D.POWER_TITLES[ref.truth[st.phandle[o]]] for o in range(st.n)
+            if o != viewer and st.pcard[o] is None and st.phandle[o] in ref.truth]
+
+
+def _check_pictures(ref: Referee, viewer: int | None, view: dict, names: list[str]) -> None:
+    doc = R.svg(view, names)
+    targets, classes = _svg_facts(doc)
+    for s in range(ref.players):
+        assert f"seat{s}" in classes, f"seat {s} has no pieces in the picture"
+    txt = R.text(view, names)
+    lines = txt.splitlines()
+    assert len(lines) <= 40 and max(len(x) for x in lines) <= 100
+    for title in _hidden_titles(ref, viewer):
+        assert title not in doc and title not in txt, f"{title} shown to viewer {viewer}"
+    for m in _check_moves(ref, viewer, view):
+        assert m["target"] is None or m["target"] in targets, f"{m} has no place in the picture"
+
+
+def _check_moves(ref: Referee, viewer: int | None, view: dict) -> list[dict]:
+    """The viewer's moves in words when it has a decision now (one per legal action)."""
+    step = ENGINE.expected(ref.state)
+    deciding = (step.seat,) if isinstance(step, E.Decide) else getattr(step, "seats", ())
+    if viewer is None or viewer not in deciding:
+        return []
+    legal = ref.legal(viewer)
+    ms = N.moves(view, legal, viewer)
+    assert len(ms) == len(legal)
+    for m in ms:
+        assert isinstance(m["text"], str) and m["text"] and isinstance(m["group"], str) and m["group"]
+    return ms
+
+
+def play(n: int, seed: int, options: dict) -> dict:
+    """One random game with a Table per seat and one for a spectator; checks as it goes and
+    returns what the end needs."""
+    ref = Referee(ENGINE, n, options, seed=seed)
+    names = NAMES[:n]
+    viewers: list[int | None] = [*range(n), None]
+    tables = {v: Table(ENGINE, options, n, v, names) for v in viewers}
+    rng = random.Random(seed)
+    chooser = random_chooser(rng)
+    last: dict = {}
+    owner_told = set()
+    steps = 0
+    while True:
+        stage = ref.state.stage
+        event = ref.step(chooser)
+        if event is None:
+            break
+        steps += 1
+        assert steps < 5000
+        for v in viewers:
+            info, sentences = tables[v].apply(event, ref.knowledge[v] if v is not None else None)
+            said = " ".join(sentences)
+            assert sentences and all(isinstance(x, str) and x for x in sentences)
+            for title in _hidden_titles(ref, v):
+                assert title not in said, f"{title} told to viewer {v}: {said}"
+            if info["kind"] == "rolled":
+                if stage == "setup":      # the draw's faces: play order, tiles, gates
+                    assert ", ".join(f"{nm} (seat {s})" for nm, s in
+                                     ((names[s], s) for s in ref.state.order)) in said
+                    assert N.gate_word(D.GATE_NAMES[ref.state.aside[0]]) in said
+                else:                     # the time card drawn
+                    assert D.TIME_NAMES[ref.state.time_card] in said
+            if info["kind"] == "committed" and v is not None:
+                mine = D.POWER_TITLES[ref.truth[ref.state.phandle[v]]]
+                assert mine in said
+                owner_told.add(v)
+            if info["kind"] == "choices":
+                for s, k in zip(info["seats"], info["values"]):
+                    assert f"{names[s]} (seat {s}) {k}" in said
+            last[v] = sentences
+        for v in viewers:
+            if steps % SAMPLE == 0:
+                _check_pictures(ref, v, tables[v].view, names)
+            else:
+                _check_moves(ref, v, tables[v].view)
+    for v in viewers:
+        assert tables[v].view == ref.view(v)
+        _check_pictures(ref, v, tables[v].view, names)
+    if options.get("powers"):
+        assert owner_told == set(range(n))
+    return {"result": ENGINE.result(ref.state), "last": last, "names": names}
+
+
+@pytest.mark.parametrize("n,seed,options", [
+    (2, 1, {"powers": True, "peoples": [0, 1], "leftovers": "keep"}),
+    (2, 2, {"powers": False, "peoples": [2, 3], "leftovers": "discard"}),
+    (3, 3, {"powers": True, "peoples": [3, 1, 2], "leftovers": "keep"}),
+    (3, 4, {"powers": False, "peoples": [0, 1, 2], "leftovers": "keep"}),
+    (4, 5, {"powers": True, "peoples": [0, 1, 2, 3], "leftovers": "discard"}),
+    (4, 6, {"powers": True, "peoples": [3, 2, 1, 0], "leftovers": "keep"}),
+])
+def test_whole_random_games(n, seed, options):
+    out = play(n, seed, options)
+    res = out["result"]
+    for v, sentences in out["last"].items():
+        said = " ".join(sentences)
+        assert "Game over" in said
+        for s in range(n):
+            assert f"{out['names'][s]} (seat {s}) {res['scores'][s]}" in said
+        winners = said[said.index("inner" if len(res["winners"]) == 1 else "victory"):]
+        for s in res["winners"]:
+            assert f"{out['names'][s]} (seat {s})" in winners
+
+
+def _spectator_after_commit(card_for_seat0: int) -> tuple[str, str, list[str], str]:
+    """Play to the first invocation with seat 0 sealing the given card; what seat 1 and a
+    spectator see then."""
+    options = {"powers": True, "peoples": [0, 1, 2], "leftovers": "keep"}
+    ref = Referee(ENGINE, 3, options, seed=11)
+    rng = random.Random(11)
+
+    def chooser(seat, legal, r):
+        if r.state.stage == "commit" and seat == 0:
+            return legal[card_for_seat0]
+        return legal[rng.randrange(len(legal))]
+
+    spectator = Table(ENGINE, options, 3, None, NAMES[:3])
+    other = Table(ENGINE, options, 3, 1, NAMES[:3])
+    said: list[str] = []
+    while ref.state.stage != "invoke":
+        ev = ref.step(chooser)
+        said += spectator.apply(ev)[1] + other.apply(ev, ref.knowledge[1])[1]
+    return (R.svg(spectator.view, NAMES[:3]) + R.svg(other.view, NAMES[:3]),
+            R.text(spectator.view, NAMES[:3]) + R.text(other.view, NAMES[:3]), said,
+            R.svg(ref.view(0), NAMES[:3]))
+
+
+def test_a_sealed_card_changes_nothing_another_viewer_sees():
+    a, b = _spectator_after_commit(0), _spectator_after_commit(1)
+    assert a[:3] == b[:3]
+    # while its owner's own picture shows it
+    assert D.POWER_TITLES[D.PEOPLE_POWERS[0][0]] in a[3] and D.POWER_TITLES[D.PEOPLE_POWERS[0][1]] in b[3]
+
+
+def test_moves_are_grouped_and_clickable_at_the_first_decisions():
+    ref = Referee(ENGINE, 4, None, seed=3)
+    chooser = random_chooser(random.Random(3))
+    while ref.state.stage != "turn":
+        ref.step(chooser)
+    seat = ref.state.actor
+    view = ref.view(seat)
+    ms = N.moves(view, ref.legal(seat), seat)
+    groups = {m["group"] for m in ms}
+    assert {"Pass", "Place magician"} <= groups
+    assert len(groups) <= 6 < len(ms)       # a few kinds, then the options
+    squares = [m for m in ms if m["group"] == "Place magician"]
+    assert len(squares) == 16 - sum(p["magician"] >= 0 for p in view["players"])
+    assert all(m["target"].startswith("square-") for m in squares)
+    # a tile's words, not engine ids
+    assert all("_" not in m["text"] for m in ms)
+
+
+def test_a_fight_is_told_with_its_winner_and_cost():
+    from tests.games.sabbat import util as U
+    st, _ = U.at_actions(3, invoke=[3, 3, 3])
+    U.place(st, U.REG["turgapel"], [1])
+    U.set_turn(st, 0)
+    st.h1[0] = [1, 1, 1, 1]
+    before = ENGINE.view(st, None)
+    fight = [a for a in ENGINE.legal_actions(st, 0) if isinstance(a, list) and a[0] == "move"
+             and a[3] == U.REG["turgapel"] and a[4] == "fight"]
+    assert fight
+    ENGINE.apply(st, E.Act(0, fight[0]))
+    while st.sub == "pay":
+        ENGINE.apply(st, E.Act(0, ENGINE.legal_actions(st, 0)[0]))
+    after = ENGINE.view(st, None)
+    said = " ".join(N.narrate({"kind": "act", "seat": 0, "action": fight[0]}, before, after, NAMES[:3]))
+    assert "Turgapel" in said and "wins the fight against Bob (seat 1)" in said
+    assert "+2 VP" in said and "terror" in said
+
+
+def test_odd_player_names_are_escaped_and_cut():
+    ref = Referee(ENGINE, 4, {"powers": True, "peoples": [0, 1, 2, 3], "leftovers": "keep"}, seed=4)
+    chooser = random_chooser(random.Random(4))
+    while ref.step(chooser) is not None:
+        pass
+    for names in ([], ['<b>"&amp;</b>', "x" * 150, "Cy", "Di"]):
+        for v in (None, 0):
+            view = ref.view(v)
+            root = ET.fromstring(R.svg(view, names))          # parses: markup in a name is escaped
+            assert not [el for el in root.iter() if el.tag.endswith("}b")]
+            lines = R.text(view, names).splitlines()
+            assert len(lines) <= 40 and max(map(len, lines)) <= 100
+            assert "Final scores" in lines[-1]
