@@ -65,6 +65,7 @@ function handle(msg) {
     case "history":
       $("log").replaceChildren();
       msg.events.forEach(addEvent);
+      requestAnimationFrame(() => { $("log").scrollTop = $("log").scrollHeight; });
       break;
     case "event": addEvent(msg); break;
     case "board":
@@ -105,7 +106,8 @@ function showResult(result) {
   state.closed = true;
   hideDecide();
   const names = (state.hello && state.hello.names) || [];
-  const who = (s) => names[s] ? `${names[s]} (seat ${s})` : `seat ${s}`;
+  const who = (s) => names[s] && names[s] !== `seat ${s}` ? `${names[s]} (seat ${s})` : `seat ${s}`;
+  $("status").textContent = "the game is over";
   let text = result ? `Won by ${result.winners.map(who).join(" and ")}.` : "The game ended without a result.";
   if (result && result.scores) text += " Scores: " + result.scores.map((v, s) => `${who(s)} ${v}`).join(", ") + ".";
   $("result-text").textContent = text;

@@ -17,6 +17,7 @@ def run() -> list[str]:
         return ["skipped: needs Chromium (apt-get install chromium chromium-driver)"]
     from selenium import webdriver
     from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
 
     from tests.web.conftest import web_game
     from tests.web.test_play import play_by_clicking
@@ -24,7 +25,7 @@ def run() -> list[str]:
     options = Options()
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,1000"):
         options.add_argument(arg)
-    driver = webdriver.Chrome(options=options)
+    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
     lines = []
     try:
         with tempfile.TemporaryDirectory() as tmp:

@@ -23,30 +23,31 @@ def _open_decision(driver) -> str | None:
     return box.get_attribute("data-decision") if box.is_displayed() else None
 
 
-def _click_a_move(driver, rng: random.Random) -> str:
-    """Pick one legal move as a person would: on the board when it has a place, else a button
+def _click_a_move(driver, rng: random.Random, prefer_board: bool = False) -> str:
+    """Pick one legal move as a person would: on the board where it has a place, else a button
     (choosing its kind first when the moves are grouped). Returns how it was chosen."""
-    groups = driver.find_elements(By.CSS_SELECTOR, "#groups button.group")
-    if groups and not driver.find_elements(By.CSS_SELECTOR, "#moves button.move"):
-        rng.choice(groups).click()
+    decision = _open_decision(driver)
     places = driver.find_elements(By.CSS_SELECTOR, "#board [data-target].legal")
-    moves = driver.find_elements(By.CSS_SELECTOR, "#moves button.move")
-    if places and (not moves or rng.random() < 0.5):
+    if places and (prefer_board or rng.random() < 0.5):
         place = rng.choice(places)
         driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", place)
         place.click()
-        moves = driver.find_elements(By.CSS_SELECTOR, "#moves button.move")
-        if not _still_open(driver):
+        if not _still_open(driver, decision):
             return "board"
+    groups = driver.find_elements(By.CSS_SELECTOR, "#groups button.group")
+    if groups and not driver.find_elements(By.CSS_SELECTOR, "#moves button.move"):
+        rng.choice(groups).click()
+    moves = driver.find_elements(By.CSS_SELECTOR, "#moves button.move")
     if moves:
         rng.choice(moves).click()
         return "button"
     return "none"
 
 
-def _still_open(driver, wait: float = 0.3) -> bool:
+def _still_open(driver, decision: str | None, wait: float = 0.3) -> bool:
+    """Is the same decision still open (a place with several moves lists them to choose)?"""
     time.sleep(wait)
-    return _open_decision(driver) is not None
+    return _open_decision(driver) == decision
 
 
 def play_by_clicking(driver, url: str, seed: int, timeout: float, reload_after: int = 5) -> dict:
@@ -64,7 +65,7 @@ def play_by_clicking(driver, url: str, seed: int, timeout: float, reload_after: 
             if decision is None or decision == last:
                 time.sleep(0.05)
                 continue
-            how = _click_a_move(driver, rng)
+            how = _click_a_move(driver, rng, prefer_board=stats["board"] == 0)
         except STALE:
             continue
         if how == "none":
@@ -87,6 +88,7 @@ def test_a_whole_game_in_the_browser(tmp_path: Path, browser, game: str, players
     try:
         stats = play_by_clicking(browser, url, seed=7, timeout=240)
         assert stats["decisions"] > 3 and stats["reloaded"]
+        assert stats["board"] > 0                             # a move was chosen by clicking the board
         log = browser.find_elements(By.CSS_SELECTOR, "#log li")
         assert len(log) > 10                                  # narration reached the page
         assert "Won by" in browser.find_element(By.ID, "result-text").text
