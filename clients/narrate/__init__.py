@@ -19,9 +19,12 @@ after view, whatever batch of events a message applied.
 from __future__ import annotations
 
 import importlib
+import logging
 from typing import Any, Callable
 
 from protocol import engine as E
+
+log = logging.getLogger("caravan.narrate")
 
 
 def seat_name(names: list[str], seat: int | None) -> str:
@@ -108,9 +111,15 @@ def _module(game: str):
 
 def narrate(game: str, event: dict[str, Any], before: dict[str, Any], after: dict[str, Any],
             names: list[str]) -> list[str]:
-    """The game's sentences for `event`, or the generic ones."""
+    """The game's sentences for `event`, or the generic ones (also when the game's narration
+    fails: a bug there is logged and must never stop a game)."""
     mod = _module(game)
-    lines = mod.narrate(event, before, after, names) if mod is not None else None
+    lines = None
+    if mod is not None:
+        try:
+            lines = mod.narrate(event, before, after, names)
+        except Exception:
+            log.exception("%s narration failed on %r (a bug; plain words are used)", game, event)
     return lines if lines is not None else generic_narrate(event, before, after, names)
 
 
@@ -119,7 +128,13 @@ def moves(game: str, view: dict[str, Any], legal: list[Any], seat: int,
     """Each legal action in words, grouped; falls back to `describe` (the engine's)."""
     mod = _module(game)
     if mod is not None:
-        return mod.moves(view, legal, seat)
+        try:
+            found = mod.moves(view, legal, seat)
+            if len(found) == len(legal):
+                return found
+            log.error("%s moves() gave %d entries for %d actions (a bug)", game, len(found), len(legal))
+        except Exception:
+            log.exception("%s moves() failed (a bug; the engine's words are used)", game)
     text = describe or (lambda a: str(a))
     return [{"text": text(a), "group": "moves", "target": None} for a in legal]
 
