@@ -16,7 +16,10 @@ what its viewer may not see):
 from __future__ import annotations
 
 import importlib
+import logging
 from typing import Any
+
+log = logging.getLogger("caravan.render")
 
 
 def _module(game: str):
@@ -27,13 +30,25 @@ def _module(game: str):
 
 
 def svg(game: str, view: dict[str, Any], names: list[str]) -> str:
+    """The game's picture, or a plain one (also when the game's renderer fails: a bug there is
+    logged and must never stop a game)."""
     mod = _module(game)
-    return mod.svg(view, names) if mod is not None else generic_svg(view, names)
+    if mod is not None:
+        try:
+            return mod.svg(view, names)
+        except Exception:
+            log.exception("%s board picture failed (a bug; a plain picture is shown)", game)
+    return generic_svg(view, names)
 
 
 def text(game: str, view: dict[str, Any], names: list[str]) -> str:
     mod = _module(game)
-    return mod.text(view, names) if mod is not None else generic_text(view, names)
+    if mod is not None:
+        try:
+            return mod.text(view, names)
+        except Exception:
+            log.exception("%s text board failed (a bug; plain facts are shown)", game)
+    return generic_text(view, names)
 
 
 def _facts(view: dict[str, Any]) -> list[str]:
