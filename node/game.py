@@ -144,7 +144,7 @@ class GameNode:
             self.progress.on_trace("sign", raw)
         self.seen.add(hashlib.sha256(raw).digest())
         self.store.append(raw)
-        for event in getattr(self.player, "last_receipt").events:
+        for event in self.player.take_events():
             self.progress.on_event(event, self.session)
         await self._broadcast(raw)
         self._wake()

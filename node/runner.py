@@ -186,11 +186,19 @@ class Narrator:
         self.outbox, self._inbox = trio.open_memory_channel[tuple](math.inf)
 
     def __call__(self, event: Any, session: Any, replayed: bool = False) -> None:
-        info, lines = self.mine.apply(event, self.knowledge())
+        try:
+            info, lines = self.mine.apply(event, self.knowledge())
+            synced = True
+        except E.IllegalAction:                  # the mirror missed an event: take the replica's state
+            log.warning("narration resynchronised with the game state at %r", event)
+            info, lines, synced = narrate.event_dict(event), [], False
+            for table in (self.mine, self.public):
+                if table is not None:
+                    table.resync(table.engine.clone(session.state), self.knowledge() if table is self.mine else None)
         msg = {"type": "event", "seat": narrate.acting_seat(info), "text": "\n".join(lines), "event": info}
         waiting = session.waiting_for()
         self.outbox.send_nowait((msg, self.mine.view, waiting, replayed, time.time()))
-        if self.public is not None:
+        if self.public is not None and synced:
             _, said = self.public.apply(event)
             if self.echo and not replayed:
                 where = _where(self.public.view)
@@ -231,7 +239,8 @@ def _progress(narrator: list, status: Status) -> Progress:
         try:
             narrator[0](event, session, replayed)
         except Exception:                          # a narration bug must never stop the game
-            log.exception("could not narrate %r (a bug in Caravan's narration; the game goes on)", event)
+            log.error("could not narrate %r (a bug in Caravan's narration; the game goes on)", event,
+                      exc_info=log.isEnabledFor(logging.DEBUG))
 
     def on_event(event: Any, session: Any) -> None:
         tell(event, session, False)

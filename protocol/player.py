@@ -63,6 +63,7 @@ class Player:
         self.deck_seed = deck_seed(secret, g.game_id)
         self.deck_x, self.deck_y, self._deck_pok = deck.key_share(self.deck_seed, g.game_id, seat)
         self._opened: dict[tuple[int, bytes], Any] = {}             # (handle, B) -> card (a cache)
+        self._events: list[E.Event] = []
 
     # ------------------------------------------------------------------ knowledge
     @property
@@ -205,4 +206,11 @@ class Player:
             self.last_receipt: Receipt = s.receive(msg.raw)
         finally:
             s.own = None
+        self._events.extend(self.last_receipt.events)
         return msg.raw
+
+    def take_events(self) -> list[E.Event]:
+        """The engine events this seat's own messages caused since the last call, in order
+        (several messages may be sent at once, e.g. by `automatic`)."""
+        events, self._events = self._events, []
+        return events

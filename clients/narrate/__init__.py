@@ -119,7 +119,8 @@ def narrate(game: str, event: dict[str, Any], before: dict[str, Any], after: dic
         try:
             lines = mod.narrate(event, before, after, names)
         except Exception:
-            log.exception("%s narration failed on %r (a bug; plain words are used)", game, event)
+            log.error("%s narration failed on %r (a bug; plain words are used)", game, event,
+                      exc_info=log.isEnabledFor(logging.DEBUG))
     return lines if lines is not None else generic_narrate(event, before, after, names)
 
 
@@ -134,7 +135,8 @@ def moves(game: str, view: dict[str, Any], legal: list[Any], seat: int,
                 return found
             log.error("%s moves() gave %d entries for %d actions (a bug)", game, len(found), len(legal))
         except Exception:
-            log.exception("%s moves() failed (a bug; the engine's words are used)", game)
+            log.error("%s moves() failed (a bug; the engine's words are used)", game,
+                      exc_info=log.isEnabledFor(logging.DEBUG))
     text = describe or (lambda a: str(a))
     return [{"text": text(a), "group": "moves", "target": None} for a in legal]
 
@@ -159,6 +161,11 @@ class Table:
         self.engine.apply(self.state, event)
         self.view = self.engine.view(self.state, self.viewer, knowledge if self.viewer is not None else None)
         return info, narrate(self.engine.name, info, before, self.view, self.names)
+
+    def resync(self, state: Any, knowledge: dict | None = None) -> None:
+        """Start again from `state` (a copy of the replica's), e.g. after an event was missed."""
+        self.state = state
+        self.refresh(knowledge)
 
     def refresh(self, knowledge: dict | None) -> dict[str, Any]:
         """The current view again, e.g. after the viewer's knowledge grew."""

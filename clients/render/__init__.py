@@ -37,7 +37,8 @@ def svg(game: str, view: dict[str, Any], names: list[str]) -> str:
         try:
             return mod.svg(view, names)
         except Exception:
-            log.exception("%s board picture failed (a bug; a plain picture is shown)", game)
+            log.error("%s board picture failed (a bug; a plain picture is shown)", game,
+                      exc_info=log.isEnabledFor(logging.DEBUG))
     return generic_svg(view, names)
 
 
@@ -47,7 +48,8 @@ def text(game: str, view: dict[str, Any], names: list[str]) -> str:
         try:
             return mod.text(view, names)
         except Exception:
-            log.exception("%s text board failed (a bug; plain facts are shown)", game)
+            log.error("%s text board failed (a bug; plain facts are shown)", game,
+                      exc_info=log.isEnabledFor(logging.DEBUG))
     return generic_text(view, names)
 
 
