@@ -154,33 +154,52 @@ async def stdio_channel() -> LineChannel:
 class TcpClientPort:
     """`--client tcp:PORT`: a port on 127.0.0.1, opened as soon as the node starts, where the
     deciding program connects and sends the printed token as its first line. Connections
-    without the token are refused, so no other local program can decide for the seat."""
+    without the token get an error line and are closed, so no other local program can decide
+    for the seat. Connections are answered from the start (before the lobby fills)."""
 
     def __init__(self, listeners: list[trio.SocketListener], token: str):
         self.listeners, self.token = listeners, token
         self.port = listeners[0].socket.getsockname()[1]
+        self._client: LineChannel | None = None
+        self._ready = trio.Event()
 
     @classmethod
     async def open(cls, port: int) -> "TcpClientPort":
-        return cls(await trio.open_tcp_listeners(port, host="127.0.0.1"), secrets.token_urlsafe(18))
+        """Listen, and answer connections in a task of the run's own (system) nursery."""
+        opened = cls(await trio.open_tcp_listeners(port, host="127.0.0.1"), secrets.token_urlsafe(18))
+        trio.lowlevel.spawn_system_task(opened._serve)
+        return opened
 
     async def accept(self) -> LineChannel:
-        """The first connection that sends the token; others get an error line and are closed."""
-        while True:
-            stream = await self.listeners[0].accept()
-            channel = LineChannel(stream, stream)
-            with trio.move_on_after(30):
-                first = await _first_line(channel)
+        """The connection that sent the token (waits for it)."""
+        await self._ready.wait()
+        if self._client is None:
+            raise ConnectionError(f"the client port 127.0.0.1:{self.port} closed before a client connected")
+        return self._client
+
+    async def _serve(self) -> None:
+        try:
+            while self._client is None:
+                stream = await self.listeners[0].accept()
+                channel = LineChannel(stream, stream)
+                first = None
+                with trio.move_on_after(30):
+                    first = await _first_line(channel)
                 if first is not None and secrets.compare_digest(first.encode(), self.token.encode()):
-                    for listener in self.listeners:
-                        await listener.aclose()
-                    return channel
-            try:
-                await channel.send({"type": "error", "message": "wrong or missing token: send the token "
-                                    "the node printed as the first line"})
-            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                pass
-            await stream.aclose()
+                    self._client = channel
+                    break
+                try:
+                    await channel.send({"type": "error", "message": "wrong or missing token: send the token "
+                                        "the node printed as the first line"})
+                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                    pass
+                await stream.aclose()
+        except (OSError, trio.ClosedResourceError) as exc:
+            log.warning("the client port stopped: %s", exc)
+        finally:
+            for listener in self.listeners:
+                await listener.aclose()
+            self._ready.set()
 
 
 async def _first_line(channel: LineChannel) -> str | None:
