@@ -308,7 +308,7 @@ def _move(view: dict, a: Any, seat: int) -> dict:
     if op == "place":
         return _m(f"Master Builder on space {a[2]}", f"Warehouse on space {a[1]}", space_target(seat, a[2]))
     if op == "project":
-        what = "Pyramid" if a[1] == "pyramid" else BUILDING[a[1]]
+        what = f"Pyramid {view['pyramids_available'][0]}" if a[1] == "pyramid" else BUILDING[a[1]]
         return _m(f"{what} project on space {a[2]}", f"Launch a {what} project", space_target(seat, a[2]))
     if op == "move":
         pc = me["pieces"][a[1]]
@@ -327,7 +327,7 @@ def _move(view: dict, a: Any, seat: int) -> dict:
                    "stop": f"Stop: lay down the Obelisk and collect {tokens(view['display'])}",
                    "gold": "Discard 1 Gold: revolt gauge −1",
                    "temple": "Temple: draw the top 2 cards of the shoe, keep 1",
-                   "oracle": "Oracle: look at the set-aside card"}[op], "Season", None)
+                   "oracle": "Oracle: look at the set-aside card"}[op], "Poll: continue or stop", None)
     if op == "barracks":
         return _m(f"Barracks: your gauge −1, {_name(view, a[1])}'s gauge +1", "Barracks", f"p{a[1]}-revolt")
     if op == "market":
@@ -337,13 +337,14 @@ def _move(view: dict, a: Any, seat: int) -> dict:
         return _m(f"Give 1 {RESOURCE[a[1]]}, take 1 {RESOURCE[a[2]]} from {_name(view, other)}", "Market exchange")
     if op == "return":
         return _m(f"Put one card back on the {a[1]} of the shoe", "Temple")
+    window = {"palace": "Palace: requisition the card?", "tw": "Troubles: Gardens or Library?"}
     if op in ("palace", "gardens", "library"):
         return _m({"palace": f"Palace: requisition the {card_name(view['current_card'])} card",
                    "gardens": "Gardens: rise by only 1", "library": "Library: no rise, take a Joker"}[op],
-                  "Buildings", None)
+                  window.get(stage, "Buildings"))
     if op == "pass":
-        return _m({"palace": "Do not requisition", "tw": "Take the Troubles rise"}.get(stage, "Pass"), "Buildings"
-                  if stage in ("palace", "tw") else "Market")
+        return _m({"palace": "Do not requisition", "tw": "Take the Troubles rise"}.get(stage, "Do not use the Market"),
+                  window.get(stage, "Market"))
     if op == "build":
         pc = me["pieces"][a[1]]
         pay = []

@@ -161,7 +161,7 @@ def _season(d: Svg, view: dict, x0: float, y0: float) -> None:
     d.rect(x0 + 172, top, 150, 40, rx=4, class_="face")
     _tokens(d, x0 + 178, top + 20, view["display"])
     if view["horus_pending"]:
-        d.text(x0 + 172, top + 60, f"Horus: {view['horus_pending']} more card(s) to draw", class_="small b")
+        d.text(x0 + 172, top + 56, f"Horus: {view['horus_pending']} more to draw", class_="small b")
     # shoe and set-aside card
     shoe = view["shoe"]
     sx = x0 + 336
@@ -249,7 +249,8 @@ def _player(d: Svg, view: dict, names: list[str], p: int, x0: float, y0: float) 
         tags.append("▶ to act")
     tags.append({"standing": "Obelisk standing", "lying": "Obelisk lying down", "revolt": "REVOLT"}[pl["obelisk"]])
     d.text(x0 + 300, y0 + 19, " · ".join(tags), class_="b")
-    d.text(x0 + 580, y0 + 19, f"goal {pl['progress']}/{GOAL[view['scenario']]}", class_="small", text_anchor="end")
+    d.text(x0 + 580, y0 + 246, f"progress toward the goal: {pl['progress']}/{GOAL[view['scenario']]}",
+           class_="small", text_anchor="end")
     _site(d, view, p, x0 + 16, y0 + 30)
     _gauges(d, pl, p, x0 + 300, y0 + 34)
 
@@ -339,15 +340,15 @@ def _gauges(d: Svg, pl: dict, p: int, x0: float, y0: float) -> None:
         d.text(x, y + 12, "Palace:", class_="small")
         x += 40
         for c in pl["palace_cards"]:
-            _card(d, x, y, c, 30, 40)
-            x += 34
+            _card(d, x, y, c, 38, 40)
+            x += 42
     kept = pl["temple_kept"] + [{"card": c} for c in pl["temple_kept_revealed"]]
     if kept:
         d.text(x + 4, y + 12, "Temple kept:", class_="small")
         x += 70
         for c in kept:
-            _card(d, x, y, c.get("card"), 30, 40, handle=c.get("handle"))
-            x += 34
+            _card(d, x, y, c.get("card"), 38, 40, handle=c.get("handle"))
+            x += 42
 
 
 def _legend(d: Svg, names: list[str], y: float) -> None:
@@ -388,30 +389,43 @@ def text(view: dict[str, Any], names: list[str]) -> str:
     if view["order"]:
         lines.append("order: " + " > ".join(seat_label(names, s) for s in _turn_order(view)) + " (first player first)")
     cur = view["current_card"]
+    season = [f"card: {card_name(cur) if cur else '-'}", f"double: {_short_double(view['double_card'])}",
+              f"production of the turn: {_short_tokens(view['display'])}"]
+    if view["horus_pending"]:
+        season.append(f"Horus: {view['horus_pending']} to draw")
+    lines.append(" · ".join(season))
     shoe = view["shoe"]
-    known = [f"{'top' if i == 0 else 'bottom' if i == len(shoe) - 1 else '#' + str(i + 1)} {card_name(c['card'])}"
+    known = [f"{'top' if i == 0 else 'bottom' if i == len(shoe) - 1 else '#' + str(i + 1)} {_tcard(c['card'])}"
              for i, c in enumerate(shoe) if "card" in c]
     aside = view["set_aside"]
-    lines.append(f"card: {card_name(cur) if cur else '-'} · double: {double_name(view['double_card'])} · "
-                 f"production of the turn: {_short_tokens(view['display'])} · shoe: {len(shoe)}"
-                 + (f" (you know {', '.join(known)})" if known else "")
-                 + (f" · set aside: {card_name(aside.get('card'))}" if aside and "card" in aside else ""))
-    piles = [f"discard: {', '.join(CARD_SHORT[c['kind']] for c in view['discard']) or '-'}"]
+    cards = [f"shoe {len(shoe)}" + (f" (you know {', '.join(known)})" if known else ""),
+             f"set aside {_tcard(aside.get('card'))}" if aside else "set aside -"]
     if view["darkness"] or view["removed"] or view["hoshekh"]:
-        piles.append(f"darkness {view['darkness']} · removed {len(view['removed'])} · Hoshekh {len(view['hoshekh'])}")
-    if view["horus_pending"]:
-        piles.append(f"Horus: {view['horus_pending']} to draw")
+        cards.append(f"darkness {view['darkness']} · removed {len(view['removed'])} · Hoshekh {len(view['hoshekh'])}")
     if view["temple_hand"]:
-        piles.append("Temple draw: " + ", ".join(card_name(c.get("card")) for c in view["temple_hand"]))
-    lines.append(" · ".join(piles))
+        cards.append("Temple draw: " + ", ".join(_tcard(c.get("card")) for c in view["temple_hand"]))
+    lines.append(" · ".join(cards))
+    lines.append(f"discard: {', '.join(_tcard(c) for c in view['discard']) or '-'}")
     tiles = " ".join(f"{CODE.get(k, BUILDING[k][:3])}{c}" for k, c in view["board"].items())
-    lines.append(f"reserve {_short_tokens(view['reserve'])} · tiles left {tiles} · pyramids "
-                 f"{','.join(map(str, view['pyramids_available'])) or '-'}")
+    lines.append(f"reserve {_short_tokens(view['reserve'])} · tiles {tiles} · "
+                 f"Pyr {','.join(map(str, view['pyramids_available'])) or '-'}")
     for p in range(len(view["players"])):
         lines.extend(_text_player(view, names, p))
     lines.append("site: UPPER = built, lower = project; Wh MB Ca St Go production, Py pyramid "
                  "(steps); ~ Nile bank")
     return "\n".join(line[:100] for line in lines)
+
+
+def _tcard(card: dict | None) -> str:
+    """A card in a few letters for the terminal ("Troubles2"), "?" face down."""
+    if not card:
+        return "?"
+    kind = card["kind"]
+    return f"Troubles{kind[-1]}" if kind.startswith("troubles") else CARD_SHORT[kind]
+
+
+def _short_double(double: list[str] | None) -> str:
+    return "+".join(double) if double else "-"
 
 
 def _short_tokens(counts: dict[str, int]) -> str:
@@ -454,9 +468,9 @@ def _text_cards(pl: dict) -> str:
     if pl["night_side"]:
         parts.append("used: " + ",".join(BUILDING[k][:4] for k in pl["night_side"]))
     if pl["palace_cards"]:
-        parts.append("Palace: " + ",".join(CARD_SHORT[c["kind"]] for c in pl["palace_cards"]))
-    kept = [card_name(c.get("card")) if "card" in c else "?" for c in pl["temple_kept"]]
-    kept += [card_name(c) for c in pl["temple_kept_revealed"]]
+        parts.append("Palace: " + ",".join(_tcard(c) for c in pl["palace_cards"]))
+    kept = [_tcard(c.get("card")) for c in pl["temple_kept"]]
+    kept += [_tcard(c) for c in pl["temple_kept_revealed"]]
     if kept:
         parts.append("Temple: " + ",".join(kept))
     if pl["library_jokers"]:
