@@ -123,8 +123,8 @@ def _shown(event: dict, before: dict, after: dict, names: list[str]) -> list[str
     if aside and event["handles"] == [aside["handle"]]:
         seen = after["set_aside"] or {}
         if "card" in seen and after["seat"] == event["seat"]:
-            return [f"{who} consults the oracle: the set-aside card is {card_name(seen['card'])} (only you know)."]
-        return [f"{who} consults the oracle: looks at the set-aside card in secret."]
+            return [f"You see the set-aside card: {card_name(seen['card'])} (nobody else learns it)."]
+        return [f"{who} looks at the set-aside card in secret."]
     hand = after["temple_hand"] or next((p["temple_kept"] for p in after["players"]
                                          if p["seat"] == event["seat"]), [])
     faces = [card_name(c["card"]) for c in hand if "card" in c]
@@ -186,7 +186,7 @@ def _act(seat: int, a: Any, before: dict, after: dict, names: list[str]) -> list
     if op == "temple":
         return [f"{who} declares the Temple."]
     if op == "oracle":
-        return [f"{who} consults the oracle."]
+        return [f"{who} uses the Temple to consult the oracle."]
     if op == "return":
         return [f"{who} will put one Temple card back on the {a[1]} of the shoe."]
     if op == "palace":
@@ -254,6 +254,8 @@ def _changes(before: dict, after: dict, names: list[str]) -> list[str]:
             out.append(f"{who}: revolt gauge {verb} to {a['revolt']} of {RED}{grumble}.")
         if a["obelisk"] != b["obelisk"] and a["obelisk"] == "lying":
             kept = "" if gained == "nothing" else " (kept beside the site until construction)"
+            if after["laid_down"][:1] == [a["seat"]] and after["double_card"] and "G" not in after["double_card"]:
+                kept += ", with the double card as the first to lie down"
             out.append(f"{who} lays down their Obelisk and collects {gained}{kept}.")
         elif gained != "nothing" and a["obelisk"] == "lying":
             out.append(f"{who} collects {gained}.")

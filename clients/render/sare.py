@@ -153,7 +153,7 @@ def _season(d: Svg, view: dict, x0: float, y0: float) -> None:
     if dbl:
         for i, t in enumerate(dbl):
             _token(d, x0 + 96 + i * 28, top + 34, t)
-        d.text(x0 + 124, top + 80, "Gold: last" if "G" in dbl else "no Gold: first", class_="c small")
+        d.text(x0 + 124, top + 80, "→ last down" if "G" in dbl else "→ first down", class_="c small")
     else:
         d.text(x0 + 124, top + 48, "—", class_="c muted")
     # Production of the turn
@@ -315,8 +315,11 @@ def _gauges(d: Svg, pl: dict, p: int, x0: float, y0: float) -> None:
     wh = sum(1 for pc in pl["pieces"] if pc["kind"] == "warehouse" and pc["built"])
     y += 26
     d.rect(x0 - 4, y - 12, 284, 24, rx=3, class_="gauge", data_target=f"p{p}-warehouse")
+    held = sum(pl["warehouse"].values())
     d.text(x0, y + 4, f"Warehouse ({WH_CAP * wh})", class_="b")
-    _tokens(d, x0 + 110, y, pl["warehouse"])
+    end = _tokens(d, x0 + 110, y, pl["warehouse"])
+    if held > WH_CAP * wh or pl["warehouse"]["J"]:
+        d.text(end + 4, y + 4, "to store", class_="small b")
     y += 26
     d.text(x0, y + 4, "Beside the site", class_="small")
     _tokens(d, x0 + 110, y, pl["gains"])
