@@ -249,9 +249,9 @@ def _player(d: Svg, view: dict, names: list[str], p: int, x0: float, y0: float) 
         tags.append("▶ to act")
     tags.append({"standing": "Obelisk standing", "lying": "Obelisk lying down", "revolt": "REVOLT"}[pl["obelisk"]])
     d.text(x0 + 300, y0 + 19, " · ".join(tags), class_="b")
-    d.text(x0 + 580, y0 + 246, f"progress toward the goal: {pl['progress']}/{GOAL[view['scenario']]}",
-           class_="small", text_anchor="end")
     _site(d, view, p, x0 + 16, y0 + 30)
+    d.text(x0 + 18, y0 + 248, f"Progress toward the {SCENARIO[view['scenario']]} goal: "
+           f"{pl['progress']}/{GOAL[view['scenario']]}", class_="small b")
     _gauges(d, pl, p, x0 + 300, y0 + 34)
 
 
@@ -268,8 +268,6 @@ def _site(d: Svg, view: dict, p: int, x0: float, y0: float) -> None:
         w = (cw - 10) / max(1, len(pcs))
         for i, pc in enumerate(pcs):
             _piece(d, p, pc, x + 4 + i * w, y + 13, w - 2, ch - 18)
-    d.text(x0 + COLS * cw - 2, y0 + 3 * ch + 10, "≈ Nile bank (blue) — Port only there", class_="small muted",
-           text_anchor="end")
 
 
 def _piece(d: Svg, p: int, pc: dict, x: float, y: float, w: float, h: float) -> None:
@@ -329,7 +327,11 @@ def _gauges(d: Svg, pl: dict, p: int, x0: float, y0: float) -> None:
     # cards and other tokens
     y += 24
     night = ", ".join(BUILDING[k] for k in pl["night_side"])
-    d.text(x0, y + 4, f"Used this season (night side): {night or '—'}", class_="small")
+    if len(night) > 30:
+        d.text(x0, y - 2, "Used this season (night side):", class_="small")
+        d.text(x0, y + 10, night, class_="small")
+    else:
+        d.text(x0, y + 4, f"Used this season (night side): {night or '—'}", class_="small")
     y += 18
     extras = []
     if pl["library_jokers"]:
@@ -370,6 +372,8 @@ def _legend(d: Svg, names: list[str], y: float) -> None:
     d.text(x + 148, y + 13, "black cube (growth)", class_="small")
     d.rect(x + 260, y + 2, 16, 14, class_="back")
     d.text(x + 280, y + 13, "face-down card", class_="small")
+    d.rect(x + 366, y + 2, 16, 14, class_="nile")
+    d.text(x + 386, y + 13, "Nile bank (Port only there)", class_="small")
     d.text(12, y + 32, "Wh Warehouse · MB Master Builder · Ca Carpenter (Wood) · St Stonemason (Stone) · "
            "Go Goldsmith (Gold) · tokens: W Wood, G Gold, S Stone, J Joker · revolt gauge: red space = revolt",
            class_="small muted")

@@ -86,10 +86,10 @@ class Game:
             self.step()
         for st in [self.ref.state] + [t.state for t in self.tables]:
             for p in range(self.n):
-                for kind, space in (("temple", 8), ("palace", 9), ("market", 10)):
+                free = [s for s in range(12) if all(pc[1] != s for pc in st.pieces[p])]
+                for kind, space in zip(("temple", "palace", "market"), free):
                     k = N_KIND[kind]
                     st.board[k] -= 1
-                    st.pieces[p] = [pc for pc in st.pieces[p] if pc[1] != space]
                     st.pieces[p].append([k, space, 1, 0, 0, 0, 0])
                 st.ver += 1
         for t, v in zip(self.tables, self.viewers):
