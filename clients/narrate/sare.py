@@ -68,19 +68,15 @@ def narrate(event: dict, before: dict, after: dict, names: list[str]) -> list[st
     return lines + _changes(before, after, names)
 
 
-def _who(names: list[str], seat: int) -> str:
-    return seat_name(names, seat)
-
-
 def _rolled(before: dict, after: dict, names: list[str]) -> list[str]:
     if before["phase"] == "order":
-        order = ", ".join(_who(names, s) for s in after["order"])
+        order = ", ".join(seat_name(names, s) for s in after["order"])
         return [f"Seat order drawn at random (clockwise): {order}. "
-                f"{_who(names, after['first_player'])} is the first player."]
+                f"{seat_name(names, after['first_player'])} is the first player."]
     d = after["double_card"]
     rule = ("it shows Gold: the last player to lay down their Obelisk wins it" if "G" in d
             else "no Gold: the first player to lay down their Obelisk wins it")
-    return [f"Turn {after['turn']}, production season: {_who(names, after['first_player'])} reveals the "
+    return [f"Turn {after['turn']}, production season: {seat_name(names, after['first_player'])} reveals the "
             f"double-resource card {double_name(d)} ({rule})."]
 
 
@@ -96,11 +92,11 @@ def _revealed(event: dict, before: dict, after: dict, names: list[str]) -> list[
     handles, faces = event["handles"], [_face(c) for c in event["cards"]]
     kept = {h["handle"]: p["seat"] for p in before["players"] for h in p["temple_kept"]}
     if handles and handles[0] in kept:
-        return [f"{_who(names, kept[h])} reveals the card kept with the Temple: {f}." for h, f in zip(handles, faces)]
+        return [f"{seat_name(names, kept[h])} reveals the card kept with the Temple: {f}." for h, f in zip(handles, faces)]
     out = []
     if len(handles) == 2:
         out.append(f"Darkness removes the top dark card from the game: {faces[0]}.")
-    out.append(f"{_who(names, after['first_player'])} draws a Season card: {faces[-1]}.")
+    out.append(f"{seat_name(names, after['first_player'])} draws a Season card: {faces[-1]}.")
     if faces[-1] == "Horus" and after["horus_pending"] > before["horus_pending"]:
         out.append("Horus: the next 2 cards of the shoe are drawn at once.")
     if faces[-1] == "Hoshekh":
@@ -118,7 +114,7 @@ def _face(card_id: int) -> str:
 
 
 def _shown(event: dict, before: dict, after: dict, names: list[str]) -> list[str]:
-    who = _who(names, event["seat"])
+    who = seat_name(names, event["seat"])
     aside = before["set_aside"]
     if aside and event["handles"] == [aside["handle"]]:
         seen = after["set_aside"] or {}
@@ -129,14 +125,14 @@ def _shown(event: dict, before: dict, after: dict, names: list[str]) -> list[str
                                          if p["seat"] == event["seat"]), [])
     faces = [card_name(c["card"]) for c in hand if "card" in c]
     if faces and after["seat"] == event["seat"]:
-        return [f"{who} draws {len(event['handles'])} card(s) with the Temple, in secret: you see "
+        return [f"{who} draws {_count(len(event['handles']), 'card')} with the Temple, in secret: you see "
                 + " and ".join(faces) + "."]
-    return [f"{who} draws {len(event['handles'])} card(s) from the shoe with the Temple, in secret."]
+    return [f"{who} draws {_count(len(event['handles']), 'card')} from the shoe with the Temple, in secret."]
 
 
 def _returned(event: dict, after: dict, names: list[str]) -> list[str]:
     seat, pos = event["seat"], event["position"]
-    who = _who(names, seat)
+    who = seat_name(names, seat)
     if after["seat"] == seat:
         shoe = after["shoe"]
         back = (shoe[0] if pos == "top" else shoe[-1]) if shoe else {}
@@ -148,7 +144,7 @@ def _returned(event: dict, after: dict, names: list[str]) -> list[str]:
 
 
 def _act(seat: int, a: Any, before: dict, after: dict, names: list[str]) -> list[str]:
-    who = _who(names, seat)
+    who = seat_name(names, seat)
     if isinstance(a, int):                                   # DeckReturn: which Temple card goes back
         return []                                            # said by the deck_returned event
     op = a[0]
@@ -177,12 +173,12 @@ def _act(seat: int, a: Any, before: dict, after: dict, names: list[str]) -> list
     if op == "gold":
         return [f"{who} discards 1 Gold to lower their revolt gauge."]
     if op == "barracks":
-        return [f"{who} uses the Barracks: their own revolt gauge drops and {_who(names, a[1])}'s rises by 1."]
+        return [f"{who} uses the Barracks: their own revolt gauge drops and {seat_name(names, a[1])}'s rises by 1."]
     if op == "market":
-        return [f"{who} uses the Market to exchange warehouse resources with {_who(names, a[1])}."]
+        return [f"{who} uses the Market to exchange warehouse resources with {seat_name(names, a[1])}."]
     if op == "swap":
         other = before.get("market", {}).get("target")
-        return [f"{who} gives 1 {RESOURCE[a[1]]} to {_who(names, other)} for 1 {RESOURCE[a[2]]}."]
+        return [f"{who} gives 1 {RESOURCE[a[1]]} to {seat_name(names, other)} for 1 {RESOURCE[a[2]]}."]
     if op == "temple":
         return [f"{who} declares the Temple."]
     if op == "oracle":
@@ -240,7 +236,7 @@ def _changes(before: dict, after: dict, names: list[str]) -> list[str]:
         out.append(f"Turn {after['turn']}: the production season begins.")
     grumble = " (Master Builder grumbling)" if before["phase"] == "p1" else ""
     for b, a in zip(before["players"], after["players"]):
-        who = _who(names, a["seat"])
+        who = seat_name(names, a["seat"])
         gained = tokens({t: max(0, a["gains"][t] - b["gains"][t]) for t in "WGSJ"})
         if a["obelisk"] != b["obelisk"] and a["obelisk"] == "revolt":
             out.append(f"{who} REVOLTS: the revolt gauge reached red. No building this turn; "
@@ -263,7 +259,7 @@ def _changes(before: dict, after: dict, names: list[str]) -> list[str]:
         out.append("Nobody is standing: the production season is over; construction begins.")
         if after["double_card"] and "G" in after["double_card"] and after["laid_down"]:
             out.append(f"The double card {double_name(after['double_card'])} goes to "
-                       f"{_who(names, after['laid_down'][-1])}, the last to lie down.")
+                       f"{seat_name(names, after['laid_down'][-1])}, the last to lie down.")
     if after["display"] != before["display"] and after["phase"] == "p2":
         out.append(f"Production of the turn: {tokens(after['display'])}.")
     if "result" in after and "result" not in before:
@@ -275,8 +271,8 @@ def _result(view: dict, names: list[str]) -> list[str]:
     r = view["result"]
     why = (f"the {SCENARIO[r['scenario']]} goal is reached" if r["reason"] == "goal"
            else f"the turn limit ({r['turns']}) is reached")
-    won = ", ".join(_who(names, s) for s in r["winners"])
-    scores = ", ".join(f"{_who(names, s)} {sc}" for s, sc in enumerate(r["scores"]))
+    won = ", ".join(seat_name(names, s) for s in r["winners"])
+    scores = ", ".join(f"{seat_name(names, s)} {sc}" for s, sc in enumerate(r["scores"]))
     return [f"Game over after turn {r['turns']}: {why}. Winner{'s' if len(r['winners']) > 1 else ''}: {won}.",
             f"Scores (progress toward the {SCENARIO[r['scenario']]} goal): {scores}."]
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from clients.narrate.sare import (BUILDING, PHASE, RESOURCE, SCENARIO, card_name, double_name, piece_target,
-                                  space_target, tokens)
+from clients.narrate.sare import BUILDING, PHASE, SCENARIO, card_name, piece_target, space_target
 from clients.render.common import SEAT_MARKS, Svg, seat_label
 from protocol.games.sare.data import CARAVAN_MAX, COLS, NILE, N_SPACES, RED, WH_CAP
 

@@ -15,7 +15,7 @@ from clients.narrate import sare as N
 from clients.render import sare as R
 from protocol import engine as E
 from protocol.games.sare import ENGINE
-from protocol.games.sare.data import CARD_KIND, CARD_KIND_NAME, DOUBLE
+from protocol.games.sare.data import CARD_KIND, CARD_KIND_NAME, DOUBLE, KIND_INDEX
 from protocol.referee import Referee
 
 NAMES = ["Ann", "Bob", "Cy", "Dee"]
@@ -88,7 +88,7 @@ class Game:
             for p in range(self.n):
                 free = [s for s in range(12) if all(pc[1] != s for pc in st.pieces[p])]
                 for kind, space in zip(("temple", "palace", "market"), free):
-                    k = N_KIND[kind]
+                    k = KIND_INDEX[kind]
                     st.board[k] -= 1
                     st.pieces[p].append([k, space, 1, 0, 0, 0, 0])
                 st.ver += 1
@@ -107,8 +107,6 @@ class Game:
             out.append((v, before, info, lines, t.view))
         return ev, out
 
-
-from protocol.games.sare.data import KIND_INDEX as N_KIND  # noqa: E402
 
 CONFIGS = [(n, seed, {"scenario": sc, "architect": arch, "turn_limit": 3})
            for n, seed, sc, arch in [(2, 10, "priest", False), (2, 11, "scribe", True), (3, 12, "pharaoh", False),
@@ -189,7 +187,7 @@ def test_final_sentences_name_winners_and_scores(game_log):
         assert "Game over" in text
         for w in result["winners"]:
             assert seat_name(g.names, w) in text.split("Winner")[1].split(".")[0]
-        assert f"Scores" in text
+        assert "Scores" in text
         for s, sc in enumerate(result["scores"]):
             assert f"{seat_name(g.names, s)} {sc}" in text
 
