@@ -95,7 +95,9 @@ def _revealed(event: dict, before: dict, after: dict, names: list[str]) -> list[
         return [f"{seat_name(names, kept[h])} reveals the card kept with the Temple: {f}." for h, f in zip(handles, faces)]
     out = []
     if len(handles) == 2:
-        out.append(f"Darkness removes the top dark card from the game: {faces[0]}.")
+        loss = (" (a matching token, if any, leaves the Production of the turn)"
+                if faces[0] in ("Wood", "Gold", "Stone") else "")
+        out.append(f"Darkness removes the top dark card from the game: {faces[0]}{loss}.")
     out.append(f"{seat_name(names, after['first_player'])} draws a Season card: {faces[-1]}.")
     if faces[-1] == "Horus" and after["horus_pending"] > before["horus_pending"]:
         out.append("Horus: the next 2 cards of the shoe are drawn at once.")
@@ -173,7 +175,7 @@ def _act(seat: int, a: Any, before: dict, after: dict, names: list[str]) -> list
     if op == "gold":
         return [f"{who} discards 1 Gold to lower their revolt gauge."]
     if op == "barracks":
-        return [f"{who} uses the Barracks: their own revolt gauge drops and {seat_name(names, a[1])}'s rises by 1."]
+        return [f"{who} uses the Barracks against {seat_name(names, a[1])} (own gauge −1, theirs +1)."]
     if op == "market":
         return [f"{who} uses the Market to exchange warehouse resources with {seat_name(names, a[1])}."]
     if op == "swap":
@@ -232,12 +234,19 @@ def _build(who: str, a: list, me: dict, before: dict, mine_after: dict) -> str:
 def _changes(before: dict, after: dict, names: list[str]) -> list[str]:
     """What an event changed that its own sentence does not say: gauges, Obelisks, gains, the end."""
     out: list[str] = []
-    if after["phase"] == "p2" and before["phase"] == "p1":
-        out.append(f"Turn {after['turn']}: the production season begins.")
+    if after["turn"] > before["turn"]:
+        out.append(f"Turn {after['turn']} begins: the shoe passes to {seat_name(names, after['first_player'])}, "
+                   "the new first player. Obelisks stand again; revolt gauges return to the bottom.")
+        for b, a in zip(before["players"], after["players"]):
+            made = {t: a["production_cards"][t] - b["production_cards"][t] for t in "WGSJ"}
+            if any(v > 0 for v in made.values()):
+                out.append(f"{seat_name(names, a['seat'])}: production buildings put "
+                           f"{tokens({t: max(0, v) for t, v in made.items()})} on their cards.")
     grumble = " (Master Builder grumbling)" if before["phase"] == "p1" else ""
+    season_over = before["phase"] == "p2" and after["phase"] == "p3"
     for b, a in zip(before["players"], after["players"]):
         who = seat_name(names, a["seat"])
-        gained = tokens({t: max(0, a["gains"][t] - b["gains"][t]) for t in "WGSJ"})
+        gained = tokens(_collected(b, a, season_over))
         if a["obelisk"] != b["obelisk"] and a["obelisk"] == "revolt":
             out.append(f"{who} REVOLTS: the revolt gauge reached red. No building this turn; "
                        "1 Wood, 1 Gold and 1 Stone instead.")
@@ -249,10 +258,11 @@ def _changes(before: dict, after: dict, names: list[str]) -> list[str]:
             verb = "rises" if a["revolt"] > b["revolt"] else "falls"
             out.append(f"{who}: revolt gauge {verb} to {a['revolt']} of {RED}{grumble}.")
         if a["obelisk"] != b["obelisk"] and a["obelisk"] == "lying":
+            first = (after["laid_down"][:1] == [a["seat"]] and after["double_card"]
+                     and "G" not in after["double_card"])
+            extra = ", with the double card as the first to lie down" if first else ""
             kept = "" if gained == "nothing" else " (kept beside the site until construction)"
-            if after["laid_down"][:1] == [a["seat"]] and after["double_card"] and "G" not in after["double_card"]:
-                kept += ", with the double card as the first to lie down"
-            out.append(f"{who} lays down their Obelisk and collects {gained}{kept}.")
+            out.append(f"{who} lays down their Obelisk and collects {gained}{extra}{kept}.")
         elif gained != "nothing" and a["obelisk"] == "lying":
             out.append(f"{who} collects {gained}.")
     if before["phase"] == "p2" and after["phase"] == "p3":
@@ -265,6 +275,14 @@ def _changes(before: dict, after: dict, names: list[str]) -> list[str]:
     if "result" in after and "result" not in before:
         out.extend(_result(after, names))
     return out
+
+
+def _collected(before: dict, after: dict, season_over: bool) -> dict[str, int]:
+    """What a player gained beside the site in one event; when the event also ended the season the
+    gains already joined the warehouse, so the warehouse's growth counts too."""
+    def held(p: dict, t: str) -> int:
+        return p["gains"][t] + (p["warehouse"][t] if season_over else 0)
+    return {t: max(0, held(after, t) - held(before, t)) for t in "WGSJ"}
 
 
 def _result(view: dict, names: list[str]) -> list[str]:
@@ -322,7 +340,8 @@ def _move(view: dict, a: Any, seat: int) -> dict:
                    "p3": "Finish building (then store)"}.get(stage, "Done"), "Finish")
     if op in ("continue", "stop", "gold", "temple", "oracle"):
         return _m({"continue": "Continue (keep the Obelisk standing)",
-                   "stop": f"Stop: lay down the Obelisk and collect {tokens(view['display'])}",
+                   "stop": f"Stop: lay down the Obelisk, collect the Production of the turn "
+                           f"({tokens(view['display'])})",
                    "gold": "Discard 1 Gold: revolt gauge −1",
                    "temple": "Temple: draw the top 2 cards of the shoe, keep 1",
                    "oracle": "Oracle: look at the set-aside card"}[op], "Poll: continue or stop", None)
