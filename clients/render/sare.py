@@ -39,7 +39,9 @@ EXTRA_STYLE = """
 .turn { stroke: var(--hi); stroke-width: 3; }
 .cube { fill: var(--fg); }
 .redspace { fill: var(--hi); fill-opacity: .3; stroke: var(--hi); }
-.gauge { fill: none; stroke: var(--line); }
+.gauge, .frame { fill: none; stroke: var(--line); }
+.frame { fill: var(--bg); fill-opacity: .01; }
+text, circle, .gauge, .redspace, .cube, .nohit { pointer-events: none; }
 .back { fill: var(--line); fill-opacity: .55; stroke: var(--fg); stroke-width: .6; }
 .face { fill: var(--bg); stroke: var(--fg); stroke-width: .8; }
 .hot { fill: var(--hi); fill-opacity: .18; stroke: var(--hi); stroke-width: 1; }
@@ -264,7 +266,8 @@ def _site(d: Svg, view: dict, p: int, x0: float, y0: float) -> None:
         d.rect(x, y, cw - 2, ch - 2, class_="nile" if s in NILE else "space", data_target=space_target(p, s))
         d.text(x + 3, y + 10, str(s), class_="small muted")
         pcs = by_space.get(s, [])
-        w = (cw - 10) / max(1, len(pcs))
+        # a production building takes half a space (a second may join it); any other takes it all
+        w = (cw - 10) / (2 if pcs and pcs[0]["kind"] in CODE else 1)
         for i, pc in enumerate(pcs):
             _piece(d, p, pc, x + 4 + i * w, y + 13, w - 2, ch - 18)
 
@@ -279,7 +282,7 @@ def _piece(d: Svg, p: int, pc: dict, x: float, y: float, w: float, h: float) -> 
         d.text(cx, y + 13, f"Pyr {pc['pyramid']}", class_="c small b")
         for i in range(pc["steps_total"]):                  # one box per step, filled when built
             d.rect(cx - pc["steps_total"] * 7 + i * 14 + 1, y + 20, 12, 10,
-                   class_=f"seat{p}" if i < pc["steps"] else "gauge")
+                   class_=f"seat{p} nohit" if i < pc["steps"] else "gauge")
         d.text(cx, y + h - 6, "built" if built else f"{pc['steps']}/{pc['steps_total']} steps", class_="c small")
         return
     label = CODE.get(kind) or BUILDING[kind]
@@ -291,7 +294,7 @@ def _gauges(d: Svg, pl: dict, p: int, x0: float, y0: float) -> None:
     # revolt gauge: spaces 0..RED, black cubes at the bottom, the red space, the player's cube
     d.text(x0, y0 + 14, "Revolt", class_="b")
     gx = x0 + 56
-    d.rect(gx - 4, y0, (RED + 1) * 26 + 6, 24, rx=3, class_="gauge", data_target=f"p{p}-revolt")
+    d.rect(gx - 4, y0, (RED + 1) * 26 + 6, 24, rx=3, class_="frame", data_target=f"p{p}-revolt")
     for s in range(RED + 1):
         x = gx + s * 26
         d.rect(x, y0 + 3, 22, 18, class_="redspace" if s == RED else "gauge")
@@ -311,7 +314,7 @@ def _gauges(d: Svg, pl: dict, p: int, x0: float, y0: float) -> None:
     # warehouse, gains, production cards
     wh = sum(1 for pc in pl["pieces"] if pc["kind"] == "warehouse" and pc["built"])
     y += 26
-    d.rect(x0 - 4, y - 12, 284, 24, rx=3, class_="gauge", data_target=f"p{p}-warehouse")
+    d.rect(x0 - 4, y - 12, 284, 24, rx=3, class_="frame", data_target=f"p{p}-warehouse")
     held = sum(pl["warehouse"].values())
     d.text(x0, y + 4, f"Warehouse ({WH_CAP * wh})", class_="b")
     end = _tokens(d, x0 + 110, y, pl["warehouse"])
