@@ -336,8 +336,8 @@ def _move(view: dict, a: Any, seat: int) -> dict:
     if op == "demolish":
         return _m(f"Demolish {piece_name(me['pieces'][a[1]])}", "Demolish a building", piece_target(seat, a[1]))
     if op == "done":
-        return _m({"p1": "Finish phase 1 (projects)", "market": "End the exchange",
-                   "p3": "Finish building (then store)"}.get(stage, "Done"), "Finish")
+        return _m({"p1": "finish phase 1 (projects)", "market": "end the exchange",
+                   "p3": "finish building, then store"}.get(stage, "done"), "Done")
     if op in ("continue", "stop", "gold", "temple", "oracle"):
         return _m({"continue": "Continue (keep the Obelisk standing)",
                    "stop": f"Stop: lay down the Obelisk, collect the Production of the turn "

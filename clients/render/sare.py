@@ -420,8 +420,7 @@ def text(view: dict[str, Any], names: list[str]) -> str:
                  f"Pyr {','.join(map(str, view['pyramids_available'])) or '-'}")
     for p in range(len(view["players"])):
         lines.extend(_text_player(view, names, p))
-    lines.append("site: UPPER = built, lower = project; Wh MB Ca St Go production, Py pyramid "
-                 "(steps); ~ Nile bank")
+    lines.append("spaces 0-11 · UPPER built · lower project · Wh MB Ca St Go production · Py pyramid · ~ Nile")
     return "\n".join(line[:100] for line in lines)
 
 
@@ -448,7 +447,8 @@ def _text_player(view: dict, names: list[str], p: int) -> list[str]:
     head = (f"{mark}{seat_label(names, p)}{' (you)' if view['seat'] == p else ''}"
             f"{' · first' if p == view['first_player'] and view['order'] else ''} · "
             f"{ {'standing': 'Obelisk up', 'lying': 'Obelisk down', 'revolt': 'REVOLT'}[pl['obelisk']]} · "
-            f"goal {pl['progress']}/{GOAL[view['scenario']]}")
+            f"goal {pl['progress']}/{GOAL[view['scenario']]}"
+            + (" · used: " + ",".join(BUILDING[k][:4] for k in pl["night_side"]) if pl["night_side"] else ""))
     cells = [[] for _ in range(N_SPACES)]
     for pc in pl["pieces"]:
         if pc["kind"] == "pyramid":
@@ -460,22 +460,20 @@ def _text_player(view: dict, names: list[str], p: int) -> list[str]:
     for r in range(N_SPACES // COLS):
         row = []
         for s in range(r * COLS, (r + 1) * COLS):
-            c = "+".join(cells[s]) or "."
-            row.append(("~" if s in NILE else " ") + f"{c:<9}")
+            c = "+".join(cells[s])
+            row.append(("~" if s in NILE else " ") + f"{s:>2} {c:<7}")
         rows.append("".join(row))
     gauge = "".join("#" if s < pl["revolt_bottom"] else ("@" if s == pl["revolt"] else
                                                            ("!" if s == RED else "-")) for s in range(RED + 1))
     info = [f"revolt [{gauge}] {pl['revolt']}/{RED} · caravans {pl['caravans']}/{CARAVAN_MAX}",
             f"store {_short_tokens(pl['warehouse'])} · beside {_short_tokens(pl['gains'])} · "
-            f"cards {_short_tokens(pl['production_cards'])}",
+            f"on cards {_short_tokens(pl['production_cards'])}",
             _text_cards(pl)]
     return [head] + [f"  {rows[i]}| {info[i]}" for i in range(3)]
 
 
 def _text_cards(pl: dict) -> str:
     parts = []
-    if pl["night_side"]:
-        parts.append("used: " + ",".join(BUILDING[k][:4] for k in pl["night_side"]))
     if pl["palace_cards"]:
         parts.append("Palace: " + ",".join(_tcard(c) for c in pl["palace_cards"]))
     kept = [_tcard(c.get("card")) for c in pl["temple_kept"]]
