@@ -15,7 +15,7 @@ from clients.bot import chooser_for, make_bot
 from protocol import games
 from protocol.referee import Referee
 
-SHOTS = [("sare", 3, 700), ("sabbat", 3, 160), ("nomads", 4, 300)]
+SHOTS = [("sare", 3, 260), ("sabbat", 3, 160), ("nomads", 4, 300)]
 """(game, players, engine steps played before the picture): a game well under way."""
 
 
