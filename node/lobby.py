@@ -102,7 +102,7 @@ class Lobby:
         try:
             await conn.send({"t": "lobby", **self.status(), "options": self.options,
                              "time_limit": self.time_limit})
-            peer = await handshake(conn, self.key, self.lobby_id)
+            peer = await handshake(conn, self.key, self.lobby_id, dialer=False)
             join = await _expect(conn, "join")
             port = join.get("port")
             if type(port) is not int or not 0 < port < 65536:
@@ -204,7 +204,7 @@ async def join(key: SigningKey, host: str, port: int, my_port: int, secret: byte
         lobby_id = info.get("lobby")
         if type(lobby_id) is not str:
             raise LobbyError("the lobby sent no id")
-        host_key = await handshake(conn, key, bytes.fromhex(lobby_id))
+        host_key = await handshake(conn, key, bytes.fromhex(lobby_id), dialer=True)
         await conn.send({"t": "join", "port": my_port})
         on_status(f"joined lobby {lobby_id[:8]} for {info.get('title')} "
                   f"({info.get('seated', 0) + 1}/{info.get('players')} seated); waiting for players")
