@@ -17,6 +17,7 @@ from .identity import SigningKey, fingerprint, strong_key, verify
 _ID_TAG = b"caravan/genesis/v1"
 _SIG_TAG = b"caravan/genesis-sig/v1"
 MAX_GENESIS = 1 << 16
+BODY_FIELDS = frozenset({"v", "game", "options", "seats", "beacon", "beacon_length", "nonce", "time_limit"})
 
 
 @dataclass(frozen=True)
@@ -70,9 +71,8 @@ def parse(raw: bytes) -> Genesis:
         body = wire.decode(body_bytes, MAX_GENESIS)
     except wire.WireError as exc:
         raise BadGenesis(f"genesis body does not decode: {exc}") from None
-    keys = {"v", "game", "options", "seats", "beacon", "beacon_length", "nonce", "time_limit"}
-    if type(body) is not dict or set(body) != keys or body["v"] != 1:
-        raise BadGenesis(f"genesis body must have exactly the fields {sorted(keys)}")
+    if type(body) is not dict or set(body) != BODY_FIELDS or body["v"] != 1:
+        raise BadGenesis(f"genesis body must have exactly the fields {sorted(BODY_FIELDS)}")
     seats, tips = body["seats"], body["beacon"]
     if type(body["game"]) is not str or type(body["options"]) is not dict:
         raise BadGenesis("game must be a name and options a map")
