@@ -100,3 +100,5 @@ def test_a_shuffle_may_not_pass_a_card_through_unchanged(t):
     proof = tw.prove(yp, deck_in, out, perm, rr, stream, ctx)
     cheat = resign(t, m, body={"deck": [[bytes(a), bytes(b)] for a, b in out], "proof": proof})
     assert_rejected(s, cheat, errors.BadProof, seat)
+    err = cheat_verdict(t, i, cheat)
+    assert err["code"] == "bad-proof" and err["seat"] == seat, err
