@@ -6,9 +6,12 @@ import struct
 from typing import Any
 
 import msgpack
+import nacl.bindings as sodium
+import nacl.exceptions
 import trio
 
 MAX_FRAME = 1 << 20
+_SEAL = sodium.crypto_secretstream_xchacha20poly1305_ABYTES
 FRAME_TIMEOUT = 10.0
 """A frame once begun must arrive whole within this many seconds (no slowloris)."""
 
@@ -22,7 +25,8 @@ def _no_ext(code: int, data: bytes) -> Any:
 
 
 class Connection:
-    """A framed, msgpack-speaking connection to one peer."""
+    """A framed, msgpack-speaking connection to one peer; sealed after the handshake (each
+    frame's payload is then one crypto_secretstream message, see node/handshake.py)."""
 
     def __init__(self, stream: trio.abc.Stream, address: str, max_frame: int = MAX_FRAME):
         self.stream = stream
@@ -30,6 +34,13 @@ class Connection:
         self.max_frame = max_frame
         self._buf = bytearray()
         self._send_lock = trio.Lock()
+        self._push: Any = None
+        self._pull: Any = None
+
+    def seal(self, push: Any, pull: Any) -> None:
+        """From now on every frame sent is sealed with `push` and every frame received must
+        open with `pull` (crypto_secretstream states set up by the handshake)."""
+        self._push, self._pull = push, pull
 
     async def _fill(self, n: int) -> bool:
         while len(self._buf) < n:
@@ -47,7 +58,7 @@ class Connection:
             if not await self._fill(4):
                 raise FrameError("connection closed inside a frame header")
             (n,) = struct.unpack_from(">I", self._buf)
-            if n > self.max_frame:
+            if n > self.max_frame + (_SEAL if self._pull is not None else 0):
                 raise FrameError(f"frame of {n} bytes is over the {self.max_frame}-byte limit")
             if not await self._fill(4 + n):
                 raise FrameError("connection closed inside a frame")
@@ -55,6 +66,12 @@ class Connection:
             raise FrameError(f"a frame did not arrive whole within {FRAME_TIMEOUT:.0f} s")
         data = bytes(self._buf[4:4 + n])
         del self._buf[:4 + n]
+        if self._pull is not None:
+            try:
+                data, _ = sodium.crypto_secretstream_xchacha20poly1305_pull(self._pull, data)
+            except (nacl.exceptions.CryptoError, ValueError, TypeError):
+                raise FrameError("a frame fails authentication (forged, replayed, reordered or "
+                                 "injected by someone without the link's keys)") from None
         try:
             # transport frames are not signed or hashed, so plain msgpack is enough; the
             # signed messages inside are checked canonically by the session
@@ -65,6 +82,8 @@ class Connection:
     async def send(self, obj: Any) -> None:
         data = msgpack.packb(obj, use_bin_type=True)
         async with self._send_lock:
+            if self._push is not None:   # sealed in send order, under the lock
+                data = sodium.crypto_secretstream_xchacha20poly1305_push(self._push, data)
             await self.stream.send_all(struct.pack(">I", len(data)) + data)
 
     async def aclose(self) -> None:

@@ -222,7 +222,7 @@ class GameNode:
         address = _peer_name(stream)
         conn = Connection(stream, address)
         try:
-            peer = await handshake(conn, self.key, self.genesis.game_id)
+            peer = await handshake(conn, self.key, self.genesis.game_id, dialer=False)
         except (HandshakeError, FrameError, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
             log.warning("seat %d: handshake with %s failed: %s", self.seat, address, exc)
             await conn.aclose()
@@ -260,7 +260,7 @@ class GameNode:
             delay = 0.05
             conn = Connection(stream, f"{host}:{port}")
             try:
-                peer = await handshake(conn, self.key, self.genesis.game_id)
+                peer = await handshake(conn, self.key, self.genesis.game_id, dialer=True)
             except (HandshakeError, FrameError, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
                 log.warning("seat %d: handshake with %s failed: %s", self.seat, conn.address, exc)
                 await conn.aclose()

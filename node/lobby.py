@@ -21,7 +21,7 @@ from typing import Any, Callable
 import trio
 
 from protocol import games, genesis as G
-from protocol.identity import SigningKey, fingerprint, verify
+from protocol.identity import SigningKey, fingerprint, strong_key, verify
 from protocol.player import beacon_chain
 
 from .frames import Connection, FrameError
@@ -102,7 +102,7 @@ class Lobby:
         try:
             await conn.send({"t": "lobby", **self.status(), "options": self.options,
                              "time_limit": self.time_limit})
-            peer = await handshake(conn, self.key, self.lobby_id)
+            peer = await handshake(conn, self.key, self.lobby_id, dialer=False)
             join = await _expect(conn, "join")
             port = join.get("port")
             if type(port) is not int or not 0 < port < 65536:
@@ -188,6 +188,36 @@ class Lobby:
                      {seat: (j.host, j.port) for seat, j in enumerate(joiners, start=1)})
 
 
+def _offered_genesis_problem(fields: Any, info: dict, *, seat: int, key: bytes, tip: bytes,
+                             host_key: bytes, nonce: bytes, beacon_length: int) -> str | None:
+    """What is wrong with a genesis body the host asks this joiner to sign, checked field by
+    field against the lobby it advertised and the seat it assigned (None if nothing): a
+    joiner's signature must never seat an extra player, change the beacon or list a key
+    twice (issue 16, item 7)."""
+    if type(fields) is not dict or set(fields) != G.BODY_FIELDS or fields["v"] != 1:
+        return f"the body must have exactly the fields {sorted(G.BODY_FIELDS)}, version 1"
+    for name in ("game", "options", "time_limit"):
+        if fields[name] != info.get(name):
+            return f"{name} is not the lobby's"
+    seats, tips = fields["seats"], fields["beacon"]
+    players = info.get("players")
+    if type(seats) is not list or len(seats) != players:
+        return f"it seats {len(seats) if type(seats) is list else '?'} players; the lobby is for {players}"
+    if type(tips) is not list or len(tips) != len(seats):
+        return "it does not hold one beacon tip per seat"
+    if not all(strong_key(k) for k in seats):
+        return "a seat's key is not a valid Ed25519 key"
+    if not 0 < seat < len(seats) or seats[seat] != key or tips[seat] != tip:
+        return "my key and beacon tip are not at my seat"
+    if len(set(seats)) != len(seats):
+        return "a key holds two seats"
+    if seats[0] != host_key:
+        return "seat 0 is not the host's key"
+    if fields["beacon_length"] != beacon_length or fields["nonce"] != nonce:
+        return "the beacon length or nonce is not the one assigned"
+    return None
+
+
 async def join(key: SigningKey, host: str, port: int, my_port: int, secret: bytes,
                on_status: Callable[[str], None] = lambda s: None, expect_game: str | None = None) -> Setup:
     """Take a seat in the lobby at host:port; returns the Setup once the genesis is signed."""
@@ -204,7 +234,7 @@ async def join(key: SigningKey, host: str, port: int, my_port: int, secret: byte
         lobby_id = info.get("lobby")
         if type(lobby_id) is not str:
             raise LobbyError("the lobby sent no id")
-        host_key = await handshake(conn, key, bytes.fromhex(lobby_id))
+        host_key = await handshake(conn, key, bytes.fromhex(lobby_id), dialer=True)
         await conn.send({"t": "join", "port": my_port})
         on_status(f"joined lobby {lobby_id[:8]} for {info.get('title')} "
                   f"({info.get('seated', 0) + 1}/{info.get('players')} seated); waiting for players")
@@ -224,13 +254,10 @@ async def join(key: SigningKey, host: str, port: int, my_port: int, secret: byte
             fields = G.wire.decode(body)
         except Exception:
             raise LobbyError("the genesis body does not decode") from None
-        if (type(fields) is not dict or fields.get("game") != info.get("game")
-                or fields.get("options") != info.get("options")
-                or fields.get("time_limit") != info.get("time_limit")
-                or not isinstance(fields.get("seats"), list) or len(fields["seats"]) <= seat
-                or fields["seats"][seat] != key.public or fields["beacon"][seat] != tip
-                or fields["seats"][0] != host_key or fields.get("nonce") != nonce):
-            raise LobbyError("the genesis offered for signing is not the advertised game with my seat")
+        why = _offered_genesis_problem(fields, info, seat=seat, key=key.public, tip=tip,
+                                       host_key=host_key, nonce=nonce, beacon_length=length)
+        if why:
+            raise LobbyError(f"the genesis offered for signing is not the advertised game with my seat: {why}")
         await conn.send({"t": "signature", "sig": G.sign(key, body)})
         start = await _expect(conn, "start")
         genesis = G.parse(start["genesis"])

@@ -94,3 +94,20 @@ class BadProof(Rejected):
     """A mental-deck value fails its check: a point off the prime-order subgroup, a
     non-canonical scalar, or a proof (key, shuffle, share, re-masking) that does not verify."""
     code = "bad-proof"
+
+
+class Duplicate(Rejected):
+    """A transcript holds the same message twice (a fault of the file, not of its signer)."""
+    code = "duplicate"
+
+
+class Gap(Rejected):
+    """A transcript lacks a message that the next one depends on (a skipped seq, or a ref to a
+    message not yet in the file): the file is incomplete; its next signer is not blamed."""
+    code = "gap"
+
+
+class BadOrder(Rejected):
+    """The contributions of a parallel step are not in seat order (specs/protocol.md §9): a
+    reordered file, refused so that a transcript's bytes identify its game."""
+    code = "bad-order"

@@ -12,11 +12,12 @@ from typing import Any
 
 from . import wire
 from .errors import BadGenesis
-from .identity import SigningKey, fingerprint, verify
+from .identity import SigningKey, fingerprint, strong_key, verify
 
 _ID_TAG = b"caravan/genesis/v1"
 _SIG_TAG = b"caravan/genesis-sig/v1"
 MAX_GENESIS = 1 << 16
+BODY_FIELDS = frozenset({"v", "game", "options", "seats", "beacon", "beacon_length", "nonce", "time_limit"})
 
 
 @dataclass(frozen=True)
@@ -70,9 +71,8 @@ def parse(raw: bytes) -> Genesis:
         body = wire.decode(body_bytes, MAX_GENESIS)
     except wire.WireError as exc:
         raise BadGenesis(f"genesis body does not decode: {exc}") from None
-    keys = {"v", "game", "options", "seats", "beacon", "beacon_length", "nonce", "time_limit"}
-    if type(body) is not dict or set(body) != keys or body["v"] != 1:
-        raise BadGenesis(f"genesis body must have exactly the fields {sorted(keys)}")
+    if type(body) is not dict or set(body) != BODY_FIELDS or body["v"] != 1:
+        raise BadGenesis(f"genesis body must have exactly the fields {sorted(BODY_FIELDS)}")
     seats, tips = body["seats"], body["beacon"]
     if type(body["game"]) is not str or type(body["options"]) is not dict:
         raise BadGenesis("game must be a name and options a map")
@@ -80,6 +80,11 @@ def parse(raw: bytes) -> Genesis:
         raise BadGenesis("seats must list 1 to 16 public keys")
     if any(type(k) is not bytes or len(k) != 32 for k in seats) or len(set(seats)) != len(seats):
         raise BadGenesis("seats must be distinct 32-byte public keys")
+    for seat, key in enumerate(seats):
+        if not strong_key(key):
+            raise BadGenesis(f"seat {seat}'s key is not a valid Ed25519 key of the prime-order subgroup "
+                             "(small order, identity or non-canonical: anyone could sign for it)",
+                             seat=seat, author=key)
     if type(tips) is not list or len(tips) != len(seats) or any(type(t) is not bytes or len(t) != 32 for t in tips):
         raise BadGenesis("beacon must hold one 32-byte chain tip per seat")
     if type(body["beacon_length"]) is not int or body["beacon_length"] < 1:

@@ -1,13 +1,23 @@
-"""Ed25519 identities: a node's signing key, signature checks and short fingerprints."""
+"""Ed25519 identities: a node's signing key, signature checks and short fingerprints.
+
+Verification is strict (specs/protocol.md §3): a seat key must be the canonical encoding of
+a point of the prime-order subgroup other than the identity (`strong_key`), and signatures
+are checked by libsodium's `crypto_sign_open`, which refuses S >= L, a small-order R, a
+non-canonical or small-order key and checks [S]B = R + [k]A without the cofactor. A
+small-order or identity key would let anyone sign "for" that seat (issue 16, item 1).
+"""
 
 from __future__ import annotations
 
 import hashlib
 from functools import lru_cache
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+import nacl.exceptions
+import nacl.signing
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PrivateFormat, PublicFormat, NoEncryption
+
+from .deck.group import is_point
 
 PUBLIC_KEY_SIZE = 32
 SIGNATURE_SIZE = 64
@@ -43,26 +53,29 @@ class SigningKey:
         return f"SigningKey({fingerprint(self.public)})"
 
 
+def strong_key(public: object) -> bool:
+    """True if `public` may name a seat or a node: 32 bytes, the canonical encoding of a
+    point of the prime-order subgroup, not the identity (so no small-order key, no torsion
+    component, no second encoding of one key)."""
+    return type(public) is bytes and len(public) == PUBLIC_KEY_SIZE and is_point(public)
+
+
 @lru_cache(maxsize=256)
-def _public_key(public: bytes) -> Ed25519PublicKey | None:
-    try:
-        return Ed25519PublicKey.from_public_bytes(public)
-    except ValueError:
-        return None
+def _public_key(public: bytes) -> nacl.signing.VerifyKey | None:
+    return nacl.signing.VerifyKey(public) if strong_key(public) else None
 
 
 def verify(public: bytes, signature: bytes, data: bytes) -> bool:
-    """True if `signature` is `public`'s Ed25519 signature of `data`; never raises."""
-    if type(public) is not bytes or len(public) != PUBLIC_KEY_SIZE:
-        return False
-    if type(signature) is not bytes or len(signature) != SIGNATURE_SIZE:
+    """True if `signature` is `public`'s Ed25519 signature of `data` under the strict rules
+    above (a weak key verifies nothing); never raises."""
+    if type(public) is not bytes or type(signature) is not bytes or len(signature) != SIGNATURE_SIZE:
         return False
     key = _public_key(public)
     if key is None:
         return False
     try:
-        key.verify(signature, data)
-    except InvalidSignature:
+        key.verify(data, signature)
+    except nacl.exceptions.BadSignatureError:
         return False
     return True
 

@@ -21,9 +21,9 @@ from typing import Any
 from . import beacon, chain, engine as E, wire
 from .commit import opens
 from .deck import DeckError, ops as deck
-from .errors import (BadBeacon, BadBody, BadChain, BadFinal, BadGenesis, BadOpening, BadProof,
-                     BadSignature, Equivocation, IllegalMove, Malformed, Rejected, Unexpected,
-                     UnknownAuthor, WrongGame)
+from .errors import (BadBeacon, BadBody, BadChain, BadFinal, BadGenesis, BadOpening, BadOrder, BadProof,
+                     BadSignature, Duplicate, Equivocation, Gap, IllegalMove, Malformed, Rejected,
+                     Unexpected, UnknownAuthor, WrongGame)
 from .genesis import Genesis
 from .hashing import tagged_hash
 from .need import EngineFault, Need, Receipt
@@ -77,6 +77,7 @@ class Session(DeckSteps):
         self.cipher: dict[int, list] = {}                           # deck handle -> current [A, B]
         self.retired: set[int] = set()                              # handles a shuffle or return replaced
         self.deck_shares: dict[int, dict[int, bytes]] = {}          # handle -> seat -> D_i (current C)
+        self.used_b: set[bytes] = set()                              # B of every ciphertext a handle or shuffle held
         self.seen: dict[int, set[int]] = {}                         # handle -> seats shown it privately
         self.private_log: list[tuple] = []                          # what each seat learned, in order
         self.card_points: dict[bytes, int] = {}                     # M -> card id (every card entered)
@@ -205,30 +206,34 @@ class Session(DeckSteps):
         if msg.seq <= seq:
             known = self.accepted[seat][msg.seq]
             if known.id == msg.id:
-                if self.strict:
-                    raise BadChain(f"a duplicate of this author's message {msg.seq}", seat=seat,
-                                   author=msg.author)
+                if self.strict:   # the file repeats a message: its signer did nothing wrong
+                    raise Duplicate(f"the transcript repeats seat {seat}'s message {msg.seq}")
                 return Receipt("duplicate")
             proof = chain.EquivocationProof(known.raw, msg.raw)
             raise Equivocation(f"a second, different message with seq {msg.seq}", seat=seat,
                                author=msg.author, evidence={"proof": proof.to_wire()})
         if msg.seq > seq + 1:
-            if self.strict:
-                raise BadChain(f"seq {msg.seq} skips ahead; the next seq of this author is {seq + 1}",
-                               seat=seat, author=msg.author)
+            if self.strict:   # a message is missing from the file, not forged by this signer
+                raise Gap(f"seat {seat}'s message {seq + 1} is missing: the transcript jumps to its "
+                          f"message {msg.seq}")
             return self._buffer(seat, msg)
         if msg.prev != head_id:
             raise BadChain(f"prev does not name the author's message {seq}", seat=seat,
                            author=msg.author, evidence={"expected_prev": head_id, "prev": msg.prev})
         if self._refs_ahead(seat, msg):
             if self.strict:
-                raise BadChain("refs name a message not yet applied", seat=seat, author=msg.author)
+                raise Gap(f"a message is missing before this one (seat {seat}'s message {msg.seq} "
+                          "refers to a message the transcript has not yet given)")
             return self._buffer(seat, msg)
         if not self._expected_from(seat):
             if self.strict or self.need is None:
                 raise Unexpected(f"{msg.kind!r} is not expected now; waiting for {self.describe_need()}",
                                  seat=seat, author=msg.author)
             return self._buffer(seat, msg)
+        if self.strict and seat != min(self.waiting_for()):
+            # one canonical order: a parallel step's contributions are logged in seat order
+            raise BadOrder(f"seat {seat}'s {msg.kind!r} comes before seat {min(self.waiting_for())}'s: "
+                           "the transcript is not in the canonical (logged) order, or a message is missing")
         receipt = Receipt("applied")
         self._accept(seat, msg, receipt)
         return receipt

@@ -209,6 +209,24 @@ class DeckSteps:
             raise bad(f"deck card {handle} is not {value!r}: the claim is false")
         return opening[1]
 
+    def _check_fresh(self, seat: int, msg: chain.Message, inputs: list, outputs: Any, what: str) -> None:
+        """Every output ciphertext is re-randomised: its B was never held by any ciphertext of
+        this game (an input, a handle, an earlier shuffle). A share D = x·B then applies to one
+        ciphertext only, so no share published for an old ciphertext opens a new one (a return
+        or shuffle with r = 0 would keep B, and the old shares would open the card for all)."""
+        used = self.used_b | {c[1] for c in inputs if type(c) in (list, tuple) and len(c) == 2}
+        seen: set = set()
+        for k, c in enumerate(outputs):
+            b = c[1] if type(c) is list and len(c) == 2 else None
+            if b in used or b in seen:
+                raise BadProof(f"{what}: output {k} is not re-randomised (its B was already used by a "
+                               "ciphertext of this game)", seat=seat, author=msg.author,
+                               evidence={"message": msg.id})
+            seen.add(b)
+
+    def _remember_b(self, outputs: list) -> None:
+        self.used_b.update(c[1] for c in outputs)
+
     def _check_deckkey(self, seat: int, msg: chain.Message, body: Any) -> None:
         if type(body) is not dict or set(body) != {"y", "pok"}:
             raise BadBody('a deckkey body is {"y": 32-byte point, "pok": [c, s]}', seat=seat, author=msg.author)
@@ -244,11 +262,16 @@ class DeckSteps:
         ctx = self.deck_context(seat, msg.seq, step.deck)
         self._proof(seat, msg, f"shuffle of deck {step.deck!r}",
                     lambda: deck.verify_shuffle(self.joint_key, deck_in, out, body["proof"], ctx), verify=True)
+        self._check_fresh(seat, msg, deck_in, out, f"shuffle of deck {step.deck!r}")
         if seat < self.n - 1:
-            return None, lambda: self.shuffle_decks.append(out)
+            def commit_one() -> None:
+                self._remember_b(out)
+                self.shuffle_decks.append(out)
+            return None, commit_one
         handles = tuple(range(self.next_handle, self.next_handle + len(out)))
 
         def commit() -> None:
+            self._remember_b(out)
             for h, c in zip(handles, out):
                 self.cipher[h] = c
                 self.deck_shares[h] = {}
@@ -265,8 +288,11 @@ class DeckSteps:
             ctx = self.deck_context(seat, msg.seq, "remask", h)
             self._proof(seat, msg, f"re-masking of handle {h}",
                         lambda: deck.verify_rerandomize(self.joint_key, self.cipher[h], item[1], item[2], ctx), verify=True)
+        self._check_fresh(seat, msg, [self.cipher[h] for h in handles], [c for _, c, _ in body["cards"]],
+                          "re-masking")
 
         def commit() -> None:
+            self._remember_b([c for _, c, _ in body["cards"]])
             for h, c, _ in body["cards"]:
                 self.cipher[h] = c
                 self.deck_shares[h] = {}
@@ -283,12 +309,14 @@ class DeckSteps:
         ctx = self.deck_context(seat, msg.seq, step.deck, step.position)
         self._proof(seat, msg, "face-down return (shuffle of the hand)",
                     lambda: deck.verify_shuffle(self.joint_key, hand_in, out, body["proof"], ctx), verify=True)
+        self._check_fresh(seat, msg, hand_in, out, "face-down return")
         new = tuple(range(self.next_handle, self.next_handle + len(out)))
         # the event comes once the kept cards' shares are in; check now that the engine takes it
         self._engine_apply(seat, msg, E.DeckReturned(seat, step.deck, step.position, new[0], new[1:]),
                            state=self.engine.clone(self.state))
 
         def commit() -> None:
+            self._remember_b(out)
             for h, c in zip(new, out):
                 self.cipher[h] = c
                 self.deck_shares[h] = {}
