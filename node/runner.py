@@ -64,6 +64,8 @@ class Seat:
     status: Status = field(default_factory=Status)
     bot_delay: float = 0.0
     trace: Path | None = None
+    game_id: str | None = None
+    """Set once the game is stored: what the CLI names when it is interrupted (None: lobby)."""
 
 
 def check_decider(seat: Seat) -> None:
@@ -133,6 +135,7 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
                                  {"secret": setup.secret, "committed": wire.encode([]), "seat": setup.seat},
                                  {"peers": {str(k): list(v) for k, v in setup.peers.items()},
                                   "port": seat.port})
+    seat.game_id = setup.game_id.hex()
     status = seat.status
     async with trio.open_nursery() as nursery:
         genesis = G.parse(store.genesis())
@@ -206,8 +209,9 @@ async def host(game: str, players: int, options: dict[str, Any], seat: Seat, ann
             setup = await the_lobby.run(listeners, secret)
             nursery.cancel_scope.cancel()
     finally:
-        if announcer is not None:
-            await trio.to_thread.run_sync(announcer.close)
+        if announcer is not None:                 # say goodbye over mDNS even when interrupted
+            with trio.CancelScope(shield=True), trio.move_on_after(3):
+                await trio.to_thread.run_sync(announcer.close, abandon_on_cancel=True)
     seat.status("every seat signed the genesis; play starts", "genesis", game_id=setup.game_id.hex())
     listeners = await trio.open_tcp_listeners(port, host=seat.bind)     # the lobby closed its own
     return await play(setup, seat, listeners)
