@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import signal
 import sys
 from contextlib import contextmanager
@@ -82,11 +83,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
                       and len(data) > 256 * 1024) as update:
         report = verify_bytes(data, progress=lambda done, total: update(done) if total else None)
     code = EXIT_OK if report.ok else EXIT_FAILED if readable else EXIT_USAGE
+    if not readable:
+        print(f"caravan verify: {args.file} is not a Caravan transcript: {report.error['reason']}", file=sys.stderr)
     if args.json:
         _json_line("verify", **report.to_json())
         return code
     if not readable:
-        print(f"caravan verify: {args.file} is not a Caravan transcript: {report.error['reason']}", file=sys.stderr)
         return code
     title = report.game or "unknown game"
     if report.game:
@@ -244,11 +246,31 @@ def _failed(args: argparse.Namespace, seat: Any, exc: BaseException) -> int:
     return EXIT_FAILED
 
 
-def _logging(args: argparse.Namespace) -> None:
-    import logging
+class _OneLine(logging.Formatter):
+    """A log record as one line: no traceback (that is what -v is for)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        record.exc_info, record.exc_text, record.stack_info = None, None, None
+        return super().format(record).replace("\n", " ")
+
+
+def _logging(args: argparse.Namespace, status: Callable[..., None] | None = None) -> None:
+    """Debug logs with -v; without, warnings are one line each. The discovery warnings (an
+    interface the beacon cannot reach) go to the node's status, so --json reports them."""
     level = logging.DEBUG if args.verbose >= 2 else logging.INFO if args.verbose else logging.WARNING
     fmt = "%(asctime)s %(name)s %(levelname)s %(message)s" if args.verbose else "caravan: %(levelname)s: %(message)s"
     logging.basicConfig(level=level, stream=sys.stderr, format=fmt)
+    if not args.verbose:
+        logging.getLogger().handlers[0].setFormatter(_OneLine(fmt))
+        logging.getLogger("zeroconf").setLevel(logging.ERROR)      # its own retries, with tracebacks
+    if status is not None and not args.verbose:
+        class ToStatus(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                status(record.getMessage(), "warning")
+        handler = ToStatus(logging.WARNING)
+        discovery_log = logging.getLogger("caravan.discovery")
+        discovery_log.addHandler(handler)
+        discovery_log.propagate = False
 
 
 def cmd_host(args: argparse.Namespace) -> int:
@@ -258,7 +280,7 @@ def cmd_host(args: argparse.Namespace) -> int:
     check.players(engine, args.players)
     options = check.options(engine, args.option, args.players)
     seat = _seat(args)
-    _logging(args)
+    _logging(args, seat.status)
     return _run_node(args, lambda seat: runner.host(args.game, args.players, options, seat,
                                                      announce=not args.no_discovery,
                                                      discovery_target=args.discovery_addr,
@@ -301,7 +323,13 @@ def cmd_discover(args: argparse.Namespace) -> int:
         raise UsageError("--via mdns needs python-zeroconf (pip install zeroconf)")
     methods = discovery.methods(args.via, args.discovery_port)
     _logging(args)
-    found = trio.run(lambda: discovery.discover(args.wait, args.discovery_port, args.discovery_bind, via=args.via))
+    try:
+        found = trio.run(lambda: discovery.discover(args.wait, args.discovery_port, args.discovery_bind,
+                                                    via=args.via))
+    except OSError as exc:
+        print(f"caravan discover: cannot listen on {args.discovery_bind} UDP port {args.discovery_port}: "
+              f"{exc.strerror or exc}", file=sys.stderr)
+        return EXIT_FAILED
     if args.json:
         for a in found:
             _json_line("found", **a.__dict__)
