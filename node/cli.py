@@ -231,6 +231,8 @@ def _paused(args: argparse.Namespace, seat: Any) -> int:
         fields, kind = {}, "closed"
     if args.json:
         _json_line(kind, text=text, **fields)
+    if args.client == "terminal":
+        print(file=sys.stderr)                       # the cursor may sit after a prompt, or after ^C
     print(text, file=sys.stderr, flush=True)
     return EXIT_INTERRUPTED
 
@@ -436,8 +438,7 @@ def _node_args(p: argparse.ArgumentParser) -> None:
 
 
 def _discovery_args(p: argparse.ArgumentParser) -> None:
-    from .discovery import DISCOVERY_PORT
-    p.add_argument("--discovery-port", type=check.udp_port, default=DISCOVERY_PORT,
+    p.add_argument("--discovery-port", type=check.udp_port, default=check.DISCOVERY_PORT,
                    help="UDP port of lobby announcements")
     p.add_argument("--discovery-bind", default="0.0.0.0", help="address to listen for announcements on")
     p.add_argument("--wait", type=check.seconds, default=3.0, help="seconds to listen for announcements")
@@ -458,7 +459,7 @@ def build_parser() -> argparse.ArgumentParser:
                                             "Commands, JSON lines and exit codes: specs/cli.md.")
     p.add_argument("--version", action="version", version=f"caravan {_version()}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    game_names = ", ".join(games.names()) or "none installed"
+    game_names = "the game (an unknown name lists the installed ones; caravan options GAME shows its options)"
 
     v = sub.add_parser("verify", help="check a finished game's signed transcript",
                        description="Replay a .caravan transcript and check every signature, proof and rule. "
@@ -469,7 +470,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.set_defaults(func=cmd_verify)
 
     s = sub.add_parser("simulate", help="play many engine-only games among bots (no network, no crypto)")
-    s.add_argument("game", help=f"one of: {game_names}")
+    s.add_argument("game", help=game_names)
     s.add_argument("--players", type=check.count, default=4)
     s.add_argument("--games", type=check.count, default=100)
     s.add_argument("--bots", default="random", help="comma-separated bot kinds per seat: random, heuristic")
@@ -483,7 +484,7 @@ def build_parser() -> argparse.ArgumentParser:
     h = sub.add_parser("host", help="open a lobby on this machine and play when every seat is taken",
                        description="Open a lobby for GAME, announce it on the LAN, and start when PLAYERS have "
                                    "joined and signed the genesis. The host has no special power afterwards.")
-    h.add_argument("game", help=f"one of: {game_names}")
+    h.add_argument("game", help=game_names)
     h.add_argument("--players", type=int, required=True)
     h.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
                    help="a game option (caravan options GAME lists them)")
@@ -493,7 +494,7 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("--no-discovery", action="store_true", help="do not announce the lobby on the LAN")
     h.add_argument("--discovery-addr", type=check.ipv4, default=None, metavar="IPV4",
                    help="where to send announcements (default: every interface's broadcast address)")
-    h.add_argument("--discovery-port", type=check.udp_port, default=47474)
+    h.add_argument("--discovery-port", type=check.udp_port, default=check.DISCOVERY_PORT)
     _node_args(h)
     h.set_defaults(func=cmd_host)
 
@@ -515,7 +516,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.set_defaults(func=cmd_games)
 
     o = sub.add_parser("options", help="list a game's options: values, default and meaning")
-    o.add_argument("game", help=f"one of: {game_names}")
+    o.add_argument("game", help=game_names)
     o.add_argument("--players", type=int, default=None, help="show the defaults for this many players")
     _json_arg(o, "one JSON object per option")
     o.set_defaults(func=cmd_options)
@@ -551,7 +552,14 @@ def _load_extra_engines() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     # SIGTERM stops like ^C until a node installs its own handler (then: paused, exit 130)
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        return _main(argv)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _main(argv: list[str] | None) -> int:
     command = "caravan"
     verbose = False
     try:

@@ -12,6 +12,9 @@ from typing import Any
 
 from protocol import engine as E, games
 
+DISCOVERY_PORT = 47474
+"""The UDP port of lobby announcements (node.discovery's, without importing trio here)."""
+
 
 class UsageError(ValueError):
     """A bad argument: one line, exit 2."""

@@ -15,7 +15,7 @@ import trio
 
 log = logging.getLogger("caravan.discovery")
 
-DISCOVERY_PORT = 47474
+from .cli_checks import DISCOVERY_PORT  # noqa: E402 - one definition
 BROADCAST = "255.255.255.255"
 INTERVAL = 1.0
 
