@@ -53,7 +53,7 @@ def _stop(procs: list[subprocess.Popen]) -> None:
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    from .cli import progress_bar
+    from .cli_tools import progress_bar
 
     available = games.names()
     game = args.game or next((g for g in PREFERRED if g in available), None)
