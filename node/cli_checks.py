@@ -39,37 +39,29 @@ def udp_port(text: str) -> int:
     return port
 
 
+def _number(text: str, convert, minimum: float, what: str):
+    try:
+        value = convert(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+    if not minimum <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} must be {what} >= {minimum:g}")
+    return value
+
+
 def seconds(text: str) -> float:
     """argparse type for a duration: a number >= 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not value >= 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} must be a finite number of seconds >= 0")
-    return value
+    return _number(text, float, 0, "a number of seconds")
 
 
 def whole_seconds(text: str) -> int:
     """argparse type for a whole number of seconds >= 0."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of seconds") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value} must be 0 or more")
-    return value
+    return _number(text, int, 0, "a whole number of seconds")
 
 
 def count(text: str) -> int:
     """argparse type for a count >= 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
-    return value
+    return _number(text, int, 1, "a whole number")
 
 
 def ipv4(text: str) -> str:

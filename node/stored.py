@@ -1,12 +1,11 @@
 """What `caravan games` lists: the games kept under a data directory and where each stands.
 
 Read-only: a node may be writing a game's log at the same moment, so a torn last frame is
-skipped here, never cut off (GameStore.messages would truncate the file)."""
+skipped here, never cut off."""
 
 from __future__ import annotations
 
 import json
-import struct
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,8 @@ from protocol.identity import SigningKey, fingerprint
 from protocol.need import EngineFault
 from protocol.session import Session
 from protocol.verify import verify_bytes
+
+from .store import GameStore
 
 
 @dataclass
@@ -43,20 +44,6 @@ class StoredGame:
         return (f"{self.game_id[:16]}  {self.game}, {self.seats} seats{seat}: {self.state} — {self.detail}\n"
                 f"    seats: {', '.join(f'{i} {n}' for i, n in enumerate(self.names))}\n"
                 f"    {where}")
-
-
-def _frames(path: Path) -> list[bytes]:
-    """The complete frames of a message log (a torn tail from a live writer is skipped)."""
-    if not path.exists():
-        return []
-    data, out, pos = path.read_bytes(), [], 0
-    while pos + 4 <= len(data):
-        (n,) = struct.unpack_from(">I", data, pos)
-        if pos + 4 + n > len(data):
-            break
-        out.append(data[pos + 4:pos + 4 + n])
-        pos += 4 + n
-    return out
 
 
 def _my_key(data_dir: Path) -> bytes | None:
@@ -107,7 +94,7 @@ def describe(directory: Path, my_key: bytes | None) -> StoredGame:
     except (KeyError, Rejected, EngineFault) as exc:
         entry.state, entry.detail = "damaged", f"cannot replay: {exc}"
         return entry
-    for raw in _frames(directory / "messages.log"):
+    for raw in GameStore(directory.parent.parent, bytes.fromhex(gid)).messages(repair=False):
         try:
             session.receive(raw)
         except (Rejected, EngineFault):

@@ -45,7 +45,7 @@ BAD = [
     (["join", *DECIDE, "--wait", "soon"], "'soon'"),
     (["resume", "zz-top", *DECIDE], "not a game id"),
     (["simulate", "fixture", "--players", "2", "--bots", "random,genius"], "'genius'"),
-    (["simulate", "fixture", "--players", "2", "--games", "0"], "at least 1"),
+    (["simulate", "fixture", "--players", "2", "--games", "0"], "whole number >= 1"),
     (["options", "chess"], "choose one of"),
     (["options", "sabbat", "--players", "5"], "2-4 players"),
     (["demo", "sabbat", "--players", "1"], "2-4 players"),

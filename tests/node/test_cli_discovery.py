@@ -13,12 +13,9 @@ import time
 import pytest
 
 from tests.node.procs import ROOT, env, node, read_until
+from tests.node.test_netns import sh
 
 PORT = "47993"
-
-
-def sh(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(args, capture_output=True, text=True, timeout=20)
 
 
 @pytest.fixture
