@@ -21,7 +21,6 @@ from .cli_tools import (cmd_discover, cmd_games, cmd_options, cmd_simulate, cmd_
                         setup_logging)
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
-EXIT_INVALID = EXIT_FAILED                     # the old name
 
 
 # ----------------------------------------------------------------------------- nodes

@@ -62,19 +62,20 @@ def _stderr_is_terminal(args: argparse.Namespace) -> bool:
 
 @contextmanager
 def progress_bar(label: str, total: int | None, enabled: bool) -> Iterator[Callable[..., None]]:
-    """A rich progress bar on stderr (only on a terminal); yields update(done, text=None)."""
+    """A rich progress bar on stderr (only on a terminal; `total` None: a spinner, 0: set
+    later); yields update(done, text=None, total=None)."""
     if not enabled:
-        yield lambda done, text=None: None
+        yield lambda done, text=None, total=None: None
         return
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
     columns = ([TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
-               if total else [SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn()])
+               if total is not None else [SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn()])
     with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task(label, total=total)
 
-        def update(done: int, text: str | None = None) -> None:
-            bar.update(task, completed=done, description=f"{label} {text}" if text else label)
+        def update(done: int, text: str | None = None, total: int | None = None) -> None:
+            bar.update(task, completed=done, description=f"{label} {text}" if text else label, total=total)
         yield update
 
 
@@ -102,9 +103,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         readable = True
     except TranscriptError as exc:
         readable = exc.position not in (0, None)    # past a readable genesis: an invalid transcript
-    with progress_bar("checking messages", max(1, len(data) // 200), _stderr_is_terminal(args)
-                      and len(data) > 256 * 1024) as update:
-        report = verify_bytes(data, progress=lambda done, total: update(done) if total else None)
+    with progress_bar("checking messages", 0, _stderr_is_terminal(args) and len(data) > 256 * 1024) as update:
+        report = verify_bytes(data, progress=lambda done, total: update(done, total=total))
     code = EXIT_OK if report.ok else EXIT_FAILED if readable else EXIT_USAGE
     if not readable:
         print(f"caravan verify: {args.file} is not a Caravan transcript: {report.error['reason']}", file=sys.stderr)
