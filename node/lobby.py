@@ -280,6 +280,7 @@ async def join(key: SigningKey, host: str, port: int, my_port: int, secret: byte
         return Setup(start["genesis"], genesis.game_id, seat, secret, peers)
     except (FrameError, HandshakeError, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError,
             OSError, G.BadGenesis, KeyError, TypeError, ValueError) as exc:
-        raise LobbyError(f"lobby at {where} failed: {str(exc) or type(exc).__name__}") from None
+        hint = " (a different Caravan version?)" if isinstance(exc, HandshakeError) else ""
+        raise LobbyError(f"lobby at {where} failed: {str(exc) or type(exc).__name__}{hint}") from None
     finally:
         await conn.aclose()
