@@ -32,7 +32,10 @@ def _seat(args: argparse.Namespace):
     seat = Seat(data_dir(args), args.bind, args.port, args.bot, args.bot_cmd, args.client,
                 Path(args.out) if args.out else None, args.seed, Status(args.json, args.quiet), args.bot_delay,
                 Path(args.trace) if args.trace else None)
-    check_decider(seat)
+    try:
+        check_decider(seat)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     return seat
 
 
@@ -54,11 +57,12 @@ def _main_exception(exc: BaseException) -> BaseException:
     return next((leaf for leaf in leaves if not isinstance(leaf, trio.Cancelled)), leaves[0])
 
 
-def _run_node(args: argparse.Namespace, make: Callable[[Any], Any], seat: Any = None) -> int:
-    """Run a node under trio until its game ends or it is interrupted."""
+def _run_node(args: argparse.Namespace, make: Callable[[Any], Any], seat: Any) -> int:
+    """Run a node under trio until its game ends or it is interrupted. SIGINT and SIGTERM
+    cancel it, so it stops only at a checkpoint: every message is stored before it is sent
+    or acted upon, and nothing is half-written."""
     import trio
 
-    seat = seat or _seat(args)
     signals_seen: list[int] = []
 
     async def run_until_signal() -> Any:

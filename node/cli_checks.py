@@ -120,12 +120,12 @@ def game_id_prefix(text: str) -> str:
 
 
 def client(text: str | None) -> str | None:
-    """--client terminal | stdio | tcp:PORT."""
-    if text is None or text in ("terminal", "stdio"):
+    """--client terminal | web | stdio | tcp:PORT."""
+    if text is None or text in ("terminal", "web", "stdio"):
         return text
     kind, sep, port = text.partition(":")
     if kind != "tcp" or not sep:
-        raise UsageError(f"--client {text!r}: choose terminal, stdio or tcp:PORT")
+        raise UsageError(f"--client {text!r}: choose terminal, web, stdio or tcp:PORT")
     try:
         port_number(port)
     except argparse.ArgumentTypeError as exc:

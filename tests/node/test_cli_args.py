@@ -21,7 +21,7 @@ BAD = [
     (["host", "fixture", "--players", "2", *DECIDE, "--discovery-addr", "not-an-ip"], "not-an-ip"),
     (["host", "fixture", "--players", "2", "--client", "tcp:abc"], "tcp:abc"),
     (["host", "fixture", "--players", "2", "--client", "tcp:70000"], "70000"),
-    (["host", "fixture", "--players", "2", "--client", "browser"], "terminal, stdio or tcp:PORT"),
+    (["host", "fixture", "--players", "2", "--client", "browser"], "terminal, web, stdio or tcp:PORT"),
     (["host", "fixture", "--players", "2", "--bot-cmd", "/no/such/bot --fast"], "'/no/such/bot' not found"),
     (["host", "fixture", "--players", "2", "--bot-cmd", "no-such-program-anywhere"], "not found"),
     (["host", "fixture", "--players", "2", "--bot-cmd", str(ROOT / "README.md")], "not executable"),
