@@ -1,219 +1,192 @@
-"""The `caravan` command line."""
+"""The `caravan` command line. Every command, its JSON lines and its exit codes are
+documented in specs/cli.md (and tests/node/test_cli_spec.py checks them against it).
+
+Arguments are checked before anything starts (one line on stderr, exit 2); a node stopped
+by ^C, SIGINT, SIGTERM or the end of its terminal input exits 130 with one line saying how
+to continue; any other failure is one line and exit 1 (`-v` shows the traceback)."""
 
 from __future__ import annotations
 
 import argparse
-import json
+import signal
 import sys
-from typing import Any
+from pathlib import Path
+from typing import Any, Callable
 
 from protocol import games
 
-EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
+from . import cli_checks as check
+from .cli_checks import UsageError
+from .cli_tools import (cmd_discover, cmd_games, cmd_options, cmd_simulate, cmd_verify, data_dir, json_line,
+                        setup_logging)
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 BOT_KINDS = ("random", "heuristic")
 
 
-def _describe_result(result: dict[str, Any] | None) -> str:
-    if not result:
-        return "none"
-    winners = ", ".join(f"seat {w}" for w in result.get("winners", []))
-    scores = result.get("scores")
-    return f"won by {winners}" + (f"; scores {scores}" if scores is not None else "")
-
-
-def cmd_verify(args: argparse.Namespace) -> int:
-    from protocol.verify import verify_bytes
-
-    try:
-        with open(args.file, "rb") as fh:
-            data = fh.read()
-    except OSError as exc:
-        print(f"caravan verify: cannot open {args.file}: {exc.strerror or exc}", file=sys.stderr)
-        return EXIT_USAGE
-    show = sys.stderr.isatty() and not args.json
-
-    def progress(done: int, total: int) -> None:
-        print(f"\r  checking message {done}/{total}", end="", file=sys.stderr, flush=True)
-
-    report = verify_bytes(data, progress=progress if show else None)
-    if show:
-        print("\r" + " " * 40 + "\r", end="", file=sys.stderr, flush=True)
-    if args.json:
-        print(json.dumps(report.to_json(), sort_keys=True))
-        return EXIT_OK if report.ok else EXIT_INVALID
-    title = report.game or "unknown game"
-    if report.game:
-        try:
-            title = games.get(report.game).title
-        except KeyError:
-            pass
-    head = f"{title}, game {report.game_id[:16]}…" if report.game_id else title
-    if report.ok:
-        print(f"VALID: {head}: {report.messages} messages, every signature, proof and rule checks out")
-    elif report.valid and report.abandoned_by:
-        print(f"ABANDONED: {head}: {report.messages} messages; {report.error['reason']}")
-    elif report.valid:
-        print(f"UNFINISHED: {head}: {report.messages} messages; {report.error['reason']}")
-    else:
-        err = report.error
-        who = (f"signed by seat {err['seat']} ({err['fingerprint']})" if err["fingerprint"]
-               else "signer unknown")
-        where = "the genesis" if err["position"] == 0 else f"message #{err['position']}"
-        print(f"INVALID: {head}: {where}, {who}: {err['code']}: {err['reason']}")
-    for s in report.seats:
-        print(f"  seat {s['seat']}: {s['fingerprint']}")
-    if report.ok:
-        print(f"  result: {_describe_result(report.result)}")
-        if report.hidden_cards:
-            print(f"  {len(report.hidden_cards)} card(s) that stayed hidden decoded with the published deck keys "
-                  "(--json lists them)")
-    return EXIT_OK if report.ok else EXIT_INVALID
-
-
-def cmd_simulate(args: argparse.Namespace) -> int:
-    from clients.simulate import simulate
-
-    bots = [b.strip() for b in args.bots.split(",") if b.strip()]
-    shown = [0]
-
-    def progress(done: int) -> None:
-        if not args.quiet and (done == args.games or done - shown[0] >= max(1, args.games // 20)):
-            shown[0] = done
-            print(f"\r  {done}/{args.games} games", end="", file=sys.stderr, flush=True)
-
-    try:
-        options = _parse_options(args.option, args.game, args.players)
-        stats = simulate(args.game, args.players, args.games, bots, args.seed, options, progress=progress)
-    except (KeyError, ValueError) as exc:
-        print(f"caravan simulate: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    if not args.quiet:
-        print(file=sys.stderr)
-    print(f"{stats.games} games of {args.game} with {args.players} players in {stats.seconds:.2f} s: "
-          f"{stats.games_per_s:.1f} games/s, {stats.decisions_per_s:,.0f} decisions/s")
-    print("wins (shared wins split):")
-    for label, wins in sorted(stats.wins.items(), key=lambda kv: -kv[1]):
-        print(f"  {label:14s} {wins:8.1f}  {100 * wins / max(1, stats.games):5.1f}%")
-    return EXIT_OK
-
-
-def _parse_options(pairs: list[str], game: str, players: int) -> dict[str, Any]:
-    """Game options: the engine's defaults, overridden by KEY=VALUE (values are JSON or text)."""
-    options = games.get(game).default_options(players)
-    for pair in pairs:
-        k, sep, v = pair.partition("=")
-        if not sep:
-            raise ValueError(f"option {pair!r} is not KEY=VALUE")
-        try:
-            options[k] = json.loads(v)
-        except ValueError:
-            options[k] = v
-    return options
-
+# ----------------------------------------------------------------------------- nodes
 
 def _seat(args: argparse.Namespace):
-    from pathlib import Path
-
     from .runner import Seat, Status, check_decider
-    from .store import default_data_dir
 
-    seat = Seat(Path(args.data_dir) if args.data_dir else default_data_dir(), args.bind, args.port,
-                args.bot, args.bot_cmd, args.client, Path(args.out) if args.out else None, args.seed,
-                Status(args.json, args.quiet), args.bot_delay, Path(args.trace) if args.trace else None)
+    check.decider(args)
+    seat = Seat(data_dir(args), args.bind, args.port, args.bot, args.bot_cmd, args.client,
+                Path(args.out) if args.out else None, args.seed, Status(args.json, args.quiet), args.bot_delay,
+                Path(args.trace) if args.trace else None)
     seat.name, seat.confirm_forced = args.name, args.confirm_forced
     seat.web_port, seat.no_browser = args.web_port, args.no_browser
-    check_decider(seat)
+    try:
+        check_decider(seat)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     return seat
 
 
-def _run_node(args: argparse.Namespace, make) -> int:
+def _leaves(exc: BaseException) -> list[BaseException]:
+    """The exceptions inside (nested) exception groups, in order."""
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for sub in exc.exceptions for leaf in _leaves(sub)]
+    return [exc]
+
+
+def _main_exception(exc: BaseException) -> BaseException:
+    """What to report for an exception that may be a trio exception group: an interrupt
+    if any part is one, else the first part that is not a cancellation."""
+    import trio
+    leaves = _leaves(exc)
+    for leaf in leaves:
+        if isinstance(leaf, (KeyboardInterrupt, EOFError)):
+            return leaf
+    return next((leaf for leaf in leaves if not isinstance(leaf, trio.Cancelled)), leaves[0])
+
+
+def _run_node(args: argparse.Namespace, make: Callable[[Any], Any], seat: Any) -> int:
+    """Run a node under trio until its game ends or it is interrupted. SIGINT and SIGTERM
+    cancel it, so it stops only at a checkpoint: every message is stored before it is sent
+    or acted upon, and nothing is half-written."""
     import trio
 
+    signals_seen: list[int] = []
+
+    async def run_until_signal() -> Any:
+        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async with trio.open_nursery() as nursery:
+                async def watch() -> None:
+                    async for signum in signals:
+                        signals_seen.append(signum)
+                        nursery.cancel_scope.cancel()
+                        return
+                nursery.start_soon(watch)
+                result = await make(seat)
+                nursery.cancel_scope.cancel()
+                return result
+
+    try:
+        result = trio.run(run_until_signal)
+    except BaseException as exc:                     # noqa: BLE001 - reported, never a traceback
+        leaf = _main_exception(exc)
+        end_of_input = args.client == "terminal" and isinstance(leaf, ConnectionError)   # ^D at the prompt
+        if signals_seen or end_of_input or isinstance(leaf, (KeyboardInterrupt, EOFError)):
+            return _paused(args, seat)
+        if args.verbose:
+            raise
+        return _failed(args, seat, leaf)
+    if signals_seen:
+        return _paused(args, seat)
+    return EXIT_OK if result is not None else EXIT_FAILED
+
+
+def _paused(args: argparse.Namespace, seat: Any) -> int:
+    game_id = getattr(seat, "game_id", None)
+    if game_id:
+        text = f"game {game_id[:16]} paused — continue with: caravan resume {game_id[:16]}"
+        fields = {"game_id": game_id}
+        kind = "paused"
+    else:
+        text = ("lobby closed before the game started; nothing to resume" if args.command == "host"
+                else "left before the game started; nothing to resume")
+        fields, kind = {}, "closed"
+    if args.json:
+        json_line(kind, text=text, **fields)
+    if args.client == "terminal":
+        print(file=sys.stderr)                       # the cursor may sit after a prompt, or after ^C
+    print(text, file=sys.stderr, flush=True)
+    return EXIT_INTERRUPTED
+
+
+def _failed(args: argparse.Namespace, seat: Any, exc: BaseException) -> int:
     from .lobby import LobbyError
-
-    _logging(args)
-    try:
-        seat = _seat(args)
-    except ValueError as exc:
-        print(f"caravan {args.command}: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    try:
-        result = trio.run(make, seat)
-    except (LobbyError, LookupError, ValueError, OSError) as exc:
-        print(f"caravan {args.command}: {exc}", file=sys.stderr)
-        return EXIT_INVALID
-    except KeyboardInterrupt:
-        print(f"caravan {args.command}: interrupted; resume with caravan resume GAME_ID", file=sys.stderr)
-        return 130
-    return EXIT_OK if result is not None else EXIT_INVALID
-
-
-def _logging(args: argparse.Namespace) -> None:
-    import logging
-    level = logging.DEBUG if args.verbose >= 2 else logging.INFO if args.verbose else logging.WARNING
-    logging.basicConfig(level=level, stream=sys.stderr, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    known = (LobbyError, LookupError, ValueError, OSError, ConnectionError)
+    text = str(exc).strip().replace("\n", " ") if isinstance(exc, known) else f"{type(exc).__name__}: {exc}"
+    game_id = getattr(seat, "game_id", None)
+    if game_id:
+        text += f" (game {game_id[:16]} can continue with: caravan resume {game_id[:16]})"
+    print(f"caravan {args.command}: {text or type(exc).__name__}", file=sys.stderr, flush=True)
+    return EXIT_FAILED
 
 
 def cmd_host(args: argparse.Namespace) -> int:
     from . import runner
 
-    bots = [b for b in args.with_bots.split(",") if b]
-    bad = [b for b in bots if b not in BOT_KINDS]
-    if bad or len(bots) >= args.players:
-        why = (f"unknown bot kind {bad[0]!r} (use {', '.join(BOT_KINDS)})" if bad else
-               f"--with-bots names {len(bots)} bot(s) but only {args.players - 1} seat(s) are free besides yours")
-        print(f"caravan host: {why}", file=sys.stderr)
-        return EXIT_USAGE
-
-    try:
-        options = _parse_options(args.option, args.game, args.players)
-    except (KeyError, ValueError) as exc:
-        print(f"caravan host: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+    engine = check.engine(args.game)
+    check.players(engine, args.players)
+    options = check.options(engine, args.option, args.players)
+    bots = [k for k in args.with_bots.split(",") if k]
+    bad = [k for k in bots if k not in BOT_KINDS]
+    if bad:
+        raise UsageError(f"unknown bot kind {bad[0]!r} for --with-bots (use {', '.join(BOT_KINDS)})")
+    if len(bots) >= args.players:
+        raise UsageError(f"--with-bots names {len(bots)} bot(s) but only {args.players - 1} seat(s) "
+                         "are free besides yours")
+    seat = _seat(args)
+    setup_logging(args, seat.status)
     return _run_node(args, lambda seat: runner.host(args.game, args.players, options, seat,
                                                      announce=not args.no_discovery,
                                                      discovery_target=args.discovery_addr,
                                                      discovery_port=args.discovery_port,
-                                                     time_limit=args.time_limit,
-                                                     bots=bots))
+                                                     time_limit=args.time_limit, bots=bots), seat)
 
 
 def cmd_join(args: argparse.Namespace) -> int:
     from . import runner
-    return _run_node(args, lambda seat: runner.join(args.target, seat, args.discovery_port,
-                                                     args.discovery_bind, args.wait, args.via))
+
+    target = check.join_target(args.target)
+    seat = _seat(args)
+    setup_logging(args)
+    return _run_node(args, lambda seat: runner.join(target, seat, args.discovery_port, args.discovery_bind,
+                                                     args.wait, args.via), seat)
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
     from . import runner
-    return _run_node(args, lambda seat: runner.resume(args.game_id, seat))
+    from .store import GameStore
 
-
-def cmd_discover(args: argparse.Namespace) -> int:
-    import trio
-
-    from . import discovery
-
+    prefix = check.game_id_prefix(args.game_id)
+    seat = _seat(args)
     try:
-        found = trio.run(lambda: discovery.discover(args.wait, args.discovery_port, args.discovery_bind,
-                                                    via=args.via))
-    except ValueError as exc:
-        print(f"caravan discover: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    if args.json:
-        for a in found:
-            print(json.dumps(a.__dict__, sort_keys=True))
-    elif not found:
-        print(f"no open lobbies heard on UDP port {args.discovery_port} in {args.wait:g} s", file=sys.stderr)
-    else:
-        for a in found:
-            print(a.describe())
-    return EXIT_OK
+        seat.game_id = GameStore.find(seat.data_dir, prefix).dir.name
+    except LookupError as exc:
+        raise UsageError(str(exc)) from None
+    setup_logging(args)
+    return _run_node(args, lambda seat: runner.resume(prefix, seat), seat)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
     return run_demo(args)
+
+
+# ----------------------------------------------------------------------------- the parser
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr (exit 2), not the usage text."""
+
+    def error(self, message: str) -> None:
+        self.exit(EXIT_USAGE, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def _json_arg(p: argparse.ArgumentParser, text: str = "JSON lines on stdout (specs/cli.md)") -> None:
+    p.add_argument("--json", action="store_true", help=text)
 
 
 def _node_args(p: argparse.ArgumentParser) -> None:
@@ -226,7 +199,7 @@ def _node_args(p: argparse.ArgumentParser) -> None:
                         "play at this terminal; stdio: a program speaking the client API on this process's "
                         "stdin/stdout; tcp:PORT: one such client on 127.0.0.1:PORT (specs/client-api.md)")
     d.add_argument("--name", help="your name, shown to you in the narration (default: seat N)")
-    d.add_argument("--web-port", type=int, metavar="PORT", help="--client web: serve the page on this port "
+    d.add_argument("--web-port", type=check.port_number, metavar="PORT", help="--client web: serve the page on this port "
                    "(default: a free one; a resumed game keeps its port when it can)")
     d.add_argument("--no-browser", action="store_true", help="--client web: print the page's link, do not open it")
     d.add_argument("--confirm-forced", action="store_true",
@@ -234,80 +207,109 @@ def _node_args(p: argparse.ArgumentParser) -> None:
     n = p.add_argument_group("node")
     n.add_argument("--data-dir", help="where keys and games are kept (default: the user data directory)")
     n.add_argument("--bind", default="0.0.0.0", help="address to listen on (default: all)")
-    n.add_argument("--port", type=int, default=0, help="TCP port to listen on (default: any free port)")
+    n.add_argument("--port", type=check.port_number, default=0,
+                   help="TCP port to listen on, 0-65535 (default 0: any free port)")
     n.add_argument("--out", help="also write the transcript to this file at the end")
     n.add_argument("--seed", type=int, help="seed for the bot's own choices (not for the game's dice)")
-    n.add_argument("--bot-delay", type=float, default=0.0, metavar="SECONDS",
+    n.add_argument("--bot-delay", type=check.seconds, default=0.0, metavar="SECONDS",
                    help="let an in-process bot think this long per decision (to watch a game)")
-    n.add_argument("--json", action="store_true", help="JSON lines on stdout instead of human status on stderr")
+    _json_arg(n, "JSON lines on stdout instead of human status on stderr (specs/cli.md)")
     n.add_argument("--trace", metavar="FILE", help="append message sign/apply times to FILE (for benchmarks)")
     n.add_argument("-q", "--quiet", action="store_true", help="no human status output")
     n.add_argument("-v", "--verbose", action="count", default=0, help="debug logs on stderr (-vv: more)")
 
 
 def _discovery_args(p: argparse.ArgumentParser) -> None:
-    from .discovery import DISCOVERY_PORT
-    p.add_argument("--discovery-port", type=int, default=DISCOVERY_PORT, help="UDP port of lobby announcements")
+    p.add_argument("--discovery-port", type=check.udp_port, default=check.DISCOVERY_PORT,
+                   help="UDP port of lobby announcements")
     p.add_argument("--discovery-bind", default="0.0.0.0", help="address to listen for announcements on")
-    p.add_argument("--wait", type=float, default=3.0, help="seconds to listen for announcements")
+    p.add_argument("--wait", type=check.seconds, default=3.0, help="seconds to listen for announcements")
     p.add_argument("--via", choices=["udp", "mdns", "both"], default="both",
                    help="UDP beacon, mDNS/DNS-SD (needs python-zeroconf), or both (default)")
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("caravan")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="caravan", description="Serverless, verifiable board games on a LAN.")
+    p = _Parser(prog="caravan", description="Serverless, verifiable board games on a LAN. "
+                                            "Commands, JSON lines and exit codes: specs/cli.md.")
+    p.add_argument("--version", action="version", version=f"caravan {_version()}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    game_names = "the game (an unknown name lists the installed ones; caravan options GAME shows its options)"
+
     v = sub.add_parser("verify", help="check a finished game's signed transcript",
                        description="Replay a .caravan transcript and check every signature, proof and rule. "
-                                   "Exit 0: valid and finished; 1: invalid or unfinished; 2: unreadable file "
-                                   "or bad usage.")
+                                   "Exit 0: valid and finished; 1: invalid, unfinished or abandoned; 2: the file "
+                                   "cannot be opened or is not a transcript at all, or bad usage.")
     v.add_argument("file", help="the .caravan transcript")
-    v.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    _json_arg(v, "print one JSON object instead of text")
     v.set_defaults(func=cmd_verify)
+
     s = sub.add_parser("simulate", help="play many engine-only games among bots (no network, no crypto)")
-    s.add_argument("game", help=f"one of: {', '.join(games.names()) or 'none installed'}")
-    s.add_argument("--players", type=int, default=4)
-    s.add_argument("--games", type=int, default=100)
+    s.add_argument("game", help=game_names)
+    s.add_argument("--players", type=check.count, default=4)
+    s.add_argument("--games", type=check.count, default=100)
     s.add_argument("--bots", default="random", help="comma-separated bot kinds per seat: random, heuristic")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
-                   help="a game option (e.g. -o powers=true for Sabbat Magica's POWER cards)")
+                   help="a game option (caravan options GAME lists them)")
     s.add_argument("-q", "--quiet", action="store_true", help="no progress output")
+    _json_arg(s, "one JSON object with the rates and wins")
     s.set_defaults(func=cmd_simulate)
 
     h = sub.add_parser("host", help="open a lobby on this machine and play when every seat is taken",
                        description="Open a lobby for GAME, announce it on the LAN, and start when PLAYERS have "
                                    "joined and signed the genesis. The host has no special power afterwards.")
-    h.add_argument("game", help=f"one of: {', '.join(games.names()) or 'none installed'}")
+    h.add_argument("game", help=game_names)
     h.add_argument("--players", type=int, required=True)
-    h.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE", help="a game option")
-    h.add_argument("--time-limit", type=int, default=300, metavar="SECONDS",
+    h.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
+                   help="a game option (caravan options GAME lists them)")
+    h.add_argument("--time-limit", type=check.whole_seconds, default=300, metavar="SECONDS",
                    help="how long a player may take for a move before the others may end the game as "
                         "abandoned by that player (0: no limit; default 300)")
     h.add_argument("--no-discovery", action="store_true", help="do not announce the lobby on the LAN")
     h.add_argument("--with-bots", default="", metavar="KIND,...",
                    help="fill seats with bots on this machine, one node each (e.g. heuristic,random); "
                         "the other seats are for people joining")
-    h.add_argument("--discovery-addr", default="255.255.255.255", help="where to send announcements")
-    h.add_argument("--discovery-port", type=int, default=47474)
+    h.add_argument("--discovery-addr", type=check.ipv4, default=None, metavar="IPV4",
+                   help="where to send announcements (default: every interface's broadcast address)")
+    h.add_argument("--discovery-port", type=check.udp_port, default=check.DISCOVERY_PORT)
     _node_args(h)
     h.set_defaults(func=cmd_host)
 
     j = sub.add_parser("join", help="take a seat in a lobby (found on the LAN, or at HOST:PORT)")
-    j.add_argument("target", nargs="?", help="HOST:PORT, or a lobby id (prefix) from caravan discover; "
-                                             "default: the only open lobby")
+    j.add_argument("target", nargs="?", help="HOST:PORT ([IPv6]:PORT), or a lobby id (prefix) from caravan "
+                                             "discover; default: the only open lobby")
     _discovery_args(j)
     _node_args(j)
     j.set_defaults(func=cmd_join)
 
-    r = sub.add_parser("resume", help="restart a stored game after a crash and continue it")
-    r.add_argument("game_id", help="the game id, or a unique prefix of it")
+    r = sub.add_parser("resume", help="restart a stored game (after ^C or a crash) and continue it")
+    r.add_argument("game_id", help="the game id, or a unique prefix of it (caravan games lists them)")
     _node_args(r)
     r.set_defaults(func=cmd_resume)
 
+    g = sub.add_parser("games", help="list the games stored on this machine and where each stands")
+    g.add_argument("--data-dir", help="where keys and games are kept (default: the user data directory)")
+    _json_arg(g, "one JSON object per game")
+    g.set_defaults(func=cmd_games)
+
+    o = sub.add_parser("options", help="list a game's options: values, default and meaning")
+    o.add_argument("game", help=game_names)
+    o.add_argument("--players", type=int, default=None, help="show the defaults for this many players")
+    _json_arg(o, "one JSON object per option")
+    o.set_defaults(func=cmd_options)
+
     d = sub.add_parser("discover", help="list open lobbies on the LAN")
     _discovery_args(d)
-    d.add_argument("--json", action="store_true", help="one JSON object per lobby")
+    _json_arg(d, "one JSON object per lobby, then one saying how it listened")
+    d.add_argument("-v", "--verbose", action="count", default=0, help="debug logs on stderr")
     d.set_defaults(func=cmd_discover)
 
     m = sub.add_parser("demo", help="play a whole game among bots, one OS process per player, on loopback")
@@ -317,6 +319,8 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--seed", type=int, default=0, help="seed for the bots' choices")
     m.add_argument("--bot", choices=["random", "heuristic"], default="heuristic")
     m.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE")
+    m.add_argument("--keep", action="store_true", help="keep the nodes' data and logs (removed otherwise)")
+    _json_arg(m, "the host node's JSON lines, then one 'demo' summary object")
     m.set_defaults(func=cmd_demo)
 
     from clients import replay
@@ -335,13 +339,41 @@ def _load_extra_engines() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    _load_extra_engines()
-    parser = build_parser()
+    # SIGTERM stops like ^C until a node installs its own handler (then: paused, exit 130)
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:
-        return EXIT_USAGE if exc.code else EXIT_OK
-    if not getattr(args, "func", None):
-        parser.print_help()
+        return _main(argv)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _main(argv: list[str] | None) -> int:
+    command = "caravan"
+    verbose = False
+    try:
+        _load_extra_engines()
+        parser = build_parser()
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:
+            return EXIT_USAGE if exc.code else EXIT_OK
+        if not getattr(args, "func", None):
+            parser.print_help(sys.stderr)
+            return EXIT_USAGE
+        command, verbose = f"caravan {args.command}", bool(getattr(args, "verbose", 0))
+        return args.func(args)
+    except UsageError as exc:
+        print(f"{command}: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    return args.func(args)
+    except KeyboardInterrupt:
+        print(f"{command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BaseException as exc:                     # noqa: BLE001 - one line, never a traceback
+        if isinstance(exc, SystemExit) or verbose:
+            raise
+        leaf = _main_exception(exc)
+        if isinstance(leaf, KeyboardInterrupt):
+            print(f"{command}: interrupted", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        print(f"{command}: {type(leaf).__name__}: {leaf}".rstrip(": "), file=sys.stderr)
+        return EXIT_FAILED

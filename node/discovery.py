@@ -4,16 +4,18 @@ on loopback or in network namespaces they create. Joining by HOST:PORT needs non
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import logging
 import socket
 from dataclasses import dataclass
+from typing import Callable
 
 import trio
 
 log = logging.getLogger("caravan.discovery")
 
-DISCOVERY_PORT = 47474
+from .cli_checks import DISCOVERY_PORT  # noqa: E402 - one definition
 BROADCAST = "255.255.255.255"
 INTERVAL = 1.0
 
@@ -51,17 +53,60 @@ def parse(data: bytes, sender: str) -> Announcement | None:
         return None
 
 
-async def announce(status, target: str = BROADCAST, port: int = DISCOVERY_PORT) -> None:
-    """Announce until cancelled; `status()` returns the current fields for _payload."""
+def broadcast_targets() -> list[tuple[str, str]]:
+    """(interface, broadcast address) for every IPv4 interface that has one, loopback
+    included (a lobby on this machine); the limited broadcast when none can be listed."""
+    try:
+        import ifaddr                          # a dependency of zeroconf; optional here
+    except ImportError:
+        return [("default route", BROADCAST)]
+    targets = []
+    for adapter in ifaddr.get_adapters():
+        for ip in adapter.ips:
+            if not isinstance(ip.ip, str) or ip.network_prefix >= 31:
+                continue                       # IPv6, or a point-to-point link: no broadcast
+            net = ipaddress.IPv4Network(f"{ip.ip}/{ip.network_prefix}", strict=False)
+            targets.append((adapter.nice_name, str(net.broadcast_address)))
+    return sorted(set(targets)) or [("default route", BROADCAST)]
+
+
+async def announce(status, target: str | None = BROADCAST, port: int = DISCOVERY_PORT,
+                   warn: Callable[[str], None] | None = None) -> None:
+    """Announce until cancelled; `status()` returns the current fields for _payload.
+
+    `target` None: every interface's broadcast address (re-read each round, so an interface
+    that comes up later is used). A send that fails is reported once per interface through
+    `warn` (default: a logged warning), and tried again each round."""
+    warn = warn or log.warning
+    failed: set[tuple[str, str]] = set()
     sock = trio.socket.socket(trio.socket.AF_INET, trio.socket.SOCK_DGRAM)
     with sock:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
         while True:
-            try:
-                await sock.sendto(_payload(**status()), (target, port))
-            except OSError:
-                pass                           # no route yet (interface down): try again
+            targets = broadcast_targets() if target is None else [(target, target)]
+            payload = _payload(**status())
+            for name, address in targets:
+                try:
+                    await sock.sendto(payload, (address, port))
+                    failed.discard((name, address))
+                except OSError as exc:
+                    if (name, address) not in failed:
+                        failed.add((name, address))
+                        where = f"{name} ({address})" if name != address else address
+                        warn(f"cannot announce the lobby on {where}: {exc.strerror or exc}; "
+                             f"others can still join with HOST:PORT")
             await trio.sleep(INTERVAL)
+
+
+def methods(via: str, port: int) -> list[str]:
+    """The discovery methods `discover` listens with for `via`, in words."""
+    from . import mdns
+    used = []
+    if via in ("udp", "both"):
+        used.append(f"UDP beacon on port {port}")
+    if via in ("mdns", "both") and mdns.available():
+        used.append("mDNS/DNS-SD (_caravan._tcp)")
+    return used
 
 
 async def discover(timeout: float = 3.0, port: int = DISCOVERY_PORT, bind: str = "0.0.0.0",

@@ -218,17 +218,51 @@ def _offered_genesis_problem(fields: Any, info: dict, *, seat: int, key: bytes, 
     return None
 
 
+async def _first_frame(conn: Connection, where: str) -> dict:
+    """The lobby's greeting, or a LobbyError saying what answered instead."""
+    not_lobby = f"{where} is not a Caravan lobby"
+    try:
+        with trio.fail_after(10):
+            frame = await conn.recv()
+    except trio.TooSlowError:
+        raise LobbyError(f"{not_lobby}: it accepted the connection but sent nothing for 10 s") from None
+    except FrameError as exc:
+        raise LobbyError(f"{not_lobby}: it answered with something else ({exc})") from None
+    if frame is None:
+        raise LobbyError(f"{not_lobby}: it closed the connection without a word (a lobby that just filled up "
+                         "or closed does that too)")
+    if type(frame) is not dict or type(frame.get("t")) is not str:
+        raise LobbyError(f"{not_lobby}: it answered with something else")
+    if frame["t"] == "hello":
+        raise LobbyError(f"{where} is a Caravan game node, not a lobby: the game there has already started")
+    if frame["t"] != "lobby":
+        raise LobbyError(f"{not_lobby}: it sent a {frame['t']!r} frame (a different Caravan version?)")
+    if frame.get("v", 1) != 1:
+        raise LobbyError(f"{where} is a lobby of another Caravan protocol version ({frame.get('v')!r}, "
+                         "this is version 1)")
+    if type(frame.get("game")) is str and frame["game"] not in games.names():
+        raise LobbyError(f"{where} is a lobby for {frame['game']!r}, a game this Caravan does not have "
+                         "(a different version?)")
+    return frame
+
+
 async def join(key: SigningKey, host: str, port: int, my_port: int, secret: bytes,
                on_status: Callable[[str], None] = lambda s: None, expect_game: str | None = None) -> Setup:
     """Take a seat in the lobby at host:port; returns the Setup once the genesis is signed."""
+    where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     try:
         with trio.fail_after(10):
             stream = await trio.open_tcp_stream(host, port)
-    except (OSError, trio.TooSlowError) as exc:
-        raise LobbyError(f"cannot reach a lobby at {host}:{port}: {exc}") from None
-    conn = Connection(stream, f"{host}:{port}")
+    except trio.TooSlowError:
+        raise LobbyError(f"cannot reach {where}: timed out after 10 s") from None
+    except OSError as exc:
+        causes = exc.__cause__.exceptions if isinstance(exc.__cause__, BaseExceptionGroup) else [exc.__cause__]
+        refused = any(isinstance(e, ConnectionRefusedError) for e in [exc, *causes])
+        why = "connection refused (nothing listens on that port)" if refused else str(exc)
+        raise LobbyError(f"cannot reach {where}: {why}") from None
+    conn = Connection(stream, where)
     try:
-        info = await _expect(conn, "lobby", 10)
+        info = await _first_frame(conn, where)
         if expect_game and info.get("game") != expect_game:
             raise LobbyError(f"the lobby is for {info.get('game')!r}, not {expect_game!r}")
         lobby_id = info.get("lobby")
@@ -242,6 +276,8 @@ async def join(key: SigningKey, host: str, port: int, my_port: int, secret: byte
             frame = await conn.recv()
         if type(frame) is dict and frame.get("t") == "refused":
             raise LobbyError(f"the host refused: {frame.get('why')}")
+        if frame is None:
+            raise LobbyError("the host closed the lobby before the game started")
         if type(frame) is not dict or frame.get("t") != "seated":
             raise LobbyError("the host sent no seat")
         seat, nonce, length = frame.get("seat"), frame.get("nonce"), frame.get("beacon_length")
@@ -271,6 +307,7 @@ async def join(key: SigningKey, host: str, port: int, my_port: int, secret: byte
         return Setup(start["genesis"], genesis.game_id, seat, secret, peers)
     except (FrameError, HandshakeError, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError,
             OSError, G.BadGenesis, KeyError, TypeError, ValueError) as exc:
-        raise LobbyError(f"lobby failed: {exc}") from None
+        hint = " (a different Caravan version?)" if isinstance(exc, HandshakeError) else ""
+        raise LobbyError(f"lobby at {where} failed: {str(exc) or type(exc).__name__}{hint}") from None
     finally:
         await conn.aclose()

@@ -75,6 +75,8 @@ class Seat:
     web_port: int | None = None
     no_browser: bool = False
     client_port: TcpClientPort | None = None
+    game_id: str | None = None
+    """Set once the game is stored: what the CLI names when it is interrupted (None: lobby)."""
 
 
 async def open_client_port(seat: Seat) -> TcpClientPort:
@@ -273,6 +275,7 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
                                  {"secret": setup.secret, "committed": wire.encode([]), "seat": setup.seat},
                                  {"peers": {str(k): list(v) for k, v in setup.peers.items()},
                                   "port": seat.port})
+    seat.game_id = setup.game_id.hex()
     status = seat.status
     async with trio.open_nursery() as nursery:
         genesis = G.parse(store.genesis())
@@ -371,26 +374,28 @@ async def host(game: str, players: int, options: dict[str, Any], seat: Seat, ann
     if helpers:
         seat.status(f"{len(helpers)} bot(s) joining: {', '.join(bots)}", "bots")
     try:
-        try:
-            async with trio.open_nursery() as nursery:
-                if announce:
-                    nursery.start_soon(discovery.announce, the_lobby.status, discovery_target, discovery_port)
-                task_status.started(port)
-                setup = await the_lobby.run(listeners, secret)
-                nursery.cancel_scope.cancel()
-        finally:
-            if announcer is not None:
-                await trio.to_thread.run_sync(announcer.close)
-        seat.status("every seat signed the genesis; play starts", "genesis", game_id=setup.game_id.hex())
-        listeners = await trio.open_tcp_listeners(port, host=seat.bind)     # the lobby closed its own
-        return await play(setup, seat, listeners)
+        async with trio.open_nursery() as nursery:
+            if announce:
+                nursery.start_soon(discovery.announce, the_lobby.status, discovery_target, discovery_port)
+            task_status.started(port)
+            setup = await the_lobby.run(listeners, secret)
+            nursery.cancel_scope.cancel()
     finally:
-        for proc in helpers:                      # they end with the game; never leave one behind
-            with trio.move_on_after(LINGER_BOTS):
-                while proc.poll() is None:
-                    await trio.sleep(0.1)
-            if proc.poll() is None:
-                proc.terminate()
+        if announcer is not None:                 # say goodbye over mDNS even when interrupted
+            with trio.CancelScope(shield=True), trio.move_on_after(3):
+                await trio.to_thread.run_sync(announcer.close, abandon_on_cancel=True)
+    seat.status("every seat signed the genesis; play starts", "genesis", game_id=setup.game_id.hex())
+    listeners = await trio.open_tcp_listeners(port, host=seat.bind)     # the lobby closed its own
+    result = await play(setup, seat, listeners)
+    # the bot nodes end with the game; if this node is interrupted instead, they stay and wait
+    # for `caravan resume` (or name this seat in an abandon record after the time limit)
+    with trio.move_on_after(LINGER_BOTS):
+        while any(proc.poll() is None for proc in helpers):
+            await trio.sleep(0.1)
+    for proc in helpers:
+        if proc.poll() is None:
+            proc.terminate()
+    return result
 
 
 async def join(target: str | None, seat: Seat, discovery_port: int = discovery.DISCOVERY_PORT,

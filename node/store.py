@@ -94,8 +94,9 @@ class GameStore:
         return json.loads((self.dir / "peers.json").read_text())
 
     # -- the message log
-    def messages(self) -> list[bytes]:
-        """Every stored message, in the order it was stored; cuts off a torn last frame."""
+    def messages(self, repair: bool = True) -> list[bytes]:
+        """Every stored message, in the order it was stored; cuts off a torn last frame
+        (`repair=False`: only skips it, for readers while a node may be writing)."""
         path = self.dir / "messages.log"
         if not path.exists():
             return []
@@ -107,7 +108,7 @@ class GameStore:
                 break
             out.append(data[pos + 4:pos + 4 + n])
             pos += 4 + n
-        if pos != len(data):
+        if pos != len(data) and repair:
             with open(path, "r+b") as fh:
                 fh.truncate(pos)
         return out

@@ -187,10 +187,11 @@ def test_unfinished_game_names_whom_it_waits_for(t, tmp_path, capsys):
 def test_truncated_file_and_garbage_are_invalid_not_crashes(t, tmp_path, capsys):
     g, log = parts(t)
     data = transcript.dump(g, log)
-    for bad in (data[:-7], b"not a transcript", transcript.MAGIC + b"\x00\x00\x00\x03abc"):
+    # 1: a transcript that is invalid; 2: not a transcript at all (specs/cli.md)
+    for bad, code in ((data[:-7], 1), (b"not a transcript", 2), (transcript.MAGIC + b"\x00\x00\x00\x03abc", 1)):
         path = tmp_path / "bad.caravan"
         path.write_bytes(bad)
-        assert main(["verify", str(path), "--json"]) == 1
+        assert main(["verify", str(path), "--json"]) == code
         obj = json.loads(capsys.readouterr().out)
         assert obj["valid"] is False and obj["error"]["reason"]
 

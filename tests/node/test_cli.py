@@ -56,3 +56,22 @@ def test_a_person_plays_at_the_terminal(tmp_path):
     assert host.returncode == 0, err[-2000:]
     assert "choose 0-" in err and "your move" in err and "your secret choice" in err
     assert verify_bytes((tmp_path / "t.caravan").read_bytes()).ok
+
+
+def test_options_lists_values_default_and_meaning(capsys, monkeypatch):
+    """Defaults from the engine; values and meaning from protocol/games/<game>/options.py
+    (OPTION_HELP), "(no description)" for a key it does not describe or when it is missing."""
+    import json
+    import types
+    fake = types.ModuleType("protocol.games.sabbat.options")
+    fake.OPTION_HELP = {"powers": {"values": "true, false", "help": "play with the POWER cards"}}
+    monkeypatch.setitem(sys.modules, "protocol.games.sabbat.options", fake)
+    assert main(["options", "sabbat", "--players", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "powers = false  values: true, false\n      play with the POWER cards" in out
+    assert "peoples = [0, 1, 2]" in out and "(no description)" in out
+    assert main(["options", "sabbat", "--json"]) == 0
+    rows = {r["key"]: r for r in map(json.loads, capsys.readouterr().out.splitlines())}
+    assert rows["powers"]["help"] == "play with the POWER cards" and rows["peoples"]["default"] == [0, 1]
+    monkeypatch.delitem(sys.modules, "protocol.games.sabbat.options")
+    assert main(["options", "fixture"]) == 0 and "rounds = 2\n      (no description)" in capsys.readouterr().out

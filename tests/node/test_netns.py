@@ -74,7 +74,7 @@ def test_discovery_and_play_across_namespaces(tmp_path, namespaces):
                                 "--via", "mdns", "--wait", "4", "--json"], capture_output=True, text=True,
                                timeout=60, env=env(), cwd=ROOT)
         assert found.returncode == 0, found.stderr[-1000:]
-        heard = [json.loads(line) for line in found.stdout.splitlines()]
+        heard = [m for m in map(json.loads, found.stdout.splitlines()) if m.get("type") == "found"]
         assert [a["lobby"] for a in heard] == [lobby_id] and heard[0]["host"] == f"{SUBNET}.1"
         for i in (1, 2):
             procs.append(node(["join", "--wait", "15", *disc, *common, "--seed", str(i)], dirs[i], logs[i],

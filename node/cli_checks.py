@@ -1,0 +1,192 @@
+"""Argument checks for the command line, run before anything starts: each failure is a
+UsageError whose message is one line naming the problem (the CLI prints it and exits 2)."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import json
+import shlex
+import shutil
+from typing import Any
+
+from protocol import engine as E, games
+
+DISCOVERY_PORT = 47474
+"""The UDP port of lobby announcements (node.discovery's, without importing trio here)."""
+
+
+class UsageError(ValueError):
+    """A bad argument: one line, exit 2."""
+
+
+def port_number(text: str) -> int:
+    """argparse type for a TCP/UDP port: 0-65535 (0: any free port)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (0-65535)") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"port {port} is out of range (0-65535)")
+    return port
+
+
+def udp_port(text: str) -> int:
+    """argparse type for the discovery port: 1-65535 (announcements need a fixed port)."""
+    port = port_number(text)
+    if port == 0:
+        raise argparse.ArgumentTypeError("the discovery port must be 1-65535, not 0")
+    return port
+
+
+def _number(text: str, convert, minimum: float, what: str):
+    try:
+        value = convert(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+    if not minimum <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} must be {what} >= {minimum:g}")
+    return value
+
+
+def seconds(text: str) -> float:
+    """argparse type for a duration: a number >= 0."""
+    return _number(text, float, 0, "a number of seconds")
+
+
+def whole_seconds(text: str) -> int:
+    """argparse type for a whole number of seconds >= 0."""
+    return _number(text, int, 0, "a whole number of seconds")
+
+
+def count(text: str) -> int:
+    """argparse type for a count >= 1."""
+    return _number(text, int, 1, "a whole number")
+
+
+def ipv4(text: str) -> str:
+    """argparse type for an IPv4 address (where announcements go)."""
+    try:
+        return str(ipaddress.IPv4Address(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an IPv4 address") from None
+
+
+def host_port(text: str) -> tuple[str, int]:
+    """HOST:PORT or [IPv6]:PORT -> (host, port); raises UsageError."""
+    if text.startswith("["):
+        host, sep, rest = text[1:].partition("]")
+        if not sep or not rest.startswith(":"):
+            raise UsageError(f"{text!r}: write an IPv6 address as [ADDRESS]:PORT")
+        port_s = rest[1:]
+        try:
+            ipaddress.IPv6Address(host.split("%")[0])
+        except ValueError:
+            raise UsageError(f"{text!r}: {host!r} is not an IPv6 address") from None
+    else:
+        host, _, port_s = text.rpartition(":")
+        if ":" in host:
+            raise UsageError(f"{text!r}: write an IPv6 address as [ADDRESS]:PORT")
+    if not host:
+        raise UsageError(f"{text!r}: HOST:PORT needs a host")
+    if not port_s.isdigit() or not 1 <= int(port_s) <= 65535:
+        raise UsageError(f"{text!r}: the port must be a number 1-65535, not {port_s!r}")
+    return host, int(port_s)
+
+
+def join_target(text: str | None) -> str | None:
+    """A join target: HOST:PORT (checked, returned as host:port for the runner), a lobby id
+    prefix (hex), or None for the only open lobby."""
+    if text is None:
+        return None
+    if ":" in text:
+        host, port = host_port(text)
+        return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    try:
+        bytes.fromhex(text if len(text) % 2 == 0 else text + "0")
+    except ValueError:
+        raise UsageError(f"{text!r} is neither HOST:PORT nor a lobby id (hex) from caravan discover") from None
+    return text.lower()
+
+
+def game_id_prefix(text: str) -> str:
+    try:
+        bytes.fromhex(text if len(text) % 2 == 0 else text + "0")
+    except ValueError:
+        raise UsageError(f"{text!r} is not a game id (hex; caravan games lists them)") from None
+    if not text:
+        raise UsageError("give a game id (caravan games lists them)")
+    return text.lower()
+
+
+def client(text: str | None) -> str | None:
+    """--client terminal | web | stdio | tcp:PORT."""
+    if text is None or text in ("terminal", "web", "stdio"):
+        return text
+    kind, sep, port = text.partition(":")
+    if kind != "tcp" or not sep:
+        raise UsageError(f"--client {text!r}: choose terminal, web, stdio or tcp:PORT")
+    try:
+        port_number(port)
+    except argparse.ArgumentTypeError as exc:
+        raise UsageError(f"--client {text!r}: {exc}") from None
+    return text
+
+
+def bot_command(text: str | None) -> str | None:
+    """--bot-cmd: a command line whose program exists and is executable."""
+    if text is None:
+        return None
+    try:
+        argv = shlex.split(text)
+    except ValueError as exc:
+        raise UsageError(f"--bot-cmd {text!r}: {exc}") from None
+    if not argv:
+        raise UsageError("--bot-cmd is empty")
+    if shutil.which(argv[0]) is None:
+        raise UsageError(f"--bot-cmd: program {argv[0]!r} not found or not executable")
+    return text
+
+
+def decider(args: argparse.Namespace) -> None:
+    chosen = [x for x in (args.bot, args.bot_cmd, args.client) if x]
+    if len(chosen) != 1:
+        raise UsageError("choose exactly one way to decide for this seat: --bot random|heuristic, "
+                         "--bot-cmd COMMAND, or --client web|terminal|stdio|tcp:PORT")
+    client(args.client)
+    bot_command(args.bot_cmd)
+
+
+def engine(name: str) -> E.Engine:
+    try:
+        return games.get(name)
+    except KeyError:
+        raise UsageError(f"unknown game {name!r}; choose one of: {', '.join(games.names())}") from None
+
+
+def players(eng: E.Engine, n: int) -> int:
+    if not eng.min_players <= n <= eng.max_players:
+        raise UsageError(f"{eng.title} is for {eng.min_players}-{eng.max_players} players, not {n}")
+    return n
+
+
+def options(eng: E.Engine, pairs: list[str], n: int) -> dict[str, Any]:
+    """The engine's defaults overridden by KEY=VALUE (values are JSON, else text), checked by
+    the engine's own new_game before any lobby opens."""
+    opts = eng.default_options(n)
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"option {pair!r} is not KEY=VALUE")
+        if key not in opts:
+            raise UsageError(f"unknown option {key!r} for {eng.name}; its options are: "
+                             f"{', '.join(sorted(opts)) or 'none'} (caravan options {eng.name})")
+        try:
+            opts[key] = json.loads(value)
+        except ValueError:
+            opts[key] = value
+    try:
+        eng.new_game(dict(opts), n)
+    except E.BadOptions as exc:
+        raise UsageError(f"bad option for {eng.name}: {exc} (caravan options {eng.name})") from None
+    return opts

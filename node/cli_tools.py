@@ -1,0 +1,253 @@
+"""The commands that need no game node: verify, simulate, games, options, discover; and
+the output helpers they share with the node commands (JSON lines, progress bars)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from protocol import games
+
+from . import cli_checks as check
+from .cli_checks import UsageError
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+class _OneLine(logging.Formatter):
+    """A log record as one line: no traceback (that is what -v is for)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        record.exc_info, record.exc_text, record.stack_info = None, None, None
+        return super().format(record).replace("\n", " ")
+
+
+def setup_logging(args: argparse.Namespace, status: Callable[..., None] | None = None) -> None:
+    """Debug logs with -v; without, warnings are one line each. The discovery warnings (an
+    interface the beacon cannot reach) go to the node's status, so --json reports them."""
+    level = logging.DEBUG if args.verbose >= 2 else logging.INFO if args.verbose else logging.WARNING
+    fmt = "%(asctime)s %(name)s %(levelname)s %(message)s" if args.verbose else "caravan: %(levelname)s: %(message)s"
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter(fmt) if args.verbose else _OneLine(fmt))
+    logging.basicConfig(level=level, handlers=[handler])
+    if not args.verbose:
+        logging.getLogger("zeroconf").setLevel(logging.ERROR)      # its own retries, with tracebacks
+    if status is not None and not args.verbose:
+        class ToStatus(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                status(record.getMessage(), "warning")
+        handler = ToStatus(logging.WARNING)
+        discovery_log = logging.getLogger("caravan.discovery")
+        discovery_log.addHandler(handler)
+        discovery_log.propagate = False
+
+
+def data_dir(args: argparse.Namespace) -> Path:
+    from .store import default_data_dir
+    return Path(args.data_dir) if getattr(args, "data_dir", None) else default_data_dir()
+
+
+def json_line(kind: str, **fields: Any) -> None:
+    print(json.dumps({"type": kind, **fields}, sort_keys=True, default=str), flush=True)
+
+
+def _stderr_is_terminal(args: argparse.Namespace) -> bool:
+    return sys.stderr.isatty() and not getattr(args, "json", False) and not getattr(args, "quiet", False)
+
+
+@contextmanager
+def progress_bar(label: str, total: int | None, enabled: bool) -> Iterator[Callable[..., None]]:
+    """A rich progress bar on stderr (only on a terminal; `total` None: a spinner, 0: set
+    later); yields update(done, text=None, total=None)."""
+    if not enabled:
+        yield lambda done, text=None, total=None: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    columns = ([TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
+               if total is not None else [SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn()])
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(label, total=total)
+
+        def update(done: int, text: str | None = None, total: int | None = None) -> None:
+            bar.update(task, completed=done, description=f"{label} {text}" if text else label, total=total)
+        yield update
+
+
+# ----------------------------------------------------------------------------- verify
+
+def _describe_result(result: dict[str, Any] | None) -> str:
+    if not result:
+        return "none"
+    winners = ", ".join(f"seat {w}" for w in result.get("winners", []))
+    scores = result.get("scores")
+    return f"won by {winners}" + (f"; scores {scores}" if scores is not None else "")
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from protocol.transcript import TranscriptError, load
+    from protocol.verify import verify_bytes
+
+    try:
+        with open(args.file, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        raise UsageError(f"cannot open {args.file}: {exc.strerror or exc}") from None
+    try:
+        load(data)
+        readable = True
+    except TranscriptError as exc:
+        readable = exc.position not in (0, None)    # past a readable genesis: an invalid transcript
+    with progress_bar("checking messages", 0, _stderr_is_terminal(args) and len(data) > 256 * 1024) as update:
+        report = verify_bytes(data, progress=lambda done, total: update(done, total=total))
+    code = EXIT_OK if report.ok else EXIT_FAILED if readable else EXIT_USAGE
+    if not readable:
+        print(f"caravan verify: {args.file} is not a Caravan transcript: {report.error['reason']}", file=sys.stderr)
+    if args.json:
+        json_line("verify", **report.to_json())
+        return code
+    if not readable:
+        return code
+    title = report.game or "unknown game"
+    if report.game:
+        try:
+            title = games.get(report.game).title
+        except KeyError:
+            pass
+    head = f"{title}, game {report.game_id[:16]}…" if report.game_id else title
+    if report.ok:
+        print(f"VALID: {head}: {report.messages} messages, every signature, proof and rule checks out")
+    elif report.valid and report.abandoned_by:
+        print(f"ABANDONED: {head}: {report.messages} messages; {report.error['reason']}")
+    elif report.valid:
+        print(f"UNFINISHED: {head}: {report.messages} messages; {report.error['reason']}")
+    else:
+        err = report.error
+        who = (f"signed by seat {err['seat']} ({err['fingerprint']})" if err["fingerprint"]
+               else "signer unknown")
+        where = "the genesis" if err["position"] == 0 else f"message #{err['position']}"
+        print(f"INVALID: {head}: {where}, {who}: {err['code']}: {err['reason']}")
+    for s in report.seats:
+        print(f"  seat {s['seat']}: {s['fingerprint']}")
+    if report.ok:
+        print(f"  result: {_describe_result(report.result)}")
+        if report.hidden_cards:
+            print(f"  {len(report.hidden_cards)} card(s) that stayed hidden decoded with the published deck keys "
+                  "(--json lists them)")
+    return code
+
+
+# ----------------------------------------------------------------------------- simulate
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from clients.bot import make_bot
+    from clients.simulate import simulate
+
+    engine = check.engine(args.game)
+    check.players(engine, args.players)
+    options = check.options(engine, args.option, args.players)
+    bots = [b.strip() for b in args.bots.split(",") if b.strip()]
+    for kind in bots:
+        try:
+            make_bot(kind, args.game, 0)
+        except (KeyError, ValueError):
+            raise UsageError(f"--bots: unknown bot {kind!r}; choose from random, heuristic") from None
+    with progress_bar(f"simulating {args.game}", args.games, _stderr_is_terminal(args)) as update:
+        stats = simulate(args.game, args.players, args.games, bots, args.seed, options, progress=update)
+    if args.json:
+        json_line("simulation", game=args.game, players=args.players, games=stats.games, seconds=stats.seconds,
+                   games_per_s=stats.games_per_s, decisions_per_s=stats.decisions_per_s, wins=stats.wins)
+        return EXIT_OK
+    print(f"{stats.games} games of {args.game} with {args.players} players in {stats.seconds:.2f} s: "
+          f"{stats.games_per_s:.1f} games/s, {stats.decisions_per_s:,.0f} decisions/s")
+    print("wins (shared wins split):")
+    for label, wins in sorted(stats.wins.items(), key=lambda kv: -kv[1]):
+        print(f"  {label:14s} {wins:8.1f}  {100 * wins / max(1, stats.games):5.1f}%")
+    return EXIT_OK
+
+
+# ----------------------------------------------------------------------------- discovery
+
+def cmd_discover(args: argparse.Namespace) -> int:
+    import trio
+
+    from . import discovery, mdns
+
+    if args.via == "mdns" and not mdns.available():
+        raise UsageError("--via mdns needs python-zeroconf (pip install zeroconf)")
+    methods = discovery.methods(args.via, args.discovery_port)
+    setup_logging(args)
+    try:
+        found = trio.run(lambda: discovery.discover(args.wait, args.discovery_port, args.discovery_bind,
+                                                    via=args.via))
+    except OSError as exc:
+        print(f"caravan discover: cannot listen on {args.discovery_bind} UDP port {args.discovery_port}: "
+              f"{exc.strerror or exc}", file=sys.stderr)
+        return EXIT_FAILED
+    if args.json:
+        for a in found:
+            json_line("found", **a.__dict__)
+        json_line("discover", methods=methods, seconds=args.wait, found=len(found),
+                   mdns_available=mdns.available())
+        return EXIT_OK
+    for a in found:
+        print(a.describe())
+    missing = "" if mdns.available() or args.via == "udp" else "; mDNS not available (pip install zeroconf)"
+    print(f"{len(found) or 'no'} open lobb{'y' if len(found) == 1 else 'ies'} heard in {args.wait:g} s, "
+          f"listening with: {', '.join(methods)}{missing}", file=sys.stderr)
+    return EXIT_OK
+
+
+# ----------------------------------------------------------------------------- stored games, options
+
+def cmd_games(args: argparse.Namespace) -> int:
+    from .stored import stored_games
+
+    found = stored_games(data_dir(args))
+    if args.json:
+        for g in found:
+            json_line("game", **{k: v for k, v in g.to_json().items() if k != "type"})
+        return EXIT_OK
+    if not found:
+        print(f"no stored games under {data_dir(args) / 'games'}", file=sys.stderr)
+    for g in found:
+        print(g.describe())
+    return EXIT_OK
+
+
+def option_help(game: str) -> dict[str, dict[str, str]]:
+    """OPTION_HELP from protocol/games/<game>/options.py: {key: {"values", "help"}}; {} if absent."""
+    import importlib
+    module = f"protocol.games.{game}.options"
+    try:
+        return dict(getattr(importlib.import_module(module), "OPTION_HELP", {}))
+    except ModuleNotFoundError as exc:
+        if exc.name and module.startswith(exc.name):
+            return {}
+        raise
+
+
+def cmd_options(args: argparse.Namespace) -> int:
+    engine = check.engine(args.game)
+    players = check.players(engine, args.players or engine.min_players)
+    defaults = engine.default_options(players)
+    helps = option_help(args.game)
+    rows = [{"key": k, "default": v, "values": (helps.get(k) or {}).get("values", ""),
+             "help": (helps.get(k) or {}).get("help", "(no description)")} for k, v in sorted(defaults.items())]
+    if args.json:
+        for row in rows:
+            json_line("option", game=args.game, players=players, **row)
+        return EXIT_OK
+    print(f"{engine.title} ({args.game}), {engine.min_players}-{engine.max_players} players; "
+          f"defaults for {players} players; set with -o KEY=VALUE (VALUE as JSON, or text)")
+    if not rows:
+        print("  (no options)")
+    for row in rows:
+        values = f"  values: {row['values']}" if row["values"] else ""
+        print(f"  {row['key']} = {json.dumps(row['default'])}{values}\n      {row['help']}")
+    return EXIT_OK

@@ -1,0 +1,70 @@
+"""Discovery says when it cannot work: the beacon goes to every interface's broadcast
+address, a send that fails is reported once as a warning naming the interface, and
+`discover` says which methods it listened with. Runs in a network namespace the test
+creates (loopback up, one veth whose link is down), skipped without the privileges."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.node.procs import ROOT, env, node, read_until
+from tests.node.test_netns import sh
+
+PORT = "47993"
+
+
+@pytest.fixture
+def netns():
+    if shutil.which("ip") is None:
+        pytest.skip("iproute2 (the ip command) is not installed")
+    name = f"cvd{os.getpid() % 100000}"
+    if sh("ip", "netns", "add", name).returncode != 0:
+        pytest.skip("cannot create network namespaces here")
+    try:
+        for step in (["link", "set", "lo", "up"],
+                     ["link", "add", "cvdown0", "type", "veth", "peer", "name", "cvdown1"],
+                     ["addr", "add", "10.213.8.1/24", "dev", "cvdown0"]):     # left down: no route
+            r = sh("ip", "-n", name, *step)
+            if r.returncode != 0:
+                pytest.skip(f"cannot build the test network (ip {' '.join(step)}: {r.stderr.strip()})")
+        yield ["ip", "netns", "exec", name]
+    finally:
+        sh("ip", "netns", "delete", name)
+
+
+def test_beacon_warns_once_per_interface_and_is_heard_where_it_can_go(tmp_path, netns):
+    host = node(["host", "fixture", "--players", "2", "--bot", "random", "--discovery-port", PORT],
+                tmp_path / "h", tmp_path / "h.log", prefix=netns)
+    try:
+        lobby = read_until(host, "lobby", timeout=60)["lobby"]
+        warning = read_until(host, "warning", timeout=30)
+        assert "cvdown0" in warning["text"] and "10.213.8.255" in warning["text"], warning
+        found = subprocess.run([*netns, sys.executable, "-m", "node", "discover", "--via", "udp", "--wait", "2.5",
+                                "--discovery-port", PORT, "--json"], capture_output=True, text=True, timeout=60,
+                               env=env(), cwd=ROOT)
+        assert found.returncode == 0, found.stderr
+        lines = [json.loads(line) for line in found.stdout.splitlines()]
+        assert [m["lobby"] for m in lines if m["type"] == "found"] == [lobby]      # over loopback's broadcast
+        assert lines[-1]["type"] == "discover" and lines[-1]["methods"] == [f"UDP beacon on port {PORT}"]
+        time.sleep(1.5)                                   # more rounds of the beacon: no second warning
+        host.terminate()
+        rest = host.stdout.read()
+        assert host.wait(timeout=30) == 130
+    finally:
+        if host.poll() is None:
+            host.kill()
+    more = [json.loads(line) for line in rest.splitlines()]
+    assert not [m for m in more if m["type"] == "warning" and "cvdown0" in m["text"]], more
+
+
+def test_discover_says_how_it_listened(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "node", "discover", "--via", "udp", "--wait", "0.3",
+                        "--discovery-bind", "127.0.0.1", "--discovery-port", PORT], capture_output=True, text=True,
+                       timeout=60, env=env(), cwd=ROOT)
+    assert r.returncode == 0 and r.stdout == ""
+    assert f"no open lobbies heard in 0.3 s, listening with: UDP beacon on port {PORT}" in r.stderr

@@ -1,0 +1,51 @@
+"""`caravan games`: each stored game's state read from its files, without changing them."""
+
+from node.stored import stored_games
+from node.store import GameStore
+from protocol import genesis as G, transcript
+from tests.node.procs import ROOT
+
+VECTOR = ROOT / "specs" / "vectors" / "fixture-2p.caravan"
+
+
+def _store(data_dir, messages, with_transcript=False, torn=b"") -> GameStore:
+    genesis_raw, _ = transcript.load(VECTOR.read_bytes())
+    gid = G.parse(genesis_raw).game_id
+    store = GameStore.create(data_dir, genesis_raw, gid, {"secret": b"s" * 32}, {"peers": {}, "names": {"1": "Ada"}})
+    for raw in messages:
+        store.append(raw)
+    store.close()
+    with open(store.dir / "messages.log", "ab") as fh:
+        fh.write(torn)
+    if with_transcript:
+        store.write_transcript(genesis_raw, messages)
+    return store
+
+
+def test_states_from_the_stored_files(tmp_path):
+    from protocol import games
+    from tests.fixture_game import ENGINE
+    games.register(ENGINE)
+    _, messages = transcript.load(VECTOR.read_bytes())
+
+    store = _store(tmp_path / "half", messages[:len(messages) // 2], torn=b"\x00\x00\x01\x00partial")
+    size = (store.dir / "messages.log").stat().st_size
+    [half] = stored_games(tmp_path / "half")
+    assert half.state == "playing" and half.waiting_for and half.transcript is None
+    assert f"caravan resume {half.game_id[:16]}" in half.detail and 0 < half.messages <= len(messages) // 2
+    assert half.names[1] == "Ada" and "-" in half.names[0]             # a name where known, else a fingerprint
+    assert (store.dir / "messages.log").stat().st_size == size          # the torn tail is skipped, not cut
+
+    _store(tmp_path / "ended", messages)
+    [ended] = stored_games(tmp_path / "ended")
+    assert ended.state == "finished" and ended.transcript is None and "resume" in ended.detail
+
+    store = _store(tmp_path / "done", messages, with_transcript=True)
+    [done] = stored_games(tmp_path / "done")
+    assert done.state == "finished" and done.transcript == str(store.dir / "transcript.caravan")
+    assert done.result["winners"] and done.detail.startswith("won by seat")
+
+    (store.dir / "genesis.bin").write_bytes(b"garbage")
+    [damaged] = stored_games(tmp_path / "done")
+    assert damaged.state == "damaged"
+    assert stored_games(tmp_path / "nothing-here") == []

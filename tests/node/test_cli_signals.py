@@ -1,0 +1,120 @@
+"""Stopping a node: SIGINT or SIGTERM at a random moment of a game pauses it (exit 130, one
+line saying how to continue, no traceback), `caravan games` shows where it stands, and
+`caravan resume` finishes it with a transcript that verifies. In the lobby, a signal just
+closes it. Loopback only, bots, short games, every wait bounded."""
+
+import json
+import random
+import signal
+import subprocess
+import sys
+
+from protocol.verify import verify_bytes
+from tests.node.cli_spec import json_types
+from tests.node.procs import ROOT, env, finish, node, read_until
+
+COMMON = ["--bot", "random", "--bind", "127.0.0.1", "--bot-delay", "0.02"]
+
+
+def _games(data_dir) -> list[dict]:
+    r = subprocess.run([sys.executable, "-m", "node", "games", "--data-dir", str(data_dir), "--json"],
+                       capture_output=True, text=True, timeout=60, env=env(), cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    return [json.loads(line) for line in r.stdout.splitlines()]
+
+
+def _check_documented(lines: list[dict]) -> None:
+    types = json_types()
+    for m in lines:
+        assert m["type"] in types, m
+        assert not set(types[m["type"]]) - set(m), m
+
+
+def test_sigint_mid_game_pauses_and_resume_finishes(tmp_path):
+    rng = random.Random()
+    moment = rng.randrange(0, 13)                    # events seen before the signal (0: right after genesis)
+    how = signal.SIGINT                              # SIGTERM: test_a_signal_in_the_lobby_closes_it
+    dirs = [tmp_path / f"n{i}" for i in range(3)]
+    logs = [tmp_path / f"n{i}.log" for i in range(3)]
+    host = node(["host", "fixture", "--players", "3", "-o", "rounds=8", "--no-discovery", *COMMON], dirs[0], logs[0])
+    procs = [host]
+    try:
+        port = read_until(host, "lobby")["port"]
+        for i in (1, 2):
+            procs.append(node(["join", f"127.0.0.1:{port}", *COMMON, "--seed", str(i)], dirs[i], logs[i]))
+        game_id = read_until(host, "genesis")["game_id"]
+        if moment:
+            read_until(host, "event", count=moment)
+        host.send_signal(how)
+        rest = host.stdout.read()
+        assert host.wait(timeout=30) == 130, (moment, how, logs[0].read_text()[-2000:])
+        err = logs[0].read_text()
+        assert "Traceback" not in err, err
+        pause = f"game {game_id[:16]} paused — continue with: caravan resume {game_id[:16]}"
+        assert err.strip().splitlines()[-1] == pause, (moment, err[-1000:])
+        paused = [json.loads(line) for line in rest.splitlines()]
+        assert paused[-1]["type"] == "paused" and paused[-1]["game_id"] == game_id
+        _check_documented(paused)
+
+        listed = _games(dirs[0])
+        assert [(g["game_id"], g["state"], g["my_seat"]) for g in listed] == [(game_id, "playing", 0)]
+        assert listed[0]["transcript"] is None and "caravan resume" in listed[0]["detail"]
+
+        resumed = node(["resume", game_id[:12], *COMMON, "--seed", "7"], dirs[0], logs[0])
+        procs[0] = resumed
+        codes = finish(procs, timeout=120)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+    assert codes == [0, 0, 0], (moment, how, [log.read_text()[-2000:] for log in logs])
+    transcript = dirs[0] / "games" / game_id / "transcript.caravan"
+    assert verify_bytes(transcript.read_bytes()).ok
+    listed = _games(dirs[0])
+    assert [(g["state"], g["transcript"]) for g in listed] == [("finished", str(transcript))]
+    assert listed[0]["result"]["winners"]
+
+
+def test_a_signal_in_the_lobby_closes_it(tmp_path):
+    host = node(["host", "fixture", "--players", "3", "--no-discovery", *COMMON], tmp_path / "h", tmp_path / "h.log")
+    joiner = None
+    try:
+        port = read_until(host, "lobby")["port"]
+        joiner = node(["join", f"127.0.0.1:{port}", *COMMON], tmp_path / "j", tmp_path / "j.log")
+        read_until(joiner, "status")                         # "joined lobby ...; waiting for players"
+        joiner.send_signal(signal.SIGTERM)
+        assert joiner.wait(timeout=30) == 130
+        host.send_signal(signal.SIGINT)
+        assert host.wait(timeout=30) == 130
+    finally:
+        for p in (host, joiner):
+            if p is not None and p.poll() is None:
+                p.kill()
+    for name, line in (("h", "lobby closed before the game started; nothing to resume"),
+                       ("j", "left before the game started; nothing to resume")):
+        err = (tmp_path / f"{name}.log").read_text()
+        assert "Traceback" not in err and err.strip().splitlines()[-1] == line, err
+    assert not (tmp_path / "h" / "games").exists()
+
+
+def test_end_of_input_at_the_terminal_pauses(tmp_path):
+    """^D at the terminal prompt: the game is paused like ^C, not failed."""
+    host = subprocess.Popen([sys.executable, "-m", "node", "host", "fixture", "--players", "2", "--client", "terminal",
+                             "--no-discovery", "--bind", "127.0.0.1", "--json", "--data-dir", str(tmp_path / "h")],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env(), cwd=ROOT)
+    joiner = None
+    try:
+        port = read_until(host, "lobby")["port"]
+        joiner = node(["join", f"127.0.0.1:{port}", *COMMON], tmp_path / "j", tmp_path / "j.log")
+        game_id = read_until(host, "genesis")["game_id"]
+        out, err = host.communicate("", timeout=60)            # stdin closed at once: ^D
+        joiner.send_signal(signal.SIGINT)
+        assert joiner.wait(timeout=30) == 130
+    finally:
+        for p in (host, joiner):
+            if p is not None and p.poll() is None:
+                p.kill()
+    assert host.returncode == 130, err[-2000:]
+    assert "Traceback" not in err
+    assert err.strip().splitlines()[-1] == f"game {game_id[:16]} paused — continue with: caravan resume {game_id[:16]}"
