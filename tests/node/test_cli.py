@@ -35,8 +35,8 @@ def test_demo_plays_and_verifies(tmp_path):
 
 
 def test_a_person_plays_at_the_terminal(tmp_path):
-    """--client terminal: the view and numbered actions on stderr, the choice from stdin;
-    answers that are not a listed number are asked again."""
+    """--client terminal with --json: the board and numbered moves on stderr (stdout is for the
+    JSON lines), the choice from stdin; answers that are not a listed number are asked again."""
     from tests.node.procs import node, read_until
     host = subprocess.Popen([sys.executable, "-m", "node", "host", "fixture", "--players", "2", "--client", "terminal",
                              "--no-discovery", "--bind", "127.0.0.1", "--json", "--data-dir", str(tmp_path / "h"),
@@ -47,14 +47,15 @@ def test_a_person_plays_at_the_terminal(tmp_path):
         port = read_until(host, "lobby")["port"]
         joiner = node(["join", f"127.0.0.1:{port}", "--bot", "random", "--bind", "127.0.0.1"], tmp_path / "j",
                       tmp_path / "j.log")
-        out, err = host.communicate("x\n99\n" + "0\n" * 300, timeout=120)
+        out, err = host.communicate("x\n99\n" + "1\n" * 300, timeout=120)
         assert joiner.wait(timeout=60) == 0
     finally:
         for p in (host,):
             if p.poll() is None:
                 p.kill()
     assert host.returncode == 0, err[-2000:]
-    assert "choose 0-" in err and "your move" in err and "your secret choice" in err
+    assert "choose 1-" in err and "Your move" in err and "Your secret choice" in err
+    assert "'x' is not a number" in err and "99 is not on the list" in err
     assert verify_bytes((tmp_path / "t.caravan").read_bytes()).ok
 
 
