@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from selenium.common.exceptions import (ElementClickInterceptedException, ElementNotInteractableException,
                                         StaleElementReferenceException)
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 
 from protocol.verify import verify_bytes
@@ -31,7 +32,8 @@ def _click_a_move(driver, rng: random.Random, prefer_board: bool = False) -> str
     if places and (prefer_board or rng.random() < 0.5):
         place = rng.choice(places)
         driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", place)
-        place.click()
+        # a person clicks the middle of the place, whatever label is drawn on it
+        ActionChains(driver).move_to_element(place).click().perform()
         if not _still_open(driver, decision):
             return "board"
     groups = driver.find_elements(By.CSS_SELECTOR, "#groups button.group")
