@@ -6,8 +6,8 @@ options) before it signs. After the genesis the host is a peer like any other.
 
 Frames (after the mutual handshake bound to the lobby id):
 host -> joiner: {"t": "lobby", ...} before the handshake; {"t": "seated", "seat", "nonce",
-"players", "beacon_length"}; {"t": "sign", "body"}; {"t": "start", "genesis", "peers"};
-{"t": "refused", "why"}. joiner -> host: {"t": "join", "port"}; {"t": "tip", "tip"};
+"players", "beacon_length"}; {"t": "sign", "body"}; {"t": "start", "genesis", "peers", "names"};
+{"t": "refused", "why"}. joiner -> host: {"t": "join", "port", "name"}; {"t": "tip", "tip"};
 {"t": "signature", "sig"}.
 """
 
@@ -38,6 +38,17 @@ class LobbyError(Exception):
     pass
 
 
+MAX_NAME = 32
+
+
+def clean_name(name: Any) -> str:
+    """A player's chosen name as shown to others: printable, at most MAX_NAME characters, ""
+    when none (a name is a courtesy, never trusted: seats are keys)."""
+    if type(name) is not str:
+        return ""
+    return "".join(c for c in name if c.isprintable()).strip()[:MAX_NAME]
+
+
 @dataclass
 class Setup:
     """What a node needs to start playing once the genesis is signed."""
@@ -46,6 +57,8 @@ class Setup:
     seat: int
     secret: bytes
     peers: dict[int, tuple[str, int]]
+    names: list[str] = field(default_factory=list)
+    """The players' chosen names by seat (not signed: shown to people, never trusted)."""
 
 
 @dataclass
@@ -54,6 +67,7 @@ class _Joiner:
     key: bytes
     host: str
     port: int
+    name: str = ""
     waiting: trio.CancelScope = field(default_factory=trio.CancelScope)
     idle: trio.Event = field(default_factory=trio.Event)
 
@@ -78,7 +92,8 @@ class Lobby:
     """The host's side. `run` returns the Setup once every seat has signed."""
 
     def __init__(self, key: SigningKey, game: str, players: int, options: dict[str, Any],
-                 on_status: Callable[[str], None] = lambda s: None, time_limit: int = 0):
+                 on_status: Callable[[str], None] = lambda s: None, time_limit: int = 0, name: str = ""):
+        self.name = clean_name(name)
         engine = games.get(game)
         if not engine.min_players <= players <= engine.max_players:
             raise LobbyError(f"{engine.title} is for {engine.min_players}-{engine.max_players} players")
@@ -113,7 +128,7 @@ class Lobby:
             if peer == self.key.public or any(j.key == peer for j in self.joiners):
                 await conn.send({"t": "refused", "why": "this key already holds a seat"})
                 raise LobbyError("key already seated")
-            joiner = _Joiner(conn, peer, conn.address, port)
+            joiner = _Joiner(conn, peer, conn.address, port, clean_name(join.get("name")))
             self.joiners.append(joiner)
             self.on_status(f"{fingerprint(peer)} joined from {conn.address} "
                            f"({1 + len(self.joiners)}/{self.players} seated)")
@@ -180,12 +195,13 @@ class Lobby:
                             self.time_limit).to_wire()
             G.parse(raw)
             peers = [None] + [[j.host, j.port] for j in joiners]
+            names = [self.name] + [j.name for j in joiners]
             for j in joiners:
-                await j.conn.send({"t": "start", "genesis": raw, "peers": peers})
+                await j.conn.send({"t": "start", "genesis": raw, "peers": peers, "names": names})
         except (FrameError, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
             raise LobbyError(f"a player dropped out while the genesis was signed: {exc}") from None
         return Setup(raw, gid, 0, secret,
-                     {seat: (j.host, j.port) for seat, j in enumerate(joiners, start=1)})
+                     {seat: (j.host, j.port) for seat, j in enumerate(joiners, start=1)}, names)
 
 
 def _offered_genesis_problem(fields: Any, info: dict, *, seat: int, key: bytes, tip: bytes,
@@ -247,7 +263,8 @@ async def _first_frame(conn: Connection, where: str) -> dict:
 
 
 async def join(key: SigningKey, host: str, port: int, my_port: int, secret: bytes,
-               on_status: Callable[[str], None] = lambda s: None, expect_game: str | None = None) -> Setup:
+               on_status: Callable[[str], None] = lambda s: None, expect_game: str | None = None,
+               name: str = "") -> Setup:
     """Take a seat in the lobby at host:port; returns the Setup once the genesis is signed."""
     where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     try:
@@ -269,7 +286,7 @@ async def join(key: SigningKey, host: str, port: int, my_port: int, secret: byte
         if type(lobby_id) is not str:
             raise LobbyError("the lobby sent no id")
         host_key = await handshake(conn, key, bytes.fromhex(lobby_id), dialer=True)
-        await conn.send({"t": "join", "port": my_port})
+        await conn.send({"t": "join", "port": my_port, "name": clean_name(name)})
         on_status(f"joined lobby {lobby_id[:8]} for {info.get('title')} "
                   f"({info.get('seated', 0) + 1}/{info.get('players')} seated); waiting for players")
         with trio.fail_after(24 * 3600):
@@ -304,7 +321,9 @@ async def join(key: SigningKey, host: str, port: int, my_port: int, secret: byte
             if s == seat:
                 continue
             peers[s] = (host, port) if addr is None else (str(addr[0]), int(addr[1]))
-        return Setup(start["genesis"], genesis.game_id, seat, secret, peers)
+        names = start.get("names")
+        names = [clean_name(n) for n in names] if type(names) is list and len(names) == len(genesis.seats) else []
+        return Setup(start["genesis"], genesis.game_id, seat, secret, peers, names)
     except (FrameError, HandshakeError, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError,
             OSError, G.BadGenesis, KeyError, TypeError, ValueError) as exc:
         hint = " (a different Caravan version?)" if isinstance(exc, HandshakeError) else ""

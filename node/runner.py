@@ -274,16 +274,17 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
         store = GameStore.create(seat.data_dir, setup.genesis_raw, setup.game_id,
                                  {"secret": setup.secret, "committed": wire.encode([]), "seat": setup.seat},
                                  {"peers": {str(k): list(v) for k, v in setup.peers.items()},
-                                  "port": seat.port})
+                                  "port": seat.port,
+                                  "names": {str(i): n for i, n in enumerate(setup.names) if n}})
     seat.game_id = setup.game_id.hex()
     status = seat.status
     async with trio.open_nursery() as nursery:
         genesis = G.parse(store.genesis())
         engine_name = genesis.game
         engine = games.get(engine_name)
-        names = [f"seat {s}" for s in range(len(genesis.seats))]
+        names = [(setup.names[s] if s < len(setup.names) else "") or f"seat {s}" for s in range(len(genesis.seats))]
         if seat.name:
-            names[setup.seat] = seat.name
+            names[setup.seat] = lobby.clean_name(seat.name) or names[setup.seat]
         info = {"game": engine_name, "title": engine.title, "seat": setup.seat, "game_id": setup.game_id.hex(),
                 "seats": len(genesis.seats), "names": names, "options": genesis.options,
                 "time_limit": genesis.time_limit}
@@ -354,7 +355,7 @@ async def host(game: str, players: int, options: dict[str, Any], seat: Seat, ann
     key = load_identity(seat.data_dir)
     if seat.client and seat.client.startswith("tcp:"):
         await open_client_port(seat)
-    the_lobby = lobby.Lobby(key, game, players, options, seat.status, time_limit)
+    the_lobby = lobby.Lobby(key, game, players, options, seat.status, time_limit, seat.name or "")
     listeners = await trio.open_tcp_listeners(seat.port, host=seat.bind)
     port = listeners[0].socket.getsockname()[1]
     seat.port = port
@@ -422,7 +423,8 @@ async def join(target: str | None, seat: Seat, discovery_port: int = discovery.D
         await open_client_port(seat)
     listeners = await trio.open_tcp_listeners(seat.port, host=seat.bind)
     seat.port = listeners[0].socket.getsockname()[1]
-    setup = await lobby.join(key, address[0], address[1], seat.port, os.urandom(32), seat.status)
+    setup = await lobby.join(key, address[0], address[1], seat.port, os.urandom(32), seat.status,
+                             name=seat.name or "")
     return await play(setup, seat, listeners)
 
 
@@ -432,8 +434,10 @@ async def resume(game_prefix: str, seat: Seat) -> dict[str, Any] | None:
     secrets = store.secrets()
     peers = store.peers()
     seat.port = seat.port or int(peers.get("port") or 0)
+    known = peers.get("names") if isinstance(peers.get("names"), dict) else {}
     setup = lobby.Setup(store.genesis(), bytes.fromhex(store.dir.name), int(secrets.get("seat", -1)),
-                        secrets["secret"], {int(k): tuple(v) for k, v in peers["peers"].items()})
+                        secrets["secret"], {int(k): tuple(v) for k, v in peers["peers"].items()},
+                        [lobby.clean_name(known.get(str(i))) for i in range(len(G.parse(store.genesis()).seats))])
     listeners = await trio.open_tcp_listeners(seat.port, host=seat.bind)
     seat.status(f"resuming game {store.dir.name[:16]}", "resume")
     return await play(setup, seat, listeners, dial_all=True)

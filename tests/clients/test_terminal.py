@@ -44,6 +44,7 @@ def _start(tmp_path: Path, game: str, players: int, options: list[str]):
     port = term.match.group(1)
     bots = [subprocess.Popen([sys.executable, "-m", "node", "join", f"127.0.0.1:{port}", "--bot", "random",
                               "--bind", "127.0.0.1", "--seed", str(i), "--data-dir", str(tmp_path / f"seat{i}"),
+                              "--name", f"Bot{i}",
                               "-q"], cwd=ROOT, env=env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             for i in range(1, players)]
     return term, bots
@@ -85,6 +86,7 @@ def test_a_whole_game_at_the_terminal(tmp_path: Path, game: str, players: int, o
     assert asked > 0 and ("Your move" in out or "Your secret choice" in out)
     assert re.search(r"  • .+", out)                       # narration lines
     assert "Game over: won by" in out
-    assert "Ann" in out                                   # the player's chosen name
+    assert "you are Ann, seat 0" in out                   # the player's chosen name
+    assert "Bot1 (seat 1)" in out                         # and the others', from the lobby
     transcript = next((tmp_path / "seat0" / "games").glob("*/transcript.caravan"))
     assert verify_bytes(transcript.read_bytes()).ok
