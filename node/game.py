@@ -71,9 +71,11 @@ class Snapshot:
     log_len: int
     pending: tuple[bytes, ...]
     stalled: tuple[int, ...]
+    counts: tuple[int, ...]              # accepted messages per author
     since: float
     until: float | None = None
     digest: bytes | None = None
+    frames: list[bytes] | None = None    # for a state rebuilt by replay (see GameNode._state_at)
 
     @property
     def length(self) -> int:
@@ -108,13 +110,15 @@ class GameNode:
         self.finished = trio.Event()
         self.order: list[tuple[int, int]] = []   # (seat, seq) of each logged message
         self.history: list[Snapshot] = []
-        self._by_length: dict[int, Snapshot] = {}
-        self.vote: tuple[tuple[int, ...], int, bytes] | None = None      # what this seat signed
-        self.votes: dict[tuple[tuple[int, ...], int, bytes], dict[int, bytes]] = {}   # verified only
+        self._by_counts: dict[tuple[int, ...], Snapshot] = {}
+        self.vote: Snapshot | None = None        # the state whose abandon statement this seat signed
+        self.votes: dict[tuple[int, ...], dict[int, bytes]] = {}   # state counts -> verified signatures
         self.unplaced_votes: dict[int, dict] = {}       # voter -> its latest vote for a state not reached yet
-        self.unplaced_records: dict[int, bytes] = {}    # sender -> a record for a state not reached yet
+        self.unplaced_records: dict[int, dict] = {}     # sender -> a record for a state not reached yet
         self.abandon_record: bytes | None = None
         self.record_frames: list[bytes] = []
+        self.record_counts: tuple[int, ...] = ()
+        self.record_rank: tuple[int, bytes] = (0, b"")
         self.peer_records: dict[int, bytes] = {}
         self.outcome: str | None = None          # "complete", "abandoned", "gave-up", "store-failed"
         self.outcome_text = ""
@@ -169,19 +173,51 @@ class GameNode:
         now = self._now() if now is None else now
         if last is not None:
             last.until = now
-        snap = Snapshot(len(s.log), pending, tuple(abandon.stalled_seats(s)), now)
+        snap = Snapshot(len(s.log), pending, tuple(abandon.stalled_seats(s)), tuple(self.counts()), now)
         self.history.append(snap)
-        self._by_length[snap.length] = snap
+        self._by_counts[snap.counts] = snap
         for voter, frame in list(self.unplaced_votes.items()):
-            if frame["length"] <= snap.length:
+            if self._holds(frame["h"]):
                 del self.unplaced_votes[voter]
                 self._on_vote(frame)
-        for sender, raw in list(self.unplaced_records.items()):
-            if abandon.parse_record(raw)[1] <= snap.length:
+        for sender, frame in list(self.unplaced_records.items()):
+            if self._holds(frame["h"]):
                 del self.unplaced_records[sender]
-                self._on_record(sender, raw)
+                self._on_record(sender, frame)
+
+    def _holds(self, counts: list[int]) -> bool:
+        return all(c <= have for c, have in zip(counts, self.counts()))
+
+    def _state_at(self, counts: list[int]) -> Snapshot | None:
+        """This node's snapshot of the state holding exactly `counts` messages per author; for
+        a state it never held itself (a partition, a pause), rebuilt by replaying the messages
+        it holds (None if it lacks some, or they do not make a state)."""
+        key = tuple(counts)
+        snap = self._by_counts.get(key)
+        if snap is not None or not self._holds(counts):
+            return snap
+        self._sync_order()
+        s = self.session
+        chosen = [raw for (a, q), raw in zip(self.order, s.log) if q < counts[a]]
+        chosen += [m.raw for a, m in sorted(s.pending.items()) if m.seq < counts[a]]
+        replica = Session(self.genesis, self.engine)
+        try:
+            for raw in chosen:
+                replica.receive(raw)
+        except (Rejected, EngineFault):
+            return None
+        if tuple(len(a) for a in replica.accepted) != key:
+            return None
+        snap = Snapshot(len(replica.log), tuple(replica.pending[x].raw for x in sorted(replica.pending)),
+                        tuple(abandon.stalled_seats(replica)), key, 0.0, 0.0)
+        snap.digest = abandon.log_digest(abandon.state_frames(replica))
+        snap.frames = abandon.state_frames(replica)
+        self._by_counts[key] = snap
+        return snap
 
     def _frames(self, snap: Snapshot) -> list[bytes]:
+        if snap.frames is not None:
+            return snap.frames
         return self.session.log[:snap.log_len] + list(snap.pending)
 
     def _digest(self, snap: Snapshot) -> bytes:
@@ -336,7 +372,7 @@ class GameNode:
         elif t == "abandon" and self._vote_shape_ok(frame):
             self._on_vote(frame)
         elif t == "record" and type(frame.get("r")) is bytes and len(frame["r"]) <= 1 << 16:
-            self._on_record(seat, frame["r"])
+            self._on_record(seat, frame)
         else:
             raise FrameError(f"unknown or malformed frame {t!r}")
 
@@ -469,7 +505,11 @@ class GameNode:
                 continue                                  # the game moved on meanwhile
             raw = self.player.decide(action)
             if decision.kind == "commit":
-                self._persist_secrets()                   # the value must survive a crash
+                try:
+                    self._persist_secrets()               # the value must survive a crash
+                except StoreWriteError as exc:
+                    self._store_failed(exc)               # not sent: a resume decides again
+                    return
             if not await self._publish(raw):
                 return
 
@@ -527,8 +567,8 @@ class GameNode:
     def _sign_vote(self, snap: Snapshot) -> None:
         digest = self._digest(snap)
         sig = abandon.sign(self.key, self.session.game_id, list(snap.stalled), snap.length, digest)
-        self.vote = (snap.stalled, snap.length, digest)
-        self.votes.setdefault(self.vote, {})[self.seat] = sig
+        self.vote = snap
+        self.votes.setdefault(snap.counts, {})[self.seat] = sig
         self._resend_at = 0.0                           # the watchdog sends it at its next tick
         self._wake()
 
@@ -536,12 +576,13 @@ class GameNode:
         """What this node tells a peer about abandoning: the record it holds, else its own
         vote and every signature it holds for that statement."""
         if self.abandon_record is not None:
-            return [{"t": "record", "r": self.abandon_record}]
-        if self.vote is None:
+            return [{"t": "record", "r": self.abandon_record, "h": list(self.record_counts)}]
+        snap = self.vote
+        if snap is None:
             return []
-        stalled, length, digest = self.vote
-        return [{"t": "abandon", "stalled": list(stalled), "length": length, "digest": digest,
-                 "sig": sig, "by": voter} for voter, sig in sorted(self.votes.get(self.vote, {}).items())]
+        return [{"t": "abandon", "stalled": list(snap.stalled), "length": snap.length, "digest": self._digest(snap),
+                 "h": list(snap.counts), "sig": sig, "by": voter}
+                for voter, sig in sorted(self.votes.get(snap.counts, {}).items())]
 
     def _vote_shape_ok(self, frame: dict) -> bool:
         n = self.session.n
@@ -551,15 +592,21 @@ class GameNode:
                 and type(frame.get("length")) is int and frame["length"] >= 0
                 and type(frame.get("digest")) is bytes and len(frame["digest"]) == 32
                 and type(frame.get("sig")) is bytes and len(frame["sig"]) == 64
-                and type(by) is int and 0 <= by < n and by not in stalled)
+                and type(by) is int and 0 <= by < n and by not in stalled and self._counts_ok(frame))
+
+    def _counts_ok(self, frame: dict) -> bool:
+        h = frame.get("h")
+        return (type(h) is list and len(h) == self.session.n and all(type(x) is int and x >= 0 for x in h)
+                and sum(h) == frame.get("length", sum(h)))
 
     def _on_vote(self, frame: dict) -> None:
         """A seat's abandon signature: checked against this node's snapshot of that state
         before anything is kept (one unchecked vote per voter for a state not reached yet)."""
-        snap = self._by_length.get(frame["length"])
+        if not self._holds(frame["h"]):
+            self.unplaced_votes[frame["by"]] = frame
+            return
+        snap = self._state_at(frame["h"])
         if snap is None:
-            if frame["length"] > self.history[-1].length:
-                self.unplaced_votes[frame["by"]] = frame
             return
         stalled = tuple(frame["stalled"])
         if stalled != snap.stalled or frame["digest"] != self._digest(snap):
@@ -568,8 +615,7 @@ class GameNode:
                                     list(stalled), snap.length, snap.digest):
             log.warning("seat %d: an abandon signature of seat %d does not verify; ignored", self.seat, frame["by"])
             return
-        key = (stalled, snap.length, snap.digest)
-        self.votes.setdefault(key, {})[frame["by"]] = frame["sig"]
+        self.votes.setdefault(snap.counts, {})[frame["by"]] = frame["sig"]
         self._maybe_join(snap)
         self._check_records()
 
@@ -589,26 +635,26 @@ class GameNode:
 
     def _check_records(self) -> None:
         """Adopt a complete record made of verified votes."""
-        for (stalled, length, digest), sigs in list(self.votes.items()):
-            signers = [s for s in range(self.session.n) if s not in stalled]
+        for counts, sigs in list(self.votes.items()):
+            snap = self._by_counts[counts]
+            signers = [s for s in range(self.session.n) if s not in snap.stalled]
             if all(s in sigs for s in signers):
-                self._adopt(abandon.record(list(stalled), length, {s: sigs[s] for s in signers}),
-                            self._by_length[length])
+                self._adopt(abandon.record(list(snap.stalled), snap.length, {s: sigs[s] for s in signers}), snap)
 
-    def _on_record(self, sender: int, raw: bytes) -> None:
+    def _on_record(self, sender: int, frame: dict) -> None:
+        raw = frame["r"]
         try:
             parsed = abandon.parse_record(raw)
         except Rejected:
             return
-        if parsed is None:
+        if parsed is None or not self._counts_ok({"h": frame.get("h"), "length": parsed[1]}):
             return
         stalled, length, sigs = parsed
-        snap = self._by_length.get(length)
-        if snap is None:
-            if length > self.history[-1].length:
-                self.unplaced_records[sender] = raw
+        if not self._holds(frame["h"]):
+            self.unplaced_records[sender] = frame
             return
-        if tuple(stalled) != snap.stalled:
+        snap = self._state_at(frame["h"])
+        if snap is None or tuple(stalled) != snap.stalled:
             return
         try:
             abandon.check_signatures(self.session.seats, self.session.game_id, stalled, length,
@@ -620,10 +666,13 @@ class GameNode:
         self._adopt(raw, snap)
 
     def _adopt(self, raw: bytes, snap: Snapshot) -> None:
-        """A complete, valid record ends the game here: the one on the earliest state wins."""
-        if self.outcome == "complete" or (self.abandon_record is not None and len(self.record_frames) <= snap.length):
+        """A complete, valid record ends the game here: if several exist (a partition), the one
+        on the earliest state wins (fewest messages, then the smaller digest), everywhere."""
+        if self.outcome == "complete" or (self.abandon_record is not None
+                                          and self.record_rank <= (snap.length, self._digest(snap))):
             return
         self.abandon_record, self.record_frames = raw, self._frames(snap)
+        self.record_counts, self.record_rank = snap.counts, (snap.length, self._digest(snap))
         stalled = ", ".join(str(s) for s in snap.stalled)
         self._finish("abandoned", f"abandoned by seat {stalled}: no message within {self.genesis.time_limit} s; "
                                   f"the record is co-signed by seats "
@@ -639,9 +688,10 @@ class GameNode:
         mine = self.counts()
         return all(self.peer_heads.get(s) == mine for s in range(self.session.n) if s != self.seat)
 
-    def everyone_has_the_record(self) -> bool:
+    def everyone_has_the_record(self, signers_only: bool = False) -> bool:
+        stalled = abandon.parse_record(self.abandon_record)[0] if signers_only else []
         return all(self.peer_records.get(s) == self.abandon_record
-                   for s in range(self.session.n) if s != self.seat)
+                   for s in range(self.session.n) if s != self.seat and s not in stalled)
 
     def _write_transcript(self) -> None:
         frames = self.record_frames + [self.abandon_record] if self.abandon_record else self.session.log
@@ -675,13 +725,16 @@ class GameNode:
                 written = self.abandon_record
                 self._write_transcript()
                 if self.outcome == "abandoned":
-                    with trio.move_on_after(self.give_up_after()):
-                        while not self.everyone_has_the_record():
-                            await self._send_abandon_frames()
-                            if self.abandon_record is not written:      # an earlier record won
-                                written = self.abandon_record
-                                self._write_transcript()
-                            await trio.sleep(SYNC_INTERVAL * 2)
+                    # every co-signer must hold the record (bounded by the give-up time); the
+                    # stalled seats get LINGER seconds more to come back and meet it
+                    for phase, bound in (("signers", self.give_up_after()), ("everyone", LINGER)):
+                        with trio.move_on_after(bound):
+                            while not self.everyone_has_the_record(signers_only=phase == "signers"):
+                                await self._send_abandon_frames()
+                                if self.abandon_record is not written:      # an earlier record won
+                                    written = self.abandon_record
+                                    self._write_transcript()
+                                await trio.sleep(SYNC_INTERVAL * 2)
                     if self.abandon_record is not written:
                         self._write_transcript()
                 elif self.outcome == "complete":

@@ -40,7 +40,15 @@ def stalled_seats(session: Any) -> list[int]:
     need = session.need
     if need is None or need.kind == "final":
         return []
-    return session.waiting_for()
+    waiting = session.waiting_for()
+    return waiting if enough_signers(session.n, waiting) else []
+
+
+def enough_signers(n: int, stalled: list[int]) -> bool:
+    """A record needs more than half the seats as signers (one of two in a 2-player game),
+    so that a minority cut off by a partition cannot name the majority (specs/protocol.md §11)."""
+    signers = n - len(stalled)
+    return signers * 2 > n or (n == 2 and signers == 1)
 
 
 def log_digest(log: list[bytes]) -> bytes:
@@ -85,6 +93,8 @@ def check_signatures(seats: list[bytes], game_id: bytes, stalled: list[int], len
                      signatures: dict[int, bytes]) -> None:
     """Every seat not named stalled, and no other, signed this statement; raises."""
     signers = [s for s in range(len(seats)) if s not in stalled]
+    if not enough_signers(len(seats), stalled):
+        raise BadAbandon(f"{len(signers)} of {len(seats)} seats cannot sign an abandon record: more than half must")
     if sorted(signatures) != signers:
         raise BadAbandon(f"the record must be signed by seats {signers}, it is by {sorted(signatures)}")
     for s in signers:
