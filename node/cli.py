@@ -139,6 +139,14 @@ def _run_node(args: argparse.Namespace, make) -> int:
     except (LobbyError, LookupError, ValueError, OSError) as exc:
         print(f"caravan {args.command}: {exc}", file=sys.stderr)
         return EXIT_INVALID
+    except BaseExceptionGroup as group:          # raised inside a trio nursery: the same, wrapped
+        leaf = group
+        while isinstance(leaf, BaseExceptionGroup) and len(leaf.exceptions) == 1:
+            leaf = leaf.exceptions[0]
+        if not isinstance(leaf, (LobbyError, LookupError, ValueError, OSError)):
+            raise
+        print(f"caravan {args.command}: {leaf}", file=sys.stderr)
+        return EXIT_INVALID
     except KeyboardInterrupt:
         print(f"caravan {args.command}: interrupted; resume with caravan resume GAME_ID", file=sys.stderr)
         return 130

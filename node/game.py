@@ -32,7 +32,7 @@ from protocol.session import Session
 
 from .frames import MAX_FRAME, Connection, FrameError
 from .handshake import HandshakeError, handshake
-from .store import GameStore, StoreWriteError
+from .store import GameStore, StoreError, StoreWriteError
 
 log = logging.getLogger("caravan.node")
 
@@ -96,6 +96,9 @@ class GameNode:
         self.genesis = G.parse(self.genesis_raw)
         self.engine = games.get(self.genesis.game)
         self.session = Session(self.genesis, self.engine)
+        if key.public not in self.genesis.seats:
+            raise StoreError(f"this node's key ({fingerprint(key.public)}, identity.key) holds no seat in game "
+                             f"{self.genesis.game_id.hex()[:16]}: use the --data-dir the game was played from")
         self.seat = self.genesis.seats.index(key.public)
         secrets = store.secrets()
         self.player = Player(self.session, self.seat, key, secrets["secret"],
