@@ -47,6 +47,8 @@ transcript) GIVE_UP_FACTOR × the time limit (at least MIN_GIVE_UP s) after noti
 node holding a record keeps announcing it that long at most, until every peer has it."""
 MAX_UNAUTHENTICATED = 32
 """Incoming connections still in their handshake; more are refused at once."""
+MAX_EARLY_BYTES = 8 << 20
+"""Bytes of messages held ahead of the game (not yet applicable) per author."""
 HANDSHAKE_FRAME = 4096
 """The largest frame a peer may send before it has authenticated."""
 
@@ -275,7 +277,8 @@ class GameNode:
             log.warning("buffered message refused: %s", exc)
             self.progress.on_reject(exc, address)
         if receipt.status == "buffered":
-            return                                  # kept (one per author and seq) until it fits; not stored
+            self._bound_early(raw)                  # kept (one per author and seq) until it fits; not stored
+            return
         self.seen.add(digest)
         if receipt.status == "duplicate":
             return
@@ -298,6 +301,17 @@ class GameNode:
             await self._broadcast(raw, exclude=source)
         self._check_recovered()
         self._wake()
+
+    def _bound_early(self, raw: bytes) -> None:
+        """Messages held ahead of the game take at most MAX_EARLY_BYTES per author: past that,
+        the one just buffered is dropped (resync brings it again when it fits)."""
+        msg = chain.parse(raw)
+        seat = self.session.seat_of[msg.author]
+        held = sum(len(m.raw) for (s, _), m in self.session.early.items() if s == seat)
+        if held > MAX_EARLY_BYTES and self.session.early.get((seat, msg.seq)) is not None:
+            del self.session.early[(seat, msg.seq)]
+            log.warning("seat %d: seat %d sent over %d bytes of messages ahead of the game; dropped one",
+                        self.seat, seat, MAX_EARLY_BYTES)
 
     async def _publish(self, raw: bytes) -> bool:
         """Our own message: already applied by the player; persist (fsync'd), then send.
