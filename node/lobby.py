@@ -188,23 +188,56 @@ class Lobby:
                      {seat: (j.host, j.port) for seat, j in enumerate(joiners, start=1)})
 
 
+HANDSHAKE_TRIES = 4
+"""A joiner's handshake that times out or breaks (a slow or busy host) is tried again on a
+fresh connection, this many times in all, with a growing pause."""
+
+
+async def _enter(key: SigningKey, host: str, port: int, expect_game: str | None
+                 ) -> tuple[Connection, dict, bytes]:
+    """Connect, read the lobby's advert and run the handshake: (connection, advert, host key)."""
+    for attempt in range(1, HANDSHAKE_TRIES + 1):
+        try:
+            with trio.fail_after(10):
+                stream = await trio.open_tcp_stream(host, port)
+        except (OSError, trio.TooSlowError) as exc:
+            raise LobbyError(f"cannot reach a lobby at {host}:{port}: {exc}") from None
+        conn = Connection(stream, f"{host}:{port}")
+        try:
+            with trio.fail_after(10):
+                info = await conn.recv()
+            if type(info) is dict and info.get("t") == "hello":
+                raise LobbyError(f"{host}:{port} is a game in progress, not a lobby; to continue a game you "
+                                 "are seated in, run: caravan resume GAME_ID")
+            if type(info) is not dict or info.get("t") != "lobby":
+                raise LobbyError(f"{host}:{port} is not a Caravan lobby")
+            if expect_game and info.get("game") != expect_game:
+                raise LobbyError(f"the lobby is for {info.get('game')!r}, not {expect_game!r}")
+            lobby_id = info.get("lobby")
+            if type(lobby_id) is not str:
+                raise LobbyError("the lobby sent no id")
+            host_key = await handshake(conn, key, bytes.fromhex(lobby_id))
+            return conn, info, host_key
+        except (HandshakeError, FrameError, trio.TooSlowError, trio.BrokenResourceError,
+                trio.ClosedResourceError, OSError, ValueError) as exc:
+            await conn.aclose()
+            if attempt == HANDSHAKE_TRIES:
+                raise LobbyError(f"lobby failed: {exc}") from None
+            log.warning("lobby at %s:%d: handshake failed (%s); trying again (%d/%d)", host, port, exc,
+                        attempt + 1, HANDSHAKE_TRIES)
+            await trio.sleep(0.5 * attempt)
+        except BaseException:
+            await conn.aclose()
+            raise
+    raise AssertionError("unreachable")
+
+
 async def join(key: SigningKey, host: str, port: int, my_port: int, secret: bytes,
                on_status: Callable[[str], None] = lambda s: None, expect_game: str | None = None) -> Setup:
     """Take a seat in the lobby at host:port; returns the Setup once the genesis is signed."""
+    conn, info, host_key = await _enter(key, host, port, expect_game)
     try:
-        with trio.fail_after(10):
-            stream = await trio.open_tcp_stream(host, port)
-    except (OSError, trio.TooSlowError) as exc:
-        raise LobbyError(f"cannot reach a lobby at {host}:{port}: {exc}") from None
-    conn = Connection(stream, f"{host}:{port}")
-    try:
-        info = await _expect(conn, "lobby", 10)
-        if expect_game and info.get("game") != expect_game:
-            raise LobbyError(f"the lobby is for {info.get('game')!r}, not {expect_game!r}")
-        lobby_id = info.get("lobby")
-        if type(lobby_id) is not str:
-            raise LobbyError("the lobby sent no id")
-        host_key = await handshake(conn, key, bytes.fromhex(lobby_id))
+        lobby_id = info["lobby"]
         await conn.send({"t": "join", "port": my_port})
         on_status(f"joined lobby {lobby_id[:8]} for {info.get('title')} "
                   f"({info.get('seated', 0) + 1}/{info.get('players')} seated); waiting for players")
