@@ -141,7 +141,7 @@ class GameNode:
             try:
                 self.session.receive(raw)
             except Rejected as exc:
-                log.warning("stored message refused on replay: %s", exc)
+                log.warning("stored message refused on replay: %s", str(exc))
             else:
                 self.seen.add(hashlib.sha256(raw).digest())
         if stored:
@@ -251,7 +251,7 @@ class GameNode:
         self._wake()
 
     def _store_failed(self, exc: StoreWriteError) -> None:
-        log.error("seat %d: %s", self.seat, exc)
+        log.error("seat %d: %s", self.seat, str(exc))
         self.outcome = "store-failed"
         self.outcome_text = str(exc)
         self.finished.set()
@@ -266,15 +266,15 @@ class GameNode:
         try:
             receipt = self.session.receive(raw)
         except Rejected as exc:
-            log.warning("from %s: refused: %s", address, exc)
+            log.warning("from %s: refused: %s", address, str(exc))
             self.progress.on_reject(exc, address)
             return
         except EngineFault as exc:
             log.error("from %s: the rules engine failed on this message (a bug, please report it): %s",
-                      address, exc)
+                      address, str(exc))
             return
         for exc in receipt.rejected:
-            log.warning("buffered message refused: %s", exc)
+            log.warning("buffered message refused: %s", str(exc))
             self.progress.on_reject(exc, address)
         if receipt.status == "buffered":
             self._bound_early(raw)                  # kept (one per author and seq) until it fits; not stored
@@ -370,7 +370,7 @@ class GameNode:
                         break
                     await self._on_frame(seat, conn, frame)
         except (FrameError, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
-            log.warning("seat %d: dropping %s (seat %d): %s", self.seat, conn.address, seat, exc)
+            log.warning("seat %d: dropping %s (seat %d): %s", self.seat, conn.address, seat, str(exc))
         finally:
             self._drop(seat, conn, "closed")
             await conn.aclose()
@@ -441,7 +441,7 @@ class GameNode:
         try:
             peer = await handshake(conn, self.key, self.genesis.game_id)
         except (HandshakeError, FrameError, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
-            log.warning("seat %d: handshake with %s failed: %s", self.seat, address, exc)
+            log.warning("seat %d: handshake with %s failed: %s", self.seat, address, str(exc))
             await conn.aclose()
             return
         finally:
@@ -482,7 +482,7 @@ class GameNode:
             try:
                 peer = await handshake(conn, self.key, self.genesis.game_id)
             except (HandshakeError, FrameError, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
-                log.warning("seat %d: handshake with %s failed: %s", self.seat, conn.address, exc)
+                log.warning("seat %d: handshake with %s failed: %s", self.seat, conn.address, str(exc))
                 await conn.aclose()
                 await trio.sleep(0.5)
                 continue
@@ -677,7 +677,7 @@ class GameNode:
             abandon.check_signatures(self.session.seats, self.session.game_id, stalled, length,
                                      self._digest(snap), sigs)
         except Rejected as exc:
-            log.warning("seat %d: seat %d sent an invalid abandon record: %s", self.seat, sender, exc)
+            log.warning("seat %d: seat %d sent an invalid abandon record: %s", self.seat, sender, str(exc))
             return
         self.peer_records[sender] = raw
         self._adopt(raw, snap)

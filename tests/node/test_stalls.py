@@ -151,3 +151,43 @@ async def test_a_partition_longer_than_the_time_limit(tmp_path):
     assert report.valid, report.error
     assert [n.outcome for n in nodes] == ["abandoned"] * 3 and report.abandoned_by == [2], \
         ([n.outcome for n in nodes], report.error)
+
+
+async def test_a_stranded_node_signs_once_backs_off_and_gives_up(tmp_path, monkeypatch):
+    """Both other nodes vanish: node 0 signs at most one statement (not one per tick),
+    sends it with back-off, and exits as given up within the stated bound, its transcript
+    unfinished but valid."""
+    import node.game as game_mod
+    from protocol import abandon
+    monkeypatch.setattr(game_mod, "MIN_GIVE_UP", 3.0)
+    signed = []
+    real_sign = abandon.sign
+    monkeypatch.setattr(abandon, "sign", lambda *a: signed.append(a[0].public) or real_sign(*a))
+    keys, secrets, raw, gen = _timed_genesis(3, 1, 4)
+    ports: dict[int, tuple[str, int]] = {}
+    nodes: list[GameNode] = []
+    scopes = [trio.CancelScope() for _ in range(3)]
+    with trio.fail_after(40):
+        async with trio.open_nursery() as nursery:
+            for i in range(3):
+                store = GameStore.create(tmp_path / f"n{i}", raw, gen.game_id,
+                                         {"secret": secrets[i], "committed": wire.encode([])}, {})
+                node = GameNode(store, keys[i], bot_decider(i, 0.02), ("127.0.0.1", 0), ports)
+                nodes.append(node)
+
+                async def run(task_status, n=node, scope=scopes[i]):
+                    with scope:
+                        await n.run(task_status=task_status)
+                ports[i] = ("127.0.0.1", await nursery.start(run))
+            while len(nodes[0].session.log) < 10:
+                await trio.sleep(0.05)
+            scopes[1].cancel()
+            scopes[2].cancel()
+            t0 = trio.current_time()
+            await nodes[0].finished.wait()
+            took = trio.current_time() - t0
+    assert nodes[0].outcome == "gave-up", nodes[0].outcome_text
+    assert took <= 1 + nodes[0].give_up_after() + 2, took      # the limit, the give-up bound, slack
+    assert signed.count(keys[0].public) <= 1
+    report = verify_bytes((tmp_path / "n0" / "games" / gen.game_id.hex() / "transcript.caravan").read_bytes())
+    assert report.valid and not report.complete and report.error["code"] == "incomplete"
