@@ -101,3 +101,14 @@ def one_truth(game: Game, seats: list[int], codes: list[int], stalled: int | Non
     assert report.error["code"] == "abandoned" and report.abandoned_by == [stalled], (report.error, game.tails())
     assert set(codes) == {1}, (codes, game.tails())
     return "abandoned"
+
+
+def resume_and_finish(game: Game, seat: int, args: list[str], timeout: float = 60.0) -> None:
+    """Resume `seat` with `args`, then every node must finish the game, complete and
+    identical, with no equivocation reported anywhere."""
+    game.procs[seat] = node(["resume", game.game_id[:12], *args], game.dirs[seat], game.logs[seat])
+    deadline = time.monotonic() + timeout
+    codes = [collect(p, deadline)[0] for p in game.procs]
+    assert one_truth(game, list(range(len(game.procs))), codes, stalled=None) == "complete"
+    for log in game.logs:
+        assert "equivocation" not in log.read_text(), game.tails()

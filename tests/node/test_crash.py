@@ -5,6 +5,7 @@ import signal
 
 from protocol.verify import verify_bytes
 from tests.node.procs import finish, node, read_until
+from tests.node.stalls import resume_and_finish, start
 
 
 def test_sigkill_and_resume(tmp_path):
@@ -42,8 +43,7 @@ def _lose_log_and_resume(tmp, keep: float):
     """Kill seat 1 mid-game, keep only `keep` of its message log (cut at any byte), resume
     with another bot seed (so a re-decided move would differ): it must fetch its own
     messages back before signing, never sign a used seq again."""
-    from tests.node.stalls import collect, one_truth, start
-    import time
+
     game = start(tmp, rounds=6, time_limit=30)
     try:
         read_until(game.procs[0], "event", count=8)
@@ -54,13 +54,7 @@ def _lose_log_and_resume(tmp, keep: float):
         data = path.read_bytes()
         path.write_bytes(data[:int(len(data) * keep)])
         # no bot delay: the resumed seat would decide before any peer could send its messages back
-        game.procs[1] = node(["resume", game.game_id[:12], "--bot", "random", "--bind", "127.0.0.1", "--seed", "77"],
-                             game.dirs[1], game.logs[1])
-        deadline = time.monotonic() + 60
-        codes = [collect(p, deadline)[0] for p in game.procs]
-        assert one_truth(game, [0, 1, 2], codes, stalled=None) == "complete"
-        for log in game.logs:
-            assert "equivocation" not in log.read_text(), game.tails()
+        resume_and_finish(game, 1, ["--bot", "random", "--bind", "127.0.0.1", "--seed", "77"])
     finally:
         game.kill_all()
 

@@ -15,7 +15,6 @@ import os
 import struct
 import tracemalloc
 
-import msgpack
 import trio
 
 from node.frames import Connection

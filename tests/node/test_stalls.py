@@ -21,7 +21,7 @@ from protocol.verify import verify_bytes
 from tests.helpers import make_genesis
 from tests.node.conftest import bot_decider
 from tests.node.procs import read_until
-from tests.node.stalls import Game, collect, one_truth, start
+from tests.node.stalls import collect, one_truth, start
 
 LIMIT = 2
 BOUND = 45.0
@@ -123,20 +123,26 @@ def _summary(nodes, files) -> str:
     return "\n".join(out)
 
 
+def _nodes(tmp_path, limit: int, seed: int, delay: float, ports: dict) -> tuple[list, G.Genesis, list[GameNode]]:
+    """Three in-process nodes of a fixture game with a time limit (not started)."""
+    keys, secrets, raw, gen = _timed_genesis(3, limit, seed)
+    nodes = []
+    for i in range(3):
+        store = GameStore.create(tmp_path / f"n{i}", raw, gen.game_id,
+                                 {"secret": secrets[i], "committed": wire.encode([])}, {})
+        nodes.append(GameNode(store, keys[i], bot_decider(i, delay), ("127.0.0.1", 0), ports))
+    return keys, gen, nodes
+
+
 async def test_a_partition_longer_than_the_time_limit(tmp_path):
     """Seat 2 is cut off from both others for 2.5 × the limit, then the links come back:
     the game ends one way on every node (the majority abandons seat 2, and seat 2 adopts
     that record once it hears of it)."""
-    keys, secrets, raw, gen = _timed_genesis(3, LIMIT, 3)
     ports: dict[int, tuple[str, int]] = {}
-    nodes: list[GameNode] = []
+    keys, gen, nodes = _nodes(tmp_path, LIMIT, 3, 0.03, ports)
     with trio.fail_after(BOUND + 20):
         async with trio.open_nursery() as nursery:
-            for i in range(3):
-                store = GameStore.create(tmp_path / f"n{i}", raw, gen.game_id,
-                                         {"secret": secrets[i], "committed": wire.encode([])}, {})
-                node = GameNode(store, keys[i], bot_decider(i, 0.03), ("127.0.0.1", 0), ports)
-                nodes.append(node)
+            for i, node in enumerate(nodes):
                 ports[i] = ("127.0.0.1", await nursery.start(lambda task_status, n=node: n.run(task_status=task_status)))
             while len(nodes[0].session.log) < 12:
                 await trio.sleep(0.05)
@@ -163,17 +169,12 @@ async def test_a_stranded_node_signs_once_backs_off_and_gives_up(tmp_path, monke
     signed = []
     real_sign = abandon.sign
     monkeypatch.setattr(abandon, "sign", lambda *a: signed.append(a[0].public) or real_sign(*a))
-    keys, secrets, raw, gen = _timed_genesis(3, 1, 4)
     ports: dict[int, tuple[str, int]] = {}
-    nodes: list[GameNode] = []
+    keys, gen, nodes = _nodes(tmp_path, 1, 4, 0.02, ports)
     scopes = [trio.CancelScope() for _ in range(3)]
     with trio.fail_after(40):
         async with trio.open_nursery() as nursery:
-            for i in range(3):
-                store = GameStore.create(tmp_path / f"n{i}", raw, gen.game_id,
-                                         {"secret": secrets[i], "committed": wire.encode([])}, {})
-                node = GameNode(store, keys[i], bot_decider(i, 0.02), ("127.0.0.1", 0), ports)
-                nodes.append(node)
+            for i, node in enumerate(nodes):
 
                 async def run(task_status, n=node, scope=scopes[i]):
                     with scope:

@@ -12,17 +12,15 @@ import shutil
 import subprocess
 import sys
 import time
-import zlib
 
 import pytest
 
 from node import store as S
 from node.store import GameStore, StoreError, StoreWriteError, parse_log
 from protocol import wire
-from protocol.verify import verify_bytes
 from tests.helpers import make_genesis
-from tests.node.procs import ROOT, env, node
-from tests.node.stalls import collect, one_truth, start
+from tests.node.procs import ROOT, env
+from tests.node.stalls import collect, resume_and_finish, start
 
 
 def _store(tmp_path, n_messages: int = 5) -> tuple[GameStore, list[bytes]]:
@@ -161,12 +159,6 @@ def test_the_disk_fills_during_a_game_then_space_comes_back(tmp_path, small_disk
         assert "Traceback" not in game.logs[victim].read_text()
         r = subprocess.run(["mount", "-o", "remount,size=4m", str(small_disk)], capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
-        game.procs[victim] = node(["resume", game.game_id[:12], *game.common[victim]], game.dirs[victim],
-                                  game.logs[victim])
-        deadline = time.monotonic() + 90
-        codes = [collect(p, deadline)[0] for p in game.procs]
-        assert one_truth(game, [0, 1, 2], codes, stalled=None) == "complete"
-        for log in game.logs:
-            assert "equivocation" not in log.read_text(), game.tails()
+        resume_and_finish(game, victim, game.common[victim], timeout=90)
     finally:
         game.kill_all()
