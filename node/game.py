@@ -130,6 +130,8 @@ class GameNode:
         self.recovered = False                   # every peer told us how many of our messages it holds
         self.paused_at: int | None = None        # state length during which this process was stopped
         self.unauthenticated = 0
+        self._rebuilt_at: dict[int, tuple[int, ...]] = {}   # peer -> this node's counts at its last rebuild
+        self._rebuilt_by: dict[int, tuple[int, ...]] = {}   # peer -> the rebuilt state it last named
         self._resend_at = 0.0
         self._replay()
 
@@ -193,14 +195,19 @@ class GameNode:
     def _holds(self, counts: list[int]) -> bool:
         return all(c <= have for c, have in zip(counts, self.counts()))
 
-    def _state_at(self, counts: list[int]) -> Snapshot | None:
-        """This node's snapshot of the state holding exactly `counts` messages per author; for
-        a state it never held itself (a partition, a pause), rebuilt by replaying the messages
-        it holds (None if it lacks some, or they do not make a state)."""
+    def _state_at(self, counts: list[int], digest: bytes, who: int) -> Snapshot | None:
+        """This node's snapshot of the state holding exactly `counts` messages per author, if
+        its digest is `digest`; for a state it never held itself (a partition, a pause),
+        rebuilt by replaying the messages it holds. A rebuild costs a replay, so each peer
+        `who` gets at most one per state of this node, and keeps at most one rebuilt state."""
         key = tuple(counts)
         snap = self._by_counts.get(key)
         if snap is not None or not self._holds(counts):
-            return snap
+            return snap if snap is not None and self._digest(snap) == digest else None
+        mine = tuple(self.counts())
+        if self._rebuilt_at.get(who) == mine:
+            return None
+        self._rebuilt_at[who] = mine
         self._sync_order()
         s = self.session
         chosen = [raw for (a, q), raw in zip(self.order, s.log) if q < counts[a]]
@@ -215,8 +222,15 @@ class GameNode:
             return None
         snap = Snapshot(len(replica.log), tuple(replica.pending[x].raw for x in sorted(replica.pending)),
                         tuple(abandon.stalled_seats(replica)), key, 0.0, 0.0)
-        snap.digest = abandon.log_digest(abandon.state_frames(replica))
         snap.frames = abandon.state_frames(replica)
+        snap.digest = abandon.log_digest(snap.frames)
+        if snap.digest != digest:
+            return None
+        old = self._rebuilt_by.get(who)
+        if old is not None and old != key and old != self.record_counts and (self.vote is None or self.vote.counts != old):
+            self._by_counts.pop(old, None)
+            self.votes.pop(old, None)
+        self._rebuilt_by[who] = key
         self._by_counts[key] = snap
         return snap
 
@@ -593,7 +607,8 @@ class GameNode:
         """What this node tells a peer about abandoning: the record it holds, else its own
         vote and every signature it holds for that statement."""
         if self.abandon_record is not None:
-            return [{"t": "record", "r": self.abandon_record, "h": list(self.record_counts)}]
+            return [{"t": "record", "r": self.abandon_record, "h": list(self.record_counts),
+                     "digest": self.record_rank[1]}]
         snap = self.vote
         if snap is None:
             return []
@@ -622,15 +637,13 @@ class GameNode:
         if not self._holds(frame["h"]):
             self.unplaced_votes[frame["by"]] = frame
             return
-        snap = self._state_at(frame["h"])
-        if snap is None:
-            return
         stalled = tuple(frame["stalled"])
-        if stalled != snap.stalled or frame["digest"] != self._digest(snap):
-            return
         if not abandon.signature_ok(self.session.seats[frame["by"]], frame["sig"], self.session.game_id,
-                                    list(stalled), snap.length, snap.digest):
+                                    list(stalled), frame["length"], frame["digest"]):
             log.warning("seat %d: an abandon signature of seat %d does not verify; ignored", self.seat, frame["by"])
+            return
+        snap = self._state_at(frame["h"], frame["digest"], frame["by"])
+        if snap is None or stalled != snap.stalled:
             return
         self.votes.setdefault(snap.counts, {})[frame["by"]] = frame["sig"]
         self._maybe_join(snap)
@@ -664,20 +677,21 @@ class GameNode:
             parsed = abandon.parse_record(raw)
         except Rejected:
             return
-        if parsed is None or not self._counts_ok({"h": frame.get("h"), "length": parsed[1]}):
+        digest = frame.get("digest")
+        if (parsed is None or not self._counts_ok({"h": frame.get("h"), "length": parsed[1]})
+                or type(digest) is not bytes or len(digest) != 32):
             return
         stalled, length, sigs = parsed
         if not self._holds(frame["h"]):
             self.unplaced_records[sender] = frame
             return
-        snap = self._state_at(frame["h"])
-        if snap is None or tuple(stalled) != snap.stalled:
-            return
         try:
-            abandon.check_signatures(self.session.seats, self.session.game_id, stalled, length,
-                                     self._digest(snap), sigs)
+            abandon.check_signatures(self.session.seats, self.session.game_id, stalled, length, digest, sigs)
         except Rejected as exc:
             log.warning("seat %d: seat %d sent an invalid abandon record: %s", self.seat, sender, str(exc))
+            return
+        snap = self._state_at(frame["h"], digest, sender)
+        if snap is None or tuple(stalled) != snap.stalled:
             return
         self.peer_records[sender] = raw
         self._adopt(raw, snap)
