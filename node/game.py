@@ -2,8 +2,16 @@
 
 The node only moves bytes, keeps time and persists; every decision about validity is
 the session's. Messages are gossiped (each new message is forwarded to every other
-peer) and each side periodically tells the other how many messages it holds per author,
-so whatever a peer missed while a link was down is resent verbatim.
+peer) and each side periodically tells the other how many messages it holds per author;
+the other then sends every message the first lacks, in log order, a page at a time, so a
+node missing any number of messages catches up from whoever holds them.
+
+Liveness and one truth per game (specs/node.md "Stalls", specs/protocol.md §11): a node
+signs nothing before it has heard from every peer how many of its own messages they hold
+and caught up to that (a lost log never makes it sign a used seq again); when the game
+waits too long for other seats, it signs one abandon statement for the exact state, signs
+nothing after it, and stops once a complete record is known (the one on the earliest
+state, if several exist); without one it gives up after a stated time.
 """
 
 from __future__ import annotations
@@ -22,9 +30,9 @@ from protocol.player import Player
 from protocol.need import EngineFault
 from protocol.session import Session
 
-from .frames import Connection, FrameError
+from .frames import MAX_FRAME, Connection, FrameError
 from .handshake import HandshakeError, handshake
-from .store import GameStore
+from .store import GameStore, StoreError, StoreWriteError
 
 log = logging.getLogger("caravan.node")
 
@@ -32,6 +40,17 @@ SYNC_INTERVAL = 0.25
 RESEND_BATCH = 64
 LINGER = 5.0
 """After the end, keep serving peers this long at most, until all have every message."""
+GIVE_UP_FACTOR = 4
+MIN_GIVE_UP = 10.0
+"""A node that sees a stall and no complete abandon record gives up (exit 1, unfinished
+transcript) GIVE_UP_FACTOR × the time limit (at least MIN_GIVE_UP s) after noticing it; a
+node holding a record keeps announcing it that long at most, until every peer has it."""
+MAX_UNAUTHENTICATED = 32
+"""Incoming connections still in their handshake; more are refused at once."""
+MAX_EARLY_BYTES = 8 << 20
+"""Bytes of messages held ahead of the game (not yet applicable) per author."""
+HANDSHAKE_FRAME = 4096
+"""The largest frame a peer may send before it has authenticated."""
 
 Decider = Callable[[Any, list[Any], str], Awaitable[Any]]
 """async decider(view, legal_actions, kind) -> one of legal_actions."""
@@ -48,6 +67,25 @@ class Progress:
     """("sign" | "apply", raw message): for latency measurements (caravan ... --trace FILE)."""
 
 
+@dataclass
+class Snapshot:
+    """One state the replica was in: every accepted message (the log's first `log_len`,
+    then the pending contributions in seat order), whom an abandon could name, and when
+    (trio clock) this node held it."""
+    log_len: int
+    pending: tuple[bytes, ...]
+    stalled: tuple[int, ...]
+    counts: tuple[int, ...]              # accepted messages per author
+    since: float
+    until: float | None = None
+    digest: bytes | None = None
+    frames: list[bytes] | None = None    # for a state rebuilt by replay (see GameNode._state_at)
+
+    @property
+    def length(self) -> int:
+        return self.log_len + len(self.pending)
+
+
 class GameNode:
     def __init__(self, store: GameStore, key: SigningKey, decider: Decider,
                  listen: tuple[str, int], peers: dict[int, tuple[str, int]],
@@ -62,6 +100,9 @@ class GameNode:
         self.genesis = G.parse(self.genesis_raw)
         self.engine = games.get(self.genesis.game)
         self.session = Session(self.genesis, self.engine)
+        if key.public not in self.genesis.seats:
+            raise StoreError(f"this node's key ({fingerprint(key.public)}, identity.key) holds no seat in game "
+                             f"{self.genesis.game_id.hex()[:16]}: use the --data-dir the game was played from")
         self.seat = self.genesis.seats.index(key.public)
         secrets = store.secrets()
         self.player = Player(self.session, self.seat, key, secrets["secret"],
@@ -72,10 +113,28 @@ class GameNode:
         self.changed = trio.Event()
         self.blocked: set[int] = set()           # seats whose links are cut (tests, operators)
         self.bound_port: int | None = None
-        self.seen: set[bytes] = set()            # sha256 of every message handled
+        self.seen: set[bytes] = set()            # sha256 of every message applied (not merely buffered)
         self.finished = trio.Event()
-        self.abandon_votes: dict[tuple, dict[int, bytes]] = {}
+        self.order: list[tuple[int, int]] = []   # (seat, seq) of each logged message
+        self.history: list[Snapshot] = []
+        self._by_counts: dict[tuple[int, ...], Snapshot] = {}
+        self.vote: Snapshot | None = None        # the state whose abandon statement this seat signed
+        self.votes: dict[tuple[int, ...], dict[int, bytes]] = {}   # state counts -> verified signatures
+        self.unplaced_votes: dict[int, dict] = {}       # voter -> its latest vote for a state not reached yet
+        self.unplaced_records: dict[int, dict] = {}     # sender -> a record for a state not reached yet
         self.abandon_record: bytes | None = None
+        self.record_frames: list[bytes] = []
+        self.record_counts: tuple[int, ...] = ()
+        self.record_rank: tuple[int, bytes] = (0, b"")
+        self.peer_records: dict[int, bytes] = {}
+        self.outcome: str | None = None          # "complete", "abandoned", "gave-up", "store-failed"
+        self.outcome_text = ""
+        self.recovered = False                   # every peer told us how many of our messages it holds
+        self.paused_at: int | None = None        # state length during which this process was stopped
+        self.unauthenticated = 0
+        self._rebuilt_at: dict[int, tuple[int, ...]] = {}   # peer -> this node's counts at its last rebuild
+        self._rebuilt_by: dict[int, tuple[int, ...]] = {}   # peer -> the rebuilt state it last named
+        self._resend_at = 0.0
         self._replay()
 
     # ------------------------------------------------------------------ state
@@ -86,13 +145,15 @@ class GameNode:
             try:
                 receipt = self.session.receive(raw)
             except Rejected as exc:
-                log.warning("stored message refused on replay: %s", exc)
+                log.warning("stored message refused on replay: %s", str(exc))
                 continue
+            self.seen.add(hashlib.sha256(raw).digest())
             for event in receipt.events:
                 self.progress.on_replayed(event, self.session)
         if stored:
             log.info("seat %d: replayed %d stored messages (%d applied)", self.seat, len(stored),
                      len(self.session.log))
+        self._note_state(0.0)
 
     def counts(self) -> list[int]:
         return [len(a) for a in self.session.accepted]
@@ -106,53 +167,195 @@ class GameNode:
         s["committed"] = self.player.secrets()
         self.store.save_secrets(s)
 
+    def _now(self) -> float:
+        try:
+            return trio.current_time()
+        except RuntimeError:
+            return 0.0
+
+    def _note_state(self, now: float | None = None) -> None:
+        """Record a new snapshot if the replica changed, and look again at votes and records
+        that named a state this node had not reached."""
+        s = self.session
+        pending = tuple(s.pending[x].raw for x in sorted(s.pending))
+        last = self.history[-1] if self.history else None
+        if last is not None and last.log_len == len(s.log) and last.pending == pending:
+            return
+        now = self._now() if now is None else now
+        if last is not None:
+            last.until = now
+        snap = Snapshot(len(s.log), pending, tuple(abandon.stalled_seats(s)), tuple(self.counts()), now)
+        self.history.append(snap)
+        self._by_counts[snap.counts] = snap
+        for voter, frame in list(self.unplaced_votes.items()):
+            if self._holds(frame["h"]):
+                del self.unplaced_votes[voter]
+                self._on_vote(frame)
+        for sender, frame in list(self.unplaced_records.items()):
+            if self._holds(frame["h"]):
+                del self.unplaced_records[sender]
+                self._on_record(sender, frame)
+
+    def _holds(self, counts: list[int]) -> bool:
+        return all(c <= have for c, have in zip(counts, self.counts()))
+
+    def _state_at(self, counts: list[int], digest: bytes, who: int) -> Snapshot | None:
+        """This node's snapshot of the state holding exactly `counts` messages per author, if
+        its digest is `digest`; for a state it never held itself (a partition, a pause),
+        rebuilt by replaying the messages it holds. A rebuild costs a replay, so each peer
+        `who` gets at most one per state of this node, and keeps at most one rebuilt state."""
+        key = tuple(counts)
+        snap = self._by_counts.get(key)
+        if snap is not None or not self._holds(counts):
+            return snap if snap is not None and self._digest(snap) == digest else None
+        mine = tuple(self.counts())
+        if self._rebuilt_at.get(who) == mine:
+            return None
+        self._rebuilt_at[who] = mine
+        self._sync_order()
+        s = self.session
+        chosen = [raw for (a, q), raw in zip(self.order, s.log) if q < counts[a]]
+        chosen += [m.raw for a, m in sorted(s.pending.items()) if m.seq < counts[a]]
+        replica = Session(self.genesis, self.engine)
+        try:
+            for raw in chosen:
+                replica.receive(raw)
+        except (Rejected, EngineFault):
+            return None
+        if tuple(len(a) for a in replica.accepted) != key:
+            return None
+        snap = Snapshot(len(replica.log), tuple(replica.pending[x].raw for x in sorted(replica.pending)),
+                        tuple(abandon.stalled_seats(replica)), key, 0.0, 0.0)
+        snap.frames = abandon.state_frames(replica)
+        snap.digest = abandon.log_digest(snap.frames)
+        if snap.digest != digest:
+            return None
+        old = self._rebuilt_by.get(who)
+        if old is not None and old != key and old != self.record_counts and (self.vote is None or self.vote.counts != old):
+            self._by_counts.pop(old, None)
+            self.votes.pop(old, None)
+        self._rebuilt_by[who] = key
+        self._by_counts[key] = snap
+        return snap
+
+    def _frames(self, snap: Snapshot) -> list[bytes]:
+        if snap.frames is not None:
+            return snap.frames
+        return self.session.log[:snap.log_len] + list(snap.pending)
+
+    def _digest(self, snap: Snapshot) -> bytes:
+        if snap.digest is None:
+            snap.digest = abandon.log_digest(self._frames(snap))
+        return snap.digest
+
+    def _sync_order(self) -> None:
+        for raw in self.session.log[len(self.order):]:
+            msg = chain.parse(raw)
+            self.order.append((self.session.seat_of[msg.author], msg.seq))
+
+    def _signed_final(self) -> bool:
+        mine = self.session.accepted[self.seat]
+        return bool(mine) and mine[-1].kind == "final"
+
+    def may_sign(self) -> bool:
+        """This node may sign a chain message now: it has recovered its own chain, signed no
+        abandon statement, and its store works."""
+        return self.recovered and self.vote is None and self.outcome is None
+
+    def _finish(self, outcome: str, text: str) -> None:
+        if self.outcome in (None, "gave-up") or (outcome == "abandoned" and self.outcome == "abandoned"):
+            self.outcome, self.outcome_text = outcome, text
+        self.finished.set()
+        self._wake()
+
+    def _store_failed(self, exc: StoreWriteError) -> None:
+        log.error("seat %d: %s", self.seat, str(exc))
+        self.outcome = "store-failed"
+        self.outcome_text = str(exc)
+        self.finished.set()
+        self._wake()
+
     # ------------------------------------------------------------------ messages
     async def _ingest(self, raw: bytes, source: int | None, address: str) -> None:
         digest = hashlib.sha256(raw).digest()
-        if digest in self.seen:
+        if digest in self.seen or self.outcome == "store-failed":
             return                                  # a copy we already handled: no re-verification
+        before = self.counts()
         try:
             receipt = self.session.receive(raw)
         except Rejected as exc:
-            log.warning("from %s: refused: %s", address, exc)
+            log.warning("from %s: refused: %s", address, str(exc))
             self.progress.on_reject(exc, address)
             return
         except EngineFault as exc:
             log.error("from %s: the rules engine failed on this message (a bug, please report it): %s",
-                      address, exc)
+                      address, str(exc))
             return
         for exc in receipt.rejected:
-            log.warning("buffered message refused: %s", exc)
+            log.warning("buffered message refused: %s", str(exc))
             self.progress.on_reject(exc, address)
+        if receipt.status == "buffered":
+            self._bound_early(raw)                  # kept (one per author and seq) until it fits; not stored
+            return
         self.seen.add(digest)
         if receipt.status == "duplicate":
             return
         if receipt.status == "applied" and self.progress.on_trace:
             self.progress.on_trace("apply", raw)
-        self.store.append(raw)
+        try:
+            for author, had in enumerate(before):  # what was accepted, the buffered ones it unlocked too
+                for msg in self.session.accepted[author][had:]:
+                    self.store.append(msg.raw)
+                    self.seen.add(hashlib.sha256(msg.raw).digest())
+        except StoreWriteError as exc:
+            self._store_failed(exc)
+            return
         for event in receipt.events:
             self.progress.on_event(event, self.session)
+        self._note_state()
         if source is not None and self.genesis.seats[source] != _author(raw):
             # relayed (not straight from its author): pass it on, in case a link is down;
             # an author sends its own messages to everyone, and resync covers the rest
             await self._broadcast(raw, exclude=source)
+        self._check_recovered()
         self._wake()
 
-    async def _publish(self, raw: bytes) -> None:
-        """Our own message: already applied by the player; persist, then send."""
+    def _bound_early(self, raw: bytes) -> None:
+        """Messages held ahead of the game take at most MAX_EARLY_BYTES per author: past that,
+        the one just buffered is dropped (resync brings it again when it fits)."""
+        msg = chain.parse(raw)
+        seat = self.session.seat_of[msg.author]
+        held = sum(len(m.raw) for (s, _), m in self.session.early.items() if s == seat)
+        if held > MAX_EARLY_BYTES and self.session.early.get((seat, msg.seq)) is not None:
+            del self.session.early[(seat, msg.seq)]
+            log.warning("seat %d: seat %d sent over %d bytes of messages ahead of the game; dropped one",
+                        self.seat, seat, MAX_EARLY_BYTES)
+
+    async def _publish(self, raw: bytes) -> bool:
+        """Our own message: already applied by the player; persist (fsync'd), then send.
+        False if it could not be stored: then it is not sent and the node stops."""
         if self.progress.on_trace:
             self.progress.on_trace("sign", raw)
         self.seen.add(hashlib.sha256(raw).digest())
-        self.store.append(raw)
+        try:
+            self.store.append(raw)
+        except StoreWriteError as exc:
+            self._store_failed(exc)
+            return False
         for event in self.player.take_events():
             self.progress.on_event(event, self.session)
+        self._note_state()
         await self._broadcast(raw)
         self._wake()
+        return True
 
     async def _broadcast(self, raw: bytes, exclude: int | None = None) -> None:
+        await self._send_all({"t": "msg", "m": raw}, exclude)
+
+    async def _send_all(self, frame: Any, exclude: int | None = None) -> None:
         for seat, conn in list(self.conns.items()):
             if seat != exclude:
-                await self._send(seat, conn, {"t": "msg", "m": raw})
+                await self._send(seat, conn, frame)
 
     async def _send(self, seat: int, conn: Connection, frame: Any) -> None:
         try:
@@ -173,6 +376,8 @@ class GameNode:
             await old.aclose()
         log.debug("seat %d: link to seat %d (%s) up", self.seat, seat, conn.address)
         await self._send(seat, conn, {"t": "heads", "h": self.counts()})
+        for frame in self._abandon_frames():
+            await self._send(seat, conn, frame)
         scope = trio.CancelScope()
         self.scopes[seat] = scope
         try:
@@ -183,7 +388,7 @@ class GameNode:
                         break
                     await self._on_frame(seat, conn, frame)
         except (FrameError, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
-            log.warning("seat %d: dropping %s (seat %d): %s", self.seat, conn.address, seat, exc)
+            log.warning("seat %d: dropping %s (seat %d): %s", self.seat, conn.address, seat, str(exc))
         finally:
             self._drop(seat, conn, "closed")
             await conn.aclose()
@@ -197,36 +402,69 @@ class GameNode:
         elif (t == "heads" and type(frame.get("h")) is list and len(frame["h"]) == self.session.n
               and all(type(x) is int and x >= 0 for x in frame["h"])):
             self.peer_heads[seat] = frame["h"]
+            self._check_recovered()
             await self._resend(seat, conn, frame["h"])
-        elif (t == "abandon" and type(frame.get("stalled")) is list and type(frame.get("length")) is int
-              and all(type(x) is int for x in frame["stalled"]) and type(frame.get("sig")) is bytes):
-            key = (tuple(frame["stalled"]), frame["length"])
-            voter = frame.get("by", seat)
-            if type(voter) is int and 0 <= voter < self.session.n:
-                self.abandon_votes.setdefault(key, {})[voter] = frame["sig"]
-            self._check_abandon()
+        elif t == "abandon" and self._vote_shape_ok(frame):
+            self._on_vote(frame)
+        elif t == "record" and type(frame.get("r")) is bytes and len(frame["r"]) <= 1 << 16:
+            self._on_record(seat, frame)
         else:
             raise FrameError(f"unknown or malformed frame {t!r}")
 
     async def _resend(self, seat: int, conn: Connection, theirs: list[int]) -> None:
-        """Send what the peer lacks, oldest first, a batch at a time."""
+        """Send what the peer lacks (every author's messages from the count it reported on),
+        in log order so that each applies at once, then the pending contributions; a page
+        of RESEND_BATCH per `heads` frame."""
+        s = self.session
+        if all(theirs[a] >= len(s.accepted[a]) for a in range(s.n)):
+            return
+        self._sync_order()
         sent = 0
-        for author, have in enumerate(theirs):
-            for msg in self.session.accepted[author][have:]:
+        for (author, seq), raw in list(zip(self.order, s.log)):
+            if seq >= theirs[author]:
+                await self._send(seat, conn, {"t": "msg", "m": raw})
+                sent += 1
                 if sent >= RESEND_BATCH:
                     return
+        for author, msg in sorted(s.pending.items()):
+            if msg.seq >= theirs[author]:
                 await self._send(seat, conn, {"t": "msg", "m": msg.raw})
-                sent += 1
+
+    def _check_recovered(self) -> None:
+        """Open the gate to signing once every peer has said how many of this seat's
+        messages it holds and this node holds at least as many (it fetched them back)."""
+        if self.recovered:
+            return
+        others = [s for s in range(self.session.n) if s != self.seat]
+        if all(s in self.peer_heads for s in others):
+            theirs = max((self.peer_heads[s][self.seat] for s in others), default=0)
+            if self.counts()[self.seat] >= theirs:
+                self.recovered = True
+                log.info("seat %d: every peer reported; %d own messages held, signing may go on",
+                         self.seat, self.counts()[self.seat])
+                self._wake()
 
     async def _incoming(self, stream: trio.SocketStream) -> None:
         address = _peer_name(stream)
-        conn = Connection(stream, address)
+        if self.unauthenticated >= MAX_UNAUTHENTICATED:
+            log.warning("seat %d: %s refused: %d connections are already in their handshake",
+                        self.seat, address, self.unauthenticated)
+            with trio.move_on_after(1):
+                await Connection(stream, address).send({"t": "refused", "why": "busy: too many handshakes"})
+            with trio.move_on_after(1):
+                await stream.aclose()
+            return
+        conn = Connection(stream, address, max_frame=HANDSHAKE_FRAME)
+        self.unauthenticated += 1
         try:
             peer = await handshake(conn, self.key, self.genesis.game_id, dialer=False)
         except (HandshakeError, FrameError, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
-            log.warning("seat %d: handshake with %s failed: %s", self.seat, address, exc)
+            log.warning("seat %d: handshake with %s failed: %s", self.seat, address, str(exc))
             await conn.aclose()
             return
+        finally:
+            self.unauthenticated -= 1
+        conn.max_frame = MAX_FRAME
         if peer not in self.session.seat_of or peer == self.key.public:
             log.warning("seat %d: %s proved key %s, which holds no other seat in this game; dropped",
                         self.seat, address, fingerprint(peer))
@@ -262,7 +500,7 @@ class GameNode:
             try:
                 peer = await handshake(conn, self.key, self.genesis.game_id, dialer=True)
             except (HandshakeError, FrameError, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
-                log.warning("seat %d: handshake with %s failed: %s", self.seat, conn.address, exc)
+                log.warning("seat %d: handshake with %s failed: %s", self.seat, conn.address, str(exc))
                 await conn.aclose()
                 await trio.sleep(0.5)
                 continue
@@ -283,10 +521,14 @@ class GameNode:
 
     # ------------------------------------------------------------------ playing
     async def _play(self) -> None:
-        while not self.session.complete:
+        while not self.session.complete and not self.finished.is_set():
             changed = self.changed
+            if not self.may_sign():
+                await changed.wait()
+                continue
             for raw in self.player.automatic():
-                await self._publish(raw)
+                if not await self._publish(raw):
+                    return
             decision = self.player.decision()
             if decision is None:
                 if not self.session.complete and changed is self.changed:
@@ -294,84 +536,216 @@ class GameNode:
                 continue
             view = self.engine.view(self.session.state, self.seat, self.player.knowledge)
             action = await self.decider(view, decision.legal, decision.kind)
-            if self.player.decision() != decision:
+            if self.player.decision() != decision or not self.may_sign():
                 continue                                  # the game moved on meanwhile
             raw = self.player.decide(action)
             if decision.kind == "commit":
-                self._persist_secrets()                   # the value must survive a crash
-            await self._publish(raw)
+                try:
+                    self._persist_secrets()               # the value must survive a crash
+                except StoreWriteError as exc:
+                    self._store_failed(exc)               # not sent: a resume decides again
+                    return
+            if not await self._publish(raw):
+                return
 
     # ------------------------------------------------------------------ stalls
-    def _progress_mark(self) -> tuple:
-        return (sum(self.counts()), self.session.complete)
+    def give_up_after(self) -> float:
+        return max(MIN_GIVE_UP, GIVE_UP_FACTOR * self.genesis.time_limit)
 
     async def _watchdog(self) -> None:
-        """Sign an abandon statement when the seats the game waits for stay silent longer
-        than the genesis's time limit (never for this node's own seat)."""
+        """Sign one abandon statement when the seats the game waits for stay silent longer
+        than the genesis's time limit (never naming this node's own seat), re-send it with
+        back-off, and give up when no record completes within give_up_after()."""
         limit = self.genesis.time_limit
         if not limit:
             return
-        mark, since = self._progress_mark(), trio.current_time()
+        tick = min(0.25, limit / 4)
+        last = trio.current_time()
+        self.history[-1].since = last                 # silence before this process ran is not ours to judge
+        stall_since: float | None = None
+        self._resend_at, backoff = 0.0, 1.0
         while not self.finished.is_set():
-            await trio.sleep(min(0.25, limit / 4))
-            now = self._progress_mark()
-            if now != mark:
-                mark, since = now, trio.current_time()
-                continue
-            waiting = self.session.waiting_for()
-            if self.session.complete or not waiting or self.seat in waiting or trio.current_time() - since < limit:
-                continue
-            length = len(self.session.log)
-            sig = abandon.sign(self.key, self.session.game_id, waiting, length, abandon.log_digest(self.session.log))
-            self.abandon_votes.setdefault((tuple(waiting), length), {})[self.seat] = sig
-            log.info("seat %d: seats %s silent for %ds; signing an abandon statement", self.seat, waiting, limit)
-            for s, conn in list(self.conns.items()):
-                await self._send(s, conn, {"t": "abandon", "stalled": waiting, "length": length,
-                                            "sig": sig, "by": self.seat})
-            self._check_abandon()
+            await trio.sleep(tick)
+            now = trio.current_time()
+            cur = self.history[-1]
+            if now - last > max(1.5, limit / 2):
+                # this process was stopped (SIGSTOP, a suspended machine): it did not watch the
+                # others meanwhile, so it names no one for this state and waits for them
+                log.info("seat %d: this node was paused %.1f s", self.seat, now - last)
+                self.paused_at = cur.length
+                if stall_since is not None:
+                    stall_since += now - last
+            last = now
+            others_awaited = (self.session.need is not None and not self.session.complete
+                              and self.seat not in self.session.waiting_for())
+            if others_awaited and now - cur.since >= limit or not self.recovered:
+                stall_since = stall_since if stall_since is not None else now
+            elif self.vote is None:
+                stall_since = None
+            if (self.vote is None and self.recovered and cur.stalled and self.seat not in cur.stalled
+                    and self.paused_at != cur.length and not self._signed_final() and now - cur.since >= limit):
+                self._sign_vote(cur)
+                log.info("seat %d: seats %s silent for %d s; signed an abandon statement", self.seat,
+                         list(cur.stalled), limit)
+                backoff = 1.0
+            if self.vote is not None and now >= self._resend_at:
+                await self._send_abandon_frames()
+                self._resend_at, backoff = now + backoff, min(backoff * 2, max(2.0, limit))
+            if stall_since is not None and now - stall_since >= self.give_up_after():
+                why = (f"could not hear from every peer how many of this seat's messages they hold"
+                       if not self.recovered else f"waiting for {self.session.describe_need()}")
+                self._finish("gave-up", f"gave up after {self.give_up_after():.0f} s without an agreed "
+                                        f"abandon record ({why}); the transcript is unfinished")
+                return
+            self._check_records()
 
-    def _check_abandon(self) -> None:
-        """Finish the game as abandoned once every seat the game is not waiting for (this one
-        included, unless it is itself stalled) has signed the statement, checked against this
-        replica's own log."""
-        waiting = tuple(self.session.waiting_for())
-        key = (waiting, len(self.session.log))
-        votes = self.abandon_votes.get(key, {})
-        if not waiting or self.finished.is_set():
+    def _sign_vote(self, snap: Snapshot) -> None:
+        digest = self._digest(snap)
+        sig = abandon.sign(self.key, self.session.game_id, list(snap.stalled), snap.length, digest)
+        self.vote = snap
+        self.votes.setdefault(snap.counts, {})[self.seat] = sig
+        self._resend_at = 0.0                           # the watchdog sends it at its next tick
+        self._wake()
+
+    def _abandon_frames(self) -> list[dict]:
+        """What this node tells a peer about abandoning: the record it holds, else its own
+        vote and every signature it holds for that statement."""
+        if self.abandon_record is not None:
+            return [{"t": "record", "r": self.abandon_record, "h": list(self.record_counts),
+                     "digest": self.record_rank[1]}]
+        snap = self.vote
+        if snap is None:
+            return []
+        return [{"t": "abandon", "stalled": list(snap.stalled), "length": snap.length, "digest": self._digest(snap),
+                 "h": list(snap.counts), "sig": sig, "by": voter}
+                for voter, sig in sorted(self.votes.get(snap.counts, {}).items())]
+
+    def _vote_shape_ok(self, frame: dict) -> bool:
+        n = self.session.n
+        stalled, by = frame.get("stalled"), frame.get("by")
+        return (type(stalled) is list and 0 < len(stalled) < n and all(type(x) is int for x in stalled)
+                and stalled == sorted(set(stalled)) and 0 <= stalled[0] and stalled[-1] < n
+                and type(frame.get("length")) is int and frame["length"] >= 0
+                and type(frame.get("digest")) is bytes and len(frame["digest"]) == 32
+                and type(frame.get("sig")) is bytes and len(frame["sig"]) == 64
+                and type(by) is int and 0 <= by < n and by not in stalled and self._counts_ok(frame))
+
+    def _counts_ok(self, frame: dict) -> bool:
+        h = frame.get("h")
+        return (type(h) is list and len(h) == self.session.n and all(type(x) is int and x >= 0 for x in h)
+                and sum(h) == frame.get("length", sum(h)))
+
+    def _on_vote(self, frame: dict) -> None:
+        """A seat's abandon signature: checked against this node's snapshot of that state
+        before anything is kept (one unchecked vote per voter for a state not reached yet)."""
+        if not self._holds(frame["h"]):
+            self.unplaced_votes[frame["by"]] = frame
             return
-        digest = abandon.log_digest(self.session.log)
-        good = {s: sig for s, sig in votes.items()
-                if abandon.signature_ok(self.session.seats[s], sig, self.session.game_id, list(waiting), key[1], digest)}
-        if sorted(good) == [s for s in range(self.session.n) if s not in waiting]:
-            self.abandon_record = abandon.record(list(waiting), key[1], good)
-            self.finished.set()
+        stalled = tuple(frame["stalled"])
+        if not abandon.signature_ok(self.session.seats[frame["by"]], frame["sig"], self.session.game_id,
+                                    list(stalled), frame["length"], frame["digest"]):
+            log.warning("seat %d: an abandon signature of seat %d does not verify; ignored", self.seat, frame["by"])
+            return
+        snap = self._state_at(frame["h"], frame["digest"], frame["by"])
+        if snap is None or stalled != snap.stalled:
+            return
+        self.votes.setdefault(snap.counts, {})[frame["by"]] = frame["sig"]
+        self._maybe_join(snap)
+        self._check_records()
+
+    def _maybe_join(self, snap: Snapshot) -> None:
+        """Co-sign another seat's statement for a state this node held (now or before) for at
+        least half the time limit, if it has signed no statement and no final yet."""
+        held = (snap.until if snap.until is not None else self._now()) - snap.since
+        if (self.vote is None and self.recovered and snap.stalled and self.seat not in snap.stalled
+                and self.paused_at != snap.length and not self._signed_final()
+                and held >= self.genesis.time_limit / 2):
+            self._sign_vote(snap)
+            log.info("seat %d: co-signed the abandon statement naming seats %s", self.seat, list(snap.stalled))
+
+    async def _send_abandon_frames(self) -> None:
+        for frame in self._abandon_frames():
+            await self._send_all(frame)
+
+    def _check_records(self) -> None:
+        """Adopt a complete record made of verified votes."""
+        for counts, sigs in list(self.votes.items()):
+            snap = self._by_counts[counts]
+            signers = [s for s in range(self.session.n) if s not in snap.stalled]
+            if all(s in sigs for s in signers):
+                self._adopt(abandon.record(list(snap.stalled), snap.length, {s: sigs[s] for s in signers}), snap)
+
+    def _on_record(self, sender: int, frame: dict) -> None:
+        raw = frame["r"]
+        try:
+            parsed = abandon.parse_record(raw)
+        except Rejected:
+            return
+        digest = frame.get("digest")
+        if (parsed is None or not self._counts_ok({"h": frame.get("h"), "length": parsed[1]})
+                or type(digest) is not bytes or len(digest) != 32):
+            return
+        stalled, length, sigs = parsed
+        if not self._holds(frame["h"]):
+            self.unplaced_records[sender] = frame
+            return
+        try:
+            abandon.check_signatures(self.session.seats, self.session.game_id, stalled, length, digest, sigs)
+        except Rejected as exc:
+            log.warning("seat %d: seat %d sent an invalid abandon record: %s", self.seat, sender, str(exc))
+            return
+        snap = self._state_at(frame["h"], digest, sender)
+        if snap is None or tuple(stalled) != snap.stalled:
+            return
+        self.peer_records[sender] = raw
+        self._adopt(raw, snap)
+
+    def _adopt(self, raw: bytes, snap: Snapshot) -> None:
+        """A complete, valid record ends the game here: if several exist (a partition), the one
+        on the earliest state wins (fewest messages, then the smaller digest), everywhere."""
+        if self.outcome == "complete" or (self.abandon_record is not None
+                                          and self.record_rank <= (snap.length, self._digest(snap))):
+            return
+        self.abandon_record, self.record_frames = raw, self._frames(snap)
+        self.record_counts, self.record_rank = snap.counts, (snap.length, self._digest(snap))
+        stalled = ", ".join(str(s) for s in snap.stalled)
+        self._finish("abandoned", f"abandoned by seat {stalled}: no message within {self.genesis.time_limit} s; "
+                                  f"the record is co-signed by seats "
+                                  f"{', '.join(str(s) for s in range(self.session.n) if s not in snap.stalled)}")
+        log.info("seat %d: %s", self.seat, self.outcome_text)
 
     async def _play_to_the_end(self) -> None:
         await self._play()
-        self.finished.set()
-
-    async def _announce_abandon(self) -> None:
-        """Give the seats that have not seen every vote a last chance to complete the record."""
-        stalled, length, sigs = abandon.parse_record(self.abandon_record)
-        for s, conn in list(self.conns.items()):
-            for voter, sig in sigs.items():
-                if voter != s:
-                    await self._send(s, conn, {"t": "abandon", "stalled": stalled, "length": length,
-                                                "sig": sig, "by": voter})
+        if self.session.complete:
+            self._finish("complete", "the game is complete")
 
     def everyone_has_everything(self) -> bool:
         mine = self.counts()
         return all(self.peer_heads.get(s) == mine for s in range(self.session.n) if s != self.seat)
 
+    def everyone_has_the_record(self, signers_only: bool = False) -> bool:
+        stalled = abandon.parse_record(self.abandon_record)[0] if signers_only else []
+        return all(self.peer_records.get(s) == self.abandon_record
+                   for s in range(self.session.n) if s != self.seat and s not in stalled)
+
+    def _write_transcript(self) -> None:
+        frames = self.record_frames + [self.abandon_record] if self.abandon_record else self.session.log
+        try:
+            self.store.write_transcript(self.genesis_raw, frames)
+        except StoreWriteError as exc:
+            self._store_failed(exc)
+
     async def run(self, task_status=trio.TASK_STATUS_IGNORED, dial_all: bool = False,
                   listeners: list[trio.SocketListener] | None = None) -> dict[str, Any] | None:
-        """Play until the game is complete (and peers have every message, or LINGER passed).
-
-        `listeners`: already-bound listeners to serve on (else bind `self.listen`)."""
+        """Play until the game is complete, abandoned, given up or the store fails; then keep
+        serving peers a while (until all have every message, or the record). The result is
+        None unless the game is complete (see `outcome`)."""
         if listeners is None:
             host, port = self.listen
             listeners = await trio.open_tcp_listeners(port, host=host)
         self.bound_port = listeners[0].socket.getsockname()[1]
+        if self.session.n == 1:
+            self.recovered = True
         async with trio.open_nursery() as nursery:
             nursery.start_soon(trio.serve_listeners, self._incoming, listeners)
             for seat in range(self.session.n):
@@ -382,16 +756,29 @@ class GameNode:
             nursery.start_soon(self._watchdog)
             task_status.started(self.bound_port)
             await self.finished.wait()
-            extra = [self.abandon_record] if self.abandon_record else []
-            self.store.write_transcript(self.genesis_raw, self.session.log + extra)
-            if self.abandon_record:
-                await self._announce_abandon()
-            with trio.move_on_after(LINGER):
-                while not self.everyone_has_everything():
-                    await trio.sleep(SYNC_INTERVAL / 2)
+            if self.outcome != "store-failed":
+                written = self.abandon_record
+                self._write_transcript()
+                if self.outcome == "abandoned":
+                    # every co-signer must hold the record (bounded by the give-up time); the
+                    # stalled seats get LINGER seconds more to come back and meet it
+                    for phase, bound in (("signers", self.give_up_after()), ("everyone", LINGER)):
+                        with trio.move_on_after(bound):
+                            while not self.everyone_has_the_record(signers_only=phase == "signers"):
+                                await self._send_abandon_frames()
+                                if self.abandon_record is not written:      # an earlier record won
+                                    written = self.abandon_record
+                                    self._write_transcript()
+                                await trio.sleep(SYNC_INTERVAL * 2)
+                    if self.abandon_record is not written:
+                        self._write_transcript()
+                elif self.outcome == "complete":
+                    with trio.move_on_after(LINGER):
+                        while not self.everyone_has_everything():
+                            await trio.sleep(SYNC_INTERVAL / 2)
             nursery.cancel_scope.cancel()
         self.store.close()
-        return self.session.result()
+        return self.session.result() if self.outcome == "complete" else None
 
     def cut(self, seat: int) -> None:
         """Cut the link to `seat` and refuse it until `restore` (for tests of lossy networks)."""
@@ -417,4 +804,3 @@ def _peer_name(stream: Any) -> str:
         return f"{host}:{port}"
     except (OSError, AttributeError):
         return "?"
-

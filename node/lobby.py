@@ -250,7 +250,8 @@ async def _first_frame(conn: Connection, where: str) -> dict:
     if type(frame) is not dict or type(frame.get("t")) is not str:
         raise LobbyError(f"{not_lobby}: it answered with something else")
     if frame["t"] == "hello":
-        raise LobbyError(f"{where} is a Caravan game node, not a lobby: the game there has already started")
+        raise LobbyError(f"{where} is a game in progress, not a lobby; to continue a game you are seated "
+                         "in, run: caravan resume GAME_ID")
     if frame["t"] != "lobby":
         raise LobbyError(f"{not_lobby}: it sent a {frame['t']!r} frame (a different Caravan version?)")
     if frame.get("v", 1) != 1:
@@ -262,30 +263,57 @@ async def _first_frame(conn: Connection, where: str) -> dict:
     return frame
 
 
+HANDSHAKE_TRIES = 4
+"""A joiner's handshake that times out or breaks (a slow or busy host) is tried again on a
+fresh connection, this many times in all, with a growing pause."""
+
+
+async def _enter(key: SigningKey, host: str, port: int, expect_game: str | None
+                 ) -> tuple[Connection, dict, bytes]:
+    """Connect, read the lobby's advert and run the handshake: (connection, advert, host key)."""
+    where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    for attempt in range(1, HANDSHAKE_TRIES + 1):
+        try:
+            with trio.fail_after(10):
+                stream = await trio.open_tcp_stream(host, port)
+        except trio.TooSlowError:
+            raise LobbyError(f"cannot reach {where}: timed out after 10 s") from None
+        except OSError as exc:
+            causes = exc.__cause__.exceptions if isinstance(exc.__cause__, BaseExceptionGroup) else [exc.__cause__]
+            refused = any(isinstance(e, ConnectionRefusedError) for e in [exc, *causes])
+            why = "connection refused (nothing listens on that port)" if refused else str(exc)
+            raise LobbyError(f"cannot reach {where}: {why}") from None
+        conn = Connection(stream, where)
+        try:
+            info = await _first_frame(conn, where)
+            if expect_game and info.get("game") != expect_game:
+                raise LobbyError(f"the lobby is for {info.get('game')!r}, not {expect_game!r}")
+            lobby_id = info.get("lobby")
+            if type(lobby_id) is not str:
+                raise LobbyError("the lobby sent no id")
+            host_key = await handshake(conn, key, bytes.fromhex(lobby_id), dialer=True)
+            return conn, info, host_key
+        except (HandshakeError, FrameError, trio.TooSlowError, trio.BrokenResourceError,
+                trio.ClosedResourceError, OSError, ValueError) as exc:
+            await conn.aclose()
+            if attempt == HANDSHAKE_TRIES:
+                raise LobbyError(f"lobby failed: {exc}") from None
+            log.warning("lobby at %s:%d: handshake failed (%s); trying again (%d/%d)", host, port, exc,
+                        attempt + 1, HANDSHAKE_TRIES)
+            await trio.sleep(0.5 * attempt)
+        except BaseException:
+            await conn.aclose()
+            raise
+    raise AssertionError("unreachable")
+
+
 async def join(key: SigningKey, host: str, port: int, my_port: int, secret: bytes,
                on_status: Callable[[str], None] = lambda s: None, expect_game: str | None = None,
                name: str = "") -> Setup:
     """Take a seat in the lobby at host:port; returns the Setup once the genesis is signed."""
-    where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    conn, info, host_key = await _enter(key, host, port, expect_game)
     try:
-        with trio.fail_after(10):
-            stream = await trio.open_tcp_stream(host, port)
-    except trio.TooSlowError:
-        raise LobbyError(f"cannot reach {where}: timed out after 10 s") from None
-    except OSError as exc:
-        causes = exc.__cause__.exceptions if isinstance(exc.__cause__, BaseExceptionGroup) else [exc.__cause__]
-        refused = any(isinstance(e, ConnectionRefusedError) for e in [exc, *causes])
-        why = "connection refused (nothing listens on that port)" if refused else str(exc)
-        raise LobbyError(f"cannot reach {where}: {why}") from None
-    conn = Connection(stream, where)
-    try:
-        info = await _first_frame(conn, where)
-        if expect_game and info.get("game") != expect_game:
-            raise LobbyError(f"the lobby is for {info.get('game')!r}, not {expect_game!r}")
-        lobby_id = info.get("lobby")
-        if type(lobby_id) is not str:
-            raise LobbyError("the lobby sent no id")
-        host_key = await handshake(conn, key, bytes.fromhex(lobby_id), dialer=True)
+        lobby_id = info["lobby"]
         await conn.send({"t": "join", "port": my_port, "name": clean_name(name)})
         on_status(f"joined lobby {lobby_id[:8]} for {info.get('title')} "
                   f"({info.get('seated', 0) + 1}/{info.get('players')} seated); waiting for players")

@@ -305,8 +305,9 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
         result = await node.run(listeners=listeners, dial_all=dial_all)
         if node.abandon_record is not None:
             stalled = abandon.parse_record(node.abandon_record)[0]
-            status(f"game abandoned: seat(s) {stalled} sent nothing within {node.genesis.time_limit} s; "
-                   "the others co-signed an abandon record", "abandoned", stalled=stalled)
+            status(f"game {node.outcome_text}", "abandoned", stalled=stalled)
+        elif node.outcome in ("gave-up", "store-failed"):
+            status(node.outcome_text, node.outcome)
         narrator[0].outbox.close()
         with trio.move_on_after(RESULT_GRACE):
             while narrator[0].outbox.statistics().current_buffer_used:
@@ -316,6 +317,8 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
             await _let_client_read(decider)
         nursery.cancel_scope.cancel()
     path = store.dir / "transcript.caravan"
+    if node.outcome == "store-failed":
+        return None
     if seat.out:
         shutil.copyfile(path, seat.out)
         path = seat.out

@@ -1,21 +1,40 @@
 """On-disk state of a node: its identity key, and per game an append-only message log,
 the genesis, the peers' addresses and the per-game secrets (0600).
 
-Every message is appended and flushed before it is sent or acted on, so a node killed
-at any point (SIGKILL included) restarts from what it had; a torn last frame from a
-crash mid-write is cut off on load.
+The message log is a magic header and then records of [4-byte length, 4-byte CRC-32,
+message]; each is written whole, checked and fsync'd before the message is sent or acted
+upon (specs/node.md, "Store"). On load a torn tail (a crash or a full disk mid-write) is
+cut; a damaged record anywhere else stops the node with the file and offset named, never a
+silent truncation. A damaged genesis, secrets, identity or peers file gives one line that
+names the file and what to do.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import struct
+import zlib
 from pathlib import Path
 from typing import Any
 
-from protocol import transcript, wire
+from protocol import genesis as G, transcript, wire
+from protocol.errors import Rejected
 from protocol.identity import SigningKey
+
+LOG_MAGIC = b"CARAVAN-LOG\x02\n"
+MAX_RECORD = 1 << 20
+_HEADER = struct.Struct(">II")          # length, CRC-32 of the message
+
+
+class StoreError(ValueError):
+    """A stored file is missing, damaged or cannot be written; the text says which and
+    what to do (one line, for the user)."""
+
+
+class StoreWriteError(StoreError):
+    """A write failed (disk full, I/O error): nothing more may be signed or sent."""
 
 
 def default_data_dir() -> Path:
@@ -23,16 +42,37 @@ def default_data_dir() -> Path:
     return Path(base) / "caravan"
 
 
-def _write_private(path: Path, data: bytes) -> None:
-    """Atomically replace `path` with `data`, readable by the owner only."""
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        if n <= 0:
+            raise OSError(errno.EIO, "short write")
+        view = view[n:]
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
     try:
-        os.write(fd, data)
         os.fsync(fd)
     finally:
         os.close(fd)
-    os.replace(tmp, path)
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    """Atomically replace `path` with `data`, readable by the owner only."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            _write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+        _fsync_dir(path.parent)
+    except OSError as exc:
+        raise StoreWriteError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def load_identity(data_dir: Path) -> SigningKey:
@@ -40,10 +80,52 @@ def load_identity(data_dir: Path) -> SigningKey:
     data_dir.mkdir(parents=True, exist_ok=True)
     path = data_dir / "identity.key"
     if path.exists():
-        return SigningKey.from_seed(path.read_bytes())
+        seed = path.read_bytes()
+        if len(seed) != 32:
+            raise StoreError(f"{path} is damaged ({len(seed)} bytes, not a 32-byte key); restore it from a "
+                             "backup: games signed with it cannot be continued without it")
+        return SigningKey.from_seed(seed)
     key = SigningKey.generate()
     _write_private(path, key.seed())
     return key
+
+
+def parse_log(data: bytes, path: Path | str = "messages.log") -> tuple[list[bytes], int]:
+    """(messages, length of the good part) of a message log's bytes. A torn tail — a last
+    record cut short, or failing its checksum, or zero bytes a crash left — ends the good
+    part; a bad record followed by more data raises StoreError naming the offset."""
+    if len(data) < len(LOG_MAGIC):
+        if LOG_MAGIC.startswith(data):
+            return [], 0                                         # torn while being created
+        raise StoreError(f"{path} is not a Caravan message log (too short and wrong header)")
+    if not data.startswith(LOG_MAGIC):
+        raise StoreError(f"{path} is not a Caravan message log (bad header at offset 0); move it away and "
+                         "resume: your messages are recovered from the peers")
+    out, pos = [], len(LOG_MAGIC)
+    while pos < len(data):
+        problem = None
+        if pos + _HEADER.size > len(data):
+            problem = "a record header is cut short"
+        else:
+            n, crc = _HEADER.unpack_from(data, pos)
+            end = pos + _HEADER.size + n
+            if n == 0 or n > MAX_RECORD:
+                problem = f"a record length of {n} bytes"
+            elif end > len(data):
+                problem = "a record is cut short"
+            elif zlib.crc32(data[pos + _HEADER.size:end]) != crc:
+                problem = "a record fails its checksum"
+                if end == len(data):
+                    return out, pos                              # the last record: torn
+        if problem is not None:
+            torn = problem.endswith("cut short") or not any(data[pos:])
+            if torn:
+                return out, pos
+            raise StoreError(f"{path} is damaged at offset {pos} ({problem}, with more data after it); "
+                             "move the file away and resume: your messages are recovered from the peers")
+        out.append(data[pos + _HEADER.size:end])
+        pos = end
+    return out, pos
 
 
 class GameStore:
@@ -51,7 +133,7 @@ class GameStore:
 
     def __init__(self, data_dir: Path, game_id: bytes):
         self.dir = data_dir / "games" / game_id.hex()
-        self._log = None
+        self._log_fd: int | None = None
 
     @classmethod
     def create(cls, data_dir: Path, genesis_raw: bytes, game_id: bytes, secrets: dict[str, Any],
@@ -59,7 +141,7 @@ class GameStore:
         store = cls(data_dir, game_id)
         store.dir.mkdir(parents=True, exist_ok=True)
         os.chmod(store.dir, 0o700)
-        (store.dir / "genesis.bin").write_bytes(genesis_raw)
+        _write_private(store.dir / "genesis.bin", genesis_raw)
         store.save_secrets(secrets)
         store.save_peers(peers)
         return store
@@ -77,56 +159,113 @@ class GameStore:
     def exists(self) -> bool:
         return (self.dir / "genesis.bin").exists()
 
+    def _read(self, name: str) -> bytes:
+        path = self.dir / name
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            raise StoreError(f"{path} is missing") from None
+        except OSError as exc:
+            raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from None
+
     def genesis(self) -> bytes:
-        return (self.dir / "genesis.bin").read_bytes()
+        """The signed genesis record, checked (StoreError if damaged)."""
+        path = self.dir / "genesis.bin"
+        raw = self._read("genesis.bin")
+        try:
+            parsed = G.parse(raw)
+        except Rejected as exc:
+            raise StoreError(f"{path} is damaged ({exc.reason}); copy genesis.bin from another player's "
+                             f"games/{self.dir.name}/ and resume") from None
+        if parsed.game_id.hex() != self.dir.name:
+            raise StoreError(f"{path} holds another game's genesis; copy genesis.bin from another player's "
+                             f"games/{self.dir.name}/ and resume")
+        return raw
 
     # -- secrets and peers
     def save_secrets(self, secrets: dict[str, Any]) -> None:
         _write_private(self.dir / "secrets.bin", wire.encode(secrets))
 
     def secrets(self) -> dict[str, Any]:
-        return wire.decode((self.dir / "secrets.bin").read_bytes())
+        path = self.dir / "secrets.bin"
+        try:
+            s = wire.decode(self._read("secrets.bin"))
+            ok = type(s) is dict and type(s.get("secret")) is bytes and type(s.get("committed")) is bytes
+        except wire.WireError:
+            ok = False
+        if not ok:
+            raise StoreError(f"{path} is damaged; it holds this seat's per-game secret, which no one else has: "
+                             "restore it from a backup, or this seat cannot continue (the others can abandon it)")
+        return s
 
     def save_peers(self, peers: dict[str, Any]) -> None:
-        (self.dir / "peers.json").write_text(json.dumps(peers, indent=1, sort_keys=True))
+        _write_private(self.dir / "peers.json", json.dumps(peers, indent=1, sort_keys=True).encode())
 
     def peers(self) -> dict[str, Any]:
-        return json.loads((self.dir / "peers.json").read_text())
+        path = self.dir / "peers.json"
+        try:
+            p = json.loads(self._read("peers.json"))
+            ok = (type(p) is dict and type(p.get("peers")) is dict
+                  and all(type(a) is list and len(a) == 2 for a in p["peers"].values()))
+        except ValueError:
+            ok = False
+        if not ok:
+            raise StoreError(f"{path} is damaged; copy it from a backup, or write "
+                             '{"peers": {"SEAT": ["HOST", PORT], ...}, "port": YOUR_PORT} and resume')
+        return p
 
     # -- the message log
     def messages(self, repair: bool = True) -> list[bytes]:
-        """Every stored message, in the order it was stored; cuts off a torn last frame
-        (`repair=False`: only skips it, for readers while a node may be writing)."""
+        """Every stored message, in the order it was stored; cuts off a torn tail (`repair=False`:
+        only skips it, for readers while a node may be writing) and raises StoreError for a
+        damaged record elsewhere."""
         path = self.dir / "messages.log"
         if not path.exists():
             return []
-        data = path.read_bytes()
-        out, pos = [], 0
-        while pos + 4 <= len(data):
-            (n,) = struct.unpack_from(">I", data, pos)
-            if pos + 4 + n > len(data):
-                break
-            out.append(data[pos + 4:pos + 4 + n])
-            pos += 4 + n
-        if pos != len(data) and repair:
-            with open(path, "r+b") as fh:
-                fh.truncate(pos)
+        data = self._read("messages.log")
+        out, good = parse_log(data, path)
+        if good != len(data) and repair:
+            try:
+                with open(path, "r+b") as fh:
+                    fh.truncate(good)
+                    os.fsync(fh.fileno())
+            except OSError as exc:
+                raise StoreError(f"cannot cut the torn tail of {path}: {exc.strerror or exc}") from None
         return out
 
+    def _open_log(self) -> int:
+        path = self.dir / "messages.log"
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            if os.fstat(fd).st_size == 0:
+                _write_all(fd, LOG_MAGIC)
+                os.fsync(fd)
+                _fsync_dir(self.dir)
+        except OSError:
+            os.close(fd)
+            raise
+        return fd
+
     def append(self, raw: bytes) -> None:
-        """Append and flush one message (before it is sent or acted upon)."""
-        if self._log is None:
-            self._log = open(self.dir / "messages.log", "ab", buffering=0)
-        self._log.write(transcript.frame(raw))
+        """Append one message: written whole, checked and fsync'd before it is sent or
+        acted upon. Raises StoreWriteError (disk full, I/O error): then sign nothing more."""
+        try:
+            if self._log_fd is None:
+                self._log_fd = self._open_log()
+            _write_all(self._log_fd, _HEADER.pack(len(raw), zlib.crc32(raw)) + raw)
+            os.fsync(self._log_fd)
+        except OSError as exc:
+            raise StoreWriteError(f"cannot write to {self.dir / 'messages.log'}: {exc.strerror or exc}; "
+                                  "nothing more is signed — free some space and run caravan resume "
+                                  f"{self.dir.name[:16]}") from None
 
     def write_transcript(self, genesis_raw: bytes, log: list[bytes]) -> Path:
         path = self.dir / "transcript.caravan"
-        tmp = path.with_name("transcript.caravan.tmp")
-        tmp.write_bytes(transcript.dump(genesis_raw, log))
-        os.replace(tmp, path)
+        _write_private(path, transcript.dump(genesis_raw, log))
+        os.chmod(path, 0o644)
         return path
 
     def close(self) -> None:
-        if self._log is not None:
-            self._log.close()
-            self._log = None
+        if self._log_fd is not None:
+            os.close(self._log_fd)
+            self._log_fd = None

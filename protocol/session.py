@@ -132,7 +132,9 @@ class Session(DeckSteps):
         raise EngineFault(f"{self.engine.name} keeps asking for steps that need no message")
 
     def waiting_for(self) -> list[int]:
-        """Seats whose message the game needs next (empty when complete)."""
+        """Seats whose message the game needs next (empty when complete). Inside a joint step,
+        the seats of the step whose contribution this replica has not accepted yet: what an
+        abandon statement names (specs/protocol.md §11)."""
         if self.need is None:
             return []
         return [s for s in self.need.seats if s not in self.pending]

@@ -64,3 +64,51 @@ async def test_a_stalled_seat_is_abandoned(tmp_path):
     # a record that names a seat the game was not waiting for
     forged = transcript.dump(g, frames[:-1] + [abandon.record([1], length, {0: sigs[0], 2: sigs[0]})])
     assert verify_bytes(forged).error["code"] == "bad-abandon"
+
+
+def test_a_record_made_inside_a_joint_step_verifies():
+    """Seats 0 and 1 have sent their part of a joint step (pending, not logged) and seat 2
+    has not: the statement covers the pending parts too, so the record verifies; the old
+    statement over the logged messages alone named seats the verifier did not see waited for."""
+    from tests.helpers import new_table, play
+    table = new_table(ENGINE, 3, seed=5)
+    found = play(table, lambda seat, legal: legal[0], stop=lambda seat, d: seat == 2 and d.kind == "commit")
+    assert found is not None
+    s = table.sessions[0]
+    assert sorted(s.pending) == [0, 1] and s.waiting_for() == [2]
+    frames = abandon.state_frames(s)
+    assert len(frames) == len(s.log) + 2
+    digest = abandon.log_digest(frames)
+    sigs = {i: abandon.sign(table.keys[i], s.game_id, [2], len(frames), digest) for i in (0, 1)}
+    good = transcript.dump(table.genesis.to_wire(), frames + [abandon.record([2], len(frames), sigs)])
+    report = verify_bytes(good)
+    assert report.valid and report.abandoned_by == [2], report.error
+    # every replica of the two live seats computes the same statement
+    assert abandon.state_frames(table.sessions[1]) == frames
+    # the statement over the logged messages alone does not verify (the bug this replaces)
+    short = abandon.log_digest(s.log)
+    old = {i: abandon.sign(table.keys[i], s.game_id, [2], len(s.log), short) for i in (0, 1)}
+    bad = verify_bytes(transcript.dump(table.genesis.to_wire(), s.log + [abandon.record([2], len(s.log), old)]))
+    assert not bad.valid and bad.error["code"] == "bad-abandon"
+
+
+def test_no_record_at_the_final_signatures():
+    """A stall at the final signatures cannot be abandoned: a late final would complete the
+    game beside the record (two outcomes)."""
+    from tests.helpers import new_table, play
+    table = new_table(ENGINE, 3, seed=6)
+    found = play(table, lambda seat, legal: legal[0])
+    assert found is None and table.sessions[0].complete
+    # rebuild the state just before seat 2's final: replay all but the last finals
+    s = Session(table.genesis, ENGINE)
+    log = table.sessions[0].log
+    finals = [i for i, raw in enumerate(log) if abandon.wire.decode(abandon.wire.decode(raw)[0])[6] == "final"]
+    for raw in log[:finals[0]] + [log[f] for f in finals[:2]]:
+        s.receive(raw)
+    assert s.need.kind == "final" and s.waiting_for() == [2]
+    assert abandon.stalled_seats(s) == []
+    frames = abandon.state_frames(s)
+    digest = abandon.log_digest(frames)
+    sigs = {i: abandon.sign(table.keys[i], s.game_id, [2], len(frames), digest) for i in (0, 1)}
+    bad = verify_bytes(transcript.dump(table.genesis.to_wire(), frames + [abandon.record([2], len(frames), sigs)]))
+    assert not bad.valid and bad.error["code"] == "bad-abandon"

@@ -149,7 +149,7 @@ def _future_lobby(conn):
     (_silent, "sent nothing for 10 s"),
     (_banner, "is not a Caravan lobby"),
     (_hangup, "closed the connection without a word"),
-    (_game_node, "a Caravan game node, not a lobby"),
+    (_game_node, "is a game in progress, not a lobby; to continue a game you are seated in, run: caravan resume"),
     (_future_lobby, "another Caravan protocol version"),
 ])
 def test_join_says_what_it_found(tmp_path, behaviour, words):

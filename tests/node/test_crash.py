@@ -5,6 +5,7 @@ import signal
 
 from protocol.verify import verify_bytes
 from tests.node.procs import finish, node, read_until
+from tests.node.stalls import resume_and_finish, start
 
 
 def test_sigkill_and_resume(tmp_path):
@@ -36,3 +37,41 @@ def test_sigkill_and_resume(tmp_path):
     assert len(set(files)) == 1, "every node must end with the identical transcript"
     report = verify_bytes(files[0])
     assert report.ok, report.error
+
+
+def _lose_log_and_resume(tmp, keep: float):
+    """Kill seat 1 mid-game, keep only `keep` of its message log (cut at any byte), resume
+    with another bot seed (so a re-decided move would differ): it must fetch its own
+    messages back before signing, never sign a used seq again."""
+
+    game = start(tmp, rounds=6, time_limit=30)
+    try:
+        read_until(game.procs[0], "event", count=8)
+        victim = game.procs[1]
+        victim.send_signal(signal.SIGKILL)
+        victim.wait(timeout=10)
+        path = game.store(1) / "messages.log"
+        data = path.read_bytes()
+        path.write_bytes(data[:int(len(data) * keep)])
+        # no bot delay: the resumed seat would decide before any peer could send its messages back
+        resume_and_finish(game, 1, ["--bot", "random", "--bind", "127.0.0.1", "--seed", "77"])
+    finally:
+        game.kill_all()
+
+
+def test_half_or_all_of_the_log_lost_then_resume(tmp_path):
+    import threading
+    errors = []
+
+    def run(name, keep):
+        try:
+            _lose_log_and_resume(tmp_path / name, keep)
+        except BaseException as exc:
+            errors.append(exc)
+    threads = [threading.Thread(target=run, args=(n, k)) for n, k in (("half", 0.5), ("all", 0.0))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=180)
+    if errors:
+        raise errors[0]
