@@ -683,12 +683,14 @@ class SabbatEngine:
             st.vp[s] += 2 * beaten + bonus
             L.insert(0, s | MOVED)
             if len(L) > st.caps[dst]:
-                o = L.pop() & OWNER
+                out = L.pop()
+                o = out & OWNER
                 st.grave[o] += 1
                 if (st.powers and st.people[o] == D.ZUGRIGA and st.pround[o] != st.rnd
                         and st.pcard[o] in (None, IMMORTAL_)):
                     st.sub = "immortal"
-                    st.args = [0 if dst < D.NREG else 1]
+                    # the board, and the minion's moved mark: "Each ghost can move once"
+                    st.args = [0 if dst < D.NREG else 1, out & MOVED]
                     st.actor = o
                 else:
                     st.terror[o] = _cap(st.terror[o] + 1)
@@ -764,7 +766,7 @@ class SabbatEngine:
             self._declare_move(st, s, D.BRIDGE, 0, a[2], a[3], fee=False)
         elif c == IMMORTAL_:
             st.grave[s] -= 1
-            st.locs[a[2]].append(s)
+            st.locs[a[2]].append(s | (st.args[1] if len(st.args) > 1 else 0))
             self._back_to_mover(st)
         elif c == DOPP_:
             st.sub = "b1"

@@ -232,3 +232,22 @@ def test_luserna_is_asked_at_round_start_whatever_its_card(card):
     assert st.stage == "secret" and st.actor == 0
     legal = ENGINE.legal_actions(st, 0, k[0])
     assert (len(legal) > 1) == (card == D.SECRET_AREA)
+
+
+def test_immortal_minion_that_already_moved_cannot_move_again():
+    """RB B.2: "Each ghost can move once". A minion that moved, was pushed out by its own owner's
+    next fight and reappeared by the Gift of immortality keeps its moved mark (issue #15 item 1)."""
+    st, k = game([ZUG, LUS], [D.IMMORTALITY, D.LUXURIANCE])
+    zen, canteen = GAR["zen"], GAR["canteen"]
+    place(st, zen, [1])
+    set_turn(st, 0)
+    act(st, 0, ["move", BRIDGE, 0, zen, "place"], k[0])      # minion A arrives peacefully: it has moved
+    assert [e & 3 for e in st.locs[zen]] == [1, 0]
+    act(st, 0, ["move", BRIDGE, 0, zen, "fight"], k[0])      # minion B fights: A is last and pushed out
+    assert st.sub == "immortal" and st.actor == 0
+    act(st, 0, ["power", D.IMMORTALITY, canteen], k[0])
+    assert [e & 3 for e in st.locs[canteen]] == [0] and st.sub == "b2"
+    moves_from_canteen = [a for a in ENGINE.legal_actions(st, 0, k[0])
+                          if isinstance(a, list) and a[0] == "move" and a[1] == canteen]
+    assert moves_from_canteen == []
+    illegal(st, 0, ["move", canteen, 0, BRIDGE, "place"])
