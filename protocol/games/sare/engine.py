@@ -689,7 +689,7 @@ class SareEngine:
             st.stage = "after_card"
 
     def _revealed(self, st: SareState, cards: list) -> None:
-        if st.reveal_q:                              # Temple kept cards shown when they pay out (6.1)
+        if st.reveal_q:                              # Temple kept cards shown when the season ends (6.1)
             for h, c in zip(st.reveal_q, cards):
                 for p in range(st.n):
                     if h in st.kept[p]:
@@ -971,8 +971,6 @@ class SareEngine:
         if st.dbl_first < 0 and not _dbl_has_gold(st.dbl):
             st.dbl_first = p
             self._award_double(st, p)
-        if st.kept[p]:
-            st.reveal_q.extend(st.kept[p])
 
     def _award_double(self, st: SareState, p: int) -> None:
         a, b = DOUBLE[st.dbl]
@@ -997,8 +995,6 @@ class SareEngine:
                     st.gain[p][t] += 1
         st.reserve[3] += st.lib_j[p]
         st.lib_j[p] = 0
-        if st.kept[p]:
-            st.reveal_q.extend(st.kept[p])
 
     def _resolve(self, st: SareState) -> None:
         c = st.card
@@ -1115,6 +1111,10 @@ class SareEngine:
             elif stg == "season_end":
                 st.cur = 0
                 st.stage = "mf_next"
+                # Temple kept cards stay secret while anyone pushes their luck; revealed (and a
+                # Resource credited to a lying-down owner) once nobody stands (6.1)
+                for i in range(n):
+                    st.reveal_q.extend(st.kept[seat_at(st, i)])
             elif stg == "mf_next":
                 if _seek(st, lambda p: st.status[p] == 1 and can_use(st, p, MARKET)):
                     st.stage = "market_final"

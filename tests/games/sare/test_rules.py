@@ -648,10 +648,32 @@ def test_temple_keep_one_return_other_on_top():
     act(st, 1, ["continue"])
     assert deck.reveal(st) == [card_of("W")]                         # the returned card is drawn next
     act(st, 0, ["stop"])
+    assert st.gain[0][W] == 1 and not isinstance(ENGINE.expected(st), E.DeckReveal)
+    act(st, 1, ["stop"])                                             # the season ends
     step = ENGINE.expected(st)
     assert step == E.DeckReveal((new[1],))                           # the kept card is shown when it pays
     deck.reveal(st)
-    assert st.kept_cards[0] == [card_of("G")] and st.gain[0][G] == 1 and st.gain[0][W] == 1
+    assert st.kept_cards[0] == [card_of("G")] and st.res[0][G] == 2 and st.res[0][W] == 2
+
+
+def test_temple_kept_card_stays_secret_until_the_season_ends():
+    """RB Temple: "They secretly keep one … if the kept card is a Resource, they gain that Resource
+    once their obelisk is lying down". Revealing it when the owner lies down would tell the players
+    still standing that (say) a Troubles card is out of the shoe while they push their luck; it is
+    revealed and credited when the season ends (issue #15 item 2)."""
+    st, deck = _temple_game(("troubles1", "W", "S", "G"))
+    new = _temple_draw(st, deck, "bottom", keep_index=0)            # keep the Troubles card
+    act(st, 0, ["stop"])                                             # the owner lies down ...
+    assert st.status[0] == 1 and st.status[1] == 0
+    assert not isinstance(ENGINE.expected(st), E.DeckReveal)         # ... and nobody sees the kept card
+    assert st.kept[0] == [new[1]] and st.kept_cards[0] == []
+    assert "card" not in ENGINE.view(st, 1, {})["players"][0]["temple_kept"][0]
+    act(st, 1, ["continue"])
+    assert deck.reveal(st) == [card_of("S")]
+    act(st, 1, ["stop"])                                             # nobody stands: the season ends
+    assert ENGINE.expected(st) == E.DeckReveal((new[1],))
+    deck.reveal(st)
+    assert st.kept_cards[0] == [card_of("troubles1")] and st.kept[0] == []
 
 
 def test_temple_return_to_bottom_and_non_resource_kept():
@@ -659,8 +681,9 @@ def test_temple_return_to_bottom_and_non_resource_kept():
     new = _temple_draw(st, deck, "bottom", keep_index=0)            # keep the Troubles: no effect
     assert st.shoe[-1] == new[0]
     act(st, 0, ["stop"])
+    act(st, 1, ["stop"])
     deck.reveal(st)
-    assert st.gain[0] == [0, 0, 0, 0] and st.rev[0] == 0
+    assert st.res[0] == [1, 1, 1, 0] and st.rev[0] == 0
 
 
 def test_temple_kept_card_no_gain_in_revolt():
@@ -672,9 +695,13 @@ def test_temple_kept_card_no_gain_in_revolt():
     act(st, 1, ["continue"])
     cards = deck.reveal(st)
     assert cards == [card_of("troubles2")] and st.status[0] == 2
+    assert not isinstance(ENGINE.expected(st), E.DeckReveal)         # secret while seat 1 stands
+    act(st, 1, ["stop"])
     assert isinstance(ENGINE.expected(st), E.DeckReveal)             # revealed for the audit anyway
+    gain = list(st.gain[0])
     deck.reveal(st)
-    assert st.gain[0] == [1, 1, 1, 0] and st.kept_cards[0] == [card_of("G")]   # only the revolt's 3 tokens
+    assert gain == [1, 1, 1, 0] and st.kept_cards[0] == [card_of("G")]   # only the revolt's 3 tokens
+    assert st.res[0] == [2, 2, 2, 0]
 
 
 def test_temple_one_card_left():
