@@ -115,34 +115,16 @@ def pyramid_piece(st: SareState, p: int):
     return None
 
 
-def space_ok(st: SareState, p: int, kind: int, space: int, ignore: Any = None) -> str | None:
-    """Why `kind` cannot stand on `space` (None if it can). `ignore` is a piece being moved."""
-    if not 0 <= space < N_SPACES:
-        return "no such space"
-    prod = 0
+def projects_stay_placed(st: SareState, p: int, gone: list) -> bool:
+    """Architect (4.4): without the built piece `gone`, every project of the seat is still on or
+    next to a built building ("while respecting the placement rule")."""
+    near = [0] * N_SPACES
     for pc in st.pieces[p]:
-        if pc is ignore or pc[1] != space:
-            continue
-        if pc[0] in PRODUCTION:
-            prod += 1
-        else:
-            return "the space holds an administrative or main building"
-    if kind in PRODUCTION:
-        if prod >= 2:
-            return "a space holds at most 2 production buildings"
-    elif prod:
-        return "an administrative or main building needs an empty space"
-    if kind == PORT and space not in NILE:
-        return "the Port must be on the bank of the Nile"
-    if st.architect:
-        ok = False
-        for pc in st.pieces[p]:
-            if pc[2] and pc is not ignore and (pc[1] == space or pc[1] in ADJ[space]):
-                ok = True
-                break
-        if not ok:
-            return "Architect: a project must be next to a built building"
-    return None
+        if pc[2] and pc is not gone:
+            near[pc[1]] = 1
+            for x in ADJ[pc[1]]:
+                near[x] = 1
+    return all(near[pc[1]] for pc in st.pieces[p] if not pc[2])
 
 
 def reductions(st: SareState, p: int, space: int) -> list[int]:
@@ -472,6 +454,8 @@ class SareEngine:
                     continue
                 if pc[0] == WH and sum(st.res[p][:3]) > WH_CAP * (built_count(st, p, WH) - 1):
                     continue
+                if st.architect and not projects_stay_placed(st, p, pc):
+                    continue
                 out.append(["demolish", i])
             elif not pc[6]:
                 out.append(["cancel", i])
@@ -634,7 +618,7 @@ class SareEngine:
             if (not isinstance(event, DeckReturned) or event.seat != step.seat or event.deck != step.deck
                     or event.position != step.position or len(event.kept) != len(step.handles) - 1
                     or not _fresh_ints((event.returned, *event.kept))):
-                raise _ill("expected the Temple's face-down return", "5.6")
+                raise _ill("expected the Temple's face-down return", "6.1")
             self._returned(st, event.returned, list(event.kept))
         else:
             raise _ill("the game is over", "8.1")
@@ -843,7 +827,7 @@ class SareEngine:
             pc = pcs[a[1]]
             pc[1] = a[2]
             pc[6] = 1
-        else:                                         # cancel / demolish: the tile goes back (4.5)
+        else:                                         # cancel / demolish: the tile goes back (4.4)
             pc = pcs.pop(a[1])
             k = pc[0]
             if k == PYR:

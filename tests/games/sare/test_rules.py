@@ -209,6 +209,26 @@ def test_architect_placement():
     assert not any(a[:2] == ["project", "port"] for a in legal(st, 0))   # no Nile space is reachable yet
 
 
+def test_architect_demolition_respects_the_placement_rule():
+    """RB Architect Variant: "you may demolish buildings …, or move or replace projects, while
+    respecting the placement rule" ("only … adjacent to a building already built"): a demolition
+    that would leave a project next to no built building is refused (issue #15 item 3)."""
+    st = ENGINE.new_game({"architect": True}, 2)
+    ENGINE.apply(st, E.Rolled(((0, 1),)))
+    add_built(st, 0, "carpenter", 1)
+    act(st, 0, ["project", "temple", 2])                 # next to the Carpenter only
+    carpenter = next(i for i, pc in enumerate(st.pieces[0]) if pc[0] == K["carpenter"])
+    assert ["demolish", carpenter] not in legal(st, 0)
+    with pytest.raises(E.IllegalAction):
+        act(st, 0, ["demolish", carpenter])
+    # without the Architect variant the same demolition is allowed
+    st2 = fresh(2)
+    add_built(st2, 0, "carpenter", 1)
+    act(st2, 0, ["project", "temple", 2])
+    carpenter = next(i for i, pc in enumerate(st2.pieces[0]) if pc[0] == K["carpenter"])
+    assert ["demolish", carpenter] in legal(st2, 0)
+
+
 # ------------------------------------------------------------------ phase 2: polls, draws, collecting
 
 def test_poll_order_and_active_player_first():
