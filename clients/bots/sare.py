@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from clients.bot import Bot
+from clients.bots import best_of
 from protocol.games.sare.data import ADJ, BUILDINGS, NILE, PYRAMIDS, RED
 
 RES = ("W", "G", "S")
@@ -52,7 +53,9 @@ class HeuristicBot(Bot):
 
     # ---------------------------------------------------------------- setup and projects
     def _setup(self, view, me, legal):
-        return ["place", 0, 0]                               # both in a corner: the other spaces stay free
+        # both on one corner (a random one): the other spaces stay free
+        corners = [a for a in legal if a[1] == a[2] and len(ADJ[a[1]]) == 2]
+        return corners[self.rng.randrange(len(corners))] if corners else legal[0]
 
     def _p1(self, view, me, legal):
         pcs = me["pieces"]
@@ -82,9 +85,9 @@ class HeuristicBot(Bot):
         def score(s):
             near = sum(1 for sp, _ in workers if sp == s or sp in ADJ[s])
             if kind in WORKER:                               # producers spread out, next to free spaces
-                return (len(ADJ[s]) - near, -s)
-            return (near + (1 if port and s in NILE else 0), -s)
-        return max(spaces, key=score)
+                return len(ADJ[s]) - near
+            return near + (1 if port and s in NILE else 0)
+        return best_of(self.rng, spaces, score)
 
     # ---------------------------------------------------------------- the season
     def _need(self, view, me):
@@ -175,7 +178,7 @@ class HeuristicBot(Bot):
             def key(a):
                 kind = pcs[a[1]]["kind"]
                 return (a[4], a[3], order.get(kind, 99))     # fewest caravans, then Jokers, then the plan
-            return min(builds, key=key)
+            return best_of(self.rng, builds, key, lowest=True)
         charters = [a for a in legal if a[0] == "charter"]
         if charters:
             cap = 3 * sum(1 for p in me["pieces"] if p["kind"] == "warehouse" and p["built"])
@@ -195,5 +198,5 @@ class HeuristicBot(Bot):
         held = me["warehouse"]
         jokers = [a for a in legal if a[0] == "joker"]
         if jokers:
-            return min(jokers, key=lambda a: held[a[1]])
-        return max(legal, key=lambda a: held[a[1]])
+            return best_of(self.rng, jokers, lambda a: held[a[1]], lowest=True)
+        return best_of(self.rng, legal, lambda a: held[a[1]])
