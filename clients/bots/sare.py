@@ -75,7 +75,11 @@ class HeuristicBot(Bot):
             if owned.count(kind) >= counts[kind] + (1 if kind in ("warehouse", "master_builder") else 0):
                 continue
             if kind in options:
-                return ["project", kind, self._best_space(me, kind, options[kind])]
+                space = self._best_space(me, kind, options[kind])
+                numbered = [x for x in legal if x[:3] == ["project", kind, space] and len(x) > 3]
+                if numbered:                                 # free Pyramid choice: the largest left
+                    return min(numbered, key=lambda x: x[3])
+                return ["project", kind, space]
         return ["done"]
 
     def _best_space(self, me, kind, spaces):

@@ -21,12 +21,13 @@ from .data import (ADJ, ADMIN, ARCH_START, BARR, CARAVAN_MAX, CARD_KIND, CARP, C
                    TR1, TURN_LIMIT, WH, WH_CAP)
 
 SCENARIOS = ("scribe", "priest", "pharaoh")
+PYRAMID_PICKS = ("top", "free")      # which Pyramid a project takes: the top of the sorted stack, or any left
 PYR_STARTED = 1 << 13          # done-mask bit: a Pyramid step was ever built (no second Pyramid)
 ADMIN_MASK = sum(1 << k for k in ADMIN)
 TYPES3 = (0, 1, 2)
 
 FIELDS = (
-    "n", "scenario", "architect", "turn_limit",
+    "n", "scenario", "architect", "turn_limit", "pyramid_pick",
     "order", "fp", "turn", "phase", "stage", "cur",
     "board", "pyr_avail", "reserve",
     "pieces", "res", "gain", "slots", "ptok", "rev", "black", "car", "car_use", "done_mask", "used",
@@ -224,7 +225,7 @@ class SareEngine:
 
     # -------------------------------------------------------------- creation
     def default_options(self, players: int) -> dict[str, Any]:
-        return {"scenario": "priest", "architect": False, "turn_limit": TURN_LIMIT}
+        return {"scenario": "priest", "architect": False, "turn_limit": TURN_LIMIT, "pyramid_pick": "top"}
 
     def new_game(self, options: dict[str, Any], players: int) -> SareState:
         if not isinstance(players, int) or not 2 <= players <= 4:
@@ -241,12 +242,15 @@ class SareEngine:
             raise BadOptions("architect must be true or false")
         if type(opts["turn_limit"]) is not int or not 1 <= opts["turn_limit"] <= 200:
             raise BadOptions("turn_limit must be an int in 1..200")
+        if opts["pyramid_pick"] not in PYRAMID_PICKS:
+            raise BadOptions(f"pyramid_pick must be one of {PYRAMID_PICKS}")
         n = players
         st = SareState()
         st.n = n
         st.scenario = opts["scenario"]
         st.architect = opts["architect"]
         st.turn_limit = opts["turn_limit"]
+        st.pyramid_pick = opts["pyramid_pick"]
         st.order = []
         st.fp = 0
         st.turn = 1
@@ -445,8 +449,12 @@ class SareEngine:
                         continue
                 elif mask >> k & 1 or present >> k & 1:
                     continue
+                spaces = prod_ok if k in PRODUCTION else (port_ok if k == PORT else empty)
+                if k == PYR and st.pyramid_pick == "free":     # any Pyramid left (option, R-09)
+                    out.extend(["project", KINDS[PYR], s, no] for s in spaces for no in st.pyr_avail)
+                    continue
                 row = _PROJECT[k]
-                for s in (prod_ok if k in PRODUCTION else (port_ok if k == PORT else empty)):
+                for s in spaces:
                     out.append(row[s])
         for i, pc in enumerate(pcs):
             if pc[2]:
@@ -816,7 +824,7 @@ class SareEngine:
         elif op == "project":
             k = KINDS.index(a[1])
             if k == PYR:
-                no = st.pyr_avail.pop(0)
+                no = st.pyr_avail.pop(0) if len(a) == 3 else st.pyr_avail.pop(st.pyr_avail.index(a[3]))
                 pcs.append([PYR, a[2], 0, 0, no, 0, 1])
             else:
                 st.board[k] -= 1
@@ -1239,7 +1247,8 @@ class SareEngine:
             return repr(action)
         op = action[0]
         if op == "project":
-            return f"seat {seat} launches a {action[1]} project on space {action[2]}"
+            which = f" {action[3]}" if len(action) > 3 else ""
+            return f"seat {seat} launches a {action[1]}{which} project on space {action[2]}"
         if op == "build":
             pc = st.pieces[seat][action[1]] if action[1] < len(st.pieces[seat]) else None
             what = KINDS[pc[0]] if pc else "?"

@@ -57,6 +57,7 @@ def build_view(engine: Any, st: Any, seat: int | None, knowledge: dict) -> dict[
         "seat": seat,
         "scenario": st.scenario,
         "architect": st.architect,
+        "pyramid_pick": st.pyramid_pick,
         "turn": st.turn,
         "turn_limit": st.turn_limit,
         "phase": st.phase,

@@ -1246,3 +1246,23 @@ def test_temple_draw_in_darkness_loses_nothing():
     act(st, 1, ["continue"])
     assert deck.reveal(st) == [card_of("W"), card_of("W", 1)]       # a shoe draw does: −1 W, then +1 W
     assert st.dark == [] and st.removed == [card_of("W")] and st.display == [1, 0, 0]
+
+
+def test_pyramid_pick_option_free_choice_among_the_pyramids_left():
+    """Option pyramid_pick "free" (issue #15 item 10; register R-09): a Pyramid project may take any
+    Pyramid card left, not only the top of the sorted stack (RB Setup "sorted so that number 1 is
+    on top" is the default reading)."""
+    st = fresh(3, pyramid_pick="free")
+    pyr = [a for a in legal(st, 0) if a[:2] == ["project", "pyramid"]]
+    assert pyr and {a[3] for a in pyr} == {1, 2, 3} and all(len(a) == 4 for a in pyr)
+    act(st, 0, ["project", "pyramid", 0, 3])
+    assert st.pyr_avail == [1, 2] and st.pieces[0][-1][4] == 3
+    act(st, 0, ["done"])
+    assert {a[3] for a in legal(st, 1) if a[:2] == ["project", "pyramid"]} == {1, 2}
+    # the default takes the top card, with the 3-element action
+    st = fresh(3)
+    assert all(len(a) == 3 for a in legal(st, 0) if a[:2] == ["project", "pyramid"])
+    with pytest.raises(E.IllegalAction):
+        act(st, 0, ["project", "pyramid", 0, 3])
+    with pytest.raises(E.BadOptions):
+        ENGINE.new_game({"pyramid_pick": "any"}, 3)
