@@ -109,8 +109,8 @@ class HeuristicBot(Bot):
         return need, max(0, short)
 
     def _poll(self, view, me, legal):
-        if ["continue"] not in legal:                        # a laid-down Market slot
-            return ["pass"]
+        if ["continue"] not in legal:                        # a laid-down Market or Temple slot
+            return ["oracle"] if ["oracle"] in legal else ["pass"]
         danger = RED - me["revolt"]
         if ["gold"] in legal and danger <= 3:
             return ["gold"]

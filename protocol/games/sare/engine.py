@@ -458,13 +458,8 @@ class SareEngine:
                     out.append(row[s])
         for i, pc in enumerate(pcs):
             if pc[2]:
-                if pc[0] == MB and (m <= 1 or n_proj > 2 * (m - 1)):
-                    continue
-                if pc[0] == WH and sum(st.res[p][:3]) > WH_CAP * (built_count(st, p, WH) - 1):
-                    continue
-                if st.architect and not projects_stay_placed(st, p, pc):
-                    continue
-                out.append(["demolish", i])
+                if self._can_demolish(st, p, pc, m, n_proj):
+                    out.append(["demolish", i])
             elif not pc[6]:
                 out.append(["cancel", i])
                 if not (pc[0] == PYR and pc[3] > 0):
@@ -476,6 +471,15 @@ class SareEngine:
                         if s != pc[1]:
                             out.append(["move", i, s])
         return out
+
+    def _can_demolish(self, st: SareState, p: int, pc: list, m: int, n_proj: int) -> bool:
+        """4.4: the last Master Builders keep their projects, the other warehouses hold the stored
+        tokens, and (Architect) every project stays next to a built building."""
+        if pc[0] == MB and (m <= 1 or n_proj > 2 * (m - 1)):
+            return False
+        if pc[0] == WH and sum(st.res[p][:3]) > WH_CAP * (built_count(st, p, WH) - 1):
+            return False
+        return not st.architect or projects_stay_placed(st, p, pc)
 
     def _free_spaces(self, st: SareState, p: int) -> tuple[list, list, list]:
         """Spaces open to a new production project, to an administrative/main project, to the Port (4.4)."""
@@ -499,8 +503,11 @@ class SareEngine:
         return prod_ok, empty, port_ok
 
     def _legal_poll(self, st: SareState, p: int) -> list:
-        if st.status[p] != 0:                       # a laid-down Market owner's slot (SR-24)
-            return [["market", t] for t in range(st.n) if t != p] + [["pass"]]
+        if st.status[p] != 0:                       # a laid-down Market or Temple owner's slot (SR-24, R-05)
+            out = [["market", t] for t in range(st.n) if t != p] if can_use(st, p, MARKET) else []
+            if self._oracle_open(st, p):
+                out.append(["oracle"])
+            return out + [["pass"]]
         out: list = [["continue"], ["stop"]]
         if not st.poll_gold and st.res[p][1] > 0 and st.rev[p] > st.black[p]:
             out.append(["gold"])
@@ -514,9 +521,14 @@ class SareEngine:
                     out.append(["market", t])
         if can_use(st, p, TEMPLE) and st.shoe:
             out.append(["temple"])
-        if st.aside and not st.oracle[p] and has_built(st, p, TEMPLE):
+        if self._oracle_open(st, p):
             out.append(["oracle"])
         return out
+
+    def _oracle_open(self, st: SareState, p: int) -> bool:
+        """RB Temple "may also, at any time, consult the oracles": once a season (the card does not
+        change), in any of the owner's poll slots, standing or lying down (R-05)."""
+        return bool(st.aside) and not st.oracle[p] and has_built(st, p, TEMPLE)
 
     def _legal_market(self, st: SareState, p: int) -> list:
         t = st.sub[2]
@@ -551,6 +563,11 @@ class SareEngine:
                 for b in range(a, 4):
                     if have[b] - (1 if a == b else 0) > 0:
                         out.append(["charter", RES[a], RES[b]])
+        if st.architect:                 # RB Architect "demolish buildings during your construction phase" (R-04)
+            pcs = st.pieces[p]
+            m = built_count(st, p, MB)
+            n_proj = n_projects(st, p)
+            out.extend(["demolish", i] for i, pc in enumerate(pcs) if pc[2] and self._can_demolish(st, p, pc, m, n_proj))
         return out
 
     def _build_options(self, st: SareState, p: int, i: int, pc: list) -> list:
@@ -835,22 +852,26 @@ class SareEngine:
             pc = pcs[a[1]]
             pc[1] = a[2]
             pc[6] = 1
-        else:                                         # cancel / demolish: the tile goes back (4.4)
-            pc = pcs.pop(a[1])
-            k = pc[0]
-            if k == PYR:
-                st.pyr_avail.append(pc[4])
-                st.pyr_avail.sort()
-                st.reserve[3] += st.ptok[p]
-                st.ptok[p] = 0
-            else:
-                st.board[k] += 1
-            if k in PRODUCES:                        # tokens lying on a demolished card are lost (SR-07)
-                t = PRODUCES[k]
-                extra = st.slots[p][t] - self._producers(st, p, t)
-                if extra > 0:
-                    st.slots[p][t] -= extra
-                    st.reserve[t] += extra
+        else:
+            self._remove_piece(st, p, a[1])
+
+    def _remove_piece(self, st: SareState, p: int, i: int) -> None:
+        """Cancel or demolish: the tile goes back (4.4)."""
+        pc = st.pieces[p].pop(i)
+        k = pc[0]
+        if k == PYR:
+            st.pyr_avail.append(pc[4])
+            st.pyr_avail.sort()
+            st.reserve[3] += st.ptok[p]
+            st.ptok[p] = 0
+        else:
+            st.board[k] += 1
+        if k in PRODUCES:                        # tokens lying on a demolished card are lost (SR-07)
+            t = PRODUCES[k]
+            extra = st.slots[p][t] - self._producers(st, p, t)
+            if extra > 0:
+                st.slots[p][t] -= extra
+                st.reserve[t] += extra
 
     def _producers(self, st: SareState, p: int, t: int) -> int:
         return sum(1 for pc in st.pieces[p] if pc[2] and PRODUCES.get(pc[0], -1) == t)
@@ -891,6 +912,9 @@ class SareEngine:
         op = a[0]
         if op == "done":
             st.stage = "store"
+            return
+        if op == "demolish":
+            self._remove_piece(st, p, a[1])
             return
         if op == "charter":
             st.charter[p] = 1
@@ -1052,7 +1076,8 @@ class SareEngine:
                 st.stage = "poll_next"
             elif stg == "poll_next":
                 st.poll_gold = False
-                if _seek(st, lambda p: st.status[p] == 0 or (st.status[p] == 1 and can_use(st, p, MARKET))):
+                if _seek(st, lambda p: st.status[p] == 0 or (st.status[p] == 1 and (
+                        can_use(st, p, MARKET) or self._oracle_open(st, p)))):
                     st.stage = "poll"
                     return
                 if standing(st):

@@ -690,6 +690,7 @@ def test_temple_kept_card_stays_secret_until_the_season_ends():
     assert "card" not in ENGINE.view(st, 1, {})["players"][0]["temple_kept"][0]
     act(st, 1, ["continue"])
     assert deck.reveal(st) == [card_of("S")]
+    act(st, 0, ["pass"])                                             # its oracle slot (R-05)
     act(st, 1, ["stop"])                                             # nobody stands: the season ends
     assert ENGINE.expected(st) == E.DeckReveal((new[1],))
     deck.reveal(st)
@@ -1266,3 +1267,54 @@ def test_pyramid_pick_option_free_choice_among_the_pyramids_left():
         act(st, 0, ["project", "pyramid", 0, 3])
     with pytest.raises(E.BadOptions):
         ENGINE.new_game({"pyramid_pick": "any"}, 3)
+
+
+def test_architect_demolition_in_the_construction_phase():
+    """RB Architect Variant "Reminder: you may demolish buildings during your construction phase"
+    (issue #15 item 4, register R-04): in the Architect variant a built building may also be
+    demolished in phase 3, with the same limits as in phase 1."""
+    st = ENGINE.new_game({"architect": True}, 2)
+    ENGINE.apply(st, E.Rolled(((0, 1),)))
+    add_built(st, 0, "carpenter", 1)
+    deck = season(st)
+    act(st, 0, ["stop"])
+    act(st, 1, ["stop"])
+    assert st.phase == "p3" and ENGINE.expected(st) == E.Decide(0)
+    carpenter = next(i for i, pc in enumerate(st.pieces[0]) if pc[0] == K["carpenter"])
+    assert ["demolish", carpenter] in legal(st, 0)
+    board = st.board[K["carpenter"]]
+    act(st, 0, ["demolish", carpenter])
+    assert st.board[K["carpenter"]] == board + 1 and not any(pc[0] == K["carpenter"] for pc in st.pieces[0])
+    assert not any(a[0] == "demolish" and st.pieces[0][a[1]][0] == K["master_builder"] for a in legal(st, 0)
+                   if a[0] == "demolish")                          # the last Master Builder stays
+    check_invariants(st)
+    # without the Architect variant, demolition stays a phase-1 action
+    st = fresh(2)
+    add_built(st, 0, "carpenter", 1)
+    season(st)
+    act(st, 0, ["stop"])
+    act(st, 1, ["stop"])
+    assert st.phase == "p3" and not any(a[0] == "demolish" for a in legal(st, 0))
+
+
+def test_oracle_open_to_a_lying_down_temple_owner():
+    """RB Temple "The owner of the temple may also, at any time, consult the oracles" (issue #15
+    item 5, register R-05): an owner who lay down without consulting gets a poll slot to do it."""
+    st = fresh(3)
+    add_built(st, 0, "temple", 0)
+    deck = season(st, "W", "W", "W")
+    act(st, 0, ["stop"])
+    act(st, 1, ["continue"])
+    act(st, 2, ["continue"])
+    deck.reveal(st)
+    assert ENGINE.expected(st) == E.Decide(0) and legal(st, 0) == [["oracle"], ["pass"]]
+    act(st, 0, ["oracle"])
+    assert ENGINE.expected(st) == E.DeckShow(0, (st.aside,))
+    ENGINE.apply(st, E.DeckShown(0, (st.aside,)))
+    assert legal(st, 0) == [["pass"]]
+    act(st, 0, ["pass"])
+    assert ENGINE.expected(st) == E.Decide(1)
+    act(st, 1, ["continue"])
+    act(st, 2, ["continue"])
+    deck.reveal(st)
+    assert ENGINE.expected(st) == E.Decide(1)                       # peeked: no more slot for seat 0
