@@ -41,6 +41,7 @@ assert NSP == 4 and NBOX == 5, "the refill check below is unrolled for 4 species
 # status of a nomad
 NORMAL, LOST, PILGRIM = 0, 1, 2
 POS_PILGRIM, POS_LOST = -1, -2
+FULL_MARKET = ("stack", "gamebox")
 
 _R1 = Random((("int", D.LAND_DIE_FACES),))
 _R_THROW = Random((("int", D.ANIMAL_DIE_FACES), ("int", D.ANIMAL_DIE_FACES)))
@@ -49,7 +50,7 @@ _FINISHED = Finished()
 _DONE = ["done"]
 
 _SLOTS = (
-    "n", "yellow_n", "short_blue", "max_turns",
+    "n", "yellow_n", "short_blue", "max_turns", "full_market", "lost_turns",
     "phase", "sub", "sub2", "carry", "tie", "tie_ctx",
     "rows", "row_yellow", "row_blue", "d_unknown", "d_bottom", "c_unknown", "c_bottom",
     "yspaces", "yburned", "ygone", "held", "used_h", "used_t", "sands_used",
@@ -169,9 +170,11 @@ def _take_market(st: NomadsState, sp: int, n: int) -> int:
 
 
 def _return_market(st: NomadsState, sp: int, n: int) -> None:
-    """Animals come back on the lowest fields; any that find no free field go to the game box (AN-X1)."""
+    """Animals come back on the lowest fields (AN-X1): on a full market the surplus stays on the
+    market, stacked on the lowest field (option full_market "stack"), or goes to the game box
+    ("gamebox")."""
     k = st.market[sp] + n
-    if k > st.cap:
+    if k > st.cap and st.full_market == "gamebox":
         st.gamebox[sp] += k - st.cap
         k = st.cap
     st.market[sp] = k
@@ -264,14 +267,15 @@ class NomadsEngine:
 
     # ------------------------------------------------------------- options and setup
     def default_options(self, players: int) -> dict[str, Any]:
-        return {"yellow_tiles": D.YELLOW_BOARD_SPACES, "short_blue": False, "max_turns": D.MAX_TURNS}
+        return {"yellow_tiles": D.YELLOW_BOARD_SPACES, "short_blue": False, "max_turns": D.MAX_TURNS,
+                "full_market": "stack", "lost_turns": 2}
 
     def new_game(self, options: dict[str, Any], players: int) -> NomadsState:
         if not isinstance(players, int) or not D.MIN_PLAYERS <= players <= D.MAX_PLAYERS:
             raise BadOptions(f"Nomads of Arabia is for {D.MIN_PLAYERS}-{D.MAX_PLAYERS} players, not {players!r}")
         opts = dict(self.default_options(players))
         opts.update(options or {})
-        unknown = set(opts) - {"yellow_tiles", "short_blue", "max_turns"}
+        unknown = set(opts) - {"yellow_tiles", "short_blue", "max_turns", "full_market", "lost_turns"}
         if unknown:
             raise BadOptions(f"unknown options: {', '.join(sorted(unknown))}")
         y = opts["yellow_tiles"]
@@ -282,10 +286,15 @@ class NomadsEngine:
         mt = opts["max_turns"]
         if type(mt) is not int or mt < 1:
             raise BadOptions("max_turns must be a positive int (AN-X4)")
+        if opts["full_market"] not in FULL_MARKET:
+            raise BadOptions(f"full_market must be one of {', '.join(FULL_MARKET)} (AN-X1)")
+        if opts["lost_turns"] not in (1, 2):
+            raise BadOptions("lost_turns must be 1 or 2 (AN-23)")
         st = NomadsState()
         n = players
         st.n = n
         st.yellow_n, st.short_blue, st.max_turns = y, opts["short_blue"], mt
+        st.full_market, st.lost_turns = opts["full_market"], opts["lost_turns"]
         st.track = D.price_track(n)
         st.phase = "s_layout"
         st.sub = 0
@@ -802,8 +811,12 @@ def _walk(st: NomadsState, ctx: str) -> None:
         s = (st.active + k) % st.n
         if st.status[s] == NORMAL and st.pos[s] >= lim:
             _return_traders(st, s)            # N.8.2 lost in the desert
-            st.pos[s] = POS_LOST
-            st.status[s] = LOST
+            if st.lost_turns == 1:            # AN-23 option: already travelling with the pilgrim
+                st.pos[s] = POS_PILGRIM
+                st.status[s] = PILGRIM
+            else:
+                st.pos[s] = POS_LOST
+                st.status[s] = LOST
             if _n_animals(st, s) > 2:
                 st.keepq.append(s)
     if st.row_yellow[4]:
@@ -1432,7 +1445,8 @@ def _view(st: NomadsState, seat: int | None, knowledge: dict | None) -> dict:
         "landscapes": list(D.LANDSCAPES),
         "rows": rows,
         "boxes": [st.boxes[b * NSP:(b + 1) * NSP] for b in range(NBOX)],
-        "market": {"animals": st.market[:], "prices": [price(st, sp) for sp in SP], "capacity": st.cap},
+        "market": {"animals": st.market[:], "prices": [price(st, sp) for sp in SP], "capacity": st.cap,
+                   "overflow": [max(0, k - st.cap) for k in st.market]},
         "reserve": st.reserve[:],
         "players": players,
         "yellow_on_board_spaces": len(st.yspaces),
