@@ -549,6 +549,9 @@ class SabbatEngine:
     # ------------------------------------------------------------------ the effects
     def _do(self, st: State, s: int, a: Any) -> None:
         stage = st.stage
+        if type(a) is list and a[0] == "power" and a[1] == LUX_:   # at any decision: nothing else changes
+            self._use_power(st, s, a)
+            return
         if stage == "turn":
             sub = st.sub
             if a == "pass":
