@@ -146,7 +146,7 @@ class HeuristicBot(Bot):
                 if abs(a[1] - r0) + abs(a[2] - c0) >= 2 else 0))
         if ph == "winds":
             return best_of(self.rng, legal, lambda a: self._score_field(v, a[1], a[2]) + (2 if a[1] <= 1 else 0))
-        if ph == "action":
+        if ph in ("action", "abdul"):                       # "abdul": a sale before moving
             return self._action(v, legal, kinds)
         return legal[0]
 

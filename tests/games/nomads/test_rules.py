@@ -274,6 +274,34 @@ def test_expert_handler_refills_at_once():
     assert st.phase == "r_random"              # the one random throw + desert move at the end
 
 
+def test_abdul_and_expert_before_moving():
+    """Rulebook pg 11: Abdul "I ett speldrag kan man, förutom den normala aktionen, även sälja djur" and
+    the Expert Handler "även fånga ett valfritt djur" set no time within the turn (issue #15 item 7,
+    AN-19): both may also be played before moving. A sale before moving lowers a two-field move's
+    provisions; the turn then goes on with the move."""
+    ref, st = midgame()
+    put(st, 0, 1, 1)
+    give_animals(st, 0, [0, 0, 2, 0])
+    ha = hand_tile(ref, 0, D.Y_ABDUL)
+    he = hand_tile(ref, 0, D.Y_EXPERT)
+    legal = E.legal_actions(st, 0, ref.knowledge[0])
+    assert ["tile", ha, D.Y_ABDUL] in legal and ["tile", he, D.Y_EXPERT] in legal
+    p = NE.price(st, HORSE)
+    act(st, 0, "tile", ha, D.Y_ABDUL)
+    assert st.phase == "abdul" and ["done"] in E.legal_actions(st, 0)
+    act(st, 0, "sell", HORSE, 2)
+    act(st, 0, "done")
+    assert st.phase == "move" and st.money[0] == 10 + 2 * p and st.animals[:4] == [0, 0, 0, 0]
+    assert NE.move_cost(st, 0, 2) == 0                        # no animal left to feed on the way
+    act(st, 0, "tile", he, D.Y_EXPERT)
+    assert st.phase == "expert"
+    act(st, 0, "take", GREY, HORSE)
+    assert st.phase == "move" and st.animals[:4] == [0, 0, 1, 0]   # back to the move
+    act(st, 0, "stay")                                       # no trader, no tile left: the turn ends
+    assert st.active == 1 and st.phase == "move"
+    check_invariants(st)
+
+
 def test_ride_the_winds_from_a_city_hires_then_goes_anywhere_and_picks_up():
     ref, st = midgame()
     put(st, 0, 3, 3)
