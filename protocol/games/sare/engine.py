@@ -21,13 +21,14 @@ from .data import (ADJ, ADMIN, ARCH_START, BARR, CARAVAN_MAX, CARD_KIND, CARP, C
                    TR1, TURN_LIMIT, WH, WH_CAP)
 
 SCENARIOS = ("scribe", "priest", "pharaoh")
-PYRAMID_PICKS = ("top", "free")      # which Pyramid a project takes: the top of the sorted stack, or any left
+PYRAMID_PICKS = ("top", "free")
+SHOE_FACES = ("down", "up")          # SR-14: the Season cards in the shoe face down, or face up (option)      # which Pyramid a project takes: the top of the sorted stack, or any left
 PYR_STARTED = 1 << 13          # done-mask bit: a Pyramid step was ever built (no second Pyramid)
 ADMIN_MASK = sum(1 << k for k in ADMIN)
 TYPES3 = (0, 1, 2)
 
 FIELDS = (
-    "n", "scenario", "architect", "turn_limit", "pyramid_pick",
+    "n", "scenario", "architect", "turn_limit", "pyramid_pick", "shoe_face", "top",
     "order", "fp", "turn", "phase", "stage", "cur",
     "board", "pyr_avail", "reserve",
     "pieces", "res", "gain", "slots", "ptok", "rev", "black", "car", "car_use", "done_mask", "used",
@@ -225,7 +226,8 @@ class SareEngine:
 
     # -------------------------------------------------------------- creation
     def default_options(self, players: int) -> dict[str, Any]:
-        return {"scenario": "priest", "architect": False, "turn_limit": TURN_LIMIT, "pyramid_pick": "top"}
+        return {"scenario": "priest", "architect": False, "turn_limit": TURN_LIMIT, "pyramid_pick": "top",
+                "shoe": "down"}
 
     def new_game(self, options: dict[str, Any], players: int) -> SareState:
         if not isinstance(players, int) or not 2 <= players <= 4:
@@ -244,6 +246,8 @@ class SareEngine:
             raise BadOptions("turn_limit must be an int in 1..200")
         if opts["pyramid_pick"] not in PYRAMID_PICKS:
             raise BadOptions(f"pyramid_pick must be one of {PYRAMID_PICKS}")
+        if opts["shoe"] not in SHOE_FACES:
+            raise BadOptions(f"shoe must be one of {SHOE_FACES}")
         n = players
         st = SareState()
         st.n = n
@@ -251,6 +255,8 @@ class SareEngine:
         st.architect = opts["architect"]
         st.turn_limit = opts["turn_limit"]
         st.pyramid_pick = opts["pyramid_pick"]
+        st.shoe_face = opts["shoe"]
+        st.top = []                    # face-up shoe: [top handle, its card] once public, card -1 if face down
         st.order = []
         st.fp = 0
         st.turn = 1
@@ -328,7 +334,8 @@ class SareEngine:
         if stg == "dark_shuffle":
             return DeckShuffle("dark", tuple(self._dark_items(st)))
         if stg == "draw":
-            return DeckReveal((st.dark[0], st.shoe[0]) if st.dark else (st.shoe[0],))
+            top = () if self._top_public(st) else (st.shoe[0],)
+            return DeckReveal((st.dark[0],) + top if st.dark else top)
         if stg == "temple_show":
             return DeckShow(st.temple_owner, tuple(st.temple_hand))
         if stg == "oracle_show":
@@ -691,6 +698,7 @@ class SareEngine:
             st.discard, st.removed, st.hosh, st.dark = [], [], [], []
             st.aside = handles[0]                    # set aside unseen (5.2)
             st.shoe = handles[1:]
+            st.top = []
             st.stage = "poll_start"
         else:                                        # darkness pile (5.7)
             st.dark = handles
@@ -700,6 +708,9 @@ class SareEngine:
     def _revealed(self, st: SareState, cards: list) -> None:
         if st.reveal_q:                              # Temple kept cards shown when the season ends (6.1)
             for h, c in zip(st.reveal_q, cards):
+                if st.shoe and h == st.shoe[0]:      # the top of a face-up shoe (SR-14)
+                    st.top = [h, c]
+                    continue
                 for p in range(st.n):
                     if h in st.kept[p]:
                         st.kept[p].remove(h)
@@ -719,8 +730,20 @@ class SareEngine:
                 st.reserve[k] += 1
             st.removed.append(dc)
             cards = cards[1:]
+        self._draw(st, st.top[1] if self._top_public(st) else cards[0])
+
+    def _top_public(self, st: SareState) -> bool:
+        return bool(st.top) and bool(st.shoe) and st.top[0] == st.shoe[0] and st.top[1] >= 0
+
+    def _show_top(self, st: SareState) -> None:
+        """Face-up shoe (SR-14): the top card is public unless the Temple put a card face down on it."""
+        if st.shoe_face == "up" and st.shoe and not (st.top and st.top[0] == st.shoe[0]):
+            st.reveal_q.append(st.shoe[0])
+
+    def _draw(self, st: SareState, card: int) -> None:
         st.shoe.pop(0)
-        st.card = cards[0]
+        st.top = []
+        st.card = card
         st.lone = len(standing(st)) == 1
         st.taken = False
         st.cur = 0
@@ -742,8 +765,10 @@ class SareEngine:
     def _returned(self, st: SareState, returned: int, kept: list) -> None:
         if st.temple_pos == "top":
             st.shoe.insert(0, returned)
+            st.top = [returned, -1]                  # "place the other face down on the top"
         else:
             st.shoe.append(returned)
+            self._show_top(st)
         st.kept[st.temple_owner] = kept
         st.temple_hand = []
         st.temple_owner = -1
@@ -1074,6 +1099,7 @@ class SareEngine:
             elif stg == "poll_start":
                 st.cur = 0
                 st.stage = "poll_next"
+                self._show_top(st)
             elif stg == "poll_next":
                 st.poll_gold = False
                 if _seek(st, lambda p: st.status[p] == 0 or (st.status[p] == 1 and (
@@ -1090,6 +1116,8 @@ class SareEngine:
                     st.horus = 0
                     self._lone_stop(st)
                     st.stage = "season_end"
+                elif self._top_public(st) and not st.dark:   # face-up top: drawn without a reveal
+                    self._draw(st, st.top[1])
                 else:
                     return
             elif stg == "palace_next":

@@ -52,6 +52,10 @@ def build_view(engine: Any, st: Any, seat: int | None, knowledge: dict) -> dict[
         }
         players.append(pl)
     own = knowledge if seat is not None else {}
+    shoe = [_hidden(h, own) for h in st.shoe]
+    public_top = bool(st.top) and bool(st.shoe) and st.top[0] == st.shoe[0] and st.top[1] >= 0
+    if public_top:                                   # a face-up shoe's top card (SR-14): everyone sees it
+        shoe[0]["card"] = _card(st.top[1])
     v: dict[str, Any] = {
         "game": "sare",
         "seat": seat,
@@ -71,7 +75,9 @@ def build_view(engine: Any, st: Any, seat: int | None, knowledge: dict) -> dict[
         "players": players,
         "double_card": list(RES[t] for t in DOUBLE[st.dbl]) if st.dbl >= 0 else None,
         "display": dict(zip(RES[:3], st.display)),
-        "shoe": [_hidden(h, own) for h in st.shoe],
+        "shoe": shoe,
+        "shoe_face": st.shoe_face,
+        "shoe_top": shoe[0].get("card") if public_top else None,
         "set_aside": _hidden(st.aside, own) if st.aside else None,
         "discard": [_card(c) for c in st.discard],
         "darkness": len(st.dark),

@@ -15,7 +15,8 @@ from protocol.games.sare.options import OPTION_HELP
 from ..option_battery import FULL_GAMES, check_help, combinations, slow
 from .util import play_random
 
-BATTERY = {"scenario": ["scribe", "priest", "pharaoh"], "architect": [False, True], "pyramid_pick": ["top", "free"]}
+BATTERY = {"scenario": ["scribe", "priest", "pharaoh"], "architect": [False, True], "pyramid_pick": ["top", "free"],
+           "shoe": ["down", "up"]}
 TURNS = 4          # random play never reaches a goal: the turn limit ends every game (test_random.py)
 QUICK = 12
 

@@ -1318,3 +1318,33 @@ def test_oracle_open_to_a_lying_down_temple_owner():
     act(st, 2, ["continue"])
     deck.reveal(st)
     assert ENGINE.expected(st) == E.Decide(1)                       # peeked: no more slot for seat 0
+
+
+def test_face_up_shoe_option():
+    """Option shoe "up" (issue #15, register SR-14): RB New Turn "places them face up in the shoe" and two
+    reviews ("sabot face visible"): the top card of the shoe is public before every poll, is drawn
+    without a new reveal, and a card the Temple returns "face down on the top" hides it."""
+    st = fresh(2, shoe="up")
+    add_built(st, 0, "temple", 0)
+    deck = season(st, "W", "troubles1", "G", "S")
+    step = ENGINE.expected(st)
+    assert step == E.DeckReveal((st.shoe[0],))                       # the top is shown to everyone
+    deck.reveal(st)
+    v = ENGINE.view(st, 1, {})
+    assert v["shoe_top"]["kind"] == "W" and v["shoe"][0]["card"]["kind"] == "W" and v["shoe_face"] == "up"
+    all_continue(st)
+    assert st.discard == [card_of("W")] and st.display == [1, 0, 0]  # drawn without a reveal step
+    assert ENGINE.expected(st) == E.DeckReveal((st.shoe[0],))        # the next poll shows the new top
+    deck.reveal(st)
+    assert ENGINE.view(st, 1, {})["shoe_top"]["kind"] == "troubles1"
+    new = _temple_draw(st, deck, "top", keep_index=0)               # keep the Troubles, G back on top
+    assert ENGINE.view(st, 1, {})["shoe_top"] is None                # face down on the top: hidden
+    assert not isinstance(ENGINE.expected(st), E.DeckReveal)
+    act(st, 0, ["continue"])
+    act(st, 1, ["continue"])
+    assert ENGINE.expected(st) == E.DeckReveal((new[0],))            # drawn as a face-down card
+    assert deck.reveal(st) == [card_of("G")]
+    # the default shoe is face down: no public top
+    st = fresh(2)
+    season(st)
+    assert ENGINE.view(st, 1, {})["shoe_top"] is None and ENGINE.expected(st) == E.Decide(0)
