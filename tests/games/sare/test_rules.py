@@ -1321,7 +1321,7 @@ def test_oracle_open_to_a_lying_down_temple_owner():
 
 
 def test_face_up_shoe_option():
-    """Option shoe "up" (issue #15, register SR-14): RB New Turn "places them face up in the shoe" and two
+    """Option shoe "up" (issue #15, register SR-14): RB New Turn "places the pile in the shoe face up" and two
     reviews ("sabot face visible"): the top card of the shoe is public before every poll, is drawn
     without a new reveal, and a card the Temple returns "face down on the top" hides it."""
     st = fresh(2, shoe="up")
