@@ -9,8 +9,10 @@ every run of the suite plays a smaller number of games of every combination."""
 from __future__ import annotations
 
 import itertools
+import multiprocessing
 import os
-from typing import Any
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any, Callable
 
 import pytest
 
@@ -38,3 +40,24 @@ def check_help(engine: Any, help_: dict[str, dict], battery: dict, varied: set[s
     for combo in combinations(battery):
         for n in range(engine.min_players, engine.max_players + 1):
             engine.new_game(combo, n)          # every listed value is accepted
+
+
+def run_battery(play: Callable[[int, int, dict], None], battery: dict, counts: range | tuple,
+                games: int, base: int) -> None:
+    """`games` random games of every combination and player count, `play(n, seed, options)` each
+    (a module-level function: it goes to the worker processes), on both cores."""
+    combos = combinations(battery)
+    jobs = []
+    for i, combo in enumerate(combos):
+        for n in counts:
+            seeds = list(range(base + 10_000 * i + 1000 * n, base + 10_000 * i + 1000 * n + games))
+            jobs += [(play, n, combo, seeds[k::2]) for k in range(2)]
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork")) as pool:
+        assert sum(pool.map(_games, jobs)) == games * len(counts) * len(combos)
+
+
+def _games(job) -> int:
+    play, n, combo, seeds = job
+    for seed in seeds:
+        play(n, seed, combo)
+    return len(seeds)

@@ -6,16 +6,13 @@ and player count; the full 200 with CARAVAN_SLOW=1."""
 
 from __future__ import annotations
 
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
-
 import pytest
 
 from protocol.games.nomads import ENGINE
 from protocol.games.nomads import data as D
 from protocol.games.nomads.options import OPTION_HELP
 
-from ..option_battery import FULL_GAMES, check_help, combinations, slow
+from ..option_battery import FULL_GAMES, check_help, run_battery, slow
 from .test_simulation import play_one
 
 BATTERY = {"yellow_tiles": list(range(D.YELLOW_BOARD_SPACES + 1)), "short_blue": [False, True],
@@ -28,28 +25,15 @@ def test_option_help_lists_every_option():
     check_help(ENGINE, OPTION_HELP, BATTERY, varied={"max_turns"})
 
 
-def _games(args):
-    n, combo, seeds = args
-    for seed in seeds:
-        play_one(n, seed, combo, sample=400)
-    return len(seeds)
-
-
-def _battery(games: int) -> None:
-    jobs = []
-    for i, combo in enumerate(combinations(BATTERY)):
-        for n in COUNTS:
-            seeds = list(range(3_000_000 + 10_000 * i + 1000 * n, 3_000_000 + 10_000 * i + 1000 * n + games))
-            jobs += [(n, combo, seeds[k::2]) for k in range(2)]
-    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork")) as pool:
-        assert sum(pool.map(_games, jobs)) == games * len(COUNTS) * len(combinations(BATTERY))
+def _play(n, seed, combo):
+    play_one(n, seed, combo, sample=400)
 
 
 def test_every_option_combination_quick():
-    _battery(QUICK)
+    run_battery(_play, BATTERY, COUNTS, QUICK, 3_000_000)
 
 
 @pytest.mark.slow
 @slow
 def test_every_option_combination_200_games():
-    _battery(FULL_GAMES)
+    run_battery(_play, BATTERY, COUNTS, FULL_GAMES, 3_000_000)
