@@ -31,7 +31,7 @@ FIELDS = (
     "n", "scenario", "architect", "turn_limit", "pyramid_pick", "shoe_face", "top",
     "order", "fp", "turn", "phase", "stage", "cur",
     "board", "pyr_avail", "reserve",
-    "pieces", "res", "gain", "slots", "ptok", "rev", "black", "car", "car_use", "done_mask", "used",
+    "pieces", "res", "gain", "slots", "ptok", "rev", "black", "car", "car_use", "done_mask", "used", "spare",
     "growth", "status", "p1_new", "charter", "oracle", "lib_j", "palace_cards", "kept", "kept_cards",
     "dbl_pile", "dbl", "dbl_first", "down", "display",
     "shoe", "aside", "discard", "dark", "removed", "hosh",
@@ -279,6 +279,7 @@ class SareEngine:
         st.black = [0] * n
         st.car = [0] * n
         st.car_use = [0] * n
+        st.spare = [[0, 0, 0] for _ in range(n)]   # phase 3: typed tokens kept out of payments
         st.done_mask = [0] * n
         st.used = [0] * n
         st.growth = [0] * n
@@ -553,6 +554,9 @@ class SareEngine:
         out: list = [["done"]]
         revolt = st.status[p] == 2
         if not revolt and not st.charter[p]:
+            slots, res, spare = st.slots[p], st.res[p], st.spare[p]
+            if st.car_use[p] or slots[3] + res[3]:   # keep a typed token: Jokers / caravans pay instead
+                out.extend(["spare", RES[t]] for t in TYPES3 if slots[t] + res[t] > spare[t])
             for i, pc in enumerate(st.pieces[p]):
                 if pc[2]:
                     continue
@@ -579,8 +583,8 @@ class SareEngine:
 
     def _build_options(self, st: SareState, p: int, i: int, pc: list) -> list:
         out = []
-        slots, res = st.slots[p], st.res[p]
-        avail = [slots[t] + res[t] for t in TYPES3]
+        slots, res, spare = st.slots[p], st.res[p], st.spare[p]
+        avail = [slots[t] + res[t] - spare[t] for t in TYPES3]
         jok = slots[3] + res[3]
         cu = st.car_use[p]
         pts = [-1]
@@ -941,6 +945,9 @@ class SareEngine:
         if op == "demolish":
             self._remove_piece(st, p, a[1])
             return
+        if op == "spare":
+            st.spare[p][RES.index(a[1])] += 1
+            return
         if op == "charter":
             st.charter[p] = 1
             revolt = st.status[p] == 2
@@ -953,9 +960,9 @@ class SareEngine:
         pc = st.pieces[p][a[1]]
         pt = RES.index(a[2]) if a[2] != "-" else -1
         cost = project_cost(st, p, pc, pt)
-        slots, res = st.slots[p], st.res[p]
+        slots, res, spare = st.slots[p], st.res[p], st.spare[p]
         for t in TYPES3:
-            use = min(cost[t], slots[t] + res[t])
+            use = min(cost[t], slots[t] + res[t] - spare[t])
             if use:
                 _pay_types(st, p, t, use)
         j = a[3]
@@ -1215,6 +1222,7 @@ class SareEngine:
             st.gain[p] = [0, 0, 0, 0]
             st.car_use[p] = st.car[p]
             st.charter[p] = 0
+            st.spare[p] = [0, 0, 0]
         st.cur = 0
         st.stage = "p3_next"
 

@@ -41,6 +41,7 @@ def build_view(engine: Any, st: Any, seat: int | None, knowledge: dict) -> dict[
             "revolt_bottom": st.black[p],
             "caravans": st.car[p],
             "caravans_usable": st.car_use[p] if st.phase == "p3" else st.car[p],
+            "spared": dict(zip(RES[:3], st.spare[p])),
             "obelisk": ("standing", "lying", "revolt")[st.status[p]] if st.phase == "p2" or st.phase == "p3" else "standing",
             "night_side": [KINDS[k] for k in range(5, 11) if st.used[p] >> k & 1],
             "palace_cards": [_card(c) for c in st.palace_cards[p]],

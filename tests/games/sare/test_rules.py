@@ -1348,3 +1348,28 @@ def test_face_up_shoe_option():
     st = fresh(2)
     season(st)
     assert ENGINE.view(st, 1, {})["shoe_top"] is None and ENGINE.expected(st) == E.Decide(0)
+
+
+def test_spare_a_typed_token_so_a_caravan_pays_instead():
+    """RB Chartering Caravans: "Each caravan chartered allows you to receive … one resource of your
+    choice" — nothing makes typed tokens pay first. `["spare", T]` keeps a token of type T out of this
+    phase's payments so Jokers or caravans pay for it, e.g. to keep a Gold for the next season's Gold
+    bonus (issue #15 item 6, register R-02). Without it, the order stays: typed tokens first."""
+    st = fresh(2)
+    pc = [K["goldsmith"], 5, 0, 0, 0, 0, 0]
+    st.pieces[0].append(pc)
+    st.board[K["goldsmith"]] -= 1
+    season(st)
+    act(st, 0, ["stop"])
+    act(st, 1, ["stop"])
+    st.res[0] = [1, 1, 1, 0]
+    st.car[0] = st.car_use[0] = 1
+    touch(st)
+    i = st.pieces[0].index(pc)
+    assert ["build", i, "-", 0, 0] in legal(st, 0)                  # W1 G1 S1: typed tokens pay
+    assert ["build", i, "-", 0, 1] not in legal(st, 0)
+    act(st, 0, ["spare", "G"])
+    assert legal(st, 0).count(["build", i, "-", 0, 1]) == 1 and ["build", i, "-", 0, 0] not in legal(st, 0)
+    act(st, 0, ["build", i, "-", 0, 1])
+    assert st.res[0] == [0, 1, 0, 0] and st.car[0] == 0              # the Gold is kept, the caravan paid
+    check_invariants(st)
