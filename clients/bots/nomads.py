@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from clients.bot import Bot
+from clients.bots import best_of
 
 EDGE = 4          # the row the desert removes next
 _TRADER_HIT = 0.5  # chance a trader die shows its animal (data: 3 of 6 faces)
@@ -99,18 +100,18 @@ class HeuristicBot(Bot):
             a = self._tile(v, legal, "sands")
             return a if a else ["pass"]
         if ph == "keep":
-            return max(legal, key=lambda a: prices[a[1]] + prices[a[2]])
+            return best_of(self.rng, legal, lambda a: prices[a[1]] + prices[a[2]])
         if ph in ("catch_pick",):
-            return max(legal, key=lambda a: prices[a[1]])
+            return best_of(self.rng, legal, lambda a: prices[a[1]])
         if ph == "expert":
-            return max(legal, key=lambda a: prices[a[2]])
+            return best_of(self.rng, legal, lambda a: prices[a[2]])
         if ph == "tie":
             return legal[0]
         if ph == "hire":
             return self._hire(v, legal)
         if ph == "move":
             if "place" in kinds:
-                return max(legal, key=lambda a: self._score_field(v, a[1], a[2]) + (4 if a[1] <= 1 else 0))
+                return best_of(self.rng, legal, lambda a: self._score_field(v, a[1], a[2]) + (4 if a[1] <= 1 else 0))
             pos = me["position"]
             r0, c0 = pos
             here = self._field(v, r0, c0)
@@ -140,12 +141,12 @@ class HeuristicBot(Bot):
             return best
         if ph in ("dest",):
             r0, c0 = me["position"]
-            return max(legal, key=lambda a: self._score_field(
+            return best_of(self.rng, legal, lambda a: self._score_field(
                 v, a[1], a[2], (sum(me["animals"]) + (3 if sum(me["traders"]) >= 3 else 0))
                 if abs(a[1] - r0) + abs(a[2] - c0) >= 2 else 0))
         if ph == "winds":
-            return max(legal, key=lambda a: self._score_field(v, a[1], a[2]) + (2 if a[1] <= 1 else 0))
-        if ph == "action":
+            return best_of(self.rng, legal, lambda a: self._score_field(v, a[1], a[2]) + (2 if a[1] <= 1 else 0))
+        if ph in ("action", "abdul"):                       # "abdul": a sale before moving
             return self._action(v, legal, kinds)
         return legal[0]
 
@@ -157,7 +158,7 @@ class HeuristicBot(Bot):
             return ["done"] if ["done"] in legal else hires[0]
         prices = self._prices(v)
         wild = [sum(box[sp] for box in v["boxes"]) for sp in range(4)]
-        return max(hires, key=lambda a: (wild[a[1]] * prices[a[1]] - 3 * me["traders"][a[1]], -a[1]))
+        return best_of(self.rng, hires, lambda a: wild[a[1]] * prices[a[1]] - 3 * me["traders"][a[1]])
 
     def _action(self, v, legal, kinds):
         me = self._me(v)
@@ -167,7 +168,7 @@ class HeuristicBot(Bot):
             if silver:
                 return silver
             sells = [a for a in legal if a[0] == "sell" and a[2] == me["animals"][a[1]]]
-            return max(sells, key=lambda a: a[2] * prices[a[1]])
+            return best_of(self.rng, sells, lambda a: a[2] * prices[a[1]])
         if "catch" in kinds:
             r, c = me["position"]
             kind = self._field(v, r, c)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from clients.bot import Bot
+from clients.bots import best_of
 from protocol.games.sare.data import ADJ, BUILDINGS, NILE, PYRAMIDS, RED
 
 RES = ("W", "G", "S")
@@ -52,7 +53,9 @@ class HeuristicBot(Bot):
 
     # ---------------------------------------------------------------- setup and projects
     def _setup(self, view, me, legal):
-        return ["place", 0, 0]                               # both in a corner: the other spaces stay free
+        # both on one corner (a random one): the other spaces stay free
+        corners = [a for a in legal if a[1] == a[2] and len(ADJ[a[1]]) == 2]
+        return corners[self.rng.randrange(len(corners))] if corners else legal[0]
 
     def _p1(self, view, me, legal):
         pcs = me["pieces"]
@@ -72,7 +75,11 @@ class HeuristicBot(Bot):
             if owned.count(kind) >= counts[kind] + (1 if kind in ("warehouse", "master_builder") else 0):
                 continue
             if kind in options:
-                return ["project", kind, self._best_space(me, kind, options[kind])]
+                space = self._best_space(me, kind, options[kind])
+                numbered = [x for x in legal if x[:3] == ["project", kind, space] and len(x) > 3]
+                if numbered:                                 # free Pyramid choice: the largest left
+                    return min(numbered, key=lambda x: x[3])
+                return ["project", kind, space]
         return ["done"]
 
     def _best_space(self, me, kind, spaces):
@@ -82,9 +89,9 @@ class HeuristicBot(Bot):
         def score(s):
             near = sum(1 for sp, _ in workers if sp == s or sp in ADJ[s])
             if kind in WORKER:                               # producers spread out, next to free spaces
-                return (len(ADJ[s]) - near, -s)
-            return (near + (1 if port and s in NILE else 0), -s)
-        return max(spaces, key=score)
+                return len(ADJ[s]) - near
+            return near + (1 if port and s in NILE else 0)
+        return best_of(self.rng, spaces, score)
 
     # ---------------------------------------------------------------- the season
     def _need(self, view, me):
@@ -102,8 +109,8 @@ class HeuristicBot(Bot):
         return need, max(0, short)
 
     def _poll(self, view, me, legal):
-        if ["continue"] not in legal:                        # a laid-down Market slot
-            return ["pass"]
+        if ["continue"] not in legal:                        # a laid-down Market or Temple slot
+            return ["oracle"] if ["oracle"] in legal else ["pass"]
         danger = RED - me["revolt"]
         if ["gold"] in legal and danger <= 3:
             return ["gold"]
@@ -175,7 +182,7 @@ class HeuristicBot(Bot):
             def key(a):
                 kind = pcs[a[1]]["kind"]
                 return (a[4], a[3], order.get(kind, 99))     # fewest caravans, then Jokers, then the plan
-            return min(builds, key=key)
+            return best_of(self.rng, builds, key, lowest=True)
         charters = [a for a in legal if a[0] == "charter"]
         if charters:
             cap = 3 * sum(1 for p in me["pieces"] if p["kind"] == "warehouse" and p["built"])
@@ -195,5 +202,5 @@ class HeuristicBot(Bot):
         held = me["warehouse"]
         jokers = [a for a in legal if a[0] == "joker"]
         if jokers:
-            return min(jokers, key=lambda a: held[a[1]])
-        return max(legal, key=lambda a: held[a[1]])
+            return best_of(self.rng, jokers, lambda a: held[a[1]], lowest=True)
+        return best_of(self.rng, legal, lambda a: held[a[1]])

@@ -41,6 +41,7 @@ assert NSP == 4 and NBOX == 5, "the refill check below is unrolled for 4 species
 # status of a nomad
 NORMAL, LOST, PILGRIM = 0, 1, 2
 POS_PILGRIM, POS_LOST = -1, -2
+FULL_MARKET = ("stack", "gamebox")
 
 _R1 = Random((("int", D.LAND_DIE_FACES),))
 _R_THROW = Random((("int", D.ANIMAL_DIE_FACES), ("int", D.ANIMAL_DIE_FACES)))
@@ -49,7 +50,7 @@ _FINISHED = Finished()
 _DONE = ["done"]
 
 _SLOTS = (
-    "n", "yellow_n", "short_blue", "max_turns",
+    "n", "yellow_n", "short_blue", "max_turns", "full_market", "lost_turns", "tile_back",
     "phase", "sub", "sub2", "carry", "tie", "tie_ctx",
     "rows", "row_yellow", "row_blue", "d_unknown", "d_bottom", "c_unknown", "c_bottom",
     "yspaces", "yburned", "ygone", "held", "used_h", "used_t", "sands_used",
@@ -169,9 +170,11 @@ def _take_market(st: NomadsState, sp: int, n: int) -> int:
 
 
 def _return_market(st: NomadsState, sp: int, n: int) -> None:
-    """Animals come back on the lowest fields; any that find no free field go to the game box (AN-X1)."""
+    """Animals come back on the lowest fields (AN-X1): on a full market the surplus stays on the
+    market, stacked on the lowest field (option full_market "stack"), or goes to the game box
+    ("gamebox")."""
     k = st.market[sp] + n
-    if k > st.cap:
+    if k > st.cap and st.full_market == "gamebox":
         st.gamebox[sp] += k - st.cap
         k = st.cap
     st.market[sp] = k
@@ -264,14 +267,15 @@ class NomadsEngine:
 
     # ------------------------------------------------------------- options and setup
     def default_options(self, players: int) -> dict[str, Any]:
-        return {"yellow_tiles": D.YELLOW_BOARD_SPACES, "short_blue": False, "max_turns": D.MAX_TURNS}
+        return {"yellow_tiles": D.YELLOW_BOARD_SPACES, "short_blue": False, "max_turns": D.MAX_TURNS,
+                "full_market": "stack", "lost_turns": 2}
 
     def new_game(self, options: dict[str, Any], players: int) -> NomadsState:
         if not isinstance(players, int) or not D.MIN_PLAYERS <= players <= D.MAX_PLAYERS:
             raise BadOptions(f"Nomads of Arabia is for {D.MIN_PLAYERS}-{D.MAX_PLAYERS} players, not {players!r}")
         opts = dict(self.default_options(players))
         opts.update(options or {})
-        unknown = set(opts) - {"yellow_tiles", "short_blue", "max_turns"}
+        unknown = set(opts) - {"yellow_tiles", "short_blue", "max_turns", "full_market", "lost_turns"}
         if unknown:
             raise BadOptions(f"unknown options: {', '.join(sorted(unknown))}")
         y = opts["yellow_tiles"]
@@ -282,10 +286,16 @@ class NomadsEngine:
         mt = opts["max_turns"]
         if type(mt) is not int or mt < 1:
             raise BadOptions("max_turns must be a positive int (AN-X4)")
+        if opts["full_market"] not in FULL_MARKET:
+            raise BadOptions(f"full_market must be one of {', '.join(FULL_MARKET)} (AN-X1)")
+        if opts["lost_turns"] not in (1, 2):
+            raise BadOptions("lost_turns must be 1 or 2 (AN-23)")
         st = NomadsState()
         n = players
         st.n = n
         st.yellow_n, st.short_blue, st.max_turns = y, opts["short_blue"], mt
+        st.full_market, st.lost_turns = opts["full_market"], opts["lost_turns"]
+        st.tile_back = ""           # "move": a tile played before moving returns to the move phase (AN-19)
         st.track = D.price_track(n)
         st.phase = "s_layout"
         st.sub = 0
@@ -402,7 +412,7 @@ class NomadsEngine:
         if seat != st.active:
             return []
         out = _LEGAL[ph](st, seat)
-        if knowledge and ph in ("move", "action") and st.held[seat]:
+        if knowledge and ph in ("move", "action", "abdul") and st.held[seat]:
             for h in st.held[seat]:
                 t = knowledge.get(h)
                 if t is not None and _tile_usable(st, seat, t):
@@ -683,7 +693,11 @@ def _refill(st: NomadsState) -> None:
                 st.phase = "r_animal"
                 return
     if st.rctx == "expert":
-        _to_action(st)
+        if st.tile_back == "move":           # the Expert Handler was played before moving (AN-19)
+            st.tile_back = ""
+            st.phase = "move"
+        else:
+            _to_action(st)
     elif st.refilled:
         st.phase = "r_random"
     else:
@@ -802,8 +816,12 @@ def _walk(st: NomadsState, ctx: str) -> None:
         s = (st.active + k) % st.n
         if st.status[s] == NORMAL and st.pos[s] >= lim:
             _return_traders(st, s)            # N.8.2 lost in the desert
-            st.pos[s] = POS_LOST
-            st.status[s] = LOST
+            if st.lost_turns == 1:            # AN-23 option: already travelling with the pilgrim
+                st.pos[s] = POS_PILGRIM
+                st.status[s] = PILGRIM
+            else:
+                st.pos[s] = POS_LOST
+                st.status[s] = LOST
             if _n_animals(st, s) > 2:
                 st.keepq.append(s)
     if st.row_yellow[4]:
@@ -1023,11 +1041,19 @@ def _tile_usable(st: NomadsState, seat: int, t: int) -> bool:
     ph = st.phase
     if t in st.used_t:
         return False
-    if ph == "move":
-        return t == D.Y_WINDS and st.status[seat] == NORMAL
+    p = st.pos[seat]
+    if ph == "move":                     # before moving: Winds, and Abdul / Expert "i ett speldrag" (AN-19)
+        if st.status[seat] != NORMAL:
+            return False
+        if t == D.Y_ABDUL:
+            return _kind(st, p) != CITY and _n_animals(st, seat) > 0
+        if t == D.Y_EXPERT:
+            return any(st.boxes)
+        return t == D.Y_WINDS
+    if ph == "abdul":
+        return t == D.Y_SILVER and not st.silver
     if ph != "action":
         return False
-    p = st.pos[seat]
     if t == D.Y_ABDUL:
         return st.selling != "abdul" and p >= 0 and _kind(st, p) != CITY and _n_animals(st, seat) > 0
     if t == D.Y_SILVER:
@@ -1062,9 +1088,10 @@ def _check_tile(st: NomadsState, seat: int, a: list) -> None:
 _LEGAL = {
     "move": _legal_move, "hire": _legal_hire, "dest": _legal_dest, "winds": _legal_winds,
     "action": _legal_action, "catch_pick": _legal_take_catch, "expert": _legal_expert, "tie": _legal_tie,
+    "abdul": lambda st, seat: _sell_options(st, seat) + [_DONE],
 }
 _DECIDE_PHASES = frozenset(("move", "hire", "dest", "winds", "action", "catch_pick", "expert", "tie",
-                            "keep", "window"))
+                            "keep", "window", "abdul"))
 
 
 def _fast_ok(st: NomadsState, seat: int, ph: str, k: str, a: list) -> bool:
@@ -1147,7 +1174,8 @@ def _why(st: NomadsState, seat: int, a) -> tuple[str, str]:
 
 
 _PHASE_RULE = {"move": "N.6", "hire": "N.6.3", "dest": "N.6", "winds": "N.9.2", "action": "N.7",
-               "catch_pick": "N.7.1", "expert": "N.9.2", "tie": "N.3.2", "keep": "N.10", "window": "N.5.2"}
+               "catch_pick": "N.7.1", "expert": "N.9.2", "tie": "N.3.2", "keep": "N.10", "window": "N.5.2",
+               "abdul": "N.9.2"}
 
 
 # ----------------------------------------------------------------------------- action handlers
@@ -1345,6 +1373,16 @@ def _act_expert(st: NomadsState, seat: int, a: list) -> None:
     _refill(st)
 
 
+def _act_abdul(st: NomadsState, seat: int, a: list) -> None:
+    """A sale with Abdul the Trader before moving (AN-19): sells and Silver Tongue as in a sale;
+    "done" returns the animals to the market and goes back to the move."""
+    if a[0] == "done":
+        _close_sale(st)
+        st.phase = "move"
+    else:
+        _act_action(st, seat, a)
+
+
 def _use_tile(st: NomadsState, seat: int, a: list) -> None:
     h, t = a[1], a[2]
     st.held[seat].remove(h)
@@ -1359,11 +1397,14 @@ def _use_tile(st: NomadsState, seat: int, a: list) -> None:
     elif t == D.Y_ABDUL:
         _close_sale(st)
         st.selling = "abdul"
+        if st.phase == "move":               # a sale before moving, closed by "done" (AN-19)
+            st.phase = "abdul"
     elif t == D.Y_SILVER:
         st.silver = True
         st.money[seat] += st.sold            # +1 for every animal sold this turn
     elif t == D.Y_EXPERT:
         _close_sale(st)
+        st.tile_back = "move" if st.phase == "move" else ""
         st.phase = "expert"
     elif t == D.Y_SANDS:
         st.sands_used = True
@@ -1371,7 +1412,7 @@ def _use_tile(st: NomadsState, seat: int, a: list) -> None:
 
 _ACT = {
     "move": _act_move, "hire": _act_hire, "dest": _act_dest, "winds": _act_winds, "action": _act_action,
-    "catch_pick": _act_catch_pick, "expert": _act_expert, "tie": _act_tie, "keep": _act_keep,
+    "catch_pick": _act_catch_pick, "expert": _act_expert, "tie": _act_tie, "keep": _act_keep, "abdul": _act_abdul,
     "window": _act_window,
 }
 _ROLL = {
@@ -1432,7 +1473,8 @@ def _view(st: NomadsState, seat: int | None, knowledge: dict | None) -> dict:
         "landscapes": list(D.LANDSCAPES),
         "rows": rows,
         "boxes": [st.boxes[b * NSP:(b + 1) * NSP] for b in range(NBOX)],
-        "market": {"animals": st.market[:], "prices": [price(st, sp) for sp in SP], "capacity": st.cap},
+        "market": {"animals": st.market[:], "prices": [price(st, sp) for sp in SP], "capacity": st.cap,
+                   "overflow": [max(0, k - st.cap) for k in st.market]},
         "reserve": st.reserve[:],
         "players": players,
         "yellow_on_board_spaces": len(st.yspaces),

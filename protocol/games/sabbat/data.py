@@ -72,12 +72,21 @@ REGION_GATE: list[int] = [r["gate"] for r in REGIONS]   # region -> gate positio
 _M = DATA["manor"]
 ROWS, COLS = _M["rows"], _M["cols"]
 NTILES = ROWS * COLS
-KING: list[tuple[int, ...]] = []
-for _p in range(NTILES):
-    _r, _c = divmod(_p, COLS)
-    KING.append(tuple((_r + dr) * COLS + _c + dc
-                      for dr in (-1, 0, 1) for dc in (-1, 0, 1)
-                      if (dr or dc) and 0 <= _r + dr < ROWS and 0 <= _c + dc < COLS))
+
+
+def _steps(offsets: list[list[int]]) -> list[tuple[int, ...]]:
+    """For each manor square, the squares one magician step away (offsets from data.json)."""
+    out = []
+    for p in range(NTILES):
+        r, c = divmod(p, COLS)
+        out.append(tuple((r + dr) * COLS + c + dc for dr, dc in offsets
+                         if 0 <= r + dr < ROWS and 0 <= c + dc < COLS))
+    return out
+
+
+MAGICIAN_MOVES = ("king", "literal")
+MAGICIAN_STEPS: dict[str, list[tuple[int, ...]]] = {k: _steps(_M["magician_steps"][k]) for k in MAGICIAN_MOVES}
+KING = MAGICIAN_STEPS["king"]      # adjacency for POWER cards ("adjacent" = the 8 squares around, SM-30)
 NMIRRORS = len(_M["mirrors"])
 assert NMIRRORS == DATA["mirror_tiles"]["count"]
 MIRRORS_OF: list[tuple[int, ...]] = [tuple(m for m, mm in enumerate(_M["mirrors"]) if p in mm["touches"])

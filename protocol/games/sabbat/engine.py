@@ -28,18 +28,35 @@ _FIGHT_RETREAT = ("fight", "retreat")
 _RETREAT = ("retreat",)
 
 
+POWER_LIMITS = ("round", "trigger")
+TILE_USED = -2                     # B.1 effect marker: the manor tile was used (a mirror m is m >= 0)
+_STAGE_MARK = {"secret": 901, "bonus": 902, "food": 903, "alch": 904}
+
+
+def _use_mark(st: "State") -> int:
+    """What a POWER use is stamped with: the round (option power_limit "round", register R-9), or
+    the round and the action (or the non-B stage) it was used in ("trigger")."""
+    if st.power_limit == "round":
+        return st.rnd
+    return st.rnd * 1000 + (st.turn if st.stage == "turn" else _STAGE_MARK.get(st.stage, 999))
+
+
+def _spent(st: "State", s: int) -> bool:
+    return st.pround[s] == _use_mark(st)
+
+
 def _cap(x: int) -> int:
     return D.TERROR_MAX if x > D.TERROR_MAX else x
 
 
 class State:
-    __slots__ = ("n", "powers", "discard_leftovers", "people", "caps", "stage", "rnd", "order",
+    __slots__ = ("n", "powers", "discard_leftovers", "magician_move", "power_limit", "people", "caps", "stage", "rnd", "order",
                  "time_card", "time_pile", "tiles", "gates", "aside", "mirrors", "mag", "vp",
                  "terror", "curse", "chim", "h1", "h2", "appr", "grave", "bridge", "locked",
                  "locs", "bonus_left", "idx", "turn", "sub", "args", "actor", "phandle", "pcard",
                  "pround", "boosted", "final", "_cache")
 
-    FIELDS = ("n", "powers", "discard_leftovers", "people", "stage", "rnd", "order",
+    FIELDS = ("n", "powers", "discard_leftovers", "magician_move", "power_limit", "people", "stage", "rnd", "order",
               "time_card", "time_pile", "tiles", "gates", "aside", "mirrors", "mag", "vp",
               "terror", "curse", "chim", "h1", "h2", "appr", "grave", "bridge", "locked",
               "locs", "bonus_left", "idx", "turn", "sub", "args", "actor", "phandle", "pcard",
@@ -93,7 +110,8 @@ class SabbatEngine:
 
     # ------------------------------------------------------------------ setup
     def default_options(self, players: int) -> dict[str, Any]:
-        return {"powers": False, "peoples": list(range(players)), "leftovers": "keep"}
+        return {"powers": False, "peoples": list(range(players)), "leftovers": "keep",
+                "magician_move": "king", "power_limit": "round"}
 
     def new_game(self, options: dict[str, Any], players: int) -> State:
         if not isinstance(players, int) or not self.min_players <= players <= self.max_players:
@@ -114,11 +132,17 @@ class SabbatEngine:
                                f"({', '.join(f'{i} {n}' for i, n in enumerate(D.PEOPLE_NAMES))})")
         if opts["leftovers"] not in ("keep", "discard"):
             raise E.BadOptions("option 'leftovers' must be 'keep' or 'discard'")
+        if opts["magician_move"] not in D.MAGICIAN_MOVES:
+            raise E.BadOptions(f"option 'magician_move' must be one of {', '.join(D.MAGICIAN_MOVES)}")
+        if opts["power_limit"] not in POWER_LIMITS:
+            raise E.BadOptions(f"option 'power_limit' must be one of {', '.join(POWER_LIMITS)}")
         n = players
         st = State()
         st.n = n
         st.powers = opts["powers"]
         st.discard_leftovers = opts["leftovers"] == "discard"
+        st.magician_move = opts["magician_move"]
+        st.power_limit = opts["power_limit"]
         st.people = list(peoples)
         st.caps = D.capacities(n)
         st.stage = "setup"
@@ -174,7 +198,7 @@ class SabbatEngine:
     # ------------------------------------------------------------------ legal actions
     def _card(self, st: State, seat: int, knowledge: E.Knowledge | None) -> int | None:
         """The POWER card the seat may use now (revealed, or known privately), else None."""
-        if not st.powers or st.pround[seat] == st.rnd:
+        if not st.powers or _spent(st, seat):
             return None
         c = st.pcard[seat]
         if c is None and knowledge:
@@ -232,7 +256,9 @@ class SabbatEngine:
                 if card is not None and card in D.B1_END_POWERS:
                     adv = _adjacent_adversaries(st, s)
                     if card == DOPP_:
-                        out.append(["power", card])
+                        used = st.args[1]            # the effect to reuse (R-16)
+                        if used == TILE_USED or (used >= 0 and st.mirrors[used] < 2):
+                            out.append(["power", card])
                     elif card == SPELL_:
                         if any(st.terror[o] for o in adv):
                             out.append(["power", card])
@@ -244,6 +270,7 @@ class SabbatEngine:
                             out.append(["power", card])
                     elif card == SEDUCTION_:
                         if any(st.h1[o][2] or st.h2[o][2] for o in adv):
+                            out.remove("done")          # "you must steal" (R-17)
                             out.append(["power", card])
             elif sub == "victims":
                 which, v = st.args[0], st.args[1]
@@ -278,10 +305,14 @@ class SabbatEngine:
         elif stage == "food":
             if st.bridge[s]:
                 out.append(["unfed", D.BRIDGE, 0])
+            hidden = []
             for l, L in enumerate(st.locs):
                 for p, e in enumerate(L):
                     if e & OWNER == s:
-                        out.append(["unfed", l, p])
+                        (hidden if e & PROT else out).append(["unfed", l, p])
+            # Secret area: the wisp "cannot be moved" this round; it starves only if nothing else can
+            if st.bridge[s] + len(out) - (1 if st.bridge[s] else 0) < st.args[0]:
+                out.extend(hidden)
         elif stage == "alch":
             limit, batches = st.args[0], st.args[1]
             kept = st.args[2:]
@@ -295,6 +326,8 @@ class SabbatEngine:
                     for p, e in enumerate(L):
                         if e & OWNER == s:
                             out.append(["power", SECRET_, l, p])
+        if card == LUX_ and not (stage == "turn" and st.sub == ""):
+            _luxuriance(out)             # "At any time" (R-10): at every decision of the seat
         st._cache = (s, card, out)
         return out
 
@@ -302,7 +335,7 @@ class SabbatEngine:
         out.append("pass")
         occupied = set(st.mag)
         p = st.mag[s]
-        near = range(D.NTILES) if p < 0 else D.KING[p]
+        near = range(D.NTILES) if p < 0 else D.MAGICIAN_STEPS[st.magician_move][p]
         for q in near:
             if q not in occupied:
                 out.append(["magician", q])
@@ -313,14 +346,12 @@ class SabbatEngine:
             for q in range(D.NTILES):
                 if q not in occupied and q not in near:
                     out.append(["power", BATS_, q])
-        elif card == BOOSTER_ or card == FRENZY_:
+        elif card == BOOSTER_:
             out.append(["power", card])
         elif card == TELEPORT_:
             self._teleports(st, s, out)
         elif card == LUX_:
-            for a in range(D.NRES):
-                for b in range(a, D.NRES):
-                    out.append(["power", LUX_, a, b])
+            _luxuriance(out)
 
     def _arrivals(self, st: State, s: int, cnt: list[int]) -> list[tuple[str, ...]]:
         """For each location, the arrival modes open to a ghost of seat s entering it (empty when
@@ -411,10 +442,13 @@ class SabbatEngine:
             out.extend(["tile", 2, r] for r in range(D.NRES) if h2[r])
         else:  # test tube
             out.extend(["tile", r] for r in range(D.NRES) if h1[r] or h2[r])
-        used = st.args[1]
         for m in D.MIRRORS_OF[pos]:
-            if st.mirrors[m] < 2 and m != used:
+            if st.mirrors[m] < 2:
                 out.append(["mirror", m])
+        if st.args[0]:                   # Doppelganger "reuses the effect": the same tile or mirror (R-16)
+            used = st.args[1]
+            out[1:] = [a for a in out[1:] if (a[0] == "tile") == (used == TILE_USED)
+                       and (a[0] == "tile" or a[1] == used)]
 
     # ------------------------------------------------------------------ apply
     def apply(self, st: State, event: E.Event) -> None:
@@ -468,8 +502,9 @@ class SabbatEngine:
         if st.pcard[s] is not None and st.pcard[s] != c:
             raise E.IllegalAction(f"seat {s} already revealed {D.POWER_TITLES[st.pcard[s]]}; only one POWER card "
                                   "may be used in a game", "7.2")
-        if st.pround[s] == st.rnd:
-            raise E.IllegalAction("a POWER may be used once per round", "7.2")
+        if _spent(st, s):
+            raise E.IllegalAction("this POWER was already used " + (
+                "this round" if st.power_limit == "round" else "in this action"), "7.2")
         return c
 
     def _rule(self, st: State) -> str:
@@ -514,6 +549,9 @@ class SabbatEngine:
     # ------------------------------------------------------------------ the effects
     def _do(self, st: State, s: int, a: Any) -> None:
         stage = st.stage
+        if type(a) is list and a[0] == "power" and a[1] == LUX_:   # at any decision: nothing else changes
+            self._use_power(st, s, a)
+            return
         if stage == "turn":
             sub = st.sub
             if a == "pass":
@@ -618,7 +656,7 @@ class SabbatEngine:
         elif stage == "secret":
             if a != "pass":
                 st.pcard[s] = SECRET_
-                st.pround[s] = st.rnd
+                st.pround[s] = _use_mark(st)
                 st.locs[a[2]][a[3]] |= PROT
             self._next_secret(st)
 
@@ -683,12 +721,14 @@ class SabbatEngine:
             st.vp[s] += 2 * beaten + bonus
             L.insert(0, s | MOVED)
             if len(L) > st.caps[dst]:
-                o = L.pop() & OWNER
+                out = L.pop()
+                o = out & OWNER
                 st.grave[o] += 1
-                if (st.powers and st.people[o] == D.ZUGRIGA and st.pround[o] != st.rnd
+                if (st.powers and st.people[o] == D.ZUGRIGA and not _spent(st, o)
                         and st.pcard[o] in (None, IMMORTAL_)):
                     st.sub = "immortal"
-                    st.args = [0 if dst < D.NREG else 1]
+                    # the board, and the minion's moved mark: "Each ghost can move once" (R-12)
+                    st.args = [0 if dst < D.NREG else 1, out & MOVED]
                     st.actor = o
                 else:
                     st.terror[o] = _cap(st.terror[o] + 1)
@@ -720,6 +760,7 @@ class SabbatEngine:
             st.sub = "tt"
             st.args = [st.args[0], a[1], 0, 0, 0]
             return
+        st.args[1] = TILE_USED
         self._after_effect(st, s)
 
     def _mirror(self, st: State, s: int, m: int) -> None:
@@ -735,18 +776,18 @@ class SabbatEngine:
 
     def _after_effect(self, st: State, s: int) -> None:
         dopp = st.args[0]
-        if dopp or not st.powers or st.pround[s] == st.rnd or (
+        if dopp or not st.powers or _spent(st, s) or (
                 st.pcard[s] is not None and st.pcard[s] not in D.B1_END_POWERS):
             self._end_action(st)
             return
-        used = st.args[1] if st.sub in ("b1",) else -1
+        used = st.args[1] if st.sub == "b1" else TILE_USED      # "tt": the Test tube was the effect
         st.sub = "b1end"
         st.args = [0, used]
 
     def _use_power(self, st: State, s: int, a: list) -> None:
         c = a[1]
         st.pcard[s] = c
-        st.pround[s] = st.rnd
+        st.pround[s] = _use_mark(st)
         if c == LUX_:
             st.h2[s][a[2]] += 1
             st.h2[s][a[3]] += 1
@@ -764,7 +805,7 @@ class SabbatEngine:
             self._declare_move(st, s, D.BRIDGE, 0, a[2], a[3], fee=False)
         elif c == IMMORTAL_:
             st.grave[s] -= 1
-            st.locs[a[2]].append(s)
+            st.locs[a[2]].append(s | (st.args[1] if len(st.args) > 1 else 0))
             self._back_to_mover(st)
         elif c == DOPP_:
             st.sub = "b1"
@@ -1008,6 +1049,7 @@ class SabbatEngine:
     def clone(self, st: State) -> State:
         c = State()
         c.n, c.powers, c.discard_leftovers, c.caps = st.n, st.powers, st.discard_leftovers, st.caps
+        c.magician_move, c.power_limit = st.magician_move, st.power_limit
         c.people, c.stage, c.rnd, c.order = st.people, st.stage, st.rnd, st.order[:]
         c.time_card, c.time_pile, c.tiles = st.time_card, st.time_pile[:], st.tiles
         c.gates, c.aside, c.mirrors, c.mag = st.gates, st.aside, st.mirrors[:], st.mag[:]
@@ -1026,6 +1068,7 @@ class SabbatEngine:
     def encode(self, st: State) -> dict[str, Any]:
         return {
             "n": st.n, "powers": st.powers, "discard_leftovers": st.discard_leftovers, "people": st.people[:],
+            "magician_move": st.magician_move, "power_limit": st.power_limit,
             "stage": st.stage, "rnd": st.rnd, "order": st.order[:], "time_card": st.time_card,
             "time_pile": st.time_pile[:], "tiles": st.tiles[:], "gates": st.gates[:], "aside": st.aside[:],
             "mirrors": st.mirrors[:], "mag": st.mag[:], "vp": st.vp[:], "terror": st.terror[:],
@@ -1047,6 +1090,12 @@ class SabbatEngine:
         st.caps = D.capacities(st.n)
         st._cache = None
         return st
+
+
+def _luxuriance(out: list) -> None:
+    for a in range(D.NRES):
+        for b in range(a, D.NRES):
+            out.append(["power", LUX_, a, b])
 
 
 # short aliases for the power card ids used above

@@ -21,15 +21,17 @@ from .data import (ADJ, ADMIN, ARCH_START, BARR, CARAVAN_MAX, CARD_KIND, CARP, C
                    TR1, TURN_LIMIT, WH, WH_CAP)
 
 SCENARIOS = ("scribe", "priest", "pharaoh")
+PYRAMID_PICKS = ("top", "free")
+SHOE_FACES = ("down", "up")          # SR-14: the Season cards in the shoe face down, or face up (option)      # which Pyramid a project takes: the top of the sorted stack, or any left
 PYR_STARTED = 1 << 13          # done-mask bit: a Pyramid step was ever built (no second Pyramid)
 ADMIN_MASK = sum(1 << k for k in ADMIN)
 TYPES3 = (0, 1, 2)
 
 FIELDS = (
-    "n", "scenario", "architect", "turn_limit",
+    "n", "scenario", "architect", "turn_limit", "pyramid_pick", "shoe_face", "top",
     "order", "fp", "turn", "phase", "stage", "cur",
     "board", "pyr_avail", "reserve",
-    "pieces", "res", "gain", "slots", "ptok", "rev", "black", "car", "car_use", "done_mask", "used",
+    "pieces", "res", "gain", "slots", "ptok", "rev", "black", "car", "car_use", "done_mask", "used", "spare",
     "growth", "status", "p1_new", "charter", "oracle", "lib_j", "palace_cards", "kept", "kept_cards",
     "dbl_pile", "dbl", "dbl_first", "down", "display",
     "shoe", "aside", "discard", "dark", "removed", "hosh",
@@ -115,34 +117,16 @@ def pyramid_piece(st: SareState, p: int):
     return None
 
 
-def space_ok(st: SareState, p: int, kind: int, space: int, ignore: Any = None) -> str | None:
-    """Why `kind` cannot stand on `space` (None if it can). `ignore` is a piece being moved."""
-    if not 0 <= space < N_SPACES:
-        return "no such space"
-    prod = 0
+def projects_stay_placed(st: SareState, p: int, gone: list) -> bool:
+    """Architect (4.4): without the built piece `gone`, every project of the seat is still on or
+    next to a built building ("while respecting the placement rule")."""
+    near = [0] * N_SPACES
     for pc in st.pieces[p]:
-        if pc is ignore or pc[1] != space:
-            continue
-        if pc[0] in PRODUCTION:
-            prod += 1
-        else:
-            return "the space holds an administrative or main building"
-    if kind in PRODUCTION:
-        if prod >= 2:
-            return "a space holds at most 2 production buildings"
-    elif prod:
-        return "an administrative or main building needs an empty space"
-    if kind == PORT and space not in NILE:
-        return "the Port must be on the bank of the Nile"
-    if st.architect:
-        ok = False
-        for pc in st.pieces[p]:
-            if pc[2] and pc is not ignore and (pc[1] == space or pc[1] in ADJ[space]):
-                ok = True
-                break
-        if not ok:
-            return "Architect: a project must be next to a built building"
-    return None
+        if pc[2] and pc is not gone:
+            near[pc[1]] = 1
+            for x in ADJ[pc[1]]:
+                near[x] = 1
+    return all(near[pc[1]] for pc in st.pieces[p] if not pc[2])
 
 
 def reductions(st: SareState, p: int, space: int) -> list[int]:
@@ -242,7 +226,8 @@ class SareEngine:
 
     # -------------------------------------------------------------- creation
     def default_options(self, players: int) -> dict[str, Any]:
-        return {"scenario": "priest", "architect": False, "turn_limit": TURN_LIMIT}
+        return {"scenario": "priest", "architect": False, "turn_limit": TURN_LIMIT, "pyramid_pick": "top",
+                "shoe": "down"}
 
     def new_game(self, options: dict[str, Any], players: int) -> SareState:
         if not isinstance(players, int) or not 2 <= players <= 4:
@@ -259,12 +244,19 @@ class SareEngine:
             raise BadOptions("architect must be true or false")
         if type(opts["turn_limit"]) is not int or not 1 <= opts["turn_limit"] <= 200:
             raise BadOptions("turn_limit must be an int in 1..200")
+        if opts["pyramid_pick"] not in PYRAMID_PICKS:
+            raise BadOptions(f"pyramid_pick must be one of {PYRAMID_PICKS}")
+        if opts["shoe"] not in SHOE_FACES:
+            raise BadOptions(f"shoe must be one of {SHOE_FACES}")
         n = players
         st = SareState()
         st.n = n
         st.scenario = opts["scenario"]
         st.architect = opts["architect"]
         st.turn_limit = opts["turn_limit"]
+        st.pyramid_pick = opts["pyramid_pick"]
+        st.shoe_face = opts["shoe"]
+        st.top = []                    # face-up shoe: [top handle, its card] once public, card -1 if face down
         st.order = []
         st.fp = 0
         st.turn = 1
@@ -287,6 +279,7 @@ class SareEngine:
         st.black = [0] * n
         st.car = [0] * n
         st.car_use = [0] * n
+        st.spare = [[0, 0, 0] for _ in range(n)]   # phase 3: typed tokens kept out of payments (R-02)
         st.done_mask = [0] * n
         st.used = [0] * n
         st.growth = [0] * n
@@ -342,7 +335,8 @@ class SareEngine:
         if stg == "dark_shuffle":
             return DeckShuffle("dark", tuple(self._dark_items(st)))
         if stg == "draw":
-            return DeckReveal((st.dark[0], st.shoe[0]) if st.dark else (st.shoe[0],))
+            top = () if self._top_public(st) else (st.shoe[0],)
+            return DeckReveal((st.dark[0],) + top if st.dark else top)
         if stg == "temple_show":
             return DeckShow(st.temple_owner, tuple(st.temple_hand))
         if stg == "oracle_show":
@@ -463,16 +457,17 @@ class SareEngine:
                         continue
                 elif mask >> k & 1 or present >> k & 1:
                     continue
+                spaces = prod_ok if k in PRODUCTION else (port_ok if k == PORT else empty)
+                if k == PYR and st.pyramid_pick == "free":     # any Pyramid left (option, R-09)
+                    out.extend(["project", KINDS[PYR], s, no] for s in spaces for no in st.pyr_avail)
+                    continue
                 row = _PROJECT[k]
-                for s in (prod_ok if k in PRODUCTION else (port_ok if k == PORT else empty)):
+                for s in spaces:
                     out.append(row[s])
         for i, pc in enumerate(pcs):
             if pc[2]:
-                if pc[0] == MB and (m <= 1 or n_proj > 2 * (m - 1)):
-                    continue
-                if pc[0] == WH and sum(st.res[p][:3]) > WH_CAP * (built_count(st, p, WH) - 1):
-                    continue
-                out.append(["demolish", i])
+                if self._can_demolish(st, p, pc, m, n_proj):
+                    out.append(["demolish", i])
             elif not pc[6]:
                 out.append(["cancel", i])
                 if not (pc[0] == PYR and pc[3] > 0):
@@ -484,6 +479,15 @@ class SareEngine:
                         if s != pc[1]:
                             out.append(["move", i, s])
         return out
+
+    def _can_demolish(self, st: SareState, p: int, pc: list, m: int, n_proj: int) -> bool:
+        """4.4: the last Master Builders keep their projects, the other warehouses hold the stored
+        tokens, and (Architect) every project stays next to a built building."""
+        if pc[0] == MB and (m <= 1 or n_proj > 2 * (m - 1)):
+            return False
+        if pc[0] == WH and sum(st.res[p][:3]) > WH_CAP * (built_count(st, p, WH) - 1):
+            return False
+        return not st.architect or projects_stay_placed(st, p, pc)
 
     def _free_spaces(self, st: SareState, p: int) -> tuple[list, list, list]:
         """Spaces open to a new production project, to an administrative/main project, to the Port (4.4)."""
@@ -507,8 +511,11 @@ class SareEngine:
         return prod_ok, empty, port_ok
 
     def _legal_poll(self, st: SareState, p: int) -> list:
-        if st.status[p] != 0:                       # a laid-down Market owner's slot (SR-24)
-            return [["market", t] for t in range(st.n) if t != p] + [["pass"]]
+        if st.status[p] != 0:                       # a laid-down Market or Temple owner's slot (SR-24, R-05)
+            out = [["market", t] for t in range(st.n) if t != p] if can_use(st, p, MARKET) else []
+            if self._oracle_open(st, p):
+                out.append(["oracle"])
+            return out + [["pass"]]
         out: list = [["continue"], ["stop"]]
         if not st.poll_gold and st.res[p][1] > 0 and st.rev[p] > st.black[p]:
             out.append(["gold"])
@@ -522,9 +529,14 @@ class SareEngine:
                     out.append(["market", t])
         if can_use(st, p, TEMPLE) and st.shoe:
             out.append(["temple"])
-        if st.aside and not st.oracle[p] and has_built(st, p, TEMPLE):
+        if self._oracle_open(st, p):
             out.append(["oracle"])
         return out
+
+    def _oracle_open(self, st: SareState, p: int) -> bool:
+        """RB Temple "may also, at any time, consult the oracles": once a season (the card does not
+        change), in any of the owner's poll slots, standing or lying down (R-05)."""
+        return bool(st.aside) and not st.oracle[p] and has_built(st, p, TEMPLE)
 
     def _legal_market(self, st: SareState, p: int) -> list:
         t = st.sub[2]
@@ -542,6 +554,9 @@ class SareEngine:
         out: list = [["done"]]
         revolt = st.status[p] == 2
         if not revolt and not st.charter[p]:
+            slots, res, spare = st.slots[p], st.res[p], st.spare[p]
+            if st.car_use[p] or slots[3] + res[3]:   # keep a typed token: Jokers / caravans pay instead (R-02)
+                out.extend(["spare", RES[t]] for t in TYPES3 if slots[t] + res[t] > spare[t])
             for i, pc in enumerate(st.pieces[p]):
                 if pc[2]:
                     continue
@@ -559,12 +574,17 @@ class SareEngine:
                 for b in range(a, 4):
                     if have[b] - (1 if a == b else 0) > 0:
                         out.append(["charter", RES[a], RES[b]])
+        if st.architect:                 # RB Architect "demolish buildings during your construction phase" (R-04)
+            pcs = st.pieces[p]
+            m = built_count(st, p, MB)
+            n_proj = n_projects(st, p)
+            out.extend(["demolish", i] for i, pc in enumerate(pcs) if pc[2] and self._can_demolish(st, p, pc, m, n_proj))
         return out
 
     def _build_options(self, st: SareState, p: int, i: int, pc: list) -> list:
         out = []
-        slots, res = st.slots[p], st.res[p]
-        avail = [slots[t] + res[t] for t in TYPES3]
+        slots, res, spare = st.slots[p], st.res[p], st.spare[p]
+        avail = [slots[t] + res[t] - spare[t] for t in TYPES3]
         jok = slots[3] + res[3]
         cu = st.car_use[p]
         pts = [-1]
@@ -634,7 +654,7 @@ class SareEngine:
             if (not isinstance(event, DeckReturned) or event.seat != step.seat or event.deck != step.deck
                     or event.position != step.position or len(event.kept) != len(step.handles) - 1
                     or not _fresh_ints((event.returned, *event.kept))):
-                raise _ill("expected the Temple's face-down return", "5.6")
+                raise _ill("expected the Temple's face-down return", "6.1")
             self._returned(st, event.returned, list(event.kept))
         else:
             raise _ill("the game is over", "8.1")
@@ -682,6 +702,7 @@ class SareEngine:
             st.discard, st.removed, st.hosh, st.dark = [], [], [], []
             st.aside = handles[0]                    # set aside unseen (5.2)
             st.shoe = handles[1:]
+            st.top = []
             st.stage = "poll_start"
         else:                                        # darkness pile (5.7)
             st.dark = handles
@@ -689,8 +710,11 @@ class SareEngine:
             st.stage = "after_card"
 
     def _revealed(self, st: SareState, cards: list) -> None:
-        if st.reveal_q:                              # Temple kept cards shown when they pay out (6.1)
+        if st.reveal_q:                              # Temple kept cards shown when the season ends (6.1)
             for h, c in zip(st.reveal_q, cards):
+                if st.shoe and h == st.shoe[0]:      # the top of a face-up shoe (SR-14)
+                    st.top = [h, c]
+                    continue
                 for p in range(st.n):
                     if h in st.kept[p]:
                         st.kept[p].remove(h)
@@ -710,8 +734,20 @@ class SareEngine:
                 st.reserve[k] += 1
             st.removed.append(dc)
             cards = cards[1:]
+        self._draw(st, st.top[1] if self._top_public(st) else cards[0])
+
+    def _top_public(self, st: SareState) -> bool:
+        return bool(st.top) and bool(st.shoe) and st.top[0] == st.shoe[0] and st.top[1] >= 0
+
+    def _show_top(self, st: SareState) -> None:
+        """Face-up shoe (SR-14): the top card is public unless the Temple put a card face down on it."""
+        if st.shoe_face == "up" and st.shoe and not (st.top and st.top[0] == st.shoe[0]):
+            st.reveal_q.append(st.shoe[0])
+
+    def _draw(self, st: SareState, card: int) -> None:
         st.shoe.pop(0)
-        st.card = cards[0]
+        st.top = []
+        st.card = card
         st.lone = len(standing(st)) == 1
         st.taken = False
         st.cur = 0
@@ -733,8 +769,10 @@ class SareEngine:
     def _returned(self, st: SareState, returned: int, kept: list) -> None:
         if st.temple_pos == "top":
             st.shoe.insert(0, returned)
+            st.top = [returned, -1]                  # "place the other face down on the top"
         else:
             st.shoe.append(returned)
+            self._show_top(st)
         st.kept[st.temple_owner] = kept
         st.temple_hand = []
         st.temple_owner = -1
@@ -832,7 +870,7 @@ class SareEngine:
         elif op == "project":
             k = KINDS.index(a[1])
             if k == PYR:
-                no = st.pyr_avail.pop(0)
+                no = st.pyr_avail.pop(0) if len(a) == 3 else st.pyr_avail.pop(st.pyr_avail.index(a[3]))
                 pcs.append([PYR, a[2], 0, 0, no, 0, 1])
             else:
                 st.board[k] -= 1
@@ -843,22 +881,26 @@ class SareEngine:
             pc = pcs[a[1]]
             pc[1] = a[2]
             pc[6] = 1
-        else:                                         # cancel / demolish: the tile goes back (4.5)
-            pc = pcs.pop(a[1])
-            k = pc[0]
-            if k == PYR:
-                st.pyr_avail.append(pc[4])
-                st.pyr_avail.sort()
-                st.reserve[3] += st.ptok[p]
-                st.ptok[p] = 0
-            else:
-                st.board[k] += 1
-            if k in PRODUCES:                        # tokens lying on a demolished card are lost (SR-07)
-                t = PRODUCES[k]
-                extra = st.slots[p][t] - self._producers(st, p, t)
-                if extra > 0:
-                    st.slots[p][t] -= extra
-                    st.reserve[t] += extra
+        else:
+            self._remove_piece(st, p, a[1])
+
+    def _remove_piece(self, st: SareState, p: int, i: int) -> None:
+        """Cancel or demolish: the tile goes back (4.4)."""
+        pc = st.pieces[p].pop(i)
+        k = pc[0]
+        if k == PYR:
+            st.pyr_avail.append(pc[4])
+            st.pyr_avail.sort()
+            st.reserve[3] += st.ptok[p]
+            st.ptok[p] = 0
+        else:
+            st.board[k] += 1
+        if k in PRODUCES:                        # tokens lying on a demolished card are lost (SR-07)
+            t = PRODUCES[k]
+            extra = st.slots[p][t] - self._producers(st, p, t)
+            if extra > 0:
+                st.slots[p][t] -= extra
+                st.reserve[t] += extra
 
     def _producers(self, st: SareState, p: int, t: int) -> int:
         return sum(1 for pc in st.pieces[p] if pc[2] and PRODUCES.get(pc[0], -1) == t)
@@ -900,6 +942,12 @@ class SareEngine:
         if op == "done":
             st.stage = "store"
             return
+        if op == "demolish":
+            self._remove_piece(st, p, a[1])
+            return
+        if op == "spare":
+            st.spare[p][RES.index(a[1])] += 1
+            return
         if op == "charter":
             st.charter[p] = 1
             revolt = st.status[p] == 2
@@ -912,9 +960,9 @@ class SareEngine:
         pc = st.pieces[p][a[1]]
         pt = RES.index(a[2]) if a[2] != "-" else -1
         cost = project_cost(st, p, pc, pt)
-        slots, res = st.slots[p], st.res[p]
+        slots, res, spare = st.slots[p], st.res[p], st.spare[p]
         for t in TYPES3:
-            use = min(cost[t], slots[t] + res[t])
+            use = min(cost[t], slots[t] + res[t] - spare[t])
             if use:
                 _pay_types(st, p, t, use)
         j = a[3]
@@ -971,8 +1019,6 @@ class SareEngine:
         if st.dbl_first < 0 and not _dbl_has_gold(st.dbl):
             st.dbl_first = p
             self._award_double(st, p)
-        if st.kept[p]:
-            st.reveal_q.extend(st.kept[p])
 
     def _award_double(self, st: SareState, p: int) -> None:
         a, b = DOUBLE[st.dbl]
@@ -997,8 +1043,6 @@ class SareEngine:
                     st.gain[p][t] += 1
         st.reserve[3] += st.lib_j[p]
         st.lib_j[p] = 0
-        if st.kept[p]:
-            st.reveal_q.extend(st.kept[p])
 
     def _resolve(self, st: SareState) -> None:
         c = st.card
@@ -1062,9 +1106,11 @@ class SareEngine:
             elif stg == "poll_start":
                 st.cur = 0
                 st.stage = "poll_next"
+                self._show_top(st)
             elif stg == "poll_next":
                 st.poll_gold = False
-                if _seek(st, lambda p: st.status[p] == 0 or (st.status[p] == 1 and can_use(st, p, MARKET))):
+                if _seek(st, lambda p: st.status[p] == 0 or (st.status[p] == 1 and (
+                        can_use(st, p, MARKET) or self._oracle_open(st, p)))):
                     st.stage = "poll"
                     return
                 if standing(st):
@@ -1077,6 +1123,8 @@ class SareEngine:
                     st.horus = 0
                     self._lone_stop(st)
                     st.stage = "season_end"
+                elif self._top_public(st) and not st.dark:   # face-up top: drawn without a reveal
+                    self._draw(st, st.top[1])
                 else:
                     return
             elif stg == "palace_next":
@@ -1115,6 +1163,10 @@ class SareEngine:
             elif stg == "season_end":
                 st.cur = 0
                 st.stage = "mf_next"
+                # Temple kept cards stay secret while anyone pushes their luck; revealed (and a
+                # Resource credited to a lying-down owner) once nobody stands (6.1)
+                for i in range(n):
+                    st.reveal_q.extend(st.kept[seat_at(st, i)])
             elif stg == "mf_next":
                 if _seek(st, lambda p: st.status[p] == 1 and can_use(st, p, MARKET)):
                     st.stage = "market_final"
@@ -1170,6 +1222,7 @@ class SareEngine:
             st.gain[p] = [0, 0, 0, 0]
             st.car_use[p] = st.car[p]
             st.charter[p] = 0
+            st.spare[p] = [0, 0, 0]
         st.cur = 0
         st.stage = "p3_next"
 
@@ -1255,7 +1308,8 @@ class SareEngine:
             return repr(action)
         op = action[0]
         if op == "project":
-            return f"seat {seat} launches a {action[1]} project on space {action[2]}"
+            which = f" {action[3]}" if len(action) > 3 else ""
+            return f"seat {seat} launches a {action[1]}{which} project on space {action[2]}"
         if op == "build":
             pc = st.pieces[seat][action[1]] if action[1] < len(st.pieces[seat]) else None
             what = KINDS[pc[0]] if pc else "?"

@@ -41,6 +41,7 @@ def build_view(engine: Any, st: Any, seat: int | None, knowledge: dict) -> dict[
             "revolt_bottom": st.black[p],
             "caravans": st.car[p],
             "caravans_usable": st.car_use[p] if st.phase == "p3" else st.car[p],
+            "spared": dict(zip(RES[:3], st.spare[p])),
             "obelisk": ("standing", "lying", "revolt")[st.status[p]] if st.phase == "p2" or st.phase == "p3" else "standing",
             "night_side": [KINDS[k] for k in range(5, 11) if st.used[p] >> k & 1],
             "palace_cards": [_card(c) for c in st.palace_cards[p]],
@@ -52,11 +53,16 @@ def build_view(engine: Any, st: Any, seat: int | None, knowledge: dict) -> dict[
         }
         players.append(pl)
     own = knowledge if seat is not None else {}
+    shoe = [_hidden(h, own) for h in st.shoe]
+    public_top = bool(st.top) and bool(st.shoe) and st.top[0] == st.shoe[0] and st.top[1] >= 0
+    if public_top:                                   # a face-up shoe's top card (SR-14): everyone sees it
+        shoe[0]["card"] = _card(st.top[1])
     v: dict[str, Any] = {
         "game": "sare",
         "seat": seat,
         "scenario": st.scenario,
         "architect": st.architect,
+        "pyramid_pick": st.pyramid_pick,
         "turn": st.turn,
         "turn_limit": st.turn_limit,
         "phase": st.phase,
@@ -70,7 +76,9 @@ def build_view(engine: Any, st: Any, seat: int | None, knowledge: dict) -> dict[
         "players": players,
         "double_card": list(RES[t] for t in DOUBLE[st.dbl]) if st.dbl >= 0 else None,
         "display": dict(zip(RES[:3], st.display)),
-        "shoe": [_hidden(h, own) for h in st.shoe],
+        "shoe": shoe,
+        "shoe_face": st.shoe_face,
+        "shoe_top": shoe[0].get("card") if public_top else None,
         "set_aside": _hidden(st.aside, own) if st.aside else None,
         "discard": [_card(c) for c in st.discard],
         "darkness": len(st.dark),

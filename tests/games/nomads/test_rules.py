@@ -49,7 +49,8 @@ def test_bad_options_and_player_counts():
         E.new_game({"short_blue": 1}, 4)
     with pytest.raises(BadOptions):
         E.new_game({"colour": "red"}, 4)
-    assert E.default_options(4) == {"yellow_tiles": 4, "short_blue": False, "max_turns": 1000}
+    assert E.default_options(4) == {"yellow_tiles": 4, "short_blue": False, "max_turns": 1000,
+                                    "full_market": "stack", "lost_turns": 2}
 
 
 # ----------------------------------------------------------------- provisions and hiring
@@ -163,8 +164,9 @@ def test_sale_needs_a_city():
     assert e.value.rule == "N.7.4"
 
 
-def test_full_market_price_and_overflow():
+def test_full_market_price_and_overflow_to_the_game_box_option():
     ref, st = midgame()
+    st.full_market = "gamebox"
     put(st, 0, 3, 3)
     give_animals(st, 0, [3, 0, 0, 0])
     set_market(st, DONKEY, st.cap - 1)
@@ -177,6 +179,27 @@ def test_full_market_price_and_overflow():
     assert st.money[0] == 10 + 3 * st.track[DONKEY][-1]
     act(st, 0, "done")
     assert st.market[DONKEY] == st.cap and st.gamebox[DONKEY] == box + 3   # AN-X1
+    check_invariants(st)
+
+
+def test_full_market_keeps_every_animal():
+    """Rulebook pg 6 "När djuren kommer tillbaka till marknaden placeras de alltid på fälten med de
+    lägsta siffrorna" (returned animals are always placed on the lowest fields): no animal leaves
+    play; on a full market the surplus stays, stacked on the lowest field, and the price is the
+    highest number in use (issue #15 item 8; AN-X1, AN-X2)."""
+    ref, st = midgame(3)
+    assert st.full_market == "stack"                          # the default
+    put(st, 0, 3, 3)
+    give_animals(st, 0, [3, 0, 0, 0])
+    set_market(st, DONKEY, st.cap)
+    assert st.gamebox[DONKEY] == 0                             # all 20 donkeys in play
+    box = st.gamebox[DONKEY]
+    act(st, 0, "stay")
+    act(st, 0, "sell", DONKEY, 3)
+    act(st, 0, "done")
+    assert st.market[DONKEY] == st.cap + 3 and st.gamebox[DONKEY] == box
+    assert NE.price(st, DONKEY) == st.track[DONKEY][-1]
+    assert E.view(st, 0)["market"]["overflow"][DONKEY] == 3
     check_invariants(st)
 
 
@@ -249,6 +272,34 @@ def test_expert_handler_refills_at_once():
     assert st.phase == "action"
     act(st, 0, "done")
     assert st.phase == "r_random"              # the one random throw + desert move at the end
+
+
+def test_abdul_and_expert_before_moving():
+    """Rulebook pg 11: Abdul "I ett speldrag kan man, förutom den normala aktionen, även sälja djur" and
+    the Expert Handler "även fånga ett valfritt djur" set no time within the turn (issue #15 item 7,
+    AN-19): both may also be played before moving. A sale before moving lowers a two-field move's
+    provisions; the turn then goes on with the move."""
+    ref, st = midgame()
+    put(st, 0, 1, 1)
+    give_animals(st, 0, [0, 0, 2, 0])
+    ha = hand_tile(ref, 0, D.Y_ABDUL)
+    he = hand_tile(ref, 0, D.Y_EXPERT)
+    legal = E.legal_actions(st, 0, ref.knowledge[0])
+    assert ["tile", ha, D.Y_ABDUL] in legal and ["tile", he, D.Y_EXPERT] in legal
+    p = NE.price(st, HORSE)
+    act(st, 0, "tile", ha, D.Y_ABDUL)
+    assert st.phase == "abdul" and ["done"] in E.legal_actions(st, 0)
+    act(st, 0, "sell", HORSE, 2)
+    act(st, 0, "done")
+    assert st.phase == "move" and st.money[0] == 10 + 2 * p and st.animals[:4] == [0, 0, 0, 0]
+    assert NE.move_cost(st, 0, 2) == 0                        # no animal left to feed on the way
+    act(st, 0, "tile", he, D.Y_EXPERT)
+    assert st.phase == "expert"
+    act(st, 0, "take", GREY, HORSE)
+    assert st.phase == "move" and st.animals[:4] == [0, 0, 1, 0]   # back to the move
+    act(st, 0, "stay")                                       # no trader, no tile left: the turn ends
+    assert st.active == 1 and st.phase == "move"
+    check_invariants(st)
 
 
 def test_ride_the_winds_from_a_city_hires_then_goes_anywhere_and_picks_up():
@@ -342,6 +393,28 @@ def test_lost_nomad_keeps_two_animals_loses_traders():
     assert st.status[1] == NE.LOST
     assert st.active == 1 and E.legal_actions(st, 1) == [["pilgrim"]]   # next turn: to the pilgrim
     check_invariants(st)
+
+
+def test_lost_turns_option_one_turn():
+    """Option lost_turns 1 (issue #15 item 12; AN-23): "Nomaden tas bort från spelplanen … I nästa
+    drag är det hans tur att resa med pilgrimmen" read as: the lost nomad already travels with the
+    pilgrim, so its next turn is the placement."""
+    ref, st = midgame()
+    st.lost_turns = 1
+    put(st, 1, 4, 0)
+    give_animals(st, 1, [0, 1, 0, 0])
+    set_box(st, RED, [0, 0, 0, 0])
+    act(st, 0, "stay")
+    roll(st, BLANK, BLANK)
+    roll(st, BLANK, BLANK, land_face(GREEN))
+    roll(st, 0)
+    assert st.status[1] == NE.PILGRIM and st.pos[1] == NE.POS_PILGRIM
+    assert st.active == 1 and all(a[0] == "place" for a in E.legal_actions(st, 1))
+    check_invariants(st)
+    with pytest.raises(BadOptions):
+        E.new_game({"lost_turns": 3}, 4)
+    with pytest.raises(BadOptions):
+        E.new_game({"full_market": "lose"}, 4)
 
 
 def test_pilgrim_placement_turn_forbids_expert_and_catching():

@@ -80,6 +80,8 @@ def play_one(n: int, seed: int, options: dict | None = None, sample: int = SAMPL
         _fast_invariants(ref.state)
     st = ref.state
     check_invariants(st)
+    if st.full_market == "stack":             # AN-X1: no animal left play after the setup
+        assert st.gamebox == [D.ANIMALS_PER_SPECIES - 1 - st.cap] * D.NSP, st.gamebox
     res = E.result(st)
     assert res is not None and res["winners"], res
     assert all(0 <= w < n for w in res["winners"])

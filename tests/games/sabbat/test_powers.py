@@ -9,7 +9,8 @@ from protocol import engine as E
 from protocol.games.sabbat import ENGINE
 from protocol.games.sabbat import data as D
 
-from .util import BRIDGE, GAR, GE, REG, SP, act, at_actions, finish_round, illegal, new, place, res, set_turn
+from .util import (BRIDGE, GAR, GE, REG, SP, act, at_actions, finish_round, illegal, new, place, res, set_turn,
+                   to_stewardship)
 
 ARG, ZUG, SAN, LUS = D.ARGOSOLA, D.ZUGRIGA, D.SANAGAL, D.LUSERNA
 
@@ -84,12 +85,15 @@ def test_spell_and_fireball():
     assert st.bridge[0] == b0 - 1 and st.bridge[2] == b2 - 1 and st.grave[0] == 5
 
 
-def test_doppelganger_reuses_tile_or_another_mirror():
+def test_doppelganger_reuses_the_same_effect():
+    """RB 7 POWER Cards: "Doppelgänger: … the sorcerer reuses the effect of the manor square that he
+    is on (mirror or manor tile)": the same tile, or the same mirror again (issue #15 item 9, R-16)."""
     st, k = game([SAN, LUS], [D.DOPPELGANGER, D.LUXURIANCE])
     set_turn(st, 0)
     act(st, 0, ["magician", 0], k[0])                         # a spider tile touching mirrors 0 and 15
     act(st, 0, ["tile"], k[0])
     act(st, 0, ["power", D.DOPPELGANGER], k[0])
+    assert ENGINE.legal_actions(st, 0, k[0]) == ["done", ["tile"]]   # no mirror: the tile was the effect
     act(st, 0, ["tile"], k[0])
     assert st.h2[0] == res(SP, SP, SP, SP)
     st, k = game([SAN, LUS], [D.DOPPELGANGER, D.LUXURIANCE])
@@ -97,9 +101,15 @@ def test_doppelganger_reuses_tile_or_another_mirror():
     act(st, 0, ["magician", 0], k[0])
     act(st, 0, ["mirror", 0], k[0])
     act(st, 0, ["power", D.DOPPELGANGER], k[0])
-    assert ["mirror", 0] not in ENGINE.legal_actions(st, 0, k[0])   # once per action
-    act(st, 0, ["mirror", 15], k[0])
-    assert st.terror[0] == 3 + 3 + 3 and st.mirrors[0] == 1 and st.mirrors[15] == 1
+    assert ENGINE.legal_actions(st, 0, k[0]) == ["done", ["mirror", 0]]   # the same mirror, not mirror 15
+    act(st, 0, ["mirror", 0], k[0])
+    assert st.terror[0] == 3 + 3 + 2 and st.mirrors[0] == 2 and st.mirrors[15] == 0
+    # nothing used: nothing to reuse
+    st, k = game([SAN, LUS], [D.DOPPELGANGER, D.LUXURIANCE])
+    set_turn(st, 0)
+    act(st, 0, ["magician", 0], k[0])
+    act(st, 0, "done", k[0])
+    assert st.sub == "b1end" and ["power", D.DOPPELGANGER] not in ENGINE.legal_actions(st, 0, k[0])
 
 
 def test_seduction():
@@ -110,6 +120,8 @@ def test_seduction():
     set_turn(st, 0)
     act(st, 0, ["magician", 5], k[0])
     act(st, 0, "done", k[0])
+    assert ENGINE.legal_actions(st, 0, k[0]) == [["power", D.SEDUCTION]]   # "you must steal" (R-17)
+    assert "done" in ENGINE.legal_actions(st, 0)              # other replicas cannot know the card
     act(st, 0, ["power", D.SEDUCTION], k[0])
     assert ENGINE.legal_actions(st, 0, k[0]) == [["steal", 1], ["steal", 2]]
     act(st, 0, ["steal", 1], k[0])
@@ -137,6 +149,8 @@ def test_teleportation():
 def test_frenzy_and_booster():
     st, k = game([ARG, LUS], [D.FRENZY, D.LUXURIANCE])
     set_turn(st, 0)
+    # "During a ghost movement (B2)": not as an action that moves no ghost (issue #15 item 9, R-15)
+    assert ["power", D.FRENZY] not in ENGINE.legal_actions(st, 0, k[0])
     act(st, 0, ["move", BRIDGE, 0, GAR["zen"], "place"], k[0])
     act(st, 0, ["power", D.FRENZY], k[0])
     assert st.terror[0] == 6
@@ -231,4 +245,97 @@ def test_luserna_is_asked_at_round_start_whatever_its_card(card):
     finish_round(st)
     assert st.stage == "secret" and st.actor == 0
     legal = ENGINE.legal_actions(st, 0, k[0])
-    assert (len(legal) > 1) == (card == D.SECRET_AREA)
+    secret = [x for x in legal if isinstance(x, list) and x[1] == D.SECRET_AREA]
+    assert bool(secret) == (card == D.SECRET_AREA)            # (Luxuriance may be used here too: "At any time")
+
+
+def test_immortal_minion_that_already_moved_cannot_move_again():
+    """RB B.2: "Each ghost can move once". A minion that moved, was pushed out by its own owner's
+    next fight and reappeared by the Gift of immortality keeps its moved mark (issue #15 item 1)."""
+    st, k = game([ZUG, LUS], [D.IMMORTALITY, D.LUXURIANCE])
+    zen, canteen = GAR["zen"], GAR["canteen"]
+    place(st, zen, [1])
+    set_turn(st, 0)
+    act(st, 0, ["move", BRIDGE, 0, zen, "place"], k[0])      # minion A arrives peacefully: it has moved
+    assert [e & 3 for e in st.locs[zen]] == [1, 0]
+    act(st, 0, ["move", BRIDGE, 0, zen, "fight"], k[0])      # minion B fights: A is last and pushed out
+    assert st.sub == "immortal" and st.actor == 0
+    act(st, 0, ["power", D.IMMORTALITY, canteen], k[0])
+    assert [e & 3 for e in st.locs[canteen]] == [0] and st.sub == "b2"
+    moves_from_canteen = [a for a in ENGINE.legal_actions(st, 0, k[0])
+                          if isinstance(a, list) and a[0] == "move" and a[1] == canteen]
+    assert moves_from_canteen == []
+    illegal(st, 0, ["move", canteen, 0, BRIDGE, "place"])
+
+
+def test_luxuriance_at_any_decision():
+    """RB 7 POWER Cards "Luxuriance: At any time, take 2 resources" (issue #15 item 9, R-10): also
+    in the middle of an action (here a ghost movement), not only at the top of one."""
+    st, k = game([LUS, ARG], [D.LUXURIANCE, D.FRENZY])
+    set_turn(st, 0)
+    act(st, 0, ["move", BRIDGE, 0, GAR["zen"], "place"], k[0])
+    assert st.sub == "b2"
+    act(st, 0, ["power", D.LUXURIANCE, SP, GE], k[0])
+    assert st.h2[0] == res(SP, GE) and st.sub == "b2"
+    illegal(st, 0, ["power", D.LUXURIANCE, SP, GE])            # once per round (default)
+
+
+def test_secret_area_wisp_is_not_starved_while_another_ghost_can_go():
+    """RB 7 Secret area: the wisp "cannot be moved or attacked in this round"; when food runs short its
+    owner picks another unfed ghost while one is left (issue #15 item 9, R-11)."""
+    st, k = game([LUS, ARG], [D.SECRET_AREA, D.SPELL])
+    g, h = GAR["zen"], GAR["glass_factory"]
+    place(st, g, [0])
+    place(st, h, [0])
+    finish_round(st)
+    act(st, 0, ["power", D.SECRET_AREA, g, 0], k[0])
+    ENGINE.apply(st, E.Rolled((0,)))
+    ENGINE.apply(st, E.Choices((0, 0)))
+    while st.stage == "bonus":
+        act(st, st.actor, ENGINE.legal_actions(st, st.actor)[0])
+    st.bridge[0] = 0
+    st.grave[0] = 5
+    before = ENGINE.clone(st)
+    st.terror[0] = 1                                           # food 2, one ghost unfed
+    to_stewardship(st)
+    assert st.stage == "food" and st.actor == 0 and st.args == [1]
+    assert ENGINE.legal_actions(st, 0) == [["unfed", h, 0]]      # not the protected wisp ...
+    st = before
+    st.terror[0] = 0                                           # both unfed: the wisp too
+    to_stewardship(st)
+    assert st.args == [2] and ["unfed", g, 0] in ENGINE.legal_actions(st, 0)
+
+
+def test_power_limit_trigger_option():
+    """Option power_limit "trigger" (issue #15 item 11, R-9): the text prints no per-round limit, so a
+    POWER may be used at each of its triggers (at most once per action)."""
+    st, k = game([ARG, LUS], [D.FRENZY, D.LUXURIANCE])
+    st.power_limit = "trigger"
+    set_turn(st, 0)
+    act(st, 0, ["move", BRIDGE, 0, GAR["zen"], "place"], k[0])
+    act(st, 0, ["power", D.FRENZY], k[0])
+    assert ["power", D.FRENZY] not in ENGINE.legal_actions(st, 0, k[0])   # once in this action
+    act(st, 0, "done", k[0])
+    act(st, 1, "pass", k[1])
+    act(st, 0, ["move", BRIDGE, 0, GAR["canteen"], "place"], k[0])
+    act(st, 0, ["power", D.FRENZY], k[0])                     # again in the next action of the round
+    assert st.terror[0] == 3 + 3 + 3
+
+
+def test_magician_move_literal_option():
+    """Option magician_move "literal" (issue #15 item 11, C-7): RB B.1 "move their magician from one
+    square either diagonally or horizontally" read literally: no vertical step."""
+    st, k = game([ARG, LUS], [D.FRENZY, D.LUXURIANCE])
+    st.magician_move = "literal"
+    st.mag = [5, -1]
+    set_turn(st, 0)
+    steps = sorted(a[1] for a in ENGINE.legal_actions(st, 0) if isinstance(a, list) and a[0] == "magician")
+    assert steps == [0, 2, 4, 6, 8, 10]                       # not 1 or 9 (straight up or down)
+    st.magician_move = "king"
+    st._cache = None
+    steps = sorted(a[1] for a in ENGINE.legal_actions(st, 0) if isinstance(a, list) and a[0] == "magician")
+    assert steps == [0, 1, 2, 4, 6, 8, 9, 10]
+    with pytest.raises(E.BadOptions):
+        ENGINE.new_game({"magician_move": "rook"}, 2)
+    with pytest.raises(E.BadOptions):
+        ENGINE.new_game({"power_limit": "never"}, 2)

@@ -106,10 +106,13 @@ def check_views(ref, wire_too: bool) -> None:
                 assert f'"{D.POWER_IDS[card]}"' not in text, f"seat {s} sees seat {o}'s POWER card"
 
 
-def play_checked(n: int, seed: int, powers: bool, sample_every: int = 23) -> tuple[Referee, int]:
+def play_checked(n: int, seed: int, powers: bool, sample_every: int = 23,
+                 options: dict | None = None) -> tuple[Referee, int]:
     rng = random.Random(seed)
     peoples = rng.sample(range(4), n)
-    ref = Referee(ENGINE, n, {"powers": powers, "peoples": peoples, "leftovers": "keep"}, seed=seed)
+    opts = {"powers": powers, "peoples": peoples, "leftovers": "keep"}
+    opts.update(options or {})
+    ref = Referee(ENGINE, n, opts, seed=seed)
     chooser = lambda seat, legal, r: legal[rng.randrange(len(legal))]
     steps = 0
     while True:

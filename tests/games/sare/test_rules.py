@@ -209,6 +209,26 @@ def test_architect_placement():
     assert not any(a[:2] == ["project", "port"] for a in legal(st, 0))   # no Nile space is reachable yet
 
 
+def test_architect_demolition_respects_the_placement_rule():
+    """RB Architect Variant: "you may demolish buildings …, or move or replace projects, while
+    respecting the placement rule" ("only … adjacent to a building already built"): a demolition
+    that would leave a project next to no built building is refused (issue #15 item 3)."""
+    st = ENGINE.new_game({"architect": True}, 2)
+    ENGINE.apply(st, E.Rolled(((0, 1),)))
+    add_built(st, 0, "carpenter", 1)
+    act(st, 0, ["project", "temple", 2])                 # next to the Carpenter only
+    carpenter = next(i for i, pc in enumerate(st.pieces[0]) if pc[0] == K["carpenter"])
+    assert ["demolish", carpenter] not in legal(st, 0)
+    with pytest.raises(E.IllegalAction):
+        act(st, 0, ["demolish", carpenter])
+    # without the Architect variant the same demolition is allowed
+    st2 = fresh(2)
+    add_built(st2, 0, "carpenter", 1)
+    act(st2, 0, ["project", "temple", 2])
+    carpenter = next(i for i, pc in enumerate(st2.pieces[0]) if pc[0] == K["carpenter"])
+    assert ["demolish", carpenter] in legal(st2, 0)
+
+
 # ------------------------------------------------------------------ phase 2: polls, draws, collecting
 
 def test_poll_order_and_active_player_first():
@@ -648,10 +668,33 @@ def test_temple_keep_one_return_other_on_top():
     act(st, 1, ["continue"])
     assert deck.reveal(st) == [card_of("W")]                         # the returned card is drawn next
     act(st, 0, ["stop"])
+    assert st.gain[0][W] == 1 and not isinstance(ENGINE.expected(st), E.DeckReveal)
+    act(st, 1, ["stop"])                                             # the season ends
     step = ENGINE.expected(st)
     assert step == E.DeckReveal((new[1],))                           # the kept card is shown when it pays
     deck.reveal(st)
-    assert st.kept_cards[0] == [card_of("G")] and st.gain[0][G] == 1 and st.gain[0][W] == 1
+    assert st.kept_cards[0] == [card_of("G")] and st.res[0][G] == 2 and st.res[0][W] == 2
+
+
+def test_temple_kept_card_stays_secret_until_the_season_ends():
+    """RB Temple: "They secretly keep one … if the kept card is a Resource, they gain that Resource
+    once their obelisk is lying down". Revealing it when the owner lies down would tell the players
+    still standing that (say) a Troubles card is out of the shoe while they push their luck; it is
+    revealed and credited when the season ends (issue #15 item 2)."""
+    st, deck = _temple_game(("troubles1", "W", "S", "G"))
+    new = _temple_draw(st, deck, "bottom", keep_index=0)            # keep the Troubles card
+    act(st, 0, ["stop"])                                             # the owner lies down ...
+    assert st.status[0] == 1 and st.status[1] == 0
+    assert not isinstance(ENGINE.expected(st), E.DeckReveal)         # ... and nobody sees the kept card
+    assert st.kept[0] == [new[1]] and st.kept_cards[0] == []
+    assert "card" not in ENGINE.view(st, 1, {})["players"][0]["temple_kept"][0]
+    act(st, 1, ["continue"])
+    assert deck.reveal(st) == [card_of("S")]
+    act(st, 0, ["pass"])                                             # its oracle slot (R-05)
+    act(st, 1, ["stop"])                                             # nobody stands: the season ends
+    assert ENGINE.expected(st) == E.DeckReveal((new[1],))
+    deck.reveal(st)
+    assert st.kept_cards[0] == [card_of("troubles1")] and st.kept[0] == []
 
 
 def test_temple_return_to_bottom_and_non_resource_kept():
@@ -659,8 +702,9 @@ def test_temple_return_to_bottom_and_non_resource_kept():
     new = _temple_draw(st, deck, "bottom", keep_index=0)            # keep the Troubles: no effect
     assert st.shoe[-1] == new[0]
     act(st, 0, ["stop"])
+    act(st, 1, ["stop"])
     deck.reveal(st)
-    assert st.gain[0] == [0, 0, 0, 0] and st.rev[0] == 0
+    assert st.res[0] == [1, 1, 1, 0] and st.rev[0] == 0
 
 
 def test_temple_kept_card_no_gain_in_revolt():
@@ -672,9 +716,13 @@ def test_temple_kept_card_no_gain_in_revolt():
     act(st, 1, ["continue"])
     cards = deck.reveal(st)
     assert cards == [card_of("troubles2")] and st.status[0] == 2
+    assert not isinstance(ENGINE.expected(st), E.DeckReveal)         # secret while seat 1 stands
+    act(st, 1, ["stop"])
     assert isinstance(ENGINE.expected(st), E.DeckReveal)             # revealed for the audit anyway
+    gain = list(st.gain[0])
     deck.reveal(st)
-    assert st.gain[0] == [1, 1, 1, 0] and st.kept_cards[0] == [card_of("G")]   # only the revolt's 3 tokens
+    assert gain == [1, 1, 1, 0] and st.kept_cards[0] == [card_of("G")]   # only the revolt's 3 tokens
+    assert st.res[0] == [2, 2, 2, 0]
 
 
 def test_temple_one_card_left():
@@ -1199,3 +1247,129 @@ def test_temple_draw_in_darkness_loses_nothing():
     act(st, 1, ["continue"])
     assert deck.reveal(st) == [card_of("W"), card_of("W", 1)]       # a shoe draw does: −1 W, then +1 W
     assert st.dark == [] and st.removed == [card_of("W")] and st.display == [1, 0, 0]
+
+
+def test_pyramid_pick_option_free_choice_among_the_pyramids_left():
+    """Option pyramid_pick "free" (issue #15 item 10; register R-09): a Pyramid project may take any
+    Pyramid card left, not only the top of the sorted stack (RB Setup "sorted so that number 1 is
+    on top" is the default reading)."""
+    st = fresh(3, pyramid_pick="free")
+    pyr = [a for a in legal(st, 0) if a[:2] == ["project", "pyramid"]]
+    assert pyr and {a[3] for a in pyr} == {1, 2, 3} and all(len(a) == 4 for a in pyr)
+    act(st, 0, ["project", "pyramid", 0, 3])
+    assert st.pyr_avail == [1, 2] and st.pieces[0][-1][4] == 3
+    act(st, 0, ["done"])
+    assert {a[3] for a in legal(st, 1) if a[:2] == ["project", "pyramid"]} == {1, 2}
+    # the default takes the top card, with the 3-element action
+    st = fresh(3)
+    assert all(len(a) == 3 for a in legal(st, 0) if a[:2] == ["project", "pyramid"])
+    with pytest.raises(E.IllegalAction):
+        act(st, 0, ["project", "pyramid", 0, 3])
+    with pytest.raises(E.BadOptions):
+        ENGINE.new_game({"pyramid_pick": "any"}, 3)
+
+
+def test_architect_demolition_in_the_construction_phase():
+    """RB Architect Variant "Reminder: you may demolish buildings during your construction phase"
+    (issue #15 item 4, register R-04): in the Architect variant a built building may also be
+    demolished in phase 3, with the same limits as in phase 1."""
+    st = ENGINE.new_game({"architect": True}, 2)
+    ENGINE.apply(st, E.Rolled(((0, 1),)))
+    add_built(st, 0, "carpenter", 1)
+    deck = season(st)
+    act(st, 0, ["stop"])
+    act(st, 1, ["stop"])
+    assert st.phase == "p3" and ENGINE.expected(st) == E.Decide(0)
+    carpenter = next(i for i, pc in enumerate(st.pieces[0]) if pc[0] == K["carpenter"])
+    assert ["demolish", carpenter] in legal(st, 0)
+    board = st.board[K["carpenter"]]
+    act(st, 0, ["demolish", carpenter])
+    assert st.board[K["carpenter"]] == board + 1 and not any(pc[0] == K["carpenter"] for pc in st.pieces[0])
+    assert not any(a[0] == "demolish" and st.pieces[0][a[1]][0] == K["master_builder"] for a in legal(st, 0)
+                   if a[0] == "demolish")                          # the last Master Builder stays
+    check_invariants(st)
+    # without the Architect variant, demolition stays a phase-1 action
+    st = fresh(2)
+    add_built(st, 0, "carpenter", 1)
+    season(st)
+    act(st, 0, ["stop"])
+    act(st, 1, ["stop"])
+    assert st.phase == "p3" and not any(a[0] == "demolish" for a in legal(st, 0))
+
+
+def test_oracle_open_to_a_lying_down_temple_owner():
+    """RB Temple "The owner of the temple may also, at any time, consult the oracles" (issue #15
+    item 5, register R-05): an owner who lay down without consulting gets a poll slot to do it."""
+    st = fresh(3)
+    add_built(st, 0, "temple", 0)
+    deck = season(st, "W", "W", "W")
+    act(st, 0, ["stop"])
+    act(st, 1, ["continue"])
+    act(st, 2, ["continue"])
+    deck.reveal(st)
+    assert ENGINE.expected(st) == E.Decide(0) and legal(st, 0) == [["oracle"], ["pass"]]
+    act(st, 0, ["oracle"])
+    assert ENGINE.expected(st) == E.DeckShow(0, (st.aside,))
+    ENGINE.apply(st, E.DeckShown(0, (st.aside,)))
+    assert legal(st, 0) == [["pass"]]
+    act(st, 0, ["pass"])
+    assert ENGINE.expected(st) == E.Decide(1)
+    act(st, 1, ["continue"])
+    act(st, 2, ["continue"])
+    deck.reveal(st)
+    assert ENGINE.expected(st) == E.Decide(1)                       # peeked: no more slot for seat 0
+
+
+def test_face_up_shoe_option():
+    """Option shoe "up" (issue #15, register SR-14): RB New Turn "places the pile in the shoe face up" and two
+    reviews ("sabot face visible"): the top card of the shoe is public before every poll, is drawn
+    without a new reveal, and a card the Temple returns "face down on the top" hides it."""
+    st = fresh(2, shoe="up")
+    add_built(st, 0, "temple", 0)
+    deck = season(st, "W", "troubles1", "G", "S")
+    step = ENGINE.expected(st)
+    assert step == E.DeckReveal((st.shoe[0],))                       # the top is shown to everyone
+    deck.reveal(st)
+    v = ENGINE.view(st, 1, {})
+    assert v["shoe_top"]["kind"] == "W" and v["shoe"][0]["card"]["kind"] == "W" and v["shoe_face"] == "up"
+    all_continue(st)
+    assert st.discard == [card_of("W")] and st.display == [1, 0, 0]  # drawn without a reveal step
+    assert ENGINE.expected(st) == E.DeckReveal((st.shoe[0],))        # the next poll shows the new top
+    deck.reveal(st)
+    assert ENGINE.view(st, 1, {})["shoe_top"]["kind"] == "troubles1"
+    new = _temple_draw(st, deck, "top", keep_index=0)               # keep the Troubles, G back on top
+    assert ENGINE.view(st, 1, {})["shoe_top"] is None                # face down on the top: hidden
+    assert not isinstance(ENGINE.expected(st), E.DeckReveal)
+    act(st, 0, ["continue"])
+    act(st, 1, ["continue"])
+    assert ENGINE.expected(st) == E.DeckReveal((new[0],))            # drawn as a face-down card
+    assert deck.reveal(st) == [card_of("G")]
+    # the default shoe is face down: no public top
+    st = fresh(2)
+    season(st)
+    assert ENGINE.view(st, 1, {})["shoe_top"] is None and ENGINE.expected(st) == E.Decide(0)
+
+
+def test_spare_a_typed_token_so_a_caravan_pays_instead():
+    """RB Chartering Caravans: "Each caravan chartered allows you to receive … one resource of your
+    choice" — nothing makes typed tokens pay first. `["spare", T]` keeps a token of type T out of this
+    phase's payments so Jokers or caravans pay for it, e.g. to keep a Gold for the next season's Gold
+    bonus (issue #15 item 6, register R-02). Without it, the order stays: typed tokens first."""
+    st = fresh(2)
+    pc = [K["goldsmith"], 5, 0, 0, 0, 0, 0]
+    st.pieces[0].append(pc)
+    st.board[K["goldsmith"]] -= 1
+    season(st)
+    act(st, 0, ["stop"])
+    act(st, 1, ["stop"])
+    st.res[0] = [1, 1, 1, 0]
+    st.car[0] = st.car_use[0] = 1
+    touch(st)
+    i = st.pieces[0].index(pc)
+    assert ["build", i, "-", 0, 0] in legal(st, 0)                  # W1 G1 S1: typed tokens pay
+    assert ["build", i, "-", 0, 1] not in legal(st, 0)
+    act(st, 0, ["spare", "G"])
+    assert legal(st, 0).count(["build", i, "-", 0, 1]) == 1 and ["build", i, "-", 0, 0] not in legal(st, 0)
+    act(st, 0, ["build", i, "-", 0, 1])
+    assert st.res[0] == [0, 1, 0, 0] and st.car[0] == 0              # the Gold is kept, the caravan paid
+    check_invariants(st)

@@ -29,35 +29,52 @@ def _cards_in(view):
     return out
 
 
+def _check_every_view(ref, n):
+    for seat in range(n):
+        v = ref.view(seat)
+        json.dumps(v)
+        for h, c in _cards_in(v):
+            assert ref.knowledge[seat].get(h) == c
+        # a face-down card of another seat is never resolved
+        for other in range(n):
+            if other != seat:
+                st = ref.state
+                for h in st.kept[other] + (st.temple_hand if st.temple_owner == other else []):
+                    assert all(hh != h for hh, _ in _cards_in(v))
+    spect = ENGINE.view(ref.state, None, None)
+    assert _cards_in(spect) == []
+
+
 def test_views_never_leak_in_random_games():
+    """Every seat owns a Temple from the first season (placed after the setup placement, which would
+    otherwise replace it), so Temple draws, oracle peeks and face-down returns happen at every seat;
+    every seat's view is checked right after each of those private steps and on a sample of others."""
     rng = random.Random(7)
     checked = 0
+    private: dict[tuple[str, int], int] = {}
     for g in range(60):
         n = 2 + g % 3
         ref = Referee(ENGINE, n, {"scenario": "priest", "architect": False, "turn_limit": 6}, seed=g)
-        # Temple owners from the start so that private draws and peeks happen often
         ENGINE.apply(ref.state, E.Rolled((tuple(range(n)),)))
+        for p in range(n):
+            ENGINE.apply(ref.state, E.Act(p, ["place", 5, 6]))
         for p in range(n):
             add_built(ref.state, p, "temple", 0)
             add_built(ref.state, p, "palace", 1)
         while True:
-            if rng.random() < 0.2:
-                for seat in range(n):
-                    v = ref.view(seat)
-                    json.dumps(v)
-                    for h, c in _cards_in(v):
-                        assert ref.knowledge[seat].get(h) == c
-                    # a face-down card of another seat is never resolved
-                    for other in range(n):
-                        if other != seat:
-                            for h in ref.state.kept[other] + (ref.state.temple_hand if ref.state.temple_owner == other else []):
-                                assert all(hh != h for hh, _ in _cards_in(v))
-                spect = ENGINE.view(ref.state, None, None)
-                assert not any(("card" in x) for x in spect["shoe"])
-                checked += 1
+            step = ENGINE.expected(ref.state)
+            kind = {E.DeckShow: "show", E.DeckReturn: "return"}.get(type(step))
+            if kind:
+                key = ("oracle" if ref.state.stage == "oracle_show" else kind, step.seat)
+                private[key] = private.get(key, 0) + 1
             if ref.step(lambda s, legal, r: legal[rng.randrange(len(legal))]) is None:
                 break
+            if kind or rng.random() < 0.2:
+                _check_every_view(ref, n)
+                checked += 1
     assert checked > 100
+    for seat in range(4):                                # every seat drew, peeked and returned
+        assert private.get(("show", seat)) and private.get(("oracle", seat)) and private.get(("return", seat))
 
 
 def test_temple_kept_card_visible_only_to_owner():
