@@ -1,0 +1,50 @@
+"""Determinization: a full engine state sampled from one seat's view alone.
+
+A search bot cannot read hidden values; it imagines them. Each game has a module
+clients/bots/sample_<game>.py with a `Sampler(view)` whose `sample(rng)` deals every hidden
+handle a value consistent with what the view shows (public cards, the seat's own cards and
+commitments) and returns a `World` the referee can play on. Nothing but the view is read.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+
+@dataclass
+class World:
+    """One imagined truth: the public state, a value for every hidden handle, and what each
+    seat would know privately in that world."""
+    state: Any
+    truth: dict[int, Any]
+    knowledge: list[dict[int, Any]]
+
+
+class Sampler(Protocol):
+    seat: int
+    players: int
+
+    def sample(self, rng: random.Random) -> World: ...
+
+
+def sampler_for(game: str, view: dict[str, Any]) -> Sampler:
+    """The game's sampler, prepared from this view (raises ValueError for a game without one)."""
+    try:
+        mod = importlib.import_module(f"clients.bots.sample_{game}")
+    except ImportError:
+        raise ValueError(f"no determinization sampler for {game!r}") from None
+    return mod.Sampler(view)
+
+
+def deal(rng: random.Random, handles: list[int], pool: list[Any]) -> dict[int, Any]:
+    """Give each handle a distinct value from `pool`, uniformly. Should the pool not match the
+    handles in size (an engine change this sampler does not know yet), the missing values are
+    drawn with replacement rather than failing: a slightly wrong world is still playable."""
+    values = list(pool)
+    rng.shuffle(values)
+    while len(values) < len(handles):
+        values.append(pool[rng.randrange(len(pool))] if pool else 0)
+    return dict(zip(handles, values))
