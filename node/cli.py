@@ -7,6 +7,7 @@ import json
 import sys
 from typing import Any
 
+from clients import tournament
 from protocol import games
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
@@ -296,6 +297,8 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--bot", choices=["random", "heuristic"], default="heuristic")
     m.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE")
     m.set_defaults(func=cmd_demo)
+
+    tournament.add_parser(sub)
     return p
 
 

@@ -12,8 +12,9 @@ from typing import Any
 
 from protocol.games.nomads import ENGINE
 from protocol.games.nomads import data as D
+from protocol.games.nomads.engine import price
 
-from .sampling import World, deal
+from .sampling import World, deal, leader_rewards
 
 
 class Sampler:
@@ -38,3 +39,15 @@ class Sampler:
         for k in knowledge:
             k.update(zip(st.used_h, st.used_t))
         return World(st, truth, knowledge)
+
+
+def evaluate(state: Any, truth: dict[int, Any]) -> list[float]:
+    """Dinars, with the held tiles' dinars (of this imagined world), and half the market value
+    of the animals still to sell."""
+    n = state.n
+    values = []
+    for s in range(n):
+        tiles = sum(D.YELLOW_DINARS[truth[h]] for h in state.held[s] if h in truth)
+        animals = sum(state.animals[s * 4 + sp] * price(state, sp) for sp in range(4))
+        values.append(state.money[s] + tiles + 0.5 * animals)
+    return leader_rewards(values, 15.0)

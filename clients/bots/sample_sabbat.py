@@ -11,7 +11,8 @@ from typing import Any
 from protocol.games.sabbat import ENGINE
 from protocol.games.sabbat import data as D
 
-from .sampling import World
+from .sabbat import value
+from .sampling import World, leader_rewards
 
 
 class Sampler:
@@ -40,3 +41,8 @@ class Sampler:
                 truth[h] = card
                 knowledge[s][h] = card
         return World(st, truth, knowledge)
+
+
+def evaluate(state: Any, truth: dict[int, Any]) -> list[float]:
+    """The heuristic bot's position value (VP-like units) per seat, as rewards."""
+    return leader_rewards([value(state, s) for s in range(state.n)], 6.0)

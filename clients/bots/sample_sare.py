@@ -14,8 +14,9 @@ from typing import Any
 
 from protocol.games.sare import ENGINE
 from protocol.games.sare.data import N_CARDS
+from protocol.games.sare.engine import progress
 
-from .sampling import World, deal
+from .sampling import World, deal, leader_rewards
 
 
 class Sampler:
@@ -46,3 +47,10 @@ class Sampler:
         if 0 <= self.seat < st.n:
             knowledge[self.seat].update(self.known)
         return World(st, truth, knowledge)
+
+
+def evaluate(state: Any, truth: dict[int, Any]) -> list[float]:
+    """Progress toward the scenario's goal (the result's score), then a little for resources."""
+    values = [progress(state, p) + 0.1 * sum(state.res[p][:3]) + 0.05 * sum(state.gain[p][:3])
+              for p in range(state.n)]
+    return leader_rewards(values, 1.0)

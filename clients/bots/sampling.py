@@ -3,15 +3,18 @@
 A search bot cannot read hidden values; it imagines them. Each game has a module
 clients/bots/sample_<game>.py with a `Sampler(view)` whose `sample(rng)` deals every hidden
 handle a value consistent with what the view shows (public cards, the seat's own cards and
-commitments) and returns a `World` the referee can play on. Nothing but the view is read.
+commitments) and returns a `World` the referee can play on. Nothing but the view is read. A module may also
+define `evaluate(state, truth)`, the value of an unfinished imagined position per seat, which
+lets the search cut its playouts short.
 """
 
 from __future__ import annotations
 
 import importlib
+import math
 import random
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 
 @dataclass
@@ -37,6 +40,26 @@ def sampler_for(game: str, view: dict[str, Any]) -> Sampler:
     except ImportError:
         raise ValueError(f"no determinization sampler for {game!r}") from None
     return mod.Sampler(view)
+
+
+def evaluator_for(game: str) -> Callable[[Any, dict[int, Any]], list[float]] | None:
+    """The game's `evaluate(state, truth)`: per seat, a reward in [0, 1] for an unfinished
+    position of an imagined world (None: the game has none, playouts run to the end)."""
+    try:
+        mod = importlib.import_module(f"clients.bots.sample_{game}")
+    except ImportError:
+        return None
+    return getattr(mod, "evaluate", None)
+
+
+def leader_rewards(values: list[float], scale: float) -> list[float]:
+    """Turn per-seat position values into rewards in [0, 1]: how far ahead of (or behind) the
+    best other seat, squashed by a logistic of width `scale`."""
+    out = []
+    for s, v in enumerate(values):
+        best_other = max(values[:s] + values[s + 1:])
+        out.append(1.0 / (1.0 + math.exp(-(v - best_other) / scale)))
+    return out
 
 
 def deal(rng: random.Random, handles: list[int], pool: list[Any]) -> dict[int, Any]:
