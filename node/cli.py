@@ -120,6 +120,7 @@ def _seat(args: argparse.Namespace):
     seat = Seat(Path(args.data_dir) if args.data_dir else default_data_dir(), args.bind, args.port,
                 args.bot, args.bot_cmd, args.client, Path(args.out) if args.out else None, args.seed,
                 Status(args.json, args.quiet), args.bot_delay, Path(args.trace) if args.trace else None)
+    seat.think, seat.iterations = args.think, args.iterations
     check_decider(seat)
     return seat
 
@@ -207,7 +208,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def _node_args(p: argparse.ArgumentParser) -> None:
     d = p.add_argument_group("how this seat decides (choose one)")
-    d.add_argument("--bot", choices=["random", "heuristic"], help="an in-process bot")
+    d.add_argument("--bot", choices=["random", "heuristic", "search"], help="an in-process bot")
+    d.add_argument("--think", type=float, default=1.0, metavar="SECONDS", help="--bot search: time per decision")
+    d.add_argument("--iterations", type=int, metavar="N", help="--bot search: iterations per decision instead")
     d.add_argument("--bot-cmd", metavar="COMMAND", help='a bot program speaking the client API on stdin/stdout, '
                                                        'e.g. "python -m clients.stdio_bot random"')
     d.add_argument("--client", metavar="terminal|stdio|tcp:PORT",

@@ -64,12 +64,14 @@ class Seat:
     status: Status = field(default_factory=Status)
     bot_delay: float = 0.0
     trace: Path | None = None
+    think: float = 1.0                 # --bot search: seconds per decision
+    iterations: int | None = None      # --bot search: iterations per decision instead
 
 
 def check_decider(seat: Seat) -> None:
     chosen = [x for x in (seat.bot, seat.bot_cmd, seat.client) if x]
     if len(chosen) != 1:
-        raise ValueError("choose exactly one way to decide for this seat: --bot random|heuristic, "
+        raise ValueError("choose exactly one way to decide for this seat: --bot random|heuristic|search, "
                          "--bot-cmd COMMAND, or --client terminal|stdio|tcp:PORT")
     if seat.client and not (seat.client in ("stdio", "terminal") or seat.client.startswith("tcp:")):
         raise ValueError("--client is terminal, stdio or tcp:PORT")
@@ -77,7 +79,7 @@ def check_decider(seat: Seat) -> None:
 
 async def _decider(seat: Seat, game: str, nursery: trio.Nursery, info: dict[str, Any], describe):
     if seat.bot:
-        return BotDecider(make_bot(seat.bot, game, seat.seed), seat.bot_delay)
+        return BotDecider(make_bot(seat.bot, game, seat.seed, seat.think, seat.iterations), seat.bot_delay)
     if seat.client == "terminal":
         return TerminalDecider(describe)
     if seat.bot_cmd:

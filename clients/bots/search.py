@@ -33,7 +33,7 @@ from .sampling import evaluator_for, sampler_for
 EXPLORATION = 0.7              # UCB constant for rewards in [0, 1]
 SCORE_WEIGHT = 0.2             # part of the reward from the score rank (wins alone are too sparse)
 MAX_PLAYOUT_STEPS = 20_000     # a playout this long counts as a draw (no engine should get here)
-HORIZON = 40                   # playout decisions before the game's evaluation stands in for the end
+HORIZON = 8                    # playout decisions before the game's evaluation stands in for the end
 FIRST_HANDLE = 1 << 40         # handles the referee allocates inside an imagined world
 
 
@@ -69,6 +69,8 @@ def rewards(result: dict[str, Any], players: int) -> list[float]:
 
 class SearchBot(Bot):
     """IS-MCTS over the engine's clone/apply, thinking `think` seconds or `iterations` times."""
+
+    thinks = True                      # the node runs choose() in a thread: it takes a while
 
     def __init__(self, game: str, seed: int | None = None, think: float = 1.0, iterations: int | None = None,
                  horizon: int = HORIZON):
