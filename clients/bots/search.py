@@ -101,10 +101,10 @@ class SearchBot(Bot):
         return self._best(root, sampler.seat, legal_actions)
 
     def _best(self, root: _Node, seat: int, legal: list[Any]) -> Any:
-        def visits(a: Any) -> int:
+        def visits(a: Any) -> tuple[int, float]:
             s = root.stats.get(_key(a)) or root.stats.get((seat, _key(a)))
-            return s[0] if s else -1
-        return max(legal, key=visits)                 # first of the most visited: stable
+            return (s[0], s[1] / s[0]) if s and s[0] else (-1, 0.0)
+        return max(legal, key=visits)                 # most visited, then best mean; first of equals
 
     def _iterate(self, root: _Node, sampler: Any) -> None:
         world = sampler.sample(self.rng)

@@ -28,8 +28,15 @@ def other_hidden(ref: Referee, seat: int, seed: int) -> Referee:
     other = Referee(ref.engine, ref.players, ref.options, state=ref.engine.clone(ref.state))
     hidden = [h for h in ref.truth if h not in ref.knowledge[seat]]
     values = [ref.truth[h] for h in hidden]
-    random.Random(seed).shuffle(values)
+    rng = random.Random(seed)
+    rng.shuffle(values)
     other.truth = {**ref.truth, **dict(zip(hidden, values))}
+    if ref.engine.name == "sabbat" and other.truth == ref.truth:     # one POWER card each: pick others
+        from protocol.games.sabbat.data import PEOPLE_POWERS
+        for s, h in enumerate(ref.state.phandle):
+            if h in hidden:
+                options = [c for c in PEOPLE_POWERS[ref.state.people[s]] if c != ref.truth[h]]
+                other.truth[h] = options[rng.randrange(len(options))]
     other.knowledge = [{h: other.truth[h] for h in k} for k in ref.knowledge]
     other.next_handle = ref.next_handle
     return other
