@@ -21,19 +21,20 @@ from __future__ import annotations
 import math
 import random
 import time
-from typing import Any
+from typing import Any, Callable
 
 from protocol import engine as E
 from protocol import games
 from protocol.referee import Referee
 
-from ..bot import Bot
+from ..bot import Bot, make_bot
 from .sampling import evaluator_for, sampler_for
 
 EXPLORATION = 0.7              # UCB constant for rewards in [0, 1]
 SCORE_WEIGHT = 0.2             # part of the reward from the score rank (wins alone are too sparse)
 MAX_PLAYOUT_STEPS = 20_000     # a playout this long counts as a draw (no engine should get here)
 HORIZON = 8                    # playout decisions before the game's evaluation stands in for the end
+HEURISTIC_PLAYOUTS = {"sare", "nomads"}   # where the heuristic bot is cheap enough to play out with
 FIRST_HANDLE = 1 << 40         # handles the referee allocates inside an imagined world
 
 
@@ -81,6 +82,8 @@ class SearchBot(Bot):
         self.iterations = iterations
         self.last_iterations = 0       # how many iterations the last decision ran (for benchmarks)
         self.evaluate, self.horizon = evaluator_for(game), horizon
+        self.guide = make_bot("heuristic", game, self.rng.getrandbits(32))
+        self.heuristic_playouts = game in HEURISTIC_PLAYOUTS
 
     def choose(self, view: dict[str, Any] | None, legal_actions: list[Any]) -> Any:
         if len(legal_actions) == 1 or view is None:
@@ -98,13 +101,15 @@ class SearchBot(Bot):
             elif time.perf_counter() >= deadline:
                 break
         self.last_iterations = done
-        return self._best(root, sampler.seat, legal_actions)
+        return self._best(root, sampler.seat, legal_actions, self.guide.choose(view, legal_actions))
 
-    def _best(self, root: _Node, seat: int, legal: list[Any]) -> Any:
-        def visits(a: Any) -> tuple[int, float]:
+    def _best(self, root: _Node, seat: int, legal: list[Any], hint: Any) -> Any:
+        """The most visited move; among equals the heuristic's `hint`, then the best mean (with a
+        small budget every move has one visit, and one noisy playout should not beat the hint)."""
+        def visits(a: Any) -> tuple[int, bool, float]:
             s = root.stats.get(_key(a)) or root.stats.get((seat, _key(a)))
-            return (s[0], s[1] / s[0]) if s and s[0] else (-1, 0.0)
-        return max(legal, key=visits)                 # most visited, then best mean; first of equals
+            return (s[0], a == hint, s[1] / s[0]) if s and s[0] else (-1, a == hint, 0.0)
+        return max(legal, key=visits)
 
     def _iterate(self, root: _Node, sampler: Any) -> None:
         world = sampler.sample(self.rng)
@@ -118,13 +123,18 @@ class SearchBot(Bot):
 
         def tree_choice(seat: int, legal: list[Any], _ref: Any) -> Any:
             nonlocal expanded
-            key, action, new = _select(node, seat, legal, joint, rng)
+            key, action, new = _select(node, seat, legal, joint, rng, lambda: guide(seat, legal))
             path.append((node.stats[key], seat))
             picks.append(key)
             expanded |= new
             return action
 
+        def guide(seat: int, legal: list[Any]) -> Any:
+            return self.guide.choose(ref.view(seat), legal)
+
         def playout_choice(seat: int, legal: list[Any], _ref: Any) -> Any:
+            if self.heuristic_playouts and len(legal) > 1:
+                return guide(seat, legal)
             return legal[rng.randrange(len(legal))]
 
         eng = self.engine
@@ -161,8 +171,10 @@ class SearchBot(Bot):
             entry[1] += reward[seat]
 
 
-def _select(node: _Node, seat: int, legal: list[Any], joint: bool, rng: random.Random) -> tuple[Any, Any, bool]:
-    """UCB with availability counts; an action never tried here is tried first (a new node)."""
+def _select(node: _Node, seat: int, legal: list[Any], joint: bool, rng: random.Random,
+            prefer: Callable[[], Any]) -> tuple[Any, Any, bool]:
+    """UCB with availability counts; an action never tried here is tried first (a new node):
+    the heuristic bot's pick `prefer()` first of all, so a small budget plays no worse."""
     stats = node.stats
     fresh: list[tuple[Any, Any]] = []
     best, best_key, best_ucb = None, None, -1.0
@@ -177,6 +189,11 @@ def _select(node: _Node, seat: int, legal: list[Any], joint: bool, rng: random.R
             fresh.append((k, a))
         entries.append((k, a, s))
     if fresh:
+        if len(fresh) == len(entries) and len(fresh) > 1:        # nothing tried here yet
+            a = prefer()
+            k = (seat, _key(a)) if joint else _key(a)
+            if stats.get(k) is not None:
+                return k, a, True
         k, a = fresh[rng.randrange(len(fresh))]
         return k, a, True
     for k, a, s in entries:
