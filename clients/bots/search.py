@@ -35,6 +35,7 @@ SCORE_WEIGHT = 0.2             # part of the reward from the score rank (wins al
 MAX_PLAYOUT_STEPS = 20_000     # a playout this long counts as a draw (no engine should get here)
 HORIZON = 8                    # playout decisions before the game's evaluation stands in for the end
 HEURISTIC_PLAYOUTS = {"sare", "nomads"}   # where the heuristic bot is cheap enough to play out with
+_DECISIONS = (E.Decide, E.Simultaneous, E.Commit, E.DeckReturn)
 FIRST_HANDLE = 1 << 40         # handles the referee allocates inside an imagined world
 
 
@@ -145,15 +146,16 @@ class SearchBot(Bot):
             if isinstance(step, E.Finished):
                 reward = rewards(eng.result(ref.state), sampler.players)
                 break
-            joint = isinstance(step, (E.Simultaneous, E.Commit))
-            if node is None or not isinstance(step, (E.Decide, E.Simultaneous, E.Commit, E.DeckReturn)):
-                if node is None and isinstance(step, (E.Decide, E.Simultaneous, E.Commit, E.DeckReturn)):
+            decision = isinstance(step, _DECISIONS)
+            if node is None or not decision:         # a chance step, or the playout
+                if decision:
                     left -= 1
                     if left < 0 and self.evaluate is not None:
                         reward = self.evaluate(ref.state, ref.truth)
                         break
                 ref.step(playout_choice)
                 continue
+            joint = isinstance(step, (E.Simultaneous, E.Commit))
             picks.clear()
             try:
                 ref.step(tree_choice)
