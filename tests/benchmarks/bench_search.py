@@ -6,7 +6,7 @@
   process): 4 players (1 search + 3 heuristic; target ≥ 45 %), 2 players (target ≥ 70 %) and
   3-player Nomads (target ≥ 55 %), at 0.1 s and at 1 s per decision so the cost of strength is
   visible. The issue's figure is ≥ 100 games per line at 1 s: that takes hours on one core, so
-  the default is a few games (noisy); set CARAVAN_BENCH_SEARCH_GAMES (games per line at 0.1 s)
+  the default is a few games (noisy, about half an hour in all); set CARAVAN_BENCH_SEARCH_GAMES (games per line at 0.1 s)
   and CARAVAN_BENCH_SEARCH_GAMES_1S (at 1 s) for the real figure.
 * The PettingZoo environment's random steps per second per game (target ≥ 5,000/s).
 """
@@ -23,7 +23,7 @@ from protocol import games
 from protocol.referee import Referee
 from tests.benchmarks.common import random_play
 
-GAMES_FAST = int(os.environ.get("CARAVAN_BENCH_SEARCH_GAMES", "8"))
+GAMES_FAST = int(os.environ.get("CARAVAN_BENCH_SEARCH_GAMES", "6"))
 GAMES_1S = int(os.environ.get("CARAVAN_BENCH_SEARCH_GAMES_1S", "2"))
 TARGET_ENV_SPS = 5_000
 TARGETS = {4: 0.45, 2: 0.70, 3: 0.55}
