@@ -41,13 +41,19 @@ class Sampler:
         return World(st, truth, knowledge)
 
 
+ANIMAL_WORTH = 0.5     # of the market price: an animal still has to be carried to a city and sold
+EDGE_RISK = 8.0        # dinars: on the row the desert takes next (lost there: traders and animals go)
+
+
 def evaluate(state: Any, truth: dict[int, Any]) -> list[float]:
-    """Dinars, with the held tiles' dinars (of this imagined world), and half the market value
-    of the animals still to sell."""
+    """Dinars, with the held tiles' dinars (of this imagined world), part of the market value
+    of the animals still to sell, less a risk for standing on the desert's edge."""
     n = state.n
     values = []
+    edge = 4 * D.WIDTH
     for s in range(n):
         tiles = sum(D.YELLOW_DINARS[truth[h]] for h in state.held[s] if h in truth)
         animals = sum(state.animals[s * 4 + sp] * price(state, sp) for sp in range(4))
-        values.append(state.money[s] + tiles + 0.5 * animals)
+        risk = EDGE_RISK if state.pos[s] >= edge else 0.0
+        values.append(state.money[s] + tiles + ANIMAL_WORTH * animals - risk)
     return leader_rewards(values, 15.0)

@@ -35,6 +35,7 @@ SCORE_WEIGHT = 0.2             # part of the reward from the score rank (wins al
 MAX_PLAYOUT_STEPS = 20_000     # a playout this long counts as a draw (no engine should get here)
 HORIZON = 8                    # playout decisions before the game's evaluation stands in for the end
 HEURISTIC_PLAYOUTS = {"sare", "nomads"}   # where the heuristic bot is cheap enough to play out with
+OVERRIDE = 1.5                 # how many times the hint's visits another move needs to be played instead
 _DECISIONS = (E.Decide, E.Simultaneous, E.Commit, E.DeckReturn)
 FIRST_HANDLE = 1 << 40         # handles the referee allocates inside an imagined world
 
@@ -105,12 +106,15 @@ class SearchBot(Bot):
         return self._best(root, sampler.seat, legal_actions, self.guide.choose(view, legal_actions))
 
     def _best(self, root: _Node, seat: int, legal: list[Any], hint: Any) -> Any:
-        """The most visited move; among equals the heuristic's `hint`, then the best mean (with a
-        small budget every move has one visit, and one noisy playout should not beat the hint)."""
+        """The most visited move, unless the heuristic's `hint` has nearly as many visits (the
+        playouts are noisy: a small margin is no reason to leave a sound rule of thumb)."""
         def visits(a: Any) -> tuple[int, bool, float]:
             s = root.stats.get(_key(a)) or root.stats.get((seat, _key(a)))
             return (s[0], a == hint, s[1] / s[0]) if s and s[0] else (-1, a == hint, 0.0)
-        return max(legal, key=visits)
+        best = max(legal, key=visits)
+        if hint in legal and visits(best)[0] < OVERRIDE * visits(hint)[0]:
+            return hint
+        return best
 
     def _iterate(self, root: _Node, sampler: Any) -> None:
         world = sampler.sample(self.rng)
