@@ -34,6 +34,7 @@ EXPLORATION = 0.7              # UCB constant for rewards in [0, 1]
 SCORE_WEIGHT = 0.2             # part of the reward from the score rank (wins alone are too sparse)
 MAX_PLAYOUT_STEPS = 20_000     # a playout this long counts as a draw (no engine should get here)
 HORIZON = 8                    # playout decisions before the game's evaluation stands in for the end
+HORIZONS = {"nomads": 24}      # a Nomads turn is many small decisions (3p vs heuristic: 1/3 -> 2/3 at 0.3 s)
 HEURISTIC_PLAYOUTS = {"sare", "nomads"}   # where the heuristic bot is cheap enough to play out with
 OVERRIDE = 1.5                 # how many times the hint's visits another move needs to be played instead
 _DECISIONS = (E.Decide, E.Simultaneous, E.Commit, E.DeckReturn)
@@ -76,14 +77,15 @@ class SearchBot(Bot):
     thinks = True                      # the node runs choose() in a thread: it takes a while
 
     def __init__(self, game: str, seed: int | None = None, think: float = 1.0, iterations: int | None = None,
-                 horizon: int = HORIZON):
+                 horizon: int | None = None):
         super().__init__(seed)
         self.game = game
         self.engine = games.get(game)
         self.think = think
         self.iterations = iterations
         self.last_iterations = 0       # how many iterations the last decision ran (for benchmarks)
-        self.evaluate, self.horizon = evaluator_for(game), horizon
+        self.evaluate = evaluator_for(game)
+        self.horizon = HORIZONS.get(game, HORIZON) if horizon is None else horizon
         self.guide = make_bot("heuristic", game, self.rng.getrandbits(32))
         self.heuristic_playouts = game in HEURISTIC_PLAYOUTS
 

@@ -77,7 +77,7 @@ def test_the_search_bot_beats_random_play():
     for g in range(6):
         seat = g % 2
         bots = [make_bot("random", "sabbat", 50 + g), make_bot("random", "sabbat", 60 + g)]
-        bots[seat] = make_bot("search", "sabbat", g, iterations=30)
+        bots[seat] = make_bot("search", "sabbat", g, iterations=10)
         result = Referee(engine, 2, seed=900 + g).play(chooser_for(bots))
         wins += result["winners"] == [seat]
     assert wins == 6
