@@ -7,6 +7,7 @@ import pytest
 
 from clients.bot import chooser_for, make_bot
 from clients.bots.search import SearchBot
+from protocol import engine as E
 from protocol import games
 from protocol.referee import Referee
 
@@ -59,7 +60,6 @@ def test_simultaneous_choices_are_searched_without_seeing_the_others():
     engine = games.get("sabbat")
     ref = Referee(engine, 2, seed=4)
     while True:
-        from protocol import engine as E
         step = engine.expected(ref.state)
         if isinstance(step, E.Simultaneous):
             break
