@@ -323,39 +323,63 @@ def split_bots(text: str) -> list[str]:
     return [part.strip() for part in lexer if part.strip()]
 
 
+def parse_options(game: str, players: int, pairs: list[str]) -> dict[str, Any]:
+    """The engine's defaults overridden by -o KEY=VALUE (values are JSON, else text); the
+    engine's own new_game checks the values."""
+    engine = games.get(game)
+    opts = engine.default_options(players)
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise ValueError(f"option {pair!r} is not KEY=VALUE")
+        if key not in opts:
+            raise ValueError(f"unknown option {key!r} for {game}; its options are: {', '.join(sorted(opts)) or 'none'}")
+        try:
+            opts[key] = json.loads(value)
+        except ValueError:
+            opts[key] = value
+    engine.new_game(opts, players)
+    return opts
+
+
 def command(args: argparse.Namespace) -> int:
-    from node.cli import _parse_options              # one parser for -o KEY=VALUE
+    def usage(message: str) -> int:
+        print(f"caravan tournament: {message}", file=sys.stderr)
+        return 2
+
     try:
         entries = split_bots(args.bots)
-        options = _parse_options(args.option, args.game, args.players)
         if args.games < 1 or args.jobs < 1:
             raise ValueError("--games and --jobs must be at least 1")
         if args.iterations is not None and args.iterations < 1:
             raise ValueError("--iterations must be at least 1")
+        if args.think <= 0 or args.timeout <= 0:
+            raise ValueError("--think and --timeout must be more than 0 seconds")
         for e in entries:
             check_entry(e)
-        games.get(args.game)
-    except (ValueError, KeyError) as exc:
-        print(f"caravan: {exc}", file=sys.stderr)
-        return 2
-    jobs = min(args.jobs, os.cpu_count() or 1, args.games)
-    try:
-        if args.quiet or args.json:
-            tour = run(args.game, args.players, entries, args.games, args.seed, jobs, options, args.think,
-                       args.iterations, args.timeout)
-        else:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-            with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                          TimeRemainingColumn(), transient=True) as bar:
-                task = bar.add_task(f"{args.game} {args.players}p", total=args.games)
-                tour = run(args.game, args.players, entries, args.games, args.seed, jobs, options, args.think,
-                           args.iterations, args.timeout, progress=lambda done, total: bar.update(task, completed=done))
+        engine = games.get(args.game)
+        if not engine.min_players <= args.players <= engine.max_players:
+            raise ValueError(f"{engine.title} is for {engine.min_players}-{engine.max_players} players, "
+                             f"not {args.players}")
+        options = parse_options(args.game, args.players, args.option)
     except E.BadOptions as exc:
-        print(f"caravan: bad options: {exc}", file=sys.stderr)
-        return 2
+        return usage(f"bad options: {exc}")
+    except KeyError as exc:
+        return usage(str(exc))
     except ValueError as exc:
-        print(f"caravan: {exc}", file=sys.stderr)
-        return 2
+        return usage(str(exc))
+    jobs = min(args.jobs, os.cpu_count() or 1, args.games)
+    run_args = (args.game, args.players, entries, args.games, args.seed, jobs, options, args.think,
+                args.iterations, args.timeout)
+    if args.quiet or args.json or not sys.stderr.isatty():
+        tour = run(*run_args)
+    else:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                      console=Console(stderr=True), transient=True) as bar:
+            task = bar.add_task(f"{args.game} {args.players}p", total=args.games)
+            tour = run(*run_args, progress=lambda done, total: bar.update(task, completed=done))
     standings = sorted(tour.standings, key=lambda s: -s.rating.mu)
     if args.json:
         for s in standings:

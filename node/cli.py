@@ -7,7 +7,6 @@ import json
 import sys
 from typing import Any
 
-from clients import tournament
 from protocol import games
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
@@ -301,6 +300,7 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE")
     m.set_defaults(func=cmd_demo)
 
+    from clients import tournament
     tournament.add_parser(sub)
     return p
 
