@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -55,15 +56,20 @@ def bot_scripts(tmp_path):
     return {"good": f"cmd:{sys.executable} {good}", "stall": f"cmd:{sys.executable} {stall}"}
 
 
-def test_an_external_bot_plays_and_one_that_crashes_or_stalls_loses_its_games(bot_scripts):
-    tour = T.run("sabbat", 2, [bot_scripts["good"], "cmd:false", bot_scripts["stall"]], 6, seed=3,
-                 timeout=0.5)
-    by = {s.bot: s for s in tour.standings}
-    assert by[bot_scripts["good"]].games == 4 and by[bot_scripts["good"]].failures == 0
-    assert by[bot_scripts["good"]].wins == 4            # each failing bot lost to the good one
-    assert by["cmd:false"].wins == 0 and by["cmd:false"].failures == 4
-    # against each other, the one that fails first loses: the stalling bot fails against the good one
-    assert by[bot_scripts["stall"]].wins == 2 and by[bot_scripts["stall"]].failures == 2
+def test_an_external_bot_plays_and_one_that_crashes_loses_its_games(bot_scripts):
+    tour = T.run("sabbat", 2, [bot_scripts["good"], "cmd:false"], 2, seed=3)
+    good, crash = tour.standings
+    assert (good.games, good.wins, good.failures) == (2, 2, 0)
+    assert (crash.games, crash.wins, crash.failures) == (2, 0, 2)
+
+
+def test_a_bot_that_stalls_loses_its_games_after_the_timeout(bot_scripts):
+    start = time.monotonic()
+    tour = T.run("sabbat", 2, [bot_scripts["good"], bot_scripts["stall"]], 2, seed=3, timeout=3.0)
+    good, stall = tour.standings
+    assert (good.wins, good.failures) == (2, 0)
+    assert (stall.wins, stall.failures) == (0, 2)
+    assert time.monotonic() - start < 25                 # not the 30 s the stalling bot sleeps, twice
 
 
 def test_the_command_prints_one_json_line_per_bot(capsys):
