@@ -32,17 +32,22 @@ class RandomBot(Bot):
         return legal_actions[self.rng.randrange(len(legal_actions))]
 
 
-def make_bot(kind: str, game: str, seed: int | None = None) -> Bot:
-    """A bot by name: "random", or "heuristic" (from clients/bots/<game>.py)."""
+def make_bot(kind: str, game: str, seed: int | None = None, think: float = 1.0,
+             iterations: int | None = None) -> Bot:
+    """A bot by name: "random", "heuristic" (from clients/bots/<game>.py), or "search"
+    (clients/bots/search.py, thinking `think` seconds or `iterations` iterations a decision)."""
     if kind == "random":
         return RandomBot(seed)
+    if kind == "search":
+        from .bots.search import SearchBot
+        return SearchBot(game, seed, think=think, iterations=iterations)
     if kind == "heuristic":
         try:
             mod = importlib.import_module(f"clients.bots.{game}")
         except ImportError:
             raise ValueError(f"no heuristic bot for {game!r} yet") from None
         return mod.HeuristicBot(seed)
-    raise ValueError(f"unknown bot kind {kind!r} (use random or heuristic)")
+    raise ValueError(f"unknown bot kind {kind!r} (use random, heuristic or search)")
 
 
 def chooser_for(bots: list[Bot]):

@@ -21,7 +21,7 @@ from .cli_tools import (cmd_discover, cmd_games, cmd_options, cmd_simulate, cmd_
                         setup_logging)
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
-BOT_KINDS = ("random", "heuristic")
+BOT_KINDS = ("random", "heuristic", "search")
 
 
 # ----------------------------------------------------------------------------- nodes
@@ -35,6 +35,7 @@ def _seat(args: argparse.Namespace):
                 Path(args.trace) if args.trace else None)
     seat.name, seat.confirm_forced = args.name, args.confirm_forced
     seat.web_port, seat.no_browser = args.web_port, args.no_browser
+    seat.think, seat.iterations = args.think, args.iterations
     try:
         check_decider(seat)
     except ValueError as exc:
@@ -191,7 +192,9 @@ def _json_arg(p: argparse.ArgumentParser, text: str = "JSON lines on stdout (spe
 
 def _node_args(p: argparse.ArgumentParser) -> None:
     d = p.add_argument_group("how this seat decides (choose one)")
-    d.add_argument("--bot", choices=["random", "heuristic"], help="an in-process bot")
+    d.add_argument("--bot", choices=["random", "heuristic", "search"], help="an in-process bot")
+    d.add_argument("--think", type=check.seconds, default=1.0, metavar="SECONDS", help="--bot search: time per decision")
+    d.add_argument("--iterations", type=check.count, metavar="N", help="--bot search: iterations per decision instead")
     d.add_argument("--bot-cmd", metavar="COMMAND", help='a bot program speaking the client API on stdin/stdout, '
                                                        'e.g. "python -m clients.stdio_bot random"')
     d.add_argument("--client", metavar="web|terminal|stdio|tcp:PORT",
@@ -317,7 +320,7 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--players", type=int, default=None)
     m.add_argument("--out", help="transcript file (default: demo-GAME.caravan)")
     m.add_argument("--seed", type=int, default=0, help="seed for the bots' choices")
-    m.add_argument("--bot", choices=["random", "heuristic"], default="heuristic")
+    m.add_argument("--bot", choices=list(BOT_KINDS), default="heuristic")
     m.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE")
     m.add_argument("--keep", action="store_true", help="keep the nodes' data and logs (removed otherwise)")
     _json_arg(m, "the host node's JSON lines, then one 'demo' summary object")
@@ -325,6 +328,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     from clients import replay
     replay.add_parser(sub)
+    from clients import tournament
+    tournament.add_parser(sub)
     return p
 
 

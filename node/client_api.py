@@ -47,6 +47,8 @@ class BotDecider:
 
     async def __call__(self, view: Any, legal: list[Any], kind: str) -> Any:
         await trio.sleep(self.delay)
+        if getattr(self.bot, "thinks", False):       # a search bot: keep the node responsive meanwhile
+            return await trio.to_thread.run_sync(self.bot.choose, view, legal)
         return self.bot.choose(view if self.bot.wants_view else None, legal)
 
 

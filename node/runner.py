@@ -75,6 +75,8 @@ class Seat:
     web_port: int | None = None
     no_browser: bool = False
     client_port: TcpClientPort | None = None
+    think: float = 1.0                 # --bot search: seconds per decision
+    iterations: int | None = None      # --bot search: iterations per decision instead
     game_id: str | None = None
     """Set once the game is stored: what the CLI names when it is interrupted (None: lobby)."""
 
@@ -91,7 +93,7 @@ async def open_client_port(seat: Seat) -> TcpClientPort:
 def check_decider(seat: Seat) -> None:
     chosen = [x for x in (seat.bot, seat.bot_cmd, seat.client) if x]
     if len(chosen) != 1:
-        raise ValueError("choose exactly one way to decide for this seat: --bot random|heuristic, "
+        raise ValueError("choose exactly one way to decide for this seat: --bot random|heuristic|search, "
                          "--bot-cmd COMMAND, or --client terminal|web|stdio|tcp:PORT")
     if seat.client and not (seat.client in ("stdio", "terminal", "web") or seat.client.startswith("tcp:")):
         raise ValueError("--client is terminal, web, stdio or tcp:PORT")
@@ -131,7 +133,7 @@ def _presenter(engine: E.Engine, node_ref: list) -> Any:
 
 async def _decider(seat: Seat, game: str, nursery: trio.Nursery, info: dict[str, Any], present, store):
     if seat.bot:
-        return BotDecider(make_bot(seat.bot, game, seat.seed), seat.bot_delay)
+        return BotDecider(make_bot(seat.bot, game, seat.seed, seat.think, seat.iterations), seat.bot_delay)
     if seat.client == "terminal":
         decider: Any = TerminalClient(game, info["seat"], info["names"], present, seat.confirm_forced,
                                       out=sys.stderr if seat.status.json_lines else sys.stdout)

@@ -1485,6 +1485,7 @@ def _view(st: NomadsState, seat: int | None, knowledge: dict | None) -> dict:
                        "placed_by_pilgrim": st.placed, "refilled": st.refilled},
         "last_roll": st.last_roll[:],
         "result": st.result,
+        "state": _encode(st),            # the public state (tiles are handles): for search bots
     }
     if st.phase == "tie":
         v["tie_boxes"] = st.tie[:]

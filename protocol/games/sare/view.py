@@ -88,6 +88,7 @@ def build_view(engine: Any, st: Any, seat: int | None, knowledge: dict) -> dict[
         "horus_pending": st.horus,
         "temple_hand": [_hidden(h, own if seat == st.temple_owner else {}) for h in st.temple_hand],
         "laid_down": list(st.down),
+        "state": engine.encode(st),      # the public state (hidden cards are handles): for search bots
     }
     if st.tlev:
         v["troubles_level"] = list(st.tlev)

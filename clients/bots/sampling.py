@@ -1,0 +1,73 @@
+"""Determinization: a full engine state sampled from one seat's view alone.
+
+A search bot cannot read hidden values; it imagines them. Each game has a module
+clients/bots/sample_<game>.py with a `Sampler(view)` whose `sample(rng)` deals every hidden
+handle a value consistent with what the view shows (public cards, the seat's own cards and
+commitments) and returns a `World` the referee can play on. Nothing but the view is read. A module may also
+define `evaluate(state, truth)`, the value of an unfinished imagined position per seat, which
+lets the search cut its playouts short.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import random
+from dataclasses import dataclass
+from typing import Any, Callable, Protocol
+
+
+@dataclass
+class World:
+    """One imagined truth: the public state, a value for every hidden handle, and what each
+    seat would know privately in that world."""
+    state: Any
+    truth: dict[int, Any]
+    knowledge: list[dict[int, Any]]
+
+
+class Sampler(Protocol):
+    seat: int
+    players: int
+
+    def sample(self, rng: random.Random) -> World: ...
+
+
+def sampler_for(game: str, view: dict[str, Any]) -> Sampler:
+    """The game's sampler, prepared from this view (raises ValueError for a game without one)."""
+    try:
+        mod = importlib.import_module(f"clients.bots.sample_{game}")
+    except ImportError:
+        raise ValueError(f"no determinization sampler for {game!r}") from None
+    return mod.Sampler(view)
+
+
+def evaluator_for(game: str) -> Callable[[Any, dict[int, Any]], list[float]] | None:
+    """The game's `evaluate(state, truth)`: per seat, a reward in [0, 1] for an unfinished
+    position of an imagined world (None: the game has none, playouts run to the end)."""
+    try:
+        mod = importlib.import_module(f"clients.bots.sample_{game}")
+    except ImportError:
+        return None
+    return getattr(mod, "evaluate", None)
+
+
+def leader_rewards(values: list[float], scale: float) -> list[float]:
+    """Turn per-seat position values into rewards in [0, 1]: how far ahead of (or behind) the
+    best other seat, squashed by a logistic of width `scale`."""
+    out = []
+    for s, v in enumerate(values):
+        best_other = max(values[:s] + values[s + 1:])
+        out.append(1.0 / (1.0 + math.exp(-(v - best_other) / scale)))
+    return out
+
+
+def deal(rng: random.Random, handles: list[int], pool: list[Any]) -> dict[int, Any]:
+    """Give each handle a distinct value from `pool`, uniformly. Should the pool not match the
+    handles in size (an engine change this sampler does not know yet), the missing values are
+    drawn with replacement rather than failing: a slightly wrong world is still playable."""
+    values = list(pool)
+    rng.shuffle(values)
+    while len(values) < len(handles):
+        values.append(pool[rng.randrange(len(pool))] if pool else 0)
+    return dict(zip(handles, values))

@@ -1,0 +1,44 @@
+"""`--bot search` in a node: the flags reach the bot, and the node runs it in a thread."""
+
+from __future__ import annotations
+
+import trio
+
+from clients.bot import make_bot
+from clients.bots.search import SearchBot
+from node.cli import _seat, build_parser
+from node.client_api import BotDecider
+
+from .worlds import positions
+
+
+def test_think_and_iterations_reach_the_seat(tmp_path):
+    args = build_parser().parse_args(["join", "127.0.0.1:1", "--bot", "search", "--iterations", "7",
+                                      "--think", "0.5", "--data-dir", str(tmp_path)])
+    seat = _seat(args)
+    assert (seat.bot, seat.think, seat.iterations) == ("search", 0.5, 7)
+    bot = make_bot(seat.bot, "sare", seat.seed, seat.think, seat.iterations)
+    assert isinstance(bot, SearchBot) and bot.iterations == 7 and bot.think == 0.5
+
+
+async def test_the_node_keeps_running_while_the_search_bot_thinks():
+    for ref in positions("nomads", 3, None, seed=1, every=7):
+        seat = getattr(ref.engine.expected(ref.state), "seat", None)
+        if seat is not None and len(ref.legal(seat)) > 1:
+            break
+    decider = BotDecider(SearchBot("nomads", seed=1, think=0.3))
+    ticks = 0
+
+    async def ticker():
+        nonlocal ticks
+        while True:
+            await trio.sleep(0.01)
+            ticks += 1
+
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(ticker)
+            action = await decider(ref.view(seat), ref.legal(seat), "act")
+            nursery.cancel_scope.cancel()
+    assert action in ref.legal(seat)
+    assert ticks >= 5                     # the event loop ran meanwhile (blocking would give 0)

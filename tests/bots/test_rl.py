@@ -1,0 +1,107 @@
+"""The PettingZoo environment: pettingzoo's own api_test for each game, stable action ids,
+simultaneous choices kept secret, and rewards from the result."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pettingzoo")
+
+from pettingzoo.test import api_test  # noqa: E402
+
+from clients.rl import ActionIds, env  # noqa: E402
+
+GAMES = [("sabbat", 3, {"powers": True}), ("sare", 2, {}), ("nomads", 3, {})]
+
+
+@pytest.mark.parametrize("game,players,options", GAMES)
+def test_pettingzoo_api_test_passes(game, players, options):
+    api_test(env(game, players, **options), num_cycles=200)
+
+
+def _play(e, seed: int) -> list[int]:
+    """One whole random game; returns the chosen ids and checks each against the mask."""
+    e.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    chosen = []
+    for agent in e.agent_iter(max_iter=100_000):
+        obs, reward, term, trunc, info = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        assert len(legal) > 0
+        assert obs["observation"].shape == e.observation_space(agent)["observation"].shape
+        a = int(rng.choice(legal))
+        chosen.append(a)
+        e.step(a)
+    return chosen
+
+
+@pytest.mark.parametrize("game,players,options", GAMES)
+def test_whole_games_end_with_win_rewards(game, players, options):
+    e = env(game, players, **options)
+    totals = {a: 0.0 for a in e.possible_agents}
+    e.reset(seed=3)
+    rng = np.random.default_rng(3)
+    for agent in e.agent_iter(max_iter=100_000):
+        obs, reward, term, trunc, info = e.last()
+        totals[agent] += reward
+        e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert not e.agents
+    winners = [a for a, r in totals.items() if r > -1]
+    assert winners and all(r == pytest.approx(2 / len(winners) - 1) for a, r in totals.items() if a in winners)
+    assert all(r == -1 for a, r in totals.items() if a not in winners)
+
+
+def test_the_same_seed_replays_the_same_game():
+    e = env("nomads", 3)
+    assert _play(e, 5) == _play(e, 5)
+
+
+def test_action_ids_name_moves_not_handles():
+    """A held tile or a Temple card is the same id whatever handle the session gave it."""
+    nomads = ActionIds("nomads")
+    assert nomads.id_of(["tile", 4, 3], {4: 3}) == nomads.id_of(["tile", 9, 3], {9: 3}) is not None
+    assert nomads.id_of(["tile", 4, 3], {}) != nomads.id_of(["tile", 4, 5], {})
+    sare = ActionIds("sare")
+    assert sare.id_of(11, {11: 7}) == sare.id_of(40, {40: 7}) != sare.id_of(40, {40: 8})
+    assert len({nomads.id_of(["move", r, c], {}) for r in range(5) for c in range(7)}) == 35
+
+
+def test_a_simultaneous_choice_stays_secret_until_all_have_chosen():
+    """Sabbat's secret invocation: the second seat's observation is the same whatever the first chose."""
+    def second_view(first_pick_index: int):
+        e = env("sabbat", 2)
+        e.reset(seed=4)
+        rng = np.random.default_rng(0)
+        for _ in range(10_000):
+            if e.ref.state.stage == "invoke" and not e.pending:
+                break
+            obs, *_ = e.last()
+            e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        first = e.agent_selection
+        legal = np.flatnonzero(e.last()[0]["action_mask"])
+        e.step(int(legal[min(first_pick_index, len(legal) - 1)]))
+        assert e.agent_selection != first
+        obs = e.observe(e.agent_selection)
+        return obs["view"], obs["observation"], len(legal)
+    (v0, o0, n), (v1, o1, _) = second_view(0), second_view(99)
+    assert n > 1
+    assert v0 == v1 and np.array_equal(o0, o1)
+
+
+def test_score_rewards():
+    e = env("nomads", 3, reward="score")
+    e.reset(seed=1)
+    rng = np.random.default_rng(1)
+    totals = {a: 0.0 for a in e.possible_agents}
+    for agent in e.agent_iter(max_iter=100_000):
+        obs, reward, term, trunc, info = e.last()
+        totals[agent] += reward
+        if term or trunc:
+            scores = info["result"]["scores"]
+        e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    for s, a in enumerate(e.possible_agents):
+        assert totals[a] == pytest.approx(scores[s] - (sum(scores) - scores[s]) / 2)
