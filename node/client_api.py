@@ -143,6 +143,7 @@ async def spawn_bot(command: str, nursery: trio.Nursery) -> tuple[ClientDecider,
     """Run `command` as a bot process speaking the client API on its stdin/stdout."""
     process = await nursery.start(lambda task_status: trio.run_process(
         shlex.split(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, check=False,
+        start_new_session=True,           # ^C at the terminal pauses the node; the node stops its bot
         task_status=task_status))
     decider = ClientDecider(LineChannel(process.stdout, process.stdin))
     decider.process = process
