@@ -64,6 +64,8 @@ GRAMMAR: dict[str, list[tuple]] = {
         ("gardens",), ("gold",), ("joker", _WGS), ("library",), ("market", _r(4)), ("move", _r(24), _r(12)),
         ("oracle",), ("palace",), ("pass",), ("place", _r(12), _r(12)), ("project", _KINDS, _r(12)),
         ("return", ("top", "bottom")), ("stop",), ("swap", _WGSJ, _WGSJ), ("temple",),
+        # added with the rules options of issue 15 (appended: earlier ids keep their meaning)
+        ("project", ("pyramid",), _r(12), _r(5)), ("spare", _WGS),
     ],
     "nomads": [
         ("box", _r(5)), ("catch",), ("depart",), ("done",), ("goto", _r(5), _r(8)), ("hire", _r(4)), ("keep", _r(8), _r(8)),

@@ -265,11 +265,12 @@ def _face_down(st) -> set[int]:
 
 
 def _may_see(st, viewer: int | None, knowledge: dict) -> set[int]:
-    """Which of them the rules let `viewer` see: its own Temple draw and kept card, the set-aside
-    card once it consulted the oracle."""
+    """Which of them the rules let `viewer` see: its own Temple draw once it was shown to it, its
+    kept card, the set-aside card once it consulted the oracle."""
     if viewer is None:
         return set()
-    out = set(st.kept[viewer]) | (set(st.temple_hand) if st.temple_owner == viewer else set())
+    drawn = {h for h in st.temple_hand if h in knowledge} if st.temple_owner == viewer else set()
+    out = set(st.kept[viewer]) | drawn
     return out | ({st.aside} if st.aside in knowledge else set())
 
 
