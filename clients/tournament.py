@@ -323,25 +323,6 @@ def split_bots(text: str) -> list[str]:
     return [part.strip() for part in lexer if part.strip()]
 
 
-def parse_options(game: str, players: int, pairs: list[str]) -> dict[str, Any]:
-    """The engine's defaults overridden by -o KEY=VALUE (values are JSON, else text); the
-    engine's own new_game checks the values."""
-    engine = games.get(game)
-    opts = engine.default_options(players)
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise ValueError(f"option {pair!r} is not KEY=VALUE")
-        if key not in opts:
-            raise ValueError(f"unknown option {key!r} for {game}; its options are: {', '.join(sorted(opts)) or 'none'}")
-        try:
-            opts[key] = json.loads(value)
-        except ValueError:
-            opts[key] = value
-    engine.new_game(opts, players)
-    return opts
-
-
 def command(args: argparse.Namespace) -> int:
     def usage(message: str) -> int:
         print(f"caravan tournament: {message}", file=sys.stderr)
@@ -361,7 +342,8 @@ def command(args: argparse.Namespace) -> int:
         if not engine.min_players <= args.players <= engine.max_players:
             raise ValueError(f"{engine.title} is for {engine.min_players}-{engine.max_players} players, "
                              f"not {args.players}")
-        options = parse_options(args.game, args.players, args.option)
+        from node.cli_checks import options as checked_options
+        options = checked_options(engine, args.option, args.players)
     except E.BadOptions as exc:
         return usage(f"bad options: {exc}")
     except KeyError as exc:

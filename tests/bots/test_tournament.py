@@ -85,7 +85,7 @@ def test_the_command_prints_one_json_line_per_bot(capsys):
     (["--bots", "random", "--games", "0"], "at least 1"),
     (["--bots", "random", "--players", "9"], "2-4 players, not 9"),
     (["--bots", "random", "-o", "nope=1"], "unknown option 'nope'"),
-    (["--bots", "random", "-o", "powers=maybe"], "bad options"),
+    (["--bots", "random", "-o", "powers=maybe"], "bad option for sabbat"),
     (["--bots", "random", "--think", "0"], "more than 0"),
 ])
 def test_bad_input_is_one_clear_line(capsys, argv, message):
