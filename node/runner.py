@@ -110,14 +110,17 @@ async def _let_client_read(decider: Any) -> None:
     """A bot process gets its stdin closed and a moment to read `result` and exit by itself;
     a web page stays served until the player has seen the result (or RESULT_GRACE)."""
     process = getattr(decider, "process", None)
-    if process is not None:
-        await decider.channel.send_stream.aclose()
-        await process.wait()
-    elif hasattr(decider, "seen_result"):
-        await decider.seen_result.wait()
-    elif isinstance(decider, ClientDecider):
-        while await decider.channel.recv() is not None:      # until the client closes its end
-            pass
+    try:
+        if process is not None:
+            await decider.channel.send_stream.aclose()
+            await process.wait()
+        elif hasattr(decider, "seen_result"):
+            await decider.seen_result.wait()
+        elif isinstance(decider, ClientDecider):
+            while await decider.channel.recv() is not None:      # until the client closes its end
+                pass
+    except (trio.BrokenResourceError, trio.ClosedResourceError, OSError, ValueError):
+        pass                                                    # it went away: nothing left to read
 
 
 def _presenter(engine: E.Engine, node_ref: list) -> Any:
