@@ -12,8 +12,9 @@ import shutil
 import sys
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import trio
 
@@ -38,6 +39,8 @@ class Status:
 
     def __init__(self, json_lines: bool = False, quiet: bool = False):
         self.json_lines, self.quiet = json_lines, quiet
+        self.lobby_page: Callable[[str], None] | None = None
+        """--client web before the game: the page shows the lobby's lines too."""
         self.console = None
         if not json_lines:
             try:
@@ -47,6 +50,8 @@ class Status:
                 pass
 
     def __call__(self, text: str, kind: str = "status", **fields: Any) -> None:
+        if self.lobby_page is not None and kind in ("lobby", "hint", "status", "bots", "genesis", "warning"):
+            self.lobby_page(text)
         if self.json_lines:
             print(json.dumps({"type": kind, "text": text, **fields}, default=str), flush=True)
         elif not self.quiet:
@@ -75,6 +80,8 @@ class Seat:
     web_port: int | None = None
     no_browser: bool = False
     client_port: TcpClientPort | None = None
+    web_client: Any = None
+    """--client web: the page server, opened when the node starts."""
     think: float = 1.0                 # --bot search: seconds per decision
     iterations: int | None = None      # --bot search: iterations per decision instead
     game_id: str | None = None
@@ -155,11 +162,12 @@ async def _decider(seat: Seat, game: str, nursery: trio.Nursery, info: dict[str,
     return decider
 
 
-async def _web(seat: Seat, game: str, nursery: trio.Nursery, info: dict[str, Any], present, store) -> Any:
-    """Serve the page (same port and token as before when resuming, so an open page reconnects)."""
-    from .web import WebClient, WebDecider, load_settings, save_settings
+async def open_web(seat: Seat, nursery: trio.Nursery, saved: dict[str, Any] | None = None) -> Any:
+    """--client web: serve the page from the start (the lobby, then the game), on the port and
+    with the token of the last session when resuming (so an open page reconnects)."""
+    from .web import WebClient
 
-    saved = load_settings(store.dir)
+    saved = saved or {}
     port = seat.web_port if seat.web_port is not None else int(saved.get("port", 0))
     client = WebClient(saved.get("token"))
     try:
@@ -169,11 +177,32 @@ async def _web(seat: Seat, game: str, nursery: trio.Nursery, info: dict[str, Any
             raise
         seat.status(f"port {port} of the last session is taken ({exc.strerror}); serving on another", "warning")
         url = await nursery.start(client.serve, 0)
-    save_settings(store.dir, {"port": int(url.rsplit(":", 1)[1].split("/", 1)[0]), "token": client.token})
+    client.url = url
+    seat.web_client = client
+    seat.status.lobby_page = client.note
     seat.status(f"play in your browser: {url}", "web", url=url)
     if not seat.no_browser:
         import webbrowser
         await trio.to_thread.run_sync(webbrowser.open, url)
+    return client
+
+
+async def _serving_page(seat: Seat, run) -> dict[str, Any] | None:
+    """--client web: serve the page for the whole of host/join (the lobby first, then the game)."""
+    async with trio.open_nursery() as nursery:
+        await open_web(seat, nursery)
+        result = await run()
+        nursery.cancel_scope.cancel()
+    return result
+
+
+async def _web(seat: Seat, game: str, nursery: trio.Nursery, info: dict[str, Any], present, store) -> Any:
+    """The page's decider; the page is served already (host/join) or from now on (resume)."""
+    from .web import WebDecider, load_settings, save_settings
+
+    client = seat.web_client or await open_web(seat, nursery, load_settings(store.dir))
+    seat.status.lobby_page = None
+    save_settings(store.dir, {"port": int(client.url.rsplit(":", 1)[1].split("/", 1)[0]), "token": client.token})
     return WebDecider(client, game, info["names"], present)
 
 
@@ -360,6 +389,9 @@ async def host(game: str, players: int, options: dict[str, Any], seat: Seat, ann
                time_limit: int = 0, bots: list[str] = (),
                discovery_target: str = discovery.BROADCAST, discovery_port: int = discovery.DISCOVERY_PORT,
                task_status=trio.TASK_STATUS_IGNORED) -> dict[str, Any] | None:
+    if seat.client == "web" and seat.web_client is None:
+        return await _serving_page(seat, partial(host, game, players, options, seat, announce, time_limit, bots,
+                                                 discovery_target, discovery_port, task_status=task_status))
     key = load_identity(seat.data_dir)
     if seat.client and seat.client.startswith("tcp:"):
         await open_client_port(seat)
@@ -410,6 +442,8 @@ async def host(game: str, players: int, options: dict[str, Any], seat: Seat, ann
 async def join(target: str | None, seat: Seat, discovery_port: int = discovery.DISCOVERY_PORT,
                discovery_bind: str = "0.0.0.0", wait: float = 5.0, via: str = "both") -> dict[str, Any] | None:
     """Join by HOST:PORT, or by (a prefix of) a lobby id found by discovery, or the only lobby."""
+    if seat.client == "web" and seat.web_client is None:
+        return await _serving_page(seat, partial(join, target, seat, discovery_port, discovery_bind, wait, via))
     if target and ":" in target:
         host_, _, port_s = target.rpartition(":")
         address = (host_.strip("[]"), int(port_s))

@@ -14,6 +14,7 @@ import logging
 import os
 import secrets
 from functools import partial
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,8 @@ class WebClient:
         self._pages: set[trio.MemorySendChannel] = set()
         self.connected = trio.Event()
         self.seen_result = trio.Event()
+        self.notes: list[str] = []
+        self.url = ""
         self.app = Starlette(routes=[
             Route("/{token}/", self._index),
             Route("/{token}/static/{name}", self._static),
@@ -168,6 +171,12 @@ class WebClient:
     async def hello(self, info: dict[str, Any]) -> None:
         self.hello_msg = {"type": "hello", **info}
         self._broadcast(self.hello_msg)
+
+    def note(self, text: str) -> None:
+        """Before the game: the lobby's lines (who joined, what the game waits for) on the page."""
+        self.notes = (self.notes + [text])[-12:]
+        items = "".join(f"<li>{escape(line)}</li>" for line in self.notes)
+        self.show_board(f'<div class="lobby"><h2>Lobby</h2><ul>{items}</ul></div>', text)
 
     def show_board(self, svg: str, status: str, applied_at: float | None = None) -> None:
         """The seat's picture; `applied_at` (Unix time of the event it shows) lets the page

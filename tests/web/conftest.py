@@ -81,6 +81,11 @@ class Node:
         self.lines.put(None)
 
     def wait_for(self, kind: str, timeout: float = 30.0) -> dict:
+        """The next line of type `kind` (lines of other types read meanwhile are kept, so lines
+        can be waited for in any order)."""
+        for i, msg in enumerate(self.seen):
+            if msg.get("type") == kind:
+                return self.seen.pop(i)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             try:
@@ -89,9 +94,9 @@ class Node:
                 break
             if msg is None:
                 raise AssertionError(f"node ended before a {kind!r} line (exit {self.proc.wait()})")
-            self.seen.append(msg)
             if msg.get("type") == kind:
                 return msg
+            self.seen.append(msg)
         raise AssertionError(f"no {kind!r} line within {timeout} s")
 
     def stop(self, timeout: float = 20.0) -> int:

@@ -101,3 +101,24 @@ def test_a_whole_game_in_the_browser(tmp_path: Path, browser, game: str, players
     finally:
         for node in (host, *bots):
             node.stop()
+
+
+def test_the_page_shows_the_lobby_before_the_game(tmp_path: Path, browser):
+    """--client web serves the page as soon as the node starts: the player watches the lobby fill."""
+    from tests.web.conftest import Node
+
+    host = Node(["host", "sabbat", "--players", "2", "--client", "web", "--no-browser", "--no-discovery",
+                 "--bind", "127.0.0.1"], tmp_path / "seat0", tmp_path / "seat0.log")
+    try:
+        url = host.wait_for("web")["url"]
+        lobby = host.wait_for("lobby")
+        browser.get(url)
+        deadline = time.monotonic() + 30
+        while "Lobby" not in browser.find_element(By.ID, "board").text and time.monotonic() < deadline:
+            time.sleep(0.1)
+        board = browser.find_element(By.ID, "board").text
+        assert "Lobby" in board and f"on port {lobby['port']}" in board and "caravan join" in board
+        assert console_errors(browser) == []
+    finally:
+        host.proc.kill()
+        host.stop()
