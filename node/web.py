@@ -51,7 +51,6 @@ class WebClient:
         self._legal: list[Any] = []
         self._answer: trio.MemorySendChannel | None = None
         self._pages: set[trio.MemorySendChannel] = set()
-        self.connected = trio.Event()
         self.seen_result = trio.Event()
         self.notes: list[str] = []
         self.url = ""
@@ -104,7 +103,6 @@ class WebClient:
         for msg in self._snapshot():
             send.send_nowait(msg)
         self._pages.add(send)
-        self.connected.set()
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._pump, ws, receive, nursery.cancel_scope)
