@@ -140,9 +140,9 @@ def _returned(event: dict, after: dict, names: list[str]) -> list[str]:
         back = (shoe[0] if pos == "top" else shoe[-1]) if shoe else {}
         kept = [card_name(c.get("card")) for c in after["players"][seat]["temple_kept"]]
         return [f"{who} puts {card_name(back.get('card'))} back face down on the {pos} of the shoe and keeps "
-                f"{' and '.join(kept)} (revealed when the Obelisk lies down)."]
+                f"{' and '.join(kept)} (revealed when the production season ends)."]
     return [f"{who} puts one card back face down on the {pos} of the shoe and keeps the other in secret "
-            "(revealed when their Obelisk lies down)."]
+            "(revealed when the production season ends)."]
 
 
 def _act(seat: int, a: Any, before: dict, after: dict, names: list[str]) -> list[str]:
