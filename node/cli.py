@@ -27,7 +27,7 @@ BOT_KINDS = ("random", "heuristic", "search")
 # ----------------------------------------------------------------------------- nodes
 
 def _seat(args: argparse.Namespace):
-    from .runner import Seat, Status, check_decider
+    from .runner import Seat, Status
 
     check.decider(args)
     seat = Seat(data_dir(args), args.bind, args.port, args.bot, args.bot_cmd, args.client,
@@ -36,10 +36,6 @@ def _seat(args: argparse.Namespace):
     seat.name, seat.confirm_forced = args.name, args.confirm_forced
     seat.web_port, seat.no_browser = args.web_port, args.no_browser
     seat.think, seat.iterations = args.think, args.iterations
-    try:
-        check_decider(seat)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
     return seat
 
 

@@ -151,7 +151,7 @@ def bot_command(text: str | None) -> str | None:
 def decider(args: argparse.Namespace) -> None:
     chosen = [x for x in (args.bot, args.bot_cmd, args.client) if x]
     if len(chosen) != 1:
-        raise UsageError("choose exactly one way to decide for this seat: --bot random|heuristic, "
+        raise UsageError("choose exactly one way to decide for this seat: --bot random|heuristic|search, "
                          "--bot-cmd COMMAND, or --client web|terminal|stdio|tcp:PORT")
     client(args.client)
     bot_command(args.bot_cmd)

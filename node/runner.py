@@ -97,15 +97,6 @@ async def open_client_port(seat: Seat) -> TcpClientPort:
     return seat.client_port
 
 
-def check_decider(seat: Seat) -> None:
-    chosen = [x for x in (seat.bot, seat.bot_cmd, seat.client) if x]
-    if len(chosen) != 1:
-        raise ValueError("choose exactly one way to decide for this seat: --bot random|heuristic|search, "
-                         "--bot-cmd COMMAND, or --client terminal|web|stdio|tcp:PORT")
-    if seat.client and not (seat.client in ("stdio", "terminal", "web") or seat.client.startswith("tcp:")):
-        raise ValueError("--client is terminal, web, stdio or tcp:PORT")
-
-
 LINGER_BOTS = 10.0
 """How long `host --with-bots` waits for its bot nodes to finish after the game."""
 
