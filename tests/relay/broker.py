@@ -1,0 +1,94 @@
+"""A real Mosquitto broker for the relay tests, started by the test on a free loopback port
+(or inside a network namespace the test built), stoppable and restartable on the same port
+so a test can take the broker away mid-game.
+
+Locally the relay tests skip (with one line saying how to install Mosquitto) when it is
+missing; with CI=true a missing broker fails the run, as the CI script installs it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+INSTALL = "install Mosquitto to run the relay tests: apt-get install mosquitto"
+
+
+def mosquitto_path() -> str | None:
+    return shutil.which("mosquitto") or next(
+        (p for p in ("/usr/sbin/mosquitto", "/usr/bin/mosquitto") if os.path.exists(p)), None)
+
+
+def require_mosquitto() -> str:
+    """The broker's executable, or skip (locally) / fail (CI=true) with how to install it."""
+    path = mosquitto_path()
+    if path is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true but Mosquitto is missing: {INSTALL}")
+        pytest.skip(INSTALL)
+    return path
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+class Broker:
+    """One Mosquitto process listening on host:port (MQTT 5 and 3.1.1, anonymous, no
+    persistence), its log kept in `workdir`."""
+
+    def __init__(self, workdir: Path, host: str = "127.0.0.1", port: int | None = None,
+                 prefix: list[str] | None = None):
+        self.exe = require_mosquitto()
+        self.workdir = workdir
+        self.host = host
+        self.port = port or free_port(host)
+        self.prefix = prefix or []          # e.g. ["ip", "netns", "exec", NS]
+        self.proc: subprocess.Popen | None = None
+        self.conf = workdir / f"mosquitto-{self.port}.conf"
+        self.conf.write_text(f"listener {self.port} {host}\nallow_anonymous true\npersistence false\n"
+                             f"max_inflight_messages 0\nmax_queued_messages 100000\n")
+        self.log = workdir / f"mosquitto-{self.port}.log"
+
+    @property
+    def url(self) -> str:
+        return f"mqtt://{self.host}:{self.port}"
+
+    def start(self, timeout: float = 10.0) -> "Broker":
+        with open(self.log, "ab") as out:
+            self.proc = subprocess.Popen([*self.prefix, self.exe, "-c", str(self.conf)],
+                                         stdout=out, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"mosquitto exited at start: {self.log.read_text()[-500:]}")
+            if not self.prefix and self._accepts():
+                return self
+            if self.prefix and "running" in self.log.read_text(errors="replace"):
+                return self
+            time.sleep(0.05)
+        raise RuntimeError(f"mosquitto did not start within {timeout} s: {self.log.read_text()[-500:]}")
+
+    def _accepts(self) -> bool:
+        try:
+            with socket.create_connection((self.host, self.port), timeout=0.2):
+                return True
+        except OSError:
+            return False
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=5)
+        self.proc = None
