@@ -10,7 +10,9 @@ from clients.simulate import simulate
 from protocol import games
 from protocol.referee import Referee
 
-TARGET_DPS = 20_000
+TARGET_DPS = 100_000
+TARGET_CLONE = 10.0
+"""Issue #17: a mid-game clone costs at most this many applies."""
 TARGET_WIN = 0.60
 
 
@@ -66,6 +68,34 @@ def random_play(game: str, players: int, seconds: float = 3.0,
         played += 1
     dt = time.process_time() - t0
     return decisions / dt, steps / dt, played
+
+
+def clone_cost(game: str, players: int, options: dict[str, Any] | None = None, seed: int = 1) -> tuple[float, float]:
+    """(seconds per clone of a mid-game state, mean seconds per apply over the same random game)."""
+    engine = games.get(game)
+    rng = random.Random(seed)
+    ref = Referee(engine, players, options, seed=seed)
+    events = []
+    while (event := ref.step(lambda seat, legal, r: legal[rng.randrange(len(legal))])) is not None:
+        events.append(event)
+    state = engine.new_game(ref.options, players)
+    mid = None
+    t0 = time.perf_counter()
+    for i, event in enumerate(events):
+        engine.apply(state, event)
+        if i == len(events) // 2:
+            t_mid = time.perf_counter()
+            mid = engine.clone(state)
+            t0 += time.perf_counter() - t_mid       # the clone is not an apply
+    per_apply = (time.perf_counter() - t0) / max(1, len(events))
+    return best_per_call(lambda: engine.clone(mid), n=200), per_apply
+
+
+def clone_line(label: str, game: str, players: int, options: dict[str, Any] | None = None) -> str:
+    clone_s, apply_s = clone_cost(game, players, options)
+    ratio = clone_s / apply_s
+    return (f"{label}: mid-game clone {clone_s * 1e6:,.1f} µs = {ratio:.1f}× one apply ({apply_s * 1e6:,.1f} µs) "
+            f"(target ≤ {TARGET_CLONE:.0f}×: {'met' if ratio <= TARGET_CLONE else 'MISSED'})")
 
 
 def play_rate_line(label: str, dps: float, sps: float, played: int, base: float) -> str:
