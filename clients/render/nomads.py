@@ -253,6 +253,9 @@ def _markets(s: Svg, view: dict, x0: int, y0: int) -> None:
                          f'class="{"covered" if i < k else "free"}"/><text x="{x + (cw - 2) / 2}" y="{y + 17}" '
                          f'class="small" text-anchor="middle">{int(track[sp][i])}</text>')
         s.raw("".join(cells))
+        extra = m.get("overflow", [0] * len(N.SPECIES))[sp]
+        if extra:                        # AN-X1: the surplus stays on the market, stacked on the lowest field
+            s.text(x0 + 92 + (cw - 2) / 2, y + 36, f"+{extra} stacked", class_="small b", text_anchor="middle")
         pi = min(k, cap - 1)
         s.rect(x0 + 92 + pi * cw - 1, y + 1, cw, 24, rx=3, class_="pricecell")
     r = view["reserve"]
@@ -390,7 +393,10 @@ def text(view: dict[str, Any], names: list[str]) -> str:
     m = view["market"]
     for sp, name in enumerate(N.SPECIES):
         boxes = "  ".join(f"{view['boxes'][b][sp]:<6}" for b in range(len(N.LANDSCAPES)))
-        out.append(f"{name:<8} {m['animals'][sp]:>2}/{m['capacity']:<3} {m['prices'][sp]:>5}  {view['reserve'][sp]:>7} |  {boxes}")
+        extra = m.get("overflow", [0] * len(N.SPECIES))[sp]
+        stacked = f" +{extra} stacked" if extra else ""
+        out.append(f"{name:<8} {m['animals'][sp]:>2}/{m['capacity']:<3} {m['prices'][sp]:>5}  {view['reserve'][sp]:>7} |  "
+                   f"{boxes}{stacked}")
     d = dice_faces(view, names)
     if d:
         out.append(f"last roll ({d[0]}): {', '.join(d[1])}")

@@ -169,10 +169,14 @@ def _season(d: Svg, view: dict, x0: float, y0: float) -> None:
     d.text(sx, top - 4, f"Shoe ({len(shoe)})", class_="small muted")
     for i in range(min(len(shoe), 6)):
         d.rect(sx + i * 3, top + i * 2, 44, 60, rx=4, class_="back")
-    known = [(i, c["card"]) for i, c in enumerate(shoe) if "card" in c]
-    if shoe:
+    face_up = view.get("shoe_top")          # a face-up shoe (option shoe=up): everyone sees its top card
+    if face_up:
+        _card(d, sx + 15, top + 10, face_up)
+        d.text(sx, top + 84, f"top, face up: {card_name(face_up)}", class_="small")
+    known = [(i, c["card"]) for i, c in enumerate(shoe) if "card" in c and not (i == 0 and face_up)]
+    if shoe and not face_up:
         d.text(sx + 32, top + 46, str(len(shoe)), class_="c b")
-    for j, (i, c) in enumerate(known[:2]):
+    for j, (i, c) in enumerate(known[:2 - bool(face_up)], start=bool(face_up)):
         where = "top" if i == 0 else ("bottom" if i == len(shoe) - 1 else f"#{i + 1}")
         d.text(sx, top + 84 + 12 * j, f"you know {where}: {card_name(c)}", class_="small")
     aside = view["set_aside"]
@@ -325,7 +329,11 @@ def _gauges(d: Svg, pl: dict, p: int, x0: float, y0: float) -> None:
     _tokens(d, x0 + 110, y, pl["gains"])
     y += 24
     d.text(x0, y + 4, "Production cards", class_="small")
-    _tokens(d, x0 + 110, y, pl["production_cards"])
+    end = _tokens(d, x0 + 110, y, pl["production_cards"])
+    spared = {t: c for t, c in pl.get("spared", {}).items() if c}
+    if spared:                                 # tokens set apart pay no build this phase
+        d.text(end + 8, y + 4, "set apart:", class_="small b")
+        _tokens(d, end + 66, y, spared)
     # cards and other tokens
     y += 24
     night = ", ".join(BUILDING[k] for k in pl["night_side"])
@@ -404,10 +412,12 @@ def text(view: dict[str, Any], names: list[str]) -> str:
         season.append(f"Horus: {view['horus_pending']} to draw")
     lines.append(" · ".join(season))
     shoe = view["shoe"]
+    face_up = view.get("shoe_top")
     known = [f"{'top' if i == 0 else 'bottom' if i == len(shoe) - 1 else '#' + str(i + 1)} {_tcard(c['card'])}"
-             for i, c in enumerate(shoe) if "card" in c]
+             for i, c in enumerate(shoe) if "card" in c and not (i == 0 and face_up)]
     aside = view["set_aside"]
-    cards = [f"shoe {len(shoe)}" + (f" (you know {', '.join(known)})" if known else ""),
+    cards = [f"shoe {len(shoe)}" + (f", top face up: {_tcard(face_up)}" if face_up else "")
+             + (f" (you know {', '.join(known)})" if known else ""),
              f"set aside {_tcard(aside.get('card'))}" if aside else "set aside -"]
     if view["darkness"] or view["removed"] or view["hoshekh"]:
         cards.append(f"darkness {view['darkness']} · removed {len(view['removed'])} · Hoshekh {len(view['hoshekh'])}")
@@ -467,7 +477,8 @@ def _text_player(view: dict, names: list[str], p: int) -> list[str]:
                                                            ("!" if s == RED else "-")) for s in range(RED + 1))
     info = [f"revolt [{gauge}] {pl['revolt']}/{RED} · caravans {pl['caravans']}/{CARAVAN_MAX}",
             f"store {_short_tokens(pl['warehouse'])} · beside {_short_tokens(pl['gains'])} · "
-            f"on cards {_short_tokens(pl['production_cards'])}",
+            f"on cards {_short_tokens(pl['production_cards'])}"
+            + (f" · set apart {_short_tokens(pl['spared'])}" if any(pl.get("spared", {}).values()) else ""),
             _text_cards(pl)]
     return [head] + [f"  {rows[i]}| {info[i]}" for i in range(3)]
 

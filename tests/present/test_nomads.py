@@ -322,3 +322,22 @@ def test_text_shows_six_nomads_sharing_a_city():
     out = R.text(ref.view(None), NAMES)
     row3 = next(line for line in out.split("\n") if line.startswith("row 3"))
     assert "CITY 012345" in row3 and len(row3) <= 100
+
+
+def test_a_full_markets_stacked_surplus_is_drawn_and_written():
+    """AN-X1 (full_market=stack): animals beyond the market's capacity stay on it, stacked on
+    the lowest field; the picture and the text both say how many."""
+    ref = Referee(E, 3, {**E.default_options(3), "max_turns": 50}, seed=4)
+    rng = random.Random(4)
+    for _ in range(40):
+        ref.step(random_chooser(rng))
+    view = E.view(ref.state, 0, ref.knowledge[0])
+    assert not any(view["market"]["overflow"])
+    plain_svg, plain_text = R.svg(view, NAMES[:3]), R.text(view, NAMES[:3])
+    assert "stacked" not in plain_svg and "stacked" not in plain_text
+    cap = view["market"]["capacity"]
+    view["market"]["animals"][1] = cap + 2
+    view["market"]["overflow"][1] = 2
+    assert "+2 stacked" in R.svg(view, NAMES[:3])
+    line = next(x for x in R.text(view, NAMES[:3]).split("\n") if x.startswith(N.SPECIES[1]))
+    assert line.endswith("+2 stacked") and len(line) <= 100

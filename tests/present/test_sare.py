@@ -310,3 +310,39 @@ def test_other_seats_and_spectator_pictures_do_not_depend_on_a_hidden_card():
         assert all(_face(c).split()[0] in mine_line for c in real)
         return
     pytest.fail("no Temple draw in 40 games")
+
+
+def _first_view(options: dict, seat: int, wanted) -> dict:
+    """Seat's view at the first step of a random 2-player game where wanted(view) holds."""
+    rng = random.Random(0)
+    ref = Referee(ENGINE, 2, {**ENGINE.default_options(2), **options}, seed=0)
+    for _ in range(2000):
+        assert ref.step(lambda s, legal, r: legal[rng.randrange(len(legal))]) is not None
+        view = ref.view(seat)
+        if wanted(view):
+            return view
+    raise AssertionError("no such state in 2,000 steps")
+
+
+@pytest.mark.parametrize("seat", [0, None])
+def test_a_face_up_shoe_shows_its_top_card_to_everyone(seat):
+    """SR-14 (shoe=up): the top card of the shoe lies face up; every viewer's picture and text name it."""
+    view = _first_view({"shoe": "up", "turn_limit": 30}, seat, lambda v: v["shoe_top"] is not None)
+    word = N.card_name(view["shoe_top"])
+    root = _parse(R.svg(view, NAMES[:2]))
+    said = " ".join(t.text or "" for t in root.iter(f"{SVG_NS}text"))
+    assert f"top, face up: {word}" in said
+    assert ", top face up: " in R.text(view, NAMES[:2])
+    view["shoe_top"] = None
+    assert "face up" not in R.text(view, NAMES[:2])
+
+
+def test_tokens_set_apart_are_shown():
+    """R-02: tokens a player set apart (`spare`) pay no build this phase; the board says so."""
+    view = _first_view({"turn_limit": 30}, 0, lambda v: any(any(p["spared"].values()) for p in v["players"]))
+    p = next(i for i, pl in enumerate(view["players"]) if any(pl["spared"].values()))
+    said = " ".join(t.text or "" for t in _parse(R.svg(view, NAMES[:2])).iter(f"{SVG_NS}text"))
+    assert "set apart:" in said
+    lines = R.text(view, NAMES[:2]).split("\n")
+    head = next(i for i, line in enumerate(lines) if NAMES[p] in line and "goal" in line)
+    assert "set apart " in lines[head + 2]
