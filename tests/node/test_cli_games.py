@@ -49,3 +49,31 @@ def test_states_from_the_stored_files(tmp_path):
     [damaged] = stored_games(tmp_path / "done")
     assert damaged.state == "damaged"
     assert stored_games(tmp_path / "nothing-here") == []
+
+
+def test_an_abandoned_game_is_listed_as_abandoned(tmp_path):
+    """A stored transcript that ends in a valid abandon record: `caravan games` says
+    "abandoned" and why (the stalled seat), not "playing" or "finished"."""
+    from protocol import abandon
+    from tests.fixture_game import ENGINE
+    from tests.helpers import new_table, play
+    table = new_table(ENGINE, 3, seed=5)
+    assert play(table, lambda seat, legal: legal[0], stop=lambda seat, d: seat == 2 and d.kind == "commit")
+    s = table.sessions[0]
+    frames = abandon.state_frames(s)
+    sigs = {i: abandon.sign(table.keys[i], s.game_id, [2], len(frames), abandon.log_digest(frames)) for i in (0, 1)}
+    genesis_raw = table.genesis.to_wire()
+    store = GameStore.create(tmp_path, genesis_raw, s.game_id, {"secret": b"s" * 32}, {"peers": {}})
+    for raw in s.log:
+        store.append(raw)
+    store.close()
+    (store.dir / "transcript.caravan").write_bytes(
+        transcript.dump(genesis_raw, frames + [abandon.record([2], len(frames), sigs)]))
+    [entry] = stored_games(tmp_path)
+    assert entry.state == "abandoned" and "seat(s) 2 sent nothing" in entry.detail, entry
+    assert entry.transcript == str(store.dir / "transcript.caravan")
+
+    (store.dir / "transcript.caravan").write_bytes(
+        transcript.dump(genesis_raw, frames + [abandon.record([2], len(frames), {0: sigs[0]})]))
+    [entry] = stored_games(tmp_path)            # a record one seat signed alone is no record
+    assert entry.state == "playing", entry
