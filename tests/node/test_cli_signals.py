@@ -5,9 +5,12 @@ closes it. Loopback only, bots, short games, every wait bounded."""
 
 import json
 import random
+import re
 import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 from protocol.verify import verify_bytes
 from tests.node.cli_spec import json_types
@@ -118,3 +121,30 @@ def test_end_of_input_at_the_terminal_pauses(tmp_path):
     assert host.returncode == 130, err[-2000:]
     assert "Traceback" not in err
     assert err.strip().splitlines()[-1] == f"game {game_id[:16]} paused — continue with: caravan resume {game_id[:16]}"
+
+
+def test_sigint_on_demo_stops_every_node_and_cleans_up(tmp_path):
+    """^C during `caravan demo`: one line, exit 130, no traceback, no node process left running
+    and no working folder left behind (unless --keep)."""
+    demo = subprocess.Popen([sys.executable, "-m", "node", "demo", "sare", "--players", "4", "--out",
+                             str(tmp_path / "d.caravan")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env(), cwd=ROOT)
+    try:
+        said = []
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not any("joining nodes" in line for line in said):
+            said.append(demo.stderr.readline())
+            assert said[-1], f"demo ended early: {said}"
+        work = Path(re.search(r"working folder (\S+)\)", "".join(said)).group(1))
+        assert work.is_dir()
+        time.sleep(1.0)
+        demo.send_signal(signal.SIGINT)
+        out, err = demo.communicate(timeout=30)
+    finally:
+        if demo.poll() is None:
+            demo.kill()
+    assert demo.returncode == 130, err
+    assert err.strip().splitlines()[-1] == "caravan demo: interrupted" and "Traceback" not in err, err
+    left = subprocess.run(["pgrep", "-f", str(work)], capture_output=True, text=True)
+    assert left.stdout.strip() == "", f"node processes still running: {left.stdout}"
+    assert not work.exists()
