@@ -6,7 +6,7 @@ import json
 import os
 import subprocess
 import sys
-import time
+import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,29 +25,53 @@ def node(args: list[str], data_dir: Path, log: Path, prefix: list[str] | None = 
                             cwd=ROOT)
 
 
+class _Deadline:
+    """Kills `proc` if the block it guards outlasts `timeout`: a blocking read of its output then
+    ends (EOF) instead of hanging the test run; `expired` says whether that happened."""
+
+    def __init__(self, proc: subprocess.Popen, timeout: float):
+        self.proc, self.expired = proc, False
+        self._timer = threading.Timer(timeout, self._expire)
+        self._timer.daemon = True
+
+    def _expire(self) -> None:
+        self.expired = True
+        if self.proc.poll() is None:
+            self.proc.kill()
+
+    def __enter__(self) -> "_Deadline":
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._timer.cancel()
+
+
 def read_until(proc: subprocess.Popen, kind: str, timeout: float = 30.0, count: int = 1) -> dict:
-    """Read JSON lines until the `count`-th line of type `kind` (bounded by `timeout`)."""
-    deadline = time.monotonic() + timeout
+    """Read JSON lines until the `count`-th line of type `kind`; a process still silent after
+    `timeout` seconds is killed and the test fails."""
     seen = 0
-    while time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            raise AssertionError(f"process ended before a {kind!r} line (exit {proc.wait()})")
-        msg = json.loads(line)
-        if msg.get("type") == kind:
-            seen += 1
-            if seen >= count:
-                return msg
-    raise AssertionError(f"no {kind!r} line within {timeout} s")
+    with _Deadline(proc, timeout) as deadline:
+        while True:
+            line = proc.stdout.readline()
+            if not line:
+                if deadline.expired:
+                    raise AssertionError(f"no {kind!r} line within {timeout} s (the process was killed)")
+                raise AssertionError(f"process ended before a {kind!r} line (exit {proc.wait()})")
+            msg = json.loads(line)
+            if msg.get("type") == kind:
+                seen += 1
+                if seen >= count:
+                    return msg
 
 
 def finish(procs: list[subprocess.Popen], timeout: float = 60.0) -> list[int]:
+    """Each process's exit code once it ends (its remaining output read and dropped); one still
+    running after `timeout` seconds is killed (-9)."""
     codes = []
     for p in procs:
-        try:
+        with _Deadline(p, timeout) as deadline:
             p.stdout.read()
-            codes.append(p.wait(timeout=timeout))
-        except subprocess.TimeoutExpired:
-            p.kill()
-            codes.append(-9)
+            code = p.wait()
+        codes.append(-9 if deadline.expired else code)
     return codes
