@@ -92,6 +92,47 @@ def test_a_record_made_inside_a_joint_step_verifies():
     assert not bad.valid and bad.error["code"] == "bad-abandon"
 
 
+def test_a_record_where_the_lowest_seat_stalls_inside_a_joint_step_verifies():
+    """Seats 1 and 2 have sent their part of a joint step and seat 0 has not: the record's
+    state frames hold seats 1 and 2's parts in seat order, which is the canonical order even
+    though seat 0's part never came (found over an MQTT relay that lost seat 0's messages:
+    verify called the record's file "bad-order")."""
+    from tests.helpers import new_table
+    table = new_table(ENGINE, 3, seed=5)
+    sessions, players = table.sessions, table.players
+    silent = False
+    for _ in range(1000):
+        if silent and sorted(sessions[1].pending) == [1, 2]:
+            break
+        for seat, p in enumerate(players):
+            if silent and seat == 0:
+                continue
+            out = p.automatic()
+            d = p.decision()
+            if d is not None and seat == 0 and d.kind == "commit":
+                silent = True                  # seat 0 goes quiet at its first commitment
+                d = None
+            if d is not None:
+                out.append(p.decide(d.legal[0]))
+                out.extend(p.automatic())
+            for raw in out:
+                for other in range(3):
+                    if other != seat:
+                        sessions[other].receive(raw)
+    s = sessions[1]
+    assert sorted(s.pending) == [1, 2] and s.waiting_for() == [0]
+    frames = abandon.state_frames(s)
+    assert abandon.state_frames(sessions[2]) == frames
+    digest = abandon.log_digest(frames)
+    sigs = {i: abandon.sign(table.keys[i], s.game_id, [0], len(frames), digest) for i in (1, 2)}
+    report = verify_bytes(transcript.dump(table.genesis.to_wire(), frames + [abandon.record([0], len(frames), sigs)]))
+    assert report.valid and report.abandoned_by == [0], report.error
+    # the parts out of seat order are still refused: one canonical file per game
+    swapped = frames[:-2] + [frames[-1], frames[-2]]
+    bad = verify_bytes(transcript.dump(table.genesis.to_wire(), swapped + [abandon.record([0], len(frames), sigs)]))
+    assert not bad.valid and bad.error["code"] == "bad-order", bad.error
+
+
 def test_no_record_at_the_final_signatures():
     """A stall at the final signatures cannot be abandoned: a late final would complete the
     game beside the record (two outcomes)."""
