@@ -83,7 +83,6 @@ class Faults:
     forge: float = 0.0                 # a copy of this message with its payload's bytes altered
     foreign: float = 0.0               # another connection's payload under this connection's topic
     directions: tuple[str, ...] = ("down",)
-    after: float = 0.0                 # seconds after the proxy starts before any fault
 
 
 @dataclass
@@ -101,12 +100,14 @@ class MqttProxy:
     `upstream`, applying `faults`. Use as a context manager or call close()."""
 
     def __init__(self, upstream: tuple[str, int], faults: Faults | None = None, seed: int = 0,
-                 host: str = "127.0.0.1"):
+                 host: str = "127.0.0.1", armed: bool = True):
         self.upstream = upstream
         self.faults = faults or Faults()
         self.rng = random.Random(seed)
         self.counters = Counters()
-        self.started = time.monotonic()
+        self.armed = threading.Event()        # faults are made only while armed (e.g. once a game started)
+        if armed:
+            self.armed.set()
         self._lock = threading.Lock()
         self._seen: list[Publish] = []        # every PUBLISH sent down, for replays and foreign payloads
         self._sock = socket.socket()
@@ -208,7 +209,7 @@ class _Link:
             _, at = _read_varint(packet, 1)
             name_len = int.from_bytes(packet[at:at + 2], "big")
             self.v5 = packet[at + 2 + name_len] == 5
-        active = kind == PUBLISH and time.monotonic() - p.started >= f.after and direction in f.directions
+        active = kind == PUBLISH and p.armed.is_set() and direction in f.directions
         if kind == PUBLISH and direction == "down":
             pub = Publish.parse(packet, self.v5)
             with p._lock:
