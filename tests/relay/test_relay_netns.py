@@ -21,10 +21,9 @@ from tests.node.procs import ROOT, env, finish, node, read_until
 from tests.relay.broker import Broker
 
 BROKER_IP = "10.213.29.1"
-GAMES = [("fixture", 3, ["-o", "rounds=2"]),
-         ("sabbat", 3, []),
-         ("nomads", 3, ["-o", "max_turns=60"]),
-         ("sare", 3, ["-o", "turn_limit=3"])]
+GAMES = [("sabbat", 3, []),
+         ("nomads", 3, ["-o", "max_turns=12", "-o", "yellow_tiles=1"]),
+         ("sare", 3, ["-o", "turn_limit=4"])]
 
 
 def sh(*args: str) -> subprocess.CompletedProcess:
@@ -105,7 +104,8 @@ def test_a_game_through_the_broker_across_islands(tmp_path, islands, game, playe
     dirs = [tmp_path / f"n{i}" for i in range(players)]
     logs = [tmp_path / f"n{i}.log" for i in range(players)]
     prefix = [["ip", "netns", "exec", ns] for ns in names]
-    host = node(["host", game, "--players", str(players), *opts, "--relay", broker.url, "--bot", "random"],
+    host = node(["host", game, "--players", str(players), *opts, "--relay", broker.url, "--bot", "random",
+                 "--no-discovery"],
                 dirs[0], logs[0], prefix=prefix[0])
     procs = [host]
     try:
