@@ -120,8 +120,7 @@ def verify_shuffle(y: bytes, deck_in: Sequence[Any], deck_out: Sequence[Any], pr
     ctx = _ctx(context)
     yp = parse_point(y, "joint key")
     cin = parse_deck(deck_in, "deck_in")
-    cout = parse_deck(deck_out, "deck_out")
-    _tw.verify(yp, cin, cout, proof, ctx)
+    _tw.verify(yp, cin, deck_out, proof, ctx)   # validates deck_out's points as it goes
 
 
 # --- decryption shares, reveals, private draws, claims ---------------------------------
