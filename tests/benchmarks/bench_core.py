@@ -19,6 +19,7 @@ from node.verify_pool import in_processes, usable_cpus
 from protocol import chain, games
 from protocol.identity import SigningKey
 from protocol.verify import verify_bytes
+from tests.benchmarks.common import interleaved
 from tests.fixture_game import ENGINE, DiceDuel, State
 from tests.helpers import new_table, play
 
@@ -45,20 +46,6 @@ def _transcript(engine: DiceDuel, rounds: int) -> tuple[bytes, list[chain.Messag
     return t.transcript(), [chain.parse(m) for m in t.sessions[0].log]
 
 
-def _cpu_interleaved(fns: list[Callable[[], Any]], n: int, rounds: int) -> list[float]:
-    """CPU seconds per call of each fn, best of `rounds` short runs taken in turn: like
-    common.interleaved, but on this process's CPU clock, which a shared machine's other
-    work does not inflate (the one-core figures are about CPU, not wall time)."""
-    best = [float("inf")] * len(fns)
-    for _ in range(rounds):
-        for i, fn in enumerate(fns):
-            t0 = time.process_time()
-            for _ in range(n):
-                fn()
-            best[i] = min(best[i], (time.process_time() - t0) / n)
-    return best
-
-
 def _best_wall(fn: Callable[[], Any], rounds: int) -> float:
     best = float("inf")
     for _ in range(rounds):
@@ -80,10 +67,12 @@ def run() -> list[str]:
     sig = key.sign(payload)
     signed = sig + payload
     raw = chain.seal(key, gid, 42, gid, refs, "act", body).raw
-    bare_sign, seal = _cpu_interleaved([lambda: openssl_key.sign(payload),
-                                   lambda: chain.seal(key, gid, 42, gid, refs, "act", body)], n=1000, rounds=21)
-    bare_verify, parse_verify = _cpu_interleaved([lambda: nb.crypto_sign_open(signed, key.public),
-                                             lambda: chain.parse(raw).signature_ok()], n=1000, rounds=21)
+    bare_sign, seal = interleaved([lambda: openssl_key.sign(payload),
+                                   lambda: chain.seal(key, gid, 42, gid, refs, "act", body)],
+                                  n=1000, rounds=21, clock=time.process_time)
+    bare_verify, parse_verify = interleaved([lambda: nb.crypto_sign_open(signed, key.public),
+                                             lambda: chain.parse(raw).signature_ok()],
+                                            n=1000, rounds=21, clock=time.process_time)
     lines = [
         "one-core figures are CPU time (best of interleaved runs); parallel ones wall time",
         f"bare Ed25519: sign {bare_sign * 1e6:.1f} µs, verify {bare_verify * 1e6:.1f} µs",
@@ -97,8 +86,8 @@ def run() -> list[str]:
     for engine, rounds in ((ENGINE, 10), (games.get("fixture-long"), 60)):
         data, msgs = _transcript(engine, rounds)
         assert verify_bytes(data).ok
-        best, bare_all = _cpu_interleaved([lambda: verify_bytes(data), lambda: [m.signature_ok() for m in msgs]],
-                                     n=1, rounds=7)
+        best, bare_all = interleaved([lambda: verify_bytes(data), lambda: [m.signature_ok() for m in msgs]],
+                                     n=1, rounds=7, clock=time.process_time)
         rate, bound = len(msgs) / best, len(msgs) / bare_all
         lines.append(f"caravan verify, one core: {len(msgs)} messages in {best * 1e3:.1f} ms = {rate:,.0f} msg/s; "
                      f"bare signature bound (the same signatures) {bound:,.0f} msg/s; ratio {rate / bound:.2f} "
