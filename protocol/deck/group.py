@@ -61,7 +61,10 @@ same checks: canonical, not small order, on the curve, in the prime-order subgro
 
 def _remember(data: bytes) -> None:
     if len(_known_valid) >= _VALID_MAX:
-        del _known_valid[next(iter(_known_valid))]
+        try:
+            del _known_valid[next(iter(_known_valid))]
+        except (KeyError, RuntimeError, StopIteration):
+            pass            # another thread (a node's worker) evicted at the same moment
     _known_valid[data] = None
 
 
