@@ -105,3 +105,25 @@ def test_unmultiplied_bad_point_refused_even_if_the_algebra_passed(honest, bad: 
     out = [list(c) for c in deck_out]
     out[2][0] = bad
     assert _message(t, deck_in, out, tampered, ctx) == _upfront_message(bad, "deck_out[2].A")
+
+
+@pytest.mark.parametrize("bad", BAD)
+def test_decryption_share_checked_as_before(honest, bad: bytes, monkeypatch) -> None:
+    """verify_share lets c·D validate the share D the same way; with c = 0 and the hash
+    comparison forced to pass, only the explicit check refuses a bad D."""
+    t, _, deck_out, _, _ = honest
+    card = deck_out[0]
+    ctx = t.ctx(1, position=0)
+    y1 = t.players[1].y
+    d, proof = ops.decryption_share(t.players[1].x, card, t.players[1].seed, ctx)
+    ops.verify_share(y1, card, d, proof, ctx)
+    group.clear_cache()
+    with pytest.raises(InvalidProof) as exc:
+        ops.verify_share(y1, card, bad, proof, ctx)
+    assert str(exc.value) == _upfront_message(bad, "decryption share")
+    monkeypatch.setattr("protocol.deck.proofs.hash_to_scalar", lambda *args: 0)
+    zero_c = [bytes(32), proof[1]]
+    ops.verify_share(y1, card, d, zero_c, ctx)      # the forced comparison passes
+    with pytest.raises(InvalidProof) as exc:
+        ops.verify_share(y1, card, bad, zero_c, ctx)
+    assert str(exc.value) == _upfront_message(bad, "decryption share")
