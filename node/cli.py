@@ -247,6 +247,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    "Exit 0: valid and finished; 1: invalid, unfinished or abandoned; 2: the file "
                                    "cannot be opened or is not a transcript at all, or bad usage.")
     v.add_argument("file", help="the .caravan transcript")
+    v.add_argument("--jobs", type=check.count, metavar="N",
+                   help="processes checking signatures at once (default: one per CPU for a transcript "
+                        "of 1000 messages or more, else 1)")
     _json_arg(v, "print one JSON object instead of text")
     v.set_defaults(func=cmd_verify)
 

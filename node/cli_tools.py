@@ -92,19 +92,23 @@ def _describe_result(result: dict[str, Any] | None) -> str:
 def cmd_verify(args: argparse.Namespace) -> int:
     from protocol.transcript import TranscriptError, load
     from protocol.verify import verify_bytes
+    from .verify_pool import auto_jobs, in_processes
 
     try:
         with open(args.file, "rb") as fh:
             data = fh.read()
     except OSError as exc:
         raise UsageError(f"cannot open {args.file}: {exc.strerror or exc}") from None
+    messages = 0
     try:
-        load(data)
+        messages = len(load(data)[1])
         readable = True
     except TranscriptError as exc:
         readable = exc.position not in (0, None)    # past a readable genesis: an invalid transcript
+    jobs = args.jobs or auto_jobs(messages)
     with progress_bar("checking messages", 0, _stderr_is_terminal(args) and len(data) > 256 * 1024) as update:
-        report = verify_bytes(data, progress=lambda done, total: update(done, total=total))
+        report = verify_bytes(data, progress=lambda done, total: update(done, total=total),
+                              signatures=in_processes(jobs) if jobs > 1 else None)
     code = EXIT_OK if report.ok else EXIT_FAILED if readable else EXIT_USAGE
     if not readable:
         print(f"caravan verify: {args.file} is not a Caravan transcript: {report.error['reason']}", file=sys.stderr)

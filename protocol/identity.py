@@ -10,10 +10,12 @@ small-order or identity key would let anyone sign "for" that seat (issue 16, ite
 from __future__ import annotations
 
 import hashlib
-from functools import lru_cache
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Collection, Iterator
 
+import nacl.bindings
 import nacl.exceptions
-import nacl.signing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PrivateFormat, PublicFormat, NoEncryption
 
@@ -60,9 +62,23 @@ def strong_key(public: object) -> bool:
     return type(public) is bytes and len(public) == PUBLIC_KEY_SIZE and is_point(public)
 
 
-@lru_cache(maxsize=256)
-def _public_key(public: bytes) -> nacl.signing.VerifyKey | None:
-    return nacl.signing.VerifyKey(public) if strong_key(public) else None
+Checked = tuple[bytes, bytes, bytes]
+"""(public, signature, data) of a signature that `verify` accepted."""
+
+_already_checked: ContextVar[Collection[Checked]] = ContextVar("already_checked", default=frozenset())
+
+
+@contextmanager
+def already_checked(checked: Collection[Checked]) -> Iterator[None]:
+    """Within this block (this thread or task only), `verify` answers True without redoing
+    the work for a triple in `checked`, which must hold only triples that `verify` itself
+    accepted (in another process, say: `caravan verify` checks signatures in parallel while
+    it replays). A triple not in it is checked as usual, so a bad signature still fails."""
+    token = _already_checked.set(checked)
+    try:
+        yield
+    finally:
+        _already_checked.reset(token)
 
 
 def verify(public: bytes, signature: bytes, data: bytes) -> bool:
@@ -70,11 +86,12 @@ def verify(public: bytes, signature: bytes, data: bytes) -> bool:
     above (a weak key verifies nothing); never raises."""
     if type(public) is not bytes or type(signature) is not bytes or len(signature) != SIGNATURE_SIZE:
         return False
-    key = _public_key(public)
-    if key is None:
+    if not strong_key(public):
         return False
+    if type(data) is bytes and (public, signature, data) in _already_checked.get():
+        return True
     try:
-        key.verify(data, signature)
+        nacl.bindings.crypto_sign_open(signature + data, public)
     except nacl.exceptions.BadSignatureError:
         return False
     return True

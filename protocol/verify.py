@@ -9,12 +9,12 @@ an unfinished game, whom it was waiting for.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Collection, Iterable, Iterator
 
-from . import abandon, games, genesis as G
+from . import abandon, chain, games, genesis as G
 from .engine import Engine
 from .errors import Rejected
-from .identity import fingerprint
+from .identity import Checked, already_checked, fingerprint, verify
 from .need import EngineFault
 from .session import Session
 from .transcript import TranscriptError, load
@@ -55,10 +55,34 @@ def _error(position: int, exc: Exception) -> dict[str, Any]:
     return err
 
 
+SignatureChecks = Callable[[list[bytes]], Iterable[tuple[int, Collection[Checked]]]]
+"""Given the messages, yields (n, checked) in order, n growing: `checked` holds the
+signatures among messages[:n] (those since the last n) that `check_signatures` accepted.
+Lets a caller check signatures elsewhere (in other processes) while the replay runs."""
+
+
+def check_signatures(messages: list[bytes]) -> list[Checked]:
+    """The signatures of these messages that verify (strictly, by `identity.verify`); a
+    message that does not parse or verify is left out, to be refused by the replay."""
+    ok = []
+    for raw in messages:
+        try:
+            msg = chain.parse(raw)
+        except chain.ParseError:
+            continue
+        checked = (msg.author, msg.signature, chain._SIG_TAG + msg.id)   # as Message.signature_ok
+        if verify(*checked):
+            ok.append(checked)
+    return ok
+
+
 def verify_bytes(data: bytes, lookup: Callable[[str], Engine] = games.get,
-                 progress: Callable[[int, int], None] | None = None) -> Report:
+                 progress: Callable[[int, int], None] | None = None,
+                 signatures: SignatureChecks | None = None) -> Report:
     """Check a whole transcript; never raises for bad content. `progress(done, total)` is
-    called as messages are checked (for long transcripts)."""
+    called as messages are checked (for long transcripts). `signatures` (optional) checks
+    the messages' signatures ahead of the replay; the replay then skips only the ones it
+    reported valid, and makes every other check itself, so the verdict is the same."""
     try:
         genesis_raw, messages = load(data)
     except TranscriptError as exc:
@@ -98,21 +122,8 @@ def verify_bytes(data: bytes, lookup: Callable[[str], Engine] = games.get,
     if record is not None:
         messages = messages[:-1]
         report.messages = len(messages)
-    for position, raw in enumerate(messages, start=1):
-        if progress is not None and position % 50 == 0:
-            progress(position, len(messages))
-        try:
-            session.receive(raw)
-        except Rejected as exc:
-            report.valid = False
-            report.error = _error(position, exc)
-            return report
-        except EngineFault as exc:
-            report.valid = False
-            report.error = {"position": position, "code": "engine-fault", "seat": None, "fingerprint": None,
-                            "reason": f"the rules engine failed here (a bug in Caravan, not proof of "
-                                      f"cheating): {exc}"}
-            return report
+    if not _replay(session, messages, report, progress, signatures):
+        return report
     if record is not None:
         stalled, length, sigs = record
         try:
@@ -137,3 +148,48 @@ def verify_bytes(data: bytes, lookup: Callable[[str], Engine] = games.get,
                         "fingerprint": None,
                         "reason": f"the game is unfinished: waiting for {session.describe_need()}"}
     return report
+
+
+def _replay(session: Session, messages: list[bytes], report: Report,
+            progress: Callable[[int, int], None] | None, signatures: SignatureChecks | None) -> bool:
+    """Feed every message to the session; on the first refusal, note it in the report and
+    return False."""
+    checked: set[Checked] = set()
+    ahead: Iterator[tuple[int, Collection[Checked]]] | None = None
+    ready = 0
+    if signatures is not None:
+        ahead = iter(signatures(messages))
+    try:
+        with already_checked(checked):
+            for position, raw in enumerate(messages, start=1):
+                while ahead is not None and ready < position:
+                    ready, batch = _next_checks(ahead, len(messages))
+                    checked.update(batch)
+                if progress is not None and position % 50 == 0:
+                    progress(position, len(messages))
+                try:
+                    session.receive(raw)
+                except Rejected as exc:
+                    report.valid = False
+                    report.error = _error(position, exc)
+                    return False
+                except EngineFault as exc:
+                    report.valid = False
+                    report.error = {"position": position, "code": "engine-fault", "seat": None, "fingerprint": None,
+                                    "reason": f"the rules engine failed here (a bug in Caravan, not proof of "
+                                              f"cheating): {exc}"}
+                    return False
+    finally:
+        close = getattr(ahead, "close", None)
+        if close is not None:
+            close()     # stop checking the rest after a refusal
+    return True
+
+
+def _next_checks(ahead: Iterator[tuple[int, Collection[Checked]]], total: int) -> tuple[int, Collection[Checked]]:
+    """The next batch of checked signatures; if the checker ends or fails (a worker process
+    died), nothing more is taken as checked and the replay checks the rest itself."""
+    try:
+        return next(ahead, (total, ()))
+    except Exception:
+        return total, ()

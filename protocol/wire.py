@@ -26,13 +26,26 @@ class _Unsorted(Exception):
     """Internal: a map's keys are not in canonical order (or repeat)."""
 
 
+_KEY_BYTES: dict[str | int, bytes] = {}
+"""Encodings of the map keys seen so far (messages use a few dozen); bounded below."""
+
+
+def _key_bytes(k: str | int) -> bytes:
+    kb = _KEY_BYTES.get(k)
+    if kb is None:
+        kb = msgpack.packb(k, use_bin_type=True)
+        if len(_KEY_BYTES) < 4096:
+            _KEY_BYTES[k] = kb
+    return kb
+
+
 def _check_pairs(pairs: list) -> dict:
     """object_pairs_hook: accept a map only if its keys are str/int, sorted and unique."""
     prev = b""
     for k, _ in pairs:
         if type(k) is not str and type(k) is not int:
             raise WireError(f"map key {k!r} is not a str or int")
-        kb = msgpack.packb(k, use_bin_type=True)
+        kb = _key_bytes(k)
         if kb <= prev:
             raise _Unsorted
         prev = kb
@@ -49,7 +62,7 @@ def _canon(obj: Any) -> Any:
         for k, v in obj.items():
             if type(k) not in (str, int):
                 raise WireError(f"map key {k!r} is not a str or int")
-            items.append((msgpack.packb(k, use_bin_type=True), k, _canon(v)))
+            items.append((_key_bytes(k), k, _canon(v)))
         items.sort(key=lambda kv: kv[0])
         return {k: v for _, k, v in items}
     return obj

@@ -13,7 +13,6 @@ points (CVE-2025-69277), because every proof in this package relies on that chec
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any, Iterable, NewType
 
 import nacl.bindings as _nb
@@ -52,10 +51,36 @@ _sub = _nb.crypto_core_ed25519_sub
 _LIB_ERRORS = (_nexc.CryptoError, RuntimeError, TypeError, ValueError)
 
 
-@lru_cache(maxsize=8192)
+_VALID_MAX = 8192
+_known_valid: dict[bytes, None] = {}
+"""Points known to pass libsodium's full check, oldest first (a bounded memo: a deck is
+checked once as output, not again as input). Only valid points are ever stored, by
+`_valid` or by `mul` after libsodium's multiplication accepted its input (which makes the
+same checks: canonical, not small order, on the curve, in the prime-order subgroup)."""
+
+
+def _remember(data: bytes) -> None:
+    if len(_known_valid) >= _VALID_MAX:
+        try:
+            del _known_valid[next(iter(_known_valid))]
+        except (KeyError, RuntimeError, StopIteration):
+            pass            # another thread (a node's worker) evicted at the same moment
+    _known_valid[data] = None
+
+
 def _valid(data: bytes) -> bool:
-    """libsodium's full check, memoised: a deck is checked once as output, not again as input."""
-    return bool(_nb.crypto_core_ed25519_is_valid_point(data))
+    """libsodium's full check, memoised for valid points."""
+    if data in _known_valid:
+        return True
+    if not _nb.crypto_core_ed25519_is_valid_point(data):
+        return False
+    _remember(data)
+    return True
+
+
+def clear_cache() -> None:
+    """Forget which points were validated (benchmarks measure the cost of first sight)."""
+    _known_valid.clear()
 
 
 def is_point(data: object) -> bool:
@@ -79,6 +104,25 @@ def parse_point(data: object, what: str) -> Point:
     return Point(data)
 
 
+def point_shape(data: object, what: str) -> Point:
+    """Check only the type and length of a received point; it must go through `settle`
+    before anything depends on it (its validity is usually proven for free by the
+    multiplications a proof check makes: see `mul`)."""
+    if type(data) is not bytes:
+        raise InvalidProof(f"{what}: expected 32 bytes, got {type(data).__name__}")
+    if len(data) != 32:
+        raise InvalidProof(f"{what}: expected 32 bytes, got {len(data)}")
+    return Point(data)
+
+
+def settle(points: Iterable[tuple[object, str]]) -> None:
+    """Validate, in order, every (point, name) not yet known valid; raises `parse_point`'s
+    error for the first bad one."""
+    for data, what in points:
+        if data not in _known_valid:
+            parse_point(data, what)
+
+
 def parse_scalar(data: object, what: str, *, nonzero: bool = False) -> int:
     """Decode a received scalar; anything >= L is refused so proofs are not malleable."""
     if type(data) is not bytes:
@@ -99,16 +143,22 @@ def scalar_bytes(s: int) -> bytes:
 
 
 def mul(s: int, p: Point) -> Point:
-    """s·P; uses the 5x faster fixed-base routine for P = G; 0·P and s·O give O."""
+    """s·P; uses the 5x faster fixed-base routine for P = G; 0·P and s·O give O.
+
+    libsodium refuses any P that is not a valid subgroup point, so a P it accepted is
+    remembered as valid (parsing it again later costs nothing)."""
     s %= L
     if s == 0 or p == IDENTITY:
         return IDENTITY
     try:
         if p == G:
             return Point(_scalarmult_base(s.to_bytes(32, "little")))
-        return Point(_scalarmult(s.to_bytes(32, "little"), p))
+        q = Point(_scalarmult(s.to_bytes(32, "little"), p))
     except _LIB_ERRORS:
         raise InvalidProof("scalar multiplication refused a point outside the prime-order subgroup") from None
+    if p not in _known_valid:
+        _remember(p)
+    return q
 
 
 def mul_base(s: int) -> Point:
@@ -251,6 +301,16 @@ def self_test() -> None:
             fail(f"scalar multiplication accepts {p.hex()}")
     if not _nb.crypto_core_ed25519_is_valid_point(_nb.crypto_core_ed25519_add(G, G)):
         fail("2·G is rejected")
+    # `mul` treats an input that libsodium multiplied as validated: it must refuse
+    # off-curve and non-canonical encodings too (y = 2 has no x; p + 3 encodes y = 3)
+    for bad in ((2).to_bytes(32, "little"), (2**255 - 19 + 3).to_bytes(32, "little")):
+        if _nb.crypto_core_ed25519_is_valid_point(bad):
+            fail(f"the invalid encoding {bad.hex()} is accepted")
+        try:
+            _nb.crypto_scalarmult_ed25519_noclamp(one, bad)
+        except _LIB_ERRORS:
+            continue
+        fail(f"scalar multiplication accepts the invalid encoding {bad.hex()}")
 
 
 self_test()

@@ -23,7 +23,7 @@ from .cards import CardTable
 from .elgamal import open_encrypt as _open_encrypt, parse_ciphertext, parse_deck, reencrypt, wire, wire_deck
 from .group import (
     G, DeckError, InvalidProof, Point, SecretStream, add_all, mul, parse_point,
-    parse_scalar, sub, _LIB_ERRORS,
+    parse_scalar, point_shape, settle, sub, _LIB_ERRORS,
 )
 from .keys import joint_key, key_share, verify_key_share, verify_published_key
 from .proofs import dleq_prove, dleq_verify, or_dleq_prove, or_dleq_verify
@@ -120,8 +120,7 @@ def verify_shuffle(y: bytes, deck_in: Sequence[Any], deck_out: Sequence[Any], pr
     ctx = _ctx(context)
     yp = parse_point(y, "joint key")
     cin = parse_deck(deck_in, "deck_in")
-    cout = parse_deck(deck_out, "deck_out")
-    _tw.verify(yp, cin, cout, proof, ctx)
+    _tw.verify(yp, cin, deck_out, proof, ctx)   # validates deck_out's points as it goes
 
 
 # --- decryption shares, reveals, private draws, claims ---------------------------------
@@ -144,8 +143,16 @@ def verify_share(y_i: bytes, ciphertext: Sequence[bytes], d_i: bytes, proof: Seq
     ctx = _ctx(context)
     yp = parse_point(y_i, "key share")
     a, b = parse_ciphertext(ciphertext)
-    d = parse_point(d_i, "decryption share")
-    dleq_verify(TAG_SHARE, ctx, [yp, a, b, d], G, yp, b, d, proof, "decryption share")
+    # D_i is validated by the multiplication c·D_i the check makes (see shuffle.verify); a
+    # zero c, or any failure, validates it explicitly so errors read as before
+    received = [(d_i, "decryption share")]
+    try:
+        d = point_shape(d_i, "decryption share")
+        dleq_verify(TAG_SHARE, ctx, [yp, a, b, d], G, yp, b, d, proof, "decryption share")
+    except InvalidProof:
+        settle(received)
+        raise
+    settle(received)
 
 
 @_guarded

@@ -23,7 +23,7 @@ from ..hashing import tagged_hash512
 from .elgamal import Ciphertext, wire_deck
 from .group import (
     G, L, DeckError, InvalidProof, Point, SecretStream, add, add_all, hash_to_point,
-    hash_to_scalar, lincomb, mul, parse_point, parse_scalar, scalar_bytes, sub,
+    hash_to_scalar, lincomb, mul, parse_scalar, point_shape, scalar_bytes, settle, sub,
 )
 
 TAG_GENERATOR = "caravan/deck-tw-generator/v1"
@@ -113,17 +113,54 @@ def prove(
 
 
 def verify(
-    y: Point, deck_in: Sequence[Ciphertext], deck_out: Sequence[Ciphertext],
-    proof: object, context: bytes,
+    y: Point, deck_in: Sequence[Ciphertext], deck_out: Sequence[object],
+    proof: object, context: bytes, what_out: str = "deck_out",
 ) -> None:
-    """Raise InvalidProof unless proof shows deck_out is a re-encrypted permutation of deck_in."""
+    """Raise InvalidProof unless proof shows deck_out is a re-encrypted permutation of deck_in.
+
+    deck_out is taken as received (a list of [A, B]): its points and the proof's are only
+    shape-checked up front, because the check multiplies every one of them by a scalar and
+    libsodium's multiplication validates its input as fully as `parse_point` (half the cost
+    of a multiplication, once per point). `settle` then validates any point no
+    multiplication touched (a zero scalar), and on any failure it runs first, so a bad point
+    is reported exactly as an up-front check would have."""
+    received: list[tuple[object, str]] = []
+    try:
+        cout = _shape_deck(deck_out, what_out, received)
+        _verify(y, deck_in, cout, proof, context, received)
+    except InvalidProof:
+        settle(received)
+        raise
+    settle(received)
+
+
+def _shape_deck(deck: object, what: str, received: list[tuple[object, str]]) -> list[Ciphertext]:
+    if type(deck) not in (list, tuple):
+        raise InvalidProof(f"{what}: expected a list of ciphertexts")
+    out = []
+    for i, c in enumerate(deck):  # type: ignore[attr-defined]
+        name = f"{what}[{i}]"
+        if type(c) not in (list, tuple) or len(c) != 2:
+            raise InvalidProof(f"{name}: expected a list [A, B] of two points")
+        a, b = point_shape(c[0], f"{name}.A"), point_shape(c[1], f"{name}.B")
+        received += [(a, f"{name}.A"), (b, f"{name}.B")]
+        out.append((a, b))
+    return out
+
+
+def _verify(y: Point, deck_in: Sequence[Ciphertext], deck_out: Sequence[Ciphertext], proof: object,
+            context: bytes, received: list[tuple[object, str]]) -> None:
     n = len(deck_in)
     if n == 0 or len(deck_out) != n:
         raise InvalidProof(f"shuffle: output has {len(deck_out)} cards, input has {n}")
     if type(proof) not in (list, tuple) or len(proof) != 4 * n + 5:  # type: ignore[arg-type]
         raise InvalidProof(f"shuffle proof: expected a list of {4 * n + 5} 32-byte strings")
-    commits = [parse_point(proof[j], f"shuffle proof commitment {j}") for j in range(n)]  # type: ignore[index]
-    chain = [parse_point(proof[n + i], f"shuffle proof chain {i}") for i in range(n)]  # type: ignore[index]
+    points = []
+    for k in range(2 * n):
+        name = f"shuffle proof commitment {k}" if k < n else f"shuffle proof chain {k - n}"
+        points.append(point_shape(proof[k], name))  # type: ignore[index]
+        received.append((points[-1], name))
+    commits, chain = points[:n], points[n:]
     sc = [parse_scalar(proof[k], f"shuffle proof scalar {k - 2 * n}") for k in range(2 * n, 4 * n + 5)]  # type: ignore[index]
     c, s1, s2, s3, s4 = sc[:5]
     s_hat, s_prime = sc[5:5 + n], sc[5 + n:]
@@ -136,17 +173,25 @@ def verify(
     for uj in u:
         prod_u = prod_u * uj % L
 
+    # multiplications first: they validate the received points before any addition uses them
+    cu_commits = [mul(a, p) for a, p in zip(cu, commits)]
+    c_chain = [mul(c, p) for p in chain]
+    sp_out_a = [mul(a, e[0]) for a, e in zip(s_prime, deck_out)]
+    sp_out_b = [mul(a, e[1]) for a, e in zip(s_prime, deck_out)]
+    prevs = [h] + chain[:-1]
+    sp_prevs = [mul(a, p) for a, p in zip(s_prime, prevs)]
+    settle(received)   # anything a zero scalar skipped; an addition must never see a bad point
+
     c_bar = sub(add_all(commits), _sum_generators(n))
     t1 = add(mul(c, c_bar), mul(s1, G))
     # c·(ĉ_{N−1} − (Πu)·h) + s2·G
-    t2 = add(sub(mul(c, chain[-1]), mul(c * prod_u, h)), mul(s2, G))
+    t2 = add(sub(c_chain[-1], mul(c * prod_u, h)), mul(s2, G))
     # c·Σu_j c_j + s3·G + Σs'_i h_i
-    t3 = add(add(lincomb(cu, commits), mul(s3, G)), lincomb(s_prime, hs))
+    t3 = add(add(add_all(cu_commits), mul(s3, G)), lincomb(s_prime, hs))
     # c·Σu_j a_j + Σs'_i a'_i − s4·Y   and the same on B with G
-    t41 = sub(add(lincomb(cu, [e[0] for e in deck_in]), lincomb(s_prime, [e[0] for e in deck_out])), mul(s4, y))
-    t42 = sub(add(lincomb(cu, [e[1] for e in deck_in]), lincomb(s_prime, [e[1] for e in deck_out])), mul(s4, G))
-    prevs = [h] + chain[:-1]
-    t_hat = [add(add(mul(c, chain[i]), mul(s_hat[i], G)), mul(s_prime[i], prevs[i])) for i in range(n)]
+    t41 = sub(add(lincomb(cu, [e[0] for e in deck_in]), add_all(sp_out_a)), mul(s4, y))
+    t42 = sub(add(lincomb(cu, [e[1] for e in deck_in]), add_all(sp_out_b)), mul(s4, G))
+    t_hat = [add(add(c_chain[i], mul(s_hat[i], G)), sp_prevs[i]) for i in range(n)]
 
     if _challenge(context, y, win, wout, commits, chain, [t1, t2, t3, t41, t42], t_hat) != c:
         raise InvalidProof("shuffle proof does not verify: the output is not a proven "
