@@ -102,6 +102,45 @@ def _adjacent_adversaries(st: State, s: int) -> list[int]:
     return [o for o in range(st.n) if o != s and st.mag[o] in near]
 
 
+_MINE_MASK = OWNER | MOVED | PROT
+_RES_RANGE = range(D.NRES)
+_LOC_RANGE = range(D.NLOC)
+
+
+def _fight_costs(st: State, s: int) -> list[int]:
+    """Terror seat s pays to beat one ghost of each seat: 2 for a seat ahead of it in the
+    play order, 1 for one behind (The Fight)."""
+    fc = [1, 1, 1, 1]
+    for o in st.order:
+        if o == s:
+            break
+        fc[o] = 2
+    return fc
+
+
+def _arrival(L: list[int], s: int, cap: int, fc: list[int], terror: int) -> tuple[str, ...]:
+    """The arrival modes open to a ghost of seat s entering a location holding L (empty when
+    it may not enter: the two-ghost limit). B.2 and The Fight."""
+    if not L:
+        return _PLACE
+    own = cost = 0
+    prot = False
+    for e in L:
+        o = e & OWNER
+        if o == s:
+            own += 1
+        else:
+            cost += fc[o]
+        if e & PROT:
+            prot = True
+    if own >= D.MAX_OWN:
+        return ()
+    fight = cost and not prot and cost <= terror         # cost > 0: somebody to fight
+    if len(L) < cap:
+        return _PLACE_FIGHT if fight else _PLACE
+    return _FIGHT_RETREAT if fight else _RETREAT
+
+
 class SabbatEngine:
     name = "sabbat"
     title = "Sabbat Magica"
@@ -353,38 +392,48 @@ class SabbatEngine:
         elif card == LUX_:
             _luxuriance(out)
 
-    def _arrivals(self, st: State, s: int, cnt: list[int]) -> list[tuple[str, ...]]:
-        """For each location, the arrival modes open to a ghost of seat s entering it (empty when
-        it may not enter: the two-ghost limit). B.2 and The Fight."""
-        out = []
-        rank = st.order
-        mine = rank.index(s)
+    def _moves(self, st: State, s: int, out: list) -> None:
+        """B.2: every ghost move open to seat s, the drawbridge's first (to each location in
+        order), then each unmoved ghost's (to the drawbridge, its neighbours, Booster's second
+        steps). Arrivals are worked out only for the locations some ghost can reach."""
+        locs = st.locs
+        caps = st.caps
+        fc = _fight_costs(st, s)
         terror = st.terror[s]
-        for dst in range(D.NLOC):
-            if cnt[dst] >= D.MAX_OWN:
-                out.append(())
-                continue
-            L = st.locs[dst]
-            if not L:
-                out.append(_PLACE)
-                continue
-            free = len(L) < st.caps[dst]
-            cost = 0
-            opp = False
-            prot = False
+        arr: list[tuple[str, ...] | None] = [None] * D.NLOC
+        if st.bridge[s] > st.locked[s]:
+            have = 0
+            h1, h2 = st.h1[s], st.h2[s]
+            for t in _RES_RANGE:
+                if h1[t] or h2[t]:
+                    have |= 1 << t
+            gates = st.gates
+            for dst in _LOC_RANGE:
+                a = arr[dst] = _arrival(locs[dst], s, caps[dst], fc, terror)
+                if a and (dst >= D.NREG or not D.GATE_MASK[gates[D.REGION_GATE[dst]]] & ~have):
+                    for m in a:
+                        out.append(["move", D.BRIDGE, 0, dst, m])
+        boost = st.boosted and st.people[s] == D.ARGOSOLA
+        for l, L in enumerate(locs):
+            p = 0
             for e in L:
-                o = e & OWNER
-                if e & PROT:
-                    prot = True
-                if o != s:
-                    opp = True
-                    cost += 2 if rank.index(o) < mine else 1
-            fight = opp and not prot and cost <= terror
-            if free:
-                out.append(_PLACE_FIGHT if fight else _PLACE)
-            else:
-                out.append(_FIGHT_RETREAT if fight else _RETREAT)
-        return out
+                if e & _MINE_MASK == s:         # the seat's, neither moved nor protected
+                    out.append(["move", l, p, D.BRIDGE, "place"])
+                    for dst in D.NEIGHBOURS[l]:
+                        a = arr[dst]
+                        if a is None:
+                            a = arr[dst] = _arrival(locs[dst], s, caps[dst], fc, terror)
+                        for m in a:
+                            out.append(["move", l, p, dst, m])
+                    if boost:
+                        for dst, mids in D.TWO_STEPS[l].items():
+                            a = arr[dst]
+                            if a is None:
+                                a = arr[dst] = _arrival(locs[dst], s, caps[dst], fc, terror)
+                            if a and any(len(locs[x]) < caps[x] for x in mids):
+                                for m in a:
+                                    out.append(["move", l, p, dst, m])
+                p += 1
 
     def _can_pay(self, st: State, s: int, region: int) -> bool:
         h1, h2 = st.h1[s], st.h2[s]
@@ -393,35 +442,13 @@ class SabbatEngine:
                 return False
         return True
 
-    def _moves(self, st: State, s: int, out: list) -> None:
-        cnt = _own_counts(st, s)
-        arr = self._arrivals(st, s, cnt)
-        if st.bridge[s] > st.locked[s]:
-            for dst in range(D.NLOC):
-                if arr[dst] and (dst >= D.NREG or self._can_pay(st, s, dst)):
-                    for m in arr[dst]:
-                        out.append(["move", D.BRIDGE, 0, dst, m])
-        boost = st.boosted and st.people[s] == D.ARGOSOLA
-        for l, L in enumerate(st.locs):
-            for p, e in enumerate(L):
-                if e & OWNER != s or e & (MOVED | PROT):
-                    continue
-                out.append(["move", l, p, D.BRIDGE, "place"])
-                for dst in D.NEIGHBOURS[l]:
-                    for m in arr[dst]:
-                        out.append(["move", l, p, dst, m])
-                if boost:
-                    for dst, mids in D.TWO_STEPS[l].items():
-                        if arr[dst] and any(len(st.locs[x]) < st.caps[x] for x in mids):
-                            for m in arr[dst]:
-                                out.append(["move", l, p, dst, m])
-
     def _teleports(self, st: State, s: int, out: list) -> None:
         if st.people[s] != D.SANAGAL or st.bridge[s] <= st.locked[s]:
             return
-        arr = self._arrivals(st, s, _own_counts(st, s))
+        fc = _fight_costs(st, s)
+        terror = st.terror[s]
         for dst in range(D.NREG):
-            for m in arr[dst]:
+            for m in _arrival(st.locs[dst], s, st.caps[dst], fc, terror):
                 out.append(["power", TELEPORT_, dst, m])
 
     def _effect_actions(self, st: State, s: int, out: list) -> None:
