@@ -22,6 +22,11 @@ MOVED = 4
 PROT = 8
 OWNER = 3
 
+_DECIDING = frozenset(("turn", "bonus", "food", "alch", "secret"))
+_DECIDE = {s: E.Decide(s) for s in range(-1, 4)}        # steps are frozen: made once, shared
+_INVOKE = {n: E.Simultaneous(tuple(range(n))) for n in range(2, 5)}
+_FINISHED = E.Finished()
+
 _PLACE = ("place",)
 _PLACE_FIGHT = ("place", "fight")
 _FIGHT_RETREAT = ("fight", "retreat")
@@ -222,17 +227,17 @@ class SabbatEngine:
     # ------------------------------------------------------------------ steps
     def expected(self, st: State) -> E.Step:
         stage = st.stage
-        if stage in ("turn", "bonus", "food", "alch", "secret"):
-            return E.Decide(st.actor)
+        if stage in _DECIDING:
+            return _DECIDE[st.actor]
         if stage == "invoke":
-            return E.Simultaneous(tuple(range(st.n)))
+            return _INVOKE[st.n]
         if stage == "time":
             return E.Random((("int", len(st.time_pile)),))
         if stage == "setup":
             return E.Random((("perm", st.n), ("perm", D.NTILES), ("perm", D.NGATES)))
         if stage == "commit":
             return E.Commit(tuple(range(st.n)), "power")
-        return E.Finished()
+        return _FINISHED
 
     # ------------------------------------------------------------------ legal actions
     def _card(self, st: State, seat: int, knowledge: E.Knowledge | None) -> int | None:
@@ -252,8 +257,10 @@ class SabbatEngine:
             return []
         if stage == "commit":
             return list(D.PEOPLE_POWERS[st.people[seat]]) if 0 <= seat < st.n else []
-        if seat != st.actor or stage not in ("turn", "bonus", "food", "alch", "secret"):
+        if seat != st.actor or stage not in _DECIDING:
             return []
+        if not st.powers:
+            return list(self._legal(st, seat, None))
         return list(self._legal(st, seat, self._card(st, seat, knowledge)))
 
     def _legal(self, st: State, s: int, card: int | None) -> list[Any]:
@@ -480,16 +487,20 @@ class SabbatEngine:
     # ------------------------------------------------------------------ apply
     def apply(self, st: State, event: E.Event) -> None:
         stage = st.stage
-        if stage in ("turn", "bonus", "food", "alch", "secret"):
+        if stage in _DECIDING:
             if not isinstance(event, E.Act):
                 raise E.IllegalAction(f"expected an action from seat {st.actor}, got {type(event).__name__}", "flow")
             s, a = event.seat, event.action
             if s != st.actor:
                 raise E.IllegalAction(f"it is seat {st.actor}'s decision, not seat {s}'s", "flow")
-            if isinstance(a, list) and any(type(x) is not int and type(x) is not str for x in a):
-                raise E.IllegalAction(f"{a!r}: an action is a list of ints and strings", "flow")
+            power = False
+            if isinstance(a, list):
+                for x in a:
+                    if type(x) is not int and type(x) is not str:
+                        raise E.IllegalAction(f"{a!r}: an action is a list of ints and strings", "flow")
+                power = a and a[0] == "power"
             cache = st._cache
-            if isinstance(a, list) and a and a[0] == "power":
+            if power:
                 legal = self._legal(st, s, self._claimed(st, s, a))
             elif cache is not None and cache[0] == s:
                 legal = cache[2]        # the actions that are not POWER uses do not depend on the card
@@ -947,9 +958,10 @@ class SabbatEngine:
         s = st.order[st.turn % st.n]
         st.locked[s] = 0
         for L in st.locs:
-            for i, e in enumerate(L):
-                if e & MOVED:
-                    L[i] = e & ~MOVED
+            if L:
+                for i, e in enumerate(L):
+                    if e & MOVED:
+                        L[i] = e & ~MOVED
         st.boosted = False
         st.sub = ""
         st.args = []
