@@ -59,7 +59,7 @@ class State:
                  "time_card", "time_pile", "tiles", "gates", "aside", "mirrors", "mag", "vp",
                  "terror", "curse", "chim", "h1", "h2", "appr", "grave", "bridge", "locked",
                  "locs", "bonus_left", "idx", "turn", "sub", "args", "actor", "phandle", "pcard",
-                 "pround", "boosted", "final", "_cache")
+                 "pround", "boosted", "final", "_cache", "_fees")
 
     FIELDS = ("n", "powers", "discard_leftovers", "magician_move", "power_limit", "people", "stage", "rnd", "order",
               "time_card", "time_pile", "tiles", "gates", "aside", "mirrors", "mag", "vp",
@@ -107,9 +107,14 @@ def _adjacent_adversaries(st: State, s: int) -> list[int]:
     return [o for o in range(st.n) if o != s and st.mag[o] in near]
 
 
-_MINE_MASK = OWNER | MOVED | PROT
+_BRIDGE = D.BRIDGE
 _RES_RANGE = range(D.NRES)
 _LOC_RANGE = range(D.NLOC)
+
+
+def _region_fees(gates: list[int]) -> tuple[int, ...]:
+    """Each region's gate fee as a bit set of resource types (empty before the set-up)."""
+    return tuple(D.GATE_MASK[gates[D.REGION_GATE[r]]] for r in range(D.NREG)) if gates else ()
 
 
 def _fight_costs(st: State, s: int) -> list[int]:
@@ -222,6 +227,7 @@ class SabbatEngine:
         st.boosted = False
         st.final = None
         st._cache = None
+        st._fees = ()
         return st
 
     # ------------------------------------------------------------------ steps
@@ -409,38 +415,41 @@ class SabbatEngine:
         terror = st.terror[s]
         arr: list[tuple[str, ...] | None] = [None] * D.NLOC
         if st.bridge[s] > st.locked[s]:
-            have = 0
             h1, h2 = st.h1[s], st.h2[s]
+            lacking = 0                     # resource types the seat holds none of (gate fees)
             for t in _RES_RANGE:
-                if h1[t] or h2[t]:
-                    have |= 1 << t
-            gates = st.gates
+                if not (h1[t] or h2[t]):
+                    lacking |= 1 << t
+            fees = st._fees
             for dst in _LOC_RANGE:
-                a = arr[dst] = _arrival(locs[dst], s, caps[dst], fc, terror)
-                if a and (dst >= D.NREG or not D.GATE_MASK[gates[D.REGION_GATE[dst]]] & ~have):
+                L = locs[dst]
+                a = arr[dst] = _arrival(L, s, caps[dst], fc, terror) if L else _PLACE
+                if a and (dst >= D.NREG or not fees[dst] & lacking):
                     for m in a:
-                        out.append(["move", D.BRIDGE, 0, dst, m])
+                        out.append(["move", _BRIDGE, 0, dst, m])
         boost = st.boosted and st.people[s] == D.ARGOSOLA
-        for l, L in enumerate(locs):
-            p = 0
-            for e in L:
-                if e & _MINE_MASK == s:         # the seat's, neither moved nor protected
-                    out.append(["move", l, p, D.BRIDGE, "place"])
-                    for dst in D.NEIGHBOURS[l]:
+        for l in _LOC_RANGE:
+            L = locs[l]
+            if s not in L:                  # an own ghost neither moved nor protected is the bare seat
+                continue
+            for p, e in enumerate(L):
+                if e != s:
+                    continue
+                out.append(["move", l, p, _BRIDGE, "place"])
+                for dst in D.NEIGHBOURS[l]:
+                    a = arr[dst]
+                    if a is None:
+                        a = arr[dst] = _arrival(locs[dst], s, caps[dst], fc, terror)
+                    for m in a:
+                        out.append(["move", l, p, dst, m])
+                if boost:
+                    for dst, mids in D.TWO_STEPS[l].items():
                         a = arr[dst]
                         if a is None:
                             a = arr[dst] = _arrival(locs[dst], s, caps[dst], fc, terror)
-                        for m in a:
-                            out.append(["move", l, p, dst, m])
-                    if boost:
-                        for dst, mids in D.TWO_STEPS[l].items():
-                            a = arr[dst]
-                            if a is None:
-                                a = arr[dst] = _arrival(locs[dst], s, caps[dst], fc, terror)
-                            if a and any(len(locs[x]) < caps[x] for x in mids):
-                                for m in a:
-                                    out.append(["move", l, p, dst, m])
-                p += 1
+                        if a and any(len(locs[x]) < caps[x] for x in mids):
+                            for m in a:
+                                out.append(["move", l, p, dst, m])
 
     def _can_pay(self, st: State, s: int, region: int) -> bool:
         h1, h2 = st.h1[s], st.h2[s]
@@ -886,6 +895,7 @@ class SabbatEngine:
         st.tiles = list(ev.values[1])
         g = list(ev.values[2])
         st.gates, st.aside = g[:D.NREG], g[D.NREG:]
+        st._fees = _region_fees(st.gates)
         if st.powers:
             st.stage = "commit"
         else:
@@ -1102,6 +1112,7 @@ class SabbatEngine:
         c.actor, c.phandle, c.pcard, c.pround = st.actor, st.phandle[:], st.pcard[:], st.pround[:]
         c.boosted, c.final = st.boosted, None if st.final is None else st.final[:]
         c._cache = None
+        c._fees = st._fees
         return c
 
     def encode(self, st: State) -> dict[str, Any]:
@@ -1128,6 +1139,7 @@ class SabbatEngine:
             setattr(st, f, [x[:] if isinstance(x, list) else x for x in v] if isinstance(v, list) else v)
         st.caps = D.capacities(st.n)
         st._cache = None
+        st._fees = _region_fees(st.gates)
         return st
 
 
