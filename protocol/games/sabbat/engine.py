@@ -108,13 +108,23 @@ def _adjacent_adversaries(st: State, s: int) -> list[int]:
 
 
 _BRIDGE = D.BRIDGE
+assert D.NRES == 4                  # _moves spells out the four resource types
 _RES_RANGE = range(D.NRES)
 _LOC_RANGE = range(D.NLOC)
 
 
+def _check_types(a: list) -> None:
+    for x in a:
+        if type(x) is not int and type(x) is not str:
+            raise E.IllegalAction(f"{a!r}: an action is a list of ints and strings", "flow")
+
+
 def _region_fees(gates: list[int]) -> tuple[int, ...]:
-    """Each region's gate fee as a bit set of resource types (empty before the set-up)."""
-    return tuple(D.GATE_MASK[gates[D.REGION_GATE[r]]] for r in range(D.NREG)) if gates else ()
+    """Each location's gate fee as a bit set of resource types (0 for the gardens; empty before
+    the set-up)."""
+    if not gates:
+        return ()
+    return tuple(D.GATE_MASK[gates[D.REGION_GATE[r]]] for r in range(D.NREG)) + (0,) * D.NGAR
 
 
 def _fight_costs(st: State, s: int) -> list[int]:
@@ -385,8 +395,8 @@ class SabbatEngine:
 
     def _top_actions(self, st: State, s: int, card: int | None, out: list) -> None:
         out.append("pass")
-        occupied = set(st.mag)
-        p = st.mag[s]
+        occupied = st.mag
+        p = occupied[s]
         near = range(D.NTILES) if p < 0 else D.MAGICIAN_STEPS[st.magician_move][p]
         for q in near:
             if q not in occupied:
@@ -416,15 +426,12 @@ class SabbatEngine:
         arr: list[tuple[str, ...] | None] = [None] * D.NLOC
         if st.bridge[s] > st.locked[s]:
             h1, h2 = st.h1[s], st.h2[s]
-            lacking = 0                     # resource types the seat holds none of (gate fees)
-            for t in _RES_RANGE:
-                if not (h1[t] or h2[t]):
-                    lacking |= 1 << t
-            fees = st._fees
-            for dst in _LOC_RANGE:
+            lacking = ((0 if h1[0] or h2[0] else 1) | (0 if h1[1] or h2[1] else 2)     # the resource types the
+                       | (0 if h1[2] or h2[2] else 4) | (0 if h1[3] or h2[3] else 8))  # seat holds none of
+            for dst, fee in enumerate(st._fees):
                 L = locs[dst]
                 a = arr[dst] = _arrival(L, s, caps[dst], fc, terror) if L else _PLACE
-                if a and (dst >= D.NREG or not fees[dst] & lacking):
+                if a and not fee & lacking:
                     for m in a:
                         out.append(["move", _BRIDGE, 0, dst, m])
         boost = st.boosted and st.people[s] == D.ARGOSOLA
@@ -502,20 +509,24 @@ class SabbatEngine:
             s, a = event.seat, event.action
             if s != st.actor:
                 raise E.IllegalAction(f"it is seat {st.actor}'s decision, not seat {s}'s", "flow")
-            power = False
-            if isinstance(a, list):
-                for x in a:
-                    if type(x) is not int and type(x) is not str:
-                        raise E.IllegalAction(f"{a!r}: an action is a list of ints and strings", "flow")
-                power = a and a[0] == "power"
             cache = st._cache
-            if power:
+            if isinstance(a, list) and a and a[0] == "power":
+                _check_types(a)
                 legal = self._legal(st, s, self._claimed(st, s, a))
             elif cache is not None and cache[0] == s:
                 legal = cache[2]        # the actions that are not POWER uses do not depend on the card
             else:
                 legal = self._legal(st, s, None)
-            if a not in legal:
+            if isinstance(a, list):
+                try:
+                    listed = legal[legal.index(a)] is a     # the very object legal_actions made
+                except ValueError:
+                    listed = False
+                if not listed:                              # from elsewhere: 1.0 or True equal 1 too
+                    _check_types(a)
+                    if a not in legal:
+                        raise E.IllegalAction(self._why(st, s, a), self._rule(st))
+            elif a not in legal:
                 raise E.IllegalAction(self._why(st, s, a), self._rule(st))
             st._cache = None
             self._do(st, s, a)
@@ -596,20 +607,20 @@ class SabbatEngine:
     # ------------------------------------------------------------------ the effects
     def _do(self, st: State, s: int, a: Any) -> None:
         stage = st.stage
-        if type(a) is list and a[0] == "power" and a[1] == LUX_:   # at any decision: nothing else changes
+        is_str = type(a) is str
+        if not is_str and a[0] == "power" and a[1] == LUX_:   # at any decision: nothing else changes
             self._use_power(st, s, a)
             return
         if stage == "turn":
             sub = st.sub
-            if a == "pass":
-                if sub == "immortal":
-                    st.terror[s] = _cap(st.terror[s] + 1)
-                    self._back_to_mover(st)
-                else:
-                    self._end_action(st)
-                return
-            if a == "done":
-                if sub == "b2" or sub == "b1end":
+            if is_str:
+                if a == "pass":
+                    if sub == "immortal":
+                        st.terror[s] = _cap(st.terror[s] + 1)
+                        self._back_to_mover(st)
+                    else:
+                        self._end_action(st)
+                elif sub == "b2" or sub == "b1end":     # "done"
                     self._end_action(st)
                 elif sub == "b1":
                     self._after_effect(st, s)
@@ -618,7 +629,12 @@ class SabbatEngine:
                 return
             k = a[0]
             if k == "move":
-                self._declare_move(st, s, a[1], a[2], a[3], a[4], fee=True)
+                l, dst = a[1], a[3]
+                if l == _BRIDGE and dst < D.NREG:
+                    self._declare_move(st, s, l, a[2], dst, a[4], fee=True)
+                else:
+                    st.sub = "b2"
+                    self._move(st, s, l, a[2], dst, a[4])
             elif k == "power":
                 self._use_power(st, s, a)
             elif k == "magician":
@@ -736,12 +752,16 @@ class SabbatEngine:
         self._move(st, s, l, p, dst, mode)
 
     def _move(self, st: State, s: int, l: int, p: int, dst: int, mode: str) -> None:
-        self._remove_ghost(st, s, l, p)
-        if dst == D.BRIDGE:
+        if l == _BRIDGE:
+            self._remove_ghost(st, s, l, p)
+        else:
+            del st.locs[l][p]
+        if dst == _BRIDGE:
             st.bridge[s] += 1
             st.locked[s] += 1
             gain = 1 + D.ZEN_TERROR[_garden_level(st, D.ZEN, s)]
-            st.terror[s] = _cap(st.terror[s] + gain)
+            t = st.terror[s] + gain
+            st.terror[s] = t if t < D.TERROR_MAX else D.TERROR_MAX
             return
         L = st.locs[dst]
         if mode == "place":
@@ -1003,11 +1023,13 @@ class SabbatEngine:
                     return
             st.idx += 1
         # C.2 region VPs
-        for s in range(st.n):
-            extra, worth = D.CRYSTAL_BONUS.get(_garden_level(st, D.CRYSTAL, s), (0, ()))
-            for r in range(D.NREG):
-                if any(e & OWNER == s for e in st.locs[r]):
-                    v = D.REGION_VP[r]
+        crystal = [D.CRYSTAL_BONUS.get(_garden_level(st, D.CRYSTAL, s), (0, ())) for s in range(st.n)]
+        for r in range(D.NREG):
+            L = st.locs[r]
+            if L:
+                v = D.REGION_VP[r]
+                for s in {e & OWNER for e in L}:
+                    extra, worth = crystal[s]
                     st.vp[s] += v + (extra if v in worth else 0)
         st.stage = "alch"
         st.idx = 0
