@@ -429,11 +429,12 @@ class SabbatEngine:
             lacking = ((0 if h1[0] or h2[0] else 1) | (0 if h1[1] or h2[1] else 2)     # the resource types the
                        | (0 if h1[2] or h2[2] else 4) | (0 if h1[3] or h2[3] else 8))  # seat holds none of
             for dst, fee in enumerate(st._fees):
+                if fee & lacking:
+                    continue
                 L = locs[dst]
                 a = arr[dst] = _arrival(L, s, caps[dst], fc, terror) if L else _PLACE
-                if a and not fee & lacking:
-                    for m in a:
-                        out.append(["move", _BRIDGE, 0, dst, m])
+                for m in a:
+                    out.append(["move", _BRIDGE, 0, dst, m])
         boost = st.boosted and st.people[s] == D.ARGOSOLA
         for l in _LOC_RANGE:
             L = locs[l]
@@ -988,10 +989,10 @@ class SabbatEngine:
         s = st.order[st.turn % st.n]
         st.locked[s] = 0
         for L in st.locs:
-            if L:
-                for i, e in enumerate(L):
-                    if e & MOVED:
-                        L[i] = e & ~MOVED
+            for e in L:
+                if e & MOVED:
+                    L[:] = [x & ~MOVED for x in L]
+                    break
         st.boosted = False
         st.sub = ""
         st.args = []
