@@ -83,6 +83,15 @@ def _own_counts(st: State, s: int) -> list[int]:
     return cnt
 
 
+def _on_board(st: State, s: int) -> bool:
+    """Whether seat s has a ghost in a region or garden."""
+    for L in st.locs:
+        for e in L:
+            if e & OWNER == s:
+                return True
+    return False
+
+
 def _holder(st: State, garden: int) -> tuple[int, int]:
     """(major seat, minor seat) of a garden, -1 where empty. A seat holding both gets only the major."""
     L = st.locs[garden]
@@ -108,6 +117,8 @@ def _adjacent_adversaries(st: State, s: int) -> list[int]:
 
 
 _BRIDGE = D.BRIDGE
+_NLOC = D.NLOC
+_NEIGHBOURS = D.NEIGHBOURS
 assert D.NRES == 4                  # _moves spells out the four resource types
 _RES_RANGE = range(D.NRES)
 _LOC_RANGE = range(D.NLOC)
@@ -267,17 +278,17 @@ class SabbatEngine:
 
     def legal_actions(self, st: State, seat: int, knowledge: E.Knowledge | None = None) -> list[Any]:
         stage = st.stage
+        if stage in _DECIDING:
+            if seat != st.actor:
+                return []
+            return list(self._legal(st, seat, self._card(st, seat, knowledge) if st.powers else None))
         if stage == "invoke":
             if 0 <= seat < st.n:
                 return list(range(st.grave[seat] + st.bridge[seat] + 1))
             return []
         if stage == "commit":
             return list(D.PEOPLE_POWERS[st.people[seat]]) if 0 <= seat < st.n else []
-        if seat != st.actor or stage not in _DECIDING:
-            return []
-        if not st.powers:
-            return list(self._legal(st, seat, None))
-        return list(self._legal(st, seat, self._card(st, seat, knowledge)))
+        return []
 
     def _legal(self, st: State, s: int, card: int | None) -> list[Any]:
         c = st._cache
@@ -423,7 +434,7 @@ class SabbatEngine:
         caps = st.caps
         fc = _fight_costs(st, s)
         terror = st.terror[s]
-        arr: list[tuple[str, ...] | None] = [None] * D.NLOC
+        arr: list[tuple[str, ...] | None] = [None] * _NLOC
         if st.bridge[s] > st.locked[s]:
             h1, h2 = st.h1[s], st.h2[s]
             lacking = ((0 if h1[0] or h2[0] else 1) | (0 if h1[1] or h2[1] else 2)     # the resource types the
@@ -444,7 +455,7 @@ class SabbatEngine:
                 if e != s:
                     continue
                 out.append(["move", l, p, _BRIDGE, "place"])
-                for dst in D.NEIGHBOURS[l]:
+                for dst in _NEIGHBOURS[l]:
                     a = arr[dst]
                     if a is None:
                         a = arr[dst] = _arrival(locs[dst], s, caps[dst], fc, terror)
@@ -947,7 +958,7 @@ class SabbatEngine:
         while st.powers and st.rnd > 1 and st.idx < st.n:
             s = st.order[st.idx]
             if (st.people[s] == D.LUSERNA and st.pcard[s] in (None, SECRET_)
-                    and any(e & OWNER == s for L in st.locs for e in L)):
+                    and _on_board(st, s)):
                 st.actor = s
                 return
             st.idx += 1
@@ -1014,7 +1025,7 @@ class SabbatEngine:
             else:
                 unfed = cost - st.terror[s]
                 st.terror[s] = 0
-                if st.bridge[s] >= unfed and not any(e & OWNER == s for L in st.locs for e in L):
+                if st.bridge[s] >= unfed and not _on_board(st, s):
                     st.bridge[s] -= unfed
                     st.grave[s] += unfed
                     st.vp[s] -= unfed
