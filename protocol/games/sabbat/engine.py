@@ -120,7 +120,6 @@ _BRIDGE = D.BRIDGE
 _NLOC = D.NLOC
 _NEIGHBOURS = D.NEIGHBOURS
 assert D.NRES == 4                  # _moves spells out the four resource types
-_RES_RANGE = range(D.NRES)
 _LOC_RANGE = range(D.NLOC)
 
 
@@ -255,7 +254,8 @@ class SabbatEngine:
     def expected(self, st: State) -> E.Step:
         stage = st.stage
         if stage in _DECIDING:
-            return _DECIDE[st.actor]
+            step = _DECIDE.get(st.actor)
+            return step if step is not None else E.Decide(st.actor)
         if stage == "invoke":
             return _INVOKE[st.n]
         if stage == "time":
