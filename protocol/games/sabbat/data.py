@@ -147,3 +147,5 @@ TRAINING_VP = {0: (0, False), 1: (_GE["training_ground"]["minor"]["fight_vp"], _
             2: (_GE["training_ground"]["major"]["fight_vp"], _GE["training_ground"]["major"]["regions_only"])}
 ALCHEMIST_KEEP = {0: 0, 1: _GE["alchemist"]["minor"]["keep_per_batch"], 2: _GE["alchemist"]["major"]["keep_per_batch"]}
 ZEN_TERROR = {0: 0, 1: _GE["zen"]["minor"]["drawbridge_terror"], 2: _GE["zen"]["major"]["drawbridge_terror"]}
+GATE_MASK: list[int] = [sum(1 << t for t in set(fee)) for fee in GATE_FEES]
+"""Each gate's fee as a bit set of resource types (bit t: one of type t is needed)."""

@@ -22,6 +22,11 @@ MOVED = 4
 PROT = 8
 OWNER = 3
 
+_DECIDING = frozenset(("turn", "bonus", "food", "alch", "secret"))
+_DECIDE = {s: E.Decide(s) for s in range(-1, 4)}        # steps are frozen: made once, shared
+_INVOKE = {n: E.Simultaneous(tuple(range(n))) for n in range(2, 5)}
+_FINISHED = E.Finished()
+
 _PLACE = ("place",)
 _PLACE_FIGHT = ("place", "fight")
 _FIGHT_RETREAT = ("fight", "retreat")
@@ -54,7 +59,7 @@ class State:
                  "time_card", "time_pile", "tiles", "gates", "aside", "mirrors", "mag", "vp",
                  "terror", "curse", "chim", "h1", "h2", "appr", "grave", "bridge", "locked",
                  "locs", "bonus_left", "idx", "turn", "sub", "args", "actor", "phandle", "pcard",
-                 "pround", "boosted", "final", "_cache")
+                 "pround", "boosted", "final", "_cache", "_fees")
 
     FIELDS = ("n", "powers", "discard_leftovers", "magician_move", "power_limit", "people", "stage", "rnd", "order",
               "time_card", "time_pile", "tiles", "gates", "aside", "mirrors", "mag", "vp",
@@ -76,6 +81,15 @@ def _own_counts(st: State, s: int) -> list[int]:
             if e & OWNER == s:
                 cnt[l] += 1
     return cnt
+
+
+def _on_board(st: State, s: int) -> bool:
+    """Whether seat s has a ghost in a region or garden."""
+    for L in st.locs:
+        for e in L:
+            if e & OWNER == s:
+                return True
+    return False
 
 
 def _holder(st: State, garden: int) -> tuple[int, int]:
@@ -100,6 +114,61 @@ def _adjacent_adversaries(st: State, s: int) -> list[int]:
         return []
     near = D.KING[p]
     return [o for o in range(st.n) if o != s and st.mag[o] in near]
+
+
+_BRIDGE = D.BRIDGE
+_NLOC = D.NLOC
+_NEIGHBOURS = D.NEIGHBOURS
+assert D.NRES == 4                  # _moves spells out the four resource types
+_LOC_RANGE = range(D.NLOC)
+
+
+def _check_types(a: list) -> None:
+    for x in a:
+        if type(x) is not int and type(x) is not str:
+            raise E.IllegalAction(f"{a!r}: an action is a list of ints and strings", "flow")
+
+
+def _region_fees(gates: list[int]) -> tuple[int, ...]:
+    """Each location's gate fee as a bit set of resource types (0 for the gardens; empty before
+    the set-up)."""
+    if not gates:
+        return ()
+    return tuple(D.GATE_MASK[gates[D.REGION_GATE[r]]] for r in range(D.NREG)) + (0,) * D.NGAR
+
+
+def _fight_costs(st: State, s: int) -> list[int]:
+    """Terror seat s pays to beat one ghost of each seat: 2 for a seat ahead of it in the
+    play order, 1 for one behind (The Fight)."""
+    fc = [1, 1, 1, 1]
+    for o in st.order:
+        if o == s:
+            break
+        fc[o] = 2
+    return fc
+
+
+def _arrival(L: list[int], s: int, cap: int, fc: list[int], terror: int) -> tuple[str, ...]:
+    """The arrival modes open to a ghost of seat s entering a location holding L (empty when
+    it may not enter: the two-ghost limit). B.2 and The Fight."""
+    if not L:
+        return _PLACE
+    own = cost = 0
+    prot = False
+    for e in L:
+        o = e & OWNER
+        if o == s:
+            own += 1
+        else:
+            cost += fc[o]
+        if e & PROT:
+            prot = True
+    if own >= D.MAX_OWN:
+        return ()
+    fight = cost and not prot and cost <= terror         # cost > 0: somebody to fight
+    if len(L) < cap:
+        return _PLACE_FIGHT if fight else _PLACE
+    return _FIGHT_RETREAT if fight else _RETREAT
 
 
 class SabbatEngine:
@@ -178,22 +247,24 @@ class SabbatEngine:
         st.boosted = False
         st.final = None
         st._cache = None
+        st._fees = ()
         return st
 
     # ------------------------------------------------------------------ steps
     def expected(self, st: State) -> E.Step:
         stage = st.stage
-        if stage in ("turn", "bonus", "food", "alch", "secret"):
-            return E.Decide(st.actor)
+        if stage in _DECIDING:
+            step = _DECIDE.get(st.actor)
+            return step if step is not None else E.Decide(st.actor)
         if stage == "invoke":
-            return E.Simultaneous(tuple(range(st.n)))
+            return _INVOKE[st.n]
         if stage == "time":
             return E.Random((("int", len(st.time_pile)),))
         if stage == "setup":
             return E.Random((("perm", st.n), ("perm", D.NTILES), ("perm", D.NGATES)))
         if stage == "commit":
             return E.Commit(tuple(range(st.n)), "power")
-        return E.Finished()
+        return _FINISHED
 
     # ------------------------------------------------------------------ legal actions
     def _card(self, st: State, seat: int, knowledge: E.Knowledge | None) -> int | None:
@@ -207,15 +278,17 @@ class SabbatEngine:
 
     def legal_actions(self, st: State, seat: int, knowledge: E.Knowledge | None = None) -> list[Any]:
         stage = st.stage
+        if stage in _DECIDING:
+            if seat != st.actor:
+                return []
+            return list(self._legal(st, seat, self._card(st, seat, knowledge) if st.powers else None))
         if stage == "invoke":
             if 0 <= seat < st.n:
                 return list(range(st.grave[seat] + st.bridge[seat] + 1))
             return []
         if stage == "commit":
             return list(D.PEOPLE_POWERS[st.people[seat]]) if 0 <= seat < st.n else []
-        if seat != st.actor or stage not in ("turn", "bonus", "food", "alch", "secret"):
-            return []
-        return list(self._legal(st, seat, self._card(st, seat, knowledge)))
+        return []
 
     def _legal(self, st: State, s: int, card: int | None) -> list[Any]:
         c = st._cache
@@ -333,8 +406,8 @@ class SabbatEngine:
 
     def _top_actions(self, st: State, s: int, card: int | None, out: list) -> None:
         out.append("pass")
-        occupied = set(st.mag)
-        p = st.mag[s]
+        occupied = st.mag
+        p = occupied[s]
         near = range(D.NTILES) if p < 0 else D.MAGICIAN_STEPS[st.magician_move][p]
         for q in near:
             if q not in occupied:
@@ -353,38 +426,49 @@ class SabbatEngine:
         elif card == LUX_:
             _luxuriance(out)
 
-    def _arrivals(self, st: State, s: int, cnt: list[int]) -> list[tuple[str, ...]]:
-        """For each location, the arrival modes open to a ghost of seat s entering it (empty when
-        it may not enter: the two-ghost limit). B.2 and The Fight."""
-        out = []
-        rank = st.order
-        mine = rank.index(s)
+    def _moves(self, st: State, s: int, out: list) -> None:
+        """B.2: every ghost move open to seat s, the drawbridge's first (to each location in
+        order), then each unmoved ghost's (to the drawbridge, its neighbours, Booster's second
+        steps). Arrivals are worked out only for the locations some ghost can reach."""
+        locs = st.locs
+        caps = st.caps
+        fc = _fight_costs(st, s)
         terror = st.terror[s]
-        for dst in range(D.NLOC):
-            if cnt[dst] >= D.MAX_OWN:
-                out.append(())
+        arr: list[tuple[str, ...] | None] = [None] * _NLOC
+        if st.bridge[s] > st.locked[s]:
+            h1, h2 = st.h1[s], st.h2[s]
+            lacking = ((0 if h1[0] or h2[0] else 1) | (0 if h1[1] or h2[1] else 2)     # the resource types the
+                       | (0 if h1[2] or h2[2] else 4) | (0 if h1[3] or h2[3] else 8))  # seat holds none of
+            for dst, fee in enumerate(st._fees):
+                if fee & lacking:
+                    continue
+                L = locs[dst]
+                a = arr[dst] = _arrival(L, s, caps[dst], fc, terror) if L else _PLACE
+                for m in a:
+                    out.append(["move", _BRIDGE, 0, dst, m])
+        boost = st.boosted and st.people[s] == D.ARGOSOLA
+        for l in _LOC_RANGE:
+            L = locs[l]
+            if s not in L:                  # an own ghost neither moved nor protected is the bare seat
                 continue
-            L = st.locs[dst]
-            if not L:
-                out.append(_PLACE)
-                continue
-            free = len(L) < st.caps[dst]
-            cost = 0
-            opp = False
-            prot = False
-            for e in L:
-                o = e & OWNER
-                if e & PROT:
-                    prot = True
-                if o != s:
-                    opp = True
-                    cost += 2 if rank.index(o) < mine else 1
-            fight = opp and not prot and cost <= terror
-            if free:
-                out.append(_PLACE_FIGHT if fight else _PLACE)
-            else:
-                out.append(_FIGHT_RETREAT if fight else _RETREAT)
-        return out
+            for p, e in enumerate(L):
+                if e != s:
+                    continue
+                out.append(["move", l, p, _BRIDGE, "place"])
+                for dst in _NEIGHBOURS[l]:
+                    a = arr[dst]
+                    if a is None:
+                        a = arr[dst] = _arrival(locs[dst], s, caps[dst], fc, terror)
+                    for m in a:
+                        out.append(["move", l, p, dst, m])
+                if boost:
+                    for dst, mids in D.TWO_STEPS[l].items():
+                        a = arr[dst]
+                        if a is None:
+                            a = arr[dst] = _arrival(locs[dst], s, caps[dst], fc, terror)
+                        if a and any(len(locs[x]) < caps[x] for x in mids):
+                            for m in a:
+                                out.append(["move", l, p, dst, m])
 
     def _can_pay(self, st: State, s: int, region: int) -> bool:
         h1, h2 = st.h1[s], st.h2[s]
@@ -393,35 +477,13 @@ class SabbatEngine:
                 return False
         return True
 
-    def _moves(self, st: State, s: int, out: list) -> None:
-        cnt = _own_counts(st, s)
-        arr = self._arrivals(st, s, cnt)
-        if st.bridge[s] > st.locked[s]:
-            for dst in range(D.NLOC):
-                if arr[dst] and (dst >= D.NREG or self._can_pay(st, s, dst)):
-                    for m in arr[dst]:
-                        out.append(["move", D.BRIDGE, 0, dst, m])
-        boost = st.boosted and st.people[s] == D.ARGOSOLA
-        for l, L in enumerate(st.locs):
-            for p, e in enumerate(L):
-                if e & OWNER != s or e & (MOVED | PROT):
-                    continue
-                out.append(["move", l, p, D.BRIDGE, "place"])
-                for dst in D.NEIGHBOURS[l]:
-                    for m in arr[dst]:
-                        out.append(["move", l, p, dst, m])
-                if boost:
-                    for dst, mids in D.TWO_STEPS[l].items():
-                        if arr[dst] and any(len(st.locs[x]) < st.caps[x] for x in mids):
-                            for m in arr[dst]:
-                                out.append(["move", l, p, dst, m])
-
     def _teleports(self, st: State, s: int, out: list) -> None:
         if st.people[s] != D.SANAGAL or st.bridge[s] <= st.locked[s]:
             return
-        arr = self._arrivals(st, s, _own_counts(st, s))
+        fc = _fight_costs(st, s)
+        terror = st.terror[s]
         for dst in range(D.NREG):
-            for m in arr[dst]:
+            for m in _arrival(st.locs[dst], s, st.caps[dst], fc, terror):
                 out.append(["power", TELEPORT_, dst, m])
 
     def _effect_actions(self, st: State, s: int, out: list) -> None:
@@ -453,22 +515,30 @@ class SabbatEngine:
     # ------------------------------------------------------------------ apply
     def apply(self, st: State, event: E.Event) -> None:
         stage = st.stage
-        if stage in ("turn", "bonus", "food", "alch", "secret"):
+        if stage in _DECIDING:
             if not isinstance(event, E.Act):
                 raise E.IllegalAction(f"expected an action from seat {st.actor}, got {type(event).__name__}", "flow")
             s, a = event.seat, event.action
             if s != st.actor:
                 raise E.IllegalAction(f"it is seat {st.actor}'s decision, not seat {s}'s", "flow")
-            if isinstance(a, list) and any(type(x) is not int and type(x) is not str for x in a):
-                raise E.IllegalAction(f"{a!r}: an action is a list of ints and strings", "flow")
             cache = st._cache
             if isinstance(a, list) and a and a[0] == "power":
+                _check_types(a)
                 legal = self._legal(st, s, self._claimed(st, s, a))
             elif cache is not None and cache[0] == s:
                 legal = cache[2]        # the actions that are not POWER uses do not depend on the card
             else:
                 legal = self._legal(st, s, None)
-            if a not in legal:
+            if isinstance(a, list):
+                try:
+                    listed = legal[legal.index(a)] is a     # the very object legal_actions made
+                except ValueError:
+                    listed = False
+                if not listed:                              # from elsewhere: 1.0 or True equal 1 too
+                    _check_types(a)
+                    if a not in legal:
+                        raise E.IllegalAction(self._why(st, s, a), self._rule(st))
+            elif a not in legal:
                 raise E.IllegalAction(self._why(st, s, a), self._rule(st))
             st._cache = None
             self._do(st, s, a)
@@ -549,20 +619,20 @@ class SabbatEngine:
     # ------------------------------------------------------------------ the effects
     def _do(self, st: State, s: int, a: Any) -> None:
         stage = st.stage
-        if type(a) is list and a[0] == "power" and a[1] == LUX_:   # at any decision: nothing else changes
+        is_str = type(a) is str
+        if not is_str and a[0] == "power" and a[1] == LUX_:   # at any decision: nothing else changes
             self._use_power(st, s, a)
             return
         if stage == "turn":
             sub = st.sub
-            if a == "pass":
-                if sub == "immortal":
-                    st.terror[s] = _cap(st.terror[s] + 1)
-                    self._back_to_mover(st)
-                else:
-                    self._end_action(st)
-                return
-            if a == "done":
-                if sub == "b2" or sub == "b1end":
+            if is_str:
+                if a == "pass":
+                    if sub == "immortal":
+                        st.terror[s] = _cap(st.terror[s] + 1)
+                        self._back_to_mover(st)
+                    else:
+                        self._end_action(st)
+                elif sub == "b2" or sub == "b1end":     # "done"
                     self._end_action(st)
                 elif sub == "b1":
                     self._after_effect(st, s)
@@ -571,7 +641,12 @@ class SabbatEngine:
                 return
             k = a[0]
             if k == "move":
-                self._declare_move(st, s, a[1], a[2], a[3], a[4], fee=True)
+                l, dst = a[1], a[3]
+                if l == _BRIDGE and dst < D.NREG:
+                    self._declare_move(st, s, l, a[2], dst, a[4], fee=True)
+                else:
+                    st.sub = "b2"
+                    self._move(st, s, l, a[2], dst, a[4])
             elif k == "power":
                 self._use_power(st, s, a)
             elif k == "magician":
@@ -689,12 +764,16 @@ class SabbatEngine:
         self._move(st, s, l, p, dst, mode)
 
     def _move(self, st: State, s: int, l: int, p: int, dst: int, mode: str) -> None:
-        self._remove_ghost(st, s, l, p)
-        if dst == D.BRIDGE:
+        if l == _BRIDGE:
+            self._remove_ghost(st, s, l, p)
+        else:
+            del st.locs[l][p]
+        if dst == _BRIDGE:
             st.bridge[s] += 1
             st.locked[s] += 1
             gain = 1 + D.ZEN_TERROR[_garden_level(st, D.ZEN, s)]
-            st.terror[s] = _cap(st.terror[s] + gain)
+            t = st.terror[s] + gain
+            st.terror[s] = t if t < D.TERROR_MAX else D.TERROR_MAX
             return
         L = st.locs[dst]
         if mode == "place":
@@ -848,6 +927,7 @@ class SabbatEngine:
         st.tiles = list(ev.values[1])
         g = list(ev.values[2])
         st.gates, st.aside = g[:D.NREG], g[D.NREG:]
+        st._fees = _region_fees(st.gates)
         if st.powers:
             st.stage = "commit"
         else:
@@ -878,7 +958,7 @@ class SabbatEngine:
         while st.powers and st.rnd > 1 and st.idx < st.n:
             s = st.order[st.idx]
             if (st.people[s] == D.LUSERNA and st.pcard[s] in (None, SECRET_)
-                    and any(e & OWNER == s for L in st.locs for e in L)):
+                    and _on_board(st, s)):
                 st.actor = s
                 return
             st.idx += 1
@@ -920,9 +1000,10 @@ class SabbatEngine:
         s = st.order[st.turn % st.n]
         st.locked[s] = 0
         for L in st.locs:
-            for i, e in enumerate(L):
+            for e in L:
                 if e & MOVED:
-                    L[i] = e & ~MOVED
+                    L[:] = [x & ~MOVED for x in L]
+                    break
         st.boosted = False
         st.sub = ""
         st.args = []
@@ -944,7 +1025,7 @@ class SabbatEngine:
             else:
                 unfed = cost - st.terror[s]
                 st.terror[s] = 0
-                if st.bridge[s] >= unfed and not any(e & OWNER == s for L in st.locs for e in L):
+                if st.bridge[s] >= unfed and not _on_board(st, s):
                     st.bridge[s] -= unfed
                     st.grave[s] += unfed
                     st.vp[s] -= unfed
@@ -954,11 +1035,13 @@ class SabbatEngine:
                     return
             st.idx += 1
         # C.2 region VPs
-        for s in range(st.n):
-            extra, worth = D.CRYSTAL_BONUS.get(_garden_level(st, D.CRYSTAL, s), (0, ()))
-            for r in range(D.NREG):
-                if any(e & OWNER == s for e in st.locs[r]):
-                    v = D.REGION_VP[r]
+        crystal = [D.CRYSTAL_BONUS.get(_garden_level(st, D.CRYSTAL, s), (0, ())) for s in range(st.n)]
+        for r in range(D.NREG):
+            L = st.locs[r]
+            if L:
+                v = D.REGION_VP[r]
+                for s in {e & OWNER for e in L}:
+                    extra, worth = crystal[s]
                     st.vp[s] += v + (extra if v in worth else 0)
         st.stage = "alch"
         st.idx = 0
@@ -1063,6 +1146,7 @@ class SabbatEngine:
         c.actor, c.phandle, c.pcard, c.pround = st.actor, st.phandle[:], st.pcard[:], st.pround[:]
         c.boosted, c.final = st.boosted, None if st.final is None else st.final[:]
         c._cache = None
+        c._fees = st._fees
         return c
 
     def encode(self, st: State) -> dict[str, Any]:
@@ -1089,6 +1173,7 @@ class SabbatEngine:
             setattr(st, f, [x[:] if isinstance(x, list) else x for x in v] if isinstance(v, list) else v)
         st.caps = D.capacities(st.n)
         st._cache = None
+        st._fees = _region_fees(st.gates)
         return st
 
 
