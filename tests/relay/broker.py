@@ -54,7 +54,7 @@ class Broker:
         self.proc: subprocess.Popen | None = None
         self.conf = workdir / f"mosquitto-{self.port}.conf"
         self.conf.write_text(f"listener {self.port} {host}\nallow_anonymous true\npersistence false\n"
-                             f"max_inflight_messages 0\nmax_queued_messages 100000\n")
+                             f"max_inflight_messages 0\nmax_queued_messages 100000\nset_tcp_nodelay true\n")
         self.log = workdir / f"mosquitto-{self.port}.log"
 
     @property
