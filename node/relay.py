@@ -326,10 +326,20 @@ class Endpoint:
     async def serve(self, handler: Callable[[RelayLink], Awaitable[Any]],
                     task_status=trio.TASK_STATUS_IGNORED) -> None:
         """Run `handler` on every incoming link (like trio.serve_listeners)."""
-        async with trio.open_nursery() as nursery:
-            task_status.started()
-            async for link in self._incoming:
-                nursery.start_soon(_handle, handler, link)
+        try:
+            async with trio.open_nursery() as nursery:
+                task_status.started()
+                async for link in self._incoming:
+                    nursery.start_soon(_handle, handler, link)
+        finally:
+            self.close()                         # no more accepts: a late dialer times out and retries
+            while True:
+                try:
+                    link = self._incoming.receive_nowait()
+                except (trio.WouldBlock, trio.EndOfChannel):
+                    break
+                with trio.CancelScope(shield=True):
+                    await link.aclose()
 
     def close(self) -> None:
         self.relay.endpoints.pop((self.scope, self.me), None)

@@ -1,0 +1,67 @@
+"""Relayed games among real `caravan` processes: the host with --relay, the others joining
+with the invite it printed; and the checks every relay test makes at the end."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.node.procs import ROOT, env, finish, node, read_until
+
+
+class RelayedGame:
+    """One host and players-1 joiners, each a `caravan` process with its own data dir."""
+
+    def __init__(self, tmp_path: Path, url: str, game: str, players: int, options: list[str] = (),
+                 bot: str = "random", host_args: list[str] = (), join_args: list[str] = ()):
+        self.tmp = tmp_path
+        self.dirs = [tmp_path / f"seat{i}" for i in range(players)]
+        self.logs = [tmp_path / f"seat{i}.log" for i in range(players)]
+        opts = [a for o in options for a in ("-o", o)]
+        self.host = node(["host", game, "--players", str(players), "--bot", bot, "--relay", url, "--seed", "0",
+                          "--no-discovery", *opts, *host_args], self.dirs[0], self.logs[0])
+        self.lobby = read_until(self.host, "lobby", timeout=20)
+        self.invite = read_until(self.host, "invite", timeout=20)["invite"]
+        self.joiners = [node(["join", self.invite, "--bot", bot, "--seed", str(i), *join_args], self.dirs[i],
+                             self.logs[i]) for i in range(1, players)]
+        self.procs = [self.host, *self.joiners]
+
+    def wait_started(self, timeout: float = 30) -> str:
+        """Every node printed its `start` line; returns the game id."""
+        return [read_until(p, "start", timeout=timeout) for p in self.procs][0]["game_id"]
+
+    def finish(self, timeout: float = 90) -> list[int]:
+        return finish(self.procs, timeout)
+
+    def kill(self) -> None:
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+
+    def log(self, i: int) -> str:
+        return self.logs[i].read_text(errors="replace")
+
+    def transcripts(self, game_id: str) -> list[Path]:
+        return [d / "games" / game_id / "transcript.caravan" for d in self.dirs]
+
+
+def verify(path: Path) -> dict:
+    """`caravan verify FILE --json` on a transcript: its one JSON object (exit code in `exit`)."""
+    proc = subprocess.run([sys.executable, "-m", "node", "verify", str(path), "--json"], capture_output=True,
+                          text=True, env=env(), cwd=ROOT, timeout=120)
+    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    report["exit"] = proc.returncode
+    return report
+
+
+def assert_all_verify(game: RelayedGame, game_id: str) -> dict:
+    """Every node wrote the same transcript, and `caravan verify` accepts it as finished."""
+    files = game.transcripts(game_id)
+    contents = {f.read_bytes() for f in files}
+    assert len(contents) == 1, "the nodes wrote different transcripts"
+    report = verify(files[0])
+    assert report["exit"] == 0 and report["valid"] and report["complete"], report
+    return report
