@@ -290,6 +290,7 @@ class Endpoint:
         key = (self.scope, self.me, peer, nonce)
         link = RelayLink(lambda payload: self.relay.publish(out, payload), f"relay:{peer}/{nonce[:6]}",
                          lambda _: self.relay.links.pop(key, None), dialer=dialer)
+        link.topic = out
         self.relay.links[key] = link
         return link
 

@@ -52,6 +52,7 @@ class RelayLink:
                  *, dialer: bool, max_frame: int = MAX_FRAME):
         self._publish = publish
         self.address = address
+        self.topic = ""                              # where its frames go (set by the endpoint)
         self.max_frame = max_frame
         self._on_close = on_close
         self._out_seq = 0
