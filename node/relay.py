@@ -143,7 +143,7 @@ class Relay:
             log.warning("relay %s: subscription refused: %s", self.url, ", ".join(failures))
         if mid == self._ready_mid:
             if self.connected_once:
-                log.info("relay %s: reconnected", self.url)
+                log.warning("relay %s: reconnected; links redial and resync", self.url)
             self.connected_once = True
             self.ready.set()
         event = self._acks.pop(mid, None)
