@@ -38,6 +38,7 @@ log = logging.getLogger("caravan.node")
 
 SYNC_INTERVAL = 0.25
 RESEND_BATCH = 64
+RELAY_HEADS_IDLE = 2.0
 LINGER = 5.0
 """After the end, keep serving peers this long at most, until all have every message."""
 GIVE_UP_FACTOR = 4
@@ -524,11 +525,18 @@ class GameNode:
         return Connection(stream, f"{host}:{port}")
 
     async def _sync(self) -> None:
+        """Send `heads` to every peer each SYNC_INTERVAL; through a relay, unchanged heads
+        only every RELAY_HEADS_IDLE (each frame is a message the broker carries)."""
+        idle = SYNC_INTERVAL if self.relay is None else RELAY_HEADS_IDLE
+        sent: dict[int, tuple[Connection, list[int], float]] = {}
         while True:
             await trio.sleep(SYNC_INTERVAL)
-            heads = self.counts()
+            heads, now = self.counts(), trio.current_time()
             for seat, conn in list(self.conns.items()):
-                await self._send(seat, conn, {"t": "heads", "h": heads})
+                last = sent.get(seat)
+                if last is None or last[0] is not conn or last[1] != heads or now - last[2] >= idle - 0.01:
+                    sent[seat] = (conn, heads, now)
+                    await self._send(seat, conn, {"t": "heads", "h": heads})
 
     # ------------------------------------------------------------------ playing
     async def _play(self) -> None:

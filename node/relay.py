@@ -76,7 +76,7 @@ class Relay:
         if url.tls:
             self._client.tls_set()
         self._client.reconnect_delay_set(*RECONNECT)
-        self._client.max_inflight_messages_set(1000)
+        self._client.max_inflight_messages_set(0)       # unlimited: a dropped PUBACK must not stall us
         self._client.on_connect = self._on_connect
         self._client.on_disconnect = self._on_disconnect
         self._client.on_connect_fail = self._on_connect_fail
@@ -162,7 +162,8 @@ class Relay:
         if self.ready.is_set() and not self.closing:
             log.warning("relay %s: connection lost (%s); reconnecting", self.url, why)
         self._last_error = why
-        self.ready = trio.Event()
+        if self.ready.is_set():                  # waiters on the unset one keep waiting on it
+            self.ready = trio.Event()
         self._ready_mid = None
         for link in list(self.links.values()):
             link.fail(f"the connection to the broker {self.url} was lost ({why})")

@@ -34,11 +34,11 @@ log = logging.getLogger("caravan.relay")
 
 _SEAL = sodium.crypto_secretstream_xchacha20poly1305_ABYTES
 OPEN, ACCEPT, DATA, PING, CLOSE = b"O", b"A", b"D", b"P", b"C"
-PING_INTERVAL = 1.0
+PING_INTERVAL = 2.0
 """A link that sent nothing for this long sends a ping (the peer then knows it is alive)."""
 IDLE_TIMEOUT = 10.0
 """A link that received no authentic frame for this long is dead (its peer or the broker left)."""
-GAP_WAIT = 3.0
+GAP_WAIT = 4.0
 """A frame missing this long while later ones wait was lost: the link is closed (redial, resync)."""
 MAX_HELD = 512
 MAX_HELD_BYTES = 8 << 20

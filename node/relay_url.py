@@ -42,9 +42,10 @@ class RelayUrl:
         auth = quote(self.username, safe="") + (f":{quote(self.password, safe='')}" if self.password is not None else "")
         return f"{self.scheme}://{auth}@{self.hostport}"
 
-    def invite(self, lobby_id: str) -> str:
-        """The invite for a lobby on this broker: no credentials (each player brings its own)."""
-        return f"{INVITE_PREFIX}{self.scheme}://{self.hostport}/{lobby_id}"
+    def invite(self, lobby_id: str, credentials: bool = False) -> str:
+        """The invite for a lobby on this broker: without credentials (each player brings its
+        own) unless asked (for the host's own `--with-bots` nodes)."""
+        return f"{INVITE_PREFIX}{self.with_credentials() if credentials else self}/{lobby_id}"
 
 
 def _split(text: str, schemes: tuple[str, ...], what: str):

@@ -451,7 +451,7 @@ async def _host_relayed(the_lobby: lobby.Lobby, seat: Seat, bots: list[str], tas
                     lobby=the_lobby.lobby_id.hex(), port=None, relay=str(seat.relay))
         seat.status(f"others join with:  caravan join {invite}", "invite", invite=invite)
         relay.announce(the_lobby.lobby_id, {**the_lobby.status(), "port": None})
-        helpers = start_bots(list(bots), _invite_with_credentials(seat.relay, invite), seat) if bots else []
+        helpers = start_bots(list(bots), seat.relay.invite(the_lobby.lobby_id.hex(), credentials=True), seat) if bots else []
         if helpers:
             seat.status(f"{len(helpers)} bot(s) joining: {', '.join(bots)}", "bots")
         task_status.started(invite)
@@ -464,13 +464,6 @@ async def _host_relayed(the_lobby: lobby.Lobby, seat: Seat, bots: list[str], tas
         result = await play(setup, seat, None, relay=relay)
     await _wait_for_bots(helpers)
     return result
-
-
-def _invite_with_credentials(url: Any, invite: str) -> str:
-    """The invite for this host's own bot nodes: they log in as the host does."""
-    if url.username is None:
-        return invite
-    return invite.replace("://", "://" + url.with_credentials().split("://", 1)[1].rsplit("@", 1)[0] + "@", 1)
 
 
 async def _wait_for_bots(helpers: list[Any]) -> None:

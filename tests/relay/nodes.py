@@ -15,7 +15,8 @@ class RelayedGame:
     """One host and players-1 joiners, each a `caravan` process with its own data dir."""
 
     def __init__(self, tmp_path: Path, url: str, game: str, players: int, options: list[str] = (),
-                 bot: str = "random", host_args: list[str] = (), join_args: list[str] = ()):
+                 bot: str = "random", host_args: list[str] = (), join_args: list[str] = (),
+                 joiners: int | None = None):
         self.tmp = tmp_path
         self.dirs = [tmp_path / f"seat{i}" for i in range(players)]
         self.logs = [tmp_path / f"seat{i}.log" for i in range(players)]
@@ -24,13 +25,25 @@ class RelayedGame:
                           "--no-discovery", *opts, *host_args], self.dirs[0], self.logs[0])
         self.lobby = read_until(self.host, "lobby", timeout=20)
         self.invite = read_until(self.host, "invite", timeout=20)["invite"]
-        self.joiners = [node(["join", self.invite, "--bot", bot, "--seed", str(i), *join_args], self.dirs[i],
-                             self.logs[i]) for i in range(1, players)]
-        self.procs = [self.host, *self.joiners]
+        self.bot, self.join_args = bot, list(join_args)
+        self.joiners: list = []
+        self.procs = [self.host]
+        for _ in range(players - 1 if joiners is None else joiners):
+            self.add_joiner(self.invite)
+
+    def add_joiner(self, invite: str) -> None:
+        """One more `caravan join INVITE` (the invite may carry USER:PASSWORD@)."""
+        i = len(self.procs)
+        proc = node(["join", invite, "--bot", self.bot, "--seed", str(i), *self.join_args], self.dirs[i],
+                    self.logs[i])
+        self.joiners.append(proc)
+        self.procs.append(proc)
 
     def wait_started(self, timeout: float = 30) -> str:
-        """Every node printed its `start` line; returns the game id."""
-        return [read_until(p, "start", timeout=timeout) for p in self.procs][0]["game_id"]
+        """Every node printed its `start` line (its seat goes into `seats`); returns the game id."""
+        starts = [read_until(p, "start", timeout=timeout) for p in self.procs]
+        self.seats = [s["seat"] for s in starts]
+        return starts[0]["game_id"]
 
     def finish(self, timeout: float = 90) -> list[int]:
         return finish(self.procs, timeout)
