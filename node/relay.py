@@ -87,7 +87,8 @@ class Relay:
         self._topics: list[str] = [f"{ROOT}/+/{inbox}/+/+"]     # resubscribed at every (re)connect
         self._retained: dict[str, bytes] = {}                   # republished at every reconnect
         self.ready = trio.Event()                               # connected and subscribed
-        self._ready_mid: int | None = None
+        self._ready_mid: int | None = None                      # the SUBSCRIBE that makes us ready
+        self._subscribed_at = 0.0
         self._acks: dict[int, trio.Event] = {}
         self._acked: set[int] = set()
         self._refused: str | None = None
@@ -135,6 +136,7 @@ class Relay:
     # ------------------------------------------------------------------ trio's thread
     def _connected(self, mid: int) -> None:
         self._ready_mid = mid
+        self._subscribed_at = trio.current_time()
         if mid in self._acked:
             self._subscribed(mid, [])
 
@@ -149,8 +151,8 @@ class Relay:
         event = self._acks.pop(mid, None)
         if event is not None:
             event.set()
-        else:
-            self._acked.add(mid)
+        elif mid != self._ready_mid:
+            self._acked.add(mid)                   # `subscribe` has not registered it yet
 
     def _refused_by_broker(self, why: str) -> None:
         self._refused = why
@@ -225,11 +227,21 @@ class Relay:
                 self._topics.remove(topic)
         self._client.unsubscribe(topic)
 
+    def _check_subscribed(self) -> None:
+        """Subscribe again if the broker's answer to the last (re)connect's SUBSCRIBE was lost."""
+        now = trio.current_time()
+        if self._ready_mid is not None and not self.ready.is_set() and now - self._subscribed_at > DIAL_TIMEOUT:
+            with self._topics_lock:
+                topics = [(t, 1) for t in self._topics]
+            self._ready_mid = None
+            self._connected(self._client.subscribe(topics)[1])
+
     async def _keepalive(self) -> None:
         """Ping every link that has been quiet for PING_INTERVAL (its peer's idle timer)."""
         while True:
             await trio.sleep(PING_INTERVAL / 4)
             now = trio.current_time()
+            self._check_subscribed()
             for link in list(self.links.values()):
                 if now - link.last_sent >= PING_INTERVAL:
                     link.ping()
@@ -369,6 +381,7 @@ async def connect(url: RelayUrl, key: bytes, timeout: float = CONNECT_TIMEOUT) -
         with trio.move_on_after(timeout):
             while not relay.ready.is_set() and relay._refused is None:
                 await trio.sleep(0.02)
+                relay._check_subscribed()
         if relay._refused is not None:
             raise RelayError(f"the broker {url} refused this node: {relay._refused} "
                              "(check the user and password: --relay-auth FILE or mqtt://USER:PASSWORD@HOST)")

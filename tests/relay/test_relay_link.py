@@ -151,3 +151,22 @@ async def test_a_silent_peer_is_noticed(broker, monkeypatch):
             with pytest.raises(FrameError, match="nothing heard"):
                 await b.recv()
             nursery.cancel_scope.cancel()
+
+
+async def test_a_lost_subscribe_answer_is_asked_again(broker, monkeypatch):
+    """A broker (or a proxy) that loses the SUBACK after a connect: the node subscribes again
+    instead of waiting for ever, and is ready within the dial timeout."""
+    lost = []
+    answer = relay.Relay._subscribed
+
+    def lose_the_first(self, mid, failures):
+        if not lost:
+            lost.append(mid)
+            return
+        answer(self, mid, failures)
+
+    monkeypatch.setattr(relay.Relay, "_subscribed", lose_the_first)
+    with trio.fail_after(20):
+        async with relay.connect(parse_relay_url(broker.url), SigningKey.generate().public,
+                                 timeout=relay.DIAL_TIMEOUT + 5) as r:
+            assert lost and r.ready.is_set()
