@@ -1,5 +1,6 @@
 """Relayed games among real `caravan` processes: the host with --relay, the others joining
-with the invite it printed; and the checks every relay test makes at the end."""
+with the invite it printed; the checks every relay test makes at the end; and an outsider
+on the broker that reads and publishes raw MQTT messages."""
 
 from __future__ import annotations
 
@@ -8,6 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+
+from node.relay_url import parse_relay_url
 from tests.node.procs import ROOT, env, finish, node, read_until
 
 
@@ -16,11 +21,13 @@ class RelayedGame:
 
     def __init__(self, tmp_path: Path, url: str, game: str, players: int, options: list[str] = (),
                  bot: str = "random", host_args: list[str] = (), join_args: list[str] = (),
-                 joiners: int | None = None):
+                 joiners: int | None = None, bot_delay: float = 0.0):
         self.tmp = tmp_path
         self.dirs = [tmp_path / f"seat{i}" for i in range(players)]
         self.logs = [tmp_path / f"seat{i}.log" for i in range(players)]
         opts = [a for o in options for a in ("-o", o)]
+        slow = ["--bot-delay", str(bot_delay)] if bot_delay else []     # a game that lasts long enough to hurt
+        host_args, join_args = [*host_args, *slow], [*join_args, *slow]
         self.host = node(["host", game, "--players", str(players), "--bot", bot, "--relay", url, "--seed", "0",
                           "--no-discovery", *opts, *host_args], self.dirs[0], self.logs[0])
         self.lobby = read_until(self.host, "lobby", timeout=20)
@@ -44,6 +51,10 @@ class RelayedGame:
         starts = [read_until(p, "start", timeout=timeout) for p in self.procs]
         self.seats = [s["seat"] for s in starts]
         return starts[0]["game_id"]
+
+    def wait_events(self, proc, count: int, timeout: float = 60) -> None:
+        """Until `proc` printed `count` event lines (the game is well under way)."""
+        read_until(proc, "event", timeout=timeout, count=count)
 
     def finish(self, timeout: float = 90) -> list[int]:
         return finish(self.procs, timeout)
@@ -78,3 +89,23 @@ def assert_all_verify(game: RelayedGame, game_id: str) -> dict:
     report = verify(files[0])
     assert report["exit"] == 0 and report["valid"] and report["complete"], report
     return report
+
+
+class Outsider:
+    """Another MQTT client on the same broker: it sees every caravan topic and publishes raw."""
+
+    def __init__(self, url: str):
+        u = parse_relay_url(url)
+        self.seen: list[tuple[str, bytes]] = []
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+        self.client.on_message = lambda c, u, m: self.seen.append((m.topic, bytes(m.payload)))
+        self.client.on_connect = lambda c, u, f, rc, p: c.subscribe("caravan/#", qos=1)
+        self.client.connect(u.host, u.port)
+        self.client.loop_start()
+
+    def publish(self, topic: str, payload: bytes) -> None:
+        self.client.publish(topic, payload, qos=1).wait_for_publish(5)
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()

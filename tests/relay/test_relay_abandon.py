@@ -7,11 +7,10 @@ from tests.relay.nodes import RelayedGame, verify
 
 
 def test_a_seat_that_vanished_is_abandoned_through_the_broker(tmp_path, broker):
-    g = RelayedGame(tmp_path, broker.url, "sabbat", 3, host_args=["--time-limit", "3", "--bot-delay", "0.05"],
-                    join_args=["--bot-delay", "0.05"])
+    g = RelayedGame(tmp_path, broker.url, "sabbat", 3, host_args=["--time-limit", "3"], bot_delay=0.05)
     try:
         game_id = g.wait_started()
-        read_until(g.host, "event", timeout=60, count=5)
+        g.wait_events(g.host, 5)
         gone = g.joiners[1]
         seat = g.seats[g.procs.index(gone)]
         gone.kill()

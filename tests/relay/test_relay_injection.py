@@ -7,22 +7,15 @@ import os
 import struct
 import time
 
-from tests.node.procs import read_until
-from tests.relay.nodes import RelayedGame, assert_all_verify
-from tests.relay.test_relay_link import Outsider
-
-
-def _events(proc, count: int, timeout: float = 60) -> None:
-    read_until(proc, "event", timeout=timeout, count=count)
+from tests.relay.nodes import Outsider, RelayedGame, assert_all_verify
 
 
 def test_forged_replayed_and_cross_scope_frames_are_refused(tmp_path, broker):
     outsider = Outsider(broker.url)
-    g = RelayedGame(tmp_path, broker.url, "sabbat", 3, host_args=["--bot-delay", "0.03"],
-                    join_args=["--bot-delay", "0.03"])
+    g = RelayedGame(tmp_path, broker.url, "sabbat", 3, bot_delay=0.03)
     try:
         game_id = g.wait_started()
-        _events(g.host, 5)
+        g.wait_events(g.host, 5)
         scope = game_id[:32]
         lobby = [(t, p) for t, p in list(outsider.seen) if t.split("/")[2] == g.lobby["lobby"]]
         injected = 0

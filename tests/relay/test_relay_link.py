@@ -8,10 +8,8 @@ import os
 import struct
 
 import nacl.bindings as sodium
-import paho.mqtt.client as mqtt
 import pytest
 import trio
-from paho.mqtt.enums import CallbackAPIVersion
 
 from node import relay
 from node.frames import FrameError
@@ -19,6 +17,7 @@ from node.handshake import handshake
 from node.relay_link import GAP_WAIT
 from node.relay_url import parse_relay_url
 from protocol.identity import SigningKey
+from tests.relay.nodes import Outsider
 
 SCOPE = os.urandom(32)
 
@@ -42,26 +41,6 @@ def test_a_failed_secretstream_pull_leaves_the_state_unchanged():
     with pytest.raises(Exception):
         sodium.crypto_secretstream_xchacha20poly1305_pull(pull, first)          # a replay
     assert sodium.crypto_secretstream_xchacha20poly1305_pull(pull, second)[0] == b"second"
-
-
-class Outsider:
-    """Another MQTT client on the same broker: it sees every caravan topic and publishes raw."""
-
-    def __init__(self, url: str):
-        u = parse_relay_url(url)
-        self.seen: list[tuple[str, bytes]] = []
-        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
-        self.client.on_message = lambda c, u, m: self.seen.append((m.topic, bytes(m.payload)))
-        self.client.on_connect = lambda c, u, f, rc, p: c.subscribe("caravan/#", qos=1)
-        self.client.connect(u.host, u.port)
-        self.client.loop_start()
-
-    def publish(self, topic: str, payload: bytes) -> None:
-        self.client.publish(topic, payload, qos=1).wait_for_publish(5)
-
-    def close(self) -> None:
-        self.client.disconnect()
-        self.client.loop_stop()
 
 
 async def _pair(url: str, nursery, served: list):

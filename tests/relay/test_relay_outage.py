@@ -4,20 +4,14 @@ the transcript verifies."""
 
 import time
 
-from tests.node.procs import read_until
 from tests.relay.nodes import RelayedGame, assert_all_verify
 
 
-def _events(proc, count: int, timeout: float = 60) -> None:
-    read_until(proc, "event", timeout=timeout, count=count)
-
-
 def test_the_broker_stopped_for_5_s_mid_game(tmp_path, broker):
-    g = RelayedGame(tmp_path, broker.url, "sabbat", 3, host_args=["--bot-delay", "0.05"],
-                    join_args=["--bot-delay", "0.05"])
+    g = RelayedGame(tmp_path, broker.url, "sabbat", 3, bot_delay=0.05)
     try:
         game_id = g.wait_started()
-        _events(g.host, 10)
+        g.wait_events(g.host, 10)
         broker.stop()
         time.sleep(5)
         broker.start()

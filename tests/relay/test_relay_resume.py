@@ -7,16 +7,11 @@ from tests.node.procs import node, read_until
 from tests.relay.nodes import RelayedGame, assert_all_verify
 
 
-def _events(proc, count: int, timeout: float = 60) -> None:
-    read_until(proc, "event", timeout=timeout, count=count)
-
-
 def test_a_node_killed_mid_game_resumes_through_the_relay(tmp_path, broker):
-    g = RelayedGame(tmp_path, broker.url, "sabbat", 3, host_args=["--bot-delay", "0.05"],
-                    join_args=["--bot-delay", "0.05"])
+    g = RelayedGame(tmp_path, broker.url, "sabbat", 3, bot_delay=0.05)
     try:
         game_id = g.wait_started()
-        _events(g.joiners[0], 8)
+        g.wait_events(g.joiners[0], 8)
         g.joiners[0].kill()
         g.joiners[0].wait()
         time.sleep(1)
