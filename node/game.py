@@ -39,6 +39,7 @@ log = logging.getLogger("caravan.node")
 SYNC_INTERVAL = 0.25
 RESEND_BATCH = 64
 RELAY_HEADS_IDLE = 2.0
+"""Through a relay, unchanged heads are repeated only this often (the broker carries each frame)."""
 LINGER = 5.0
 """After the end, keep serving peers this long at most, until all have every message."""
 GIVE_UP_FACTOR = 4
