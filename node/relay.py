@@ -24,7 +24,11 @@ import threading
 from contextlib import asynccontextmanager
 from typing import Any, AsyncIterator, Awaitable, Callable
 
+import paho.mqtt.client as mqtt
 import trio
+from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
 
 from .relay_link import ACCEPT, OPEN, PING_INTERVAL, RelayLink
 from .relay_url import RelayUrl
@@ -62,15 +66,11 @@ class Relay:
     """This node's connection to the broker (see the module doc); open it with `connect`."""
 
     def __init__(self, url: RelayUrl, inbox: str):
-        import paho.mqtt.client as mqtt
-        from paho.mqtt.enums import CallbackAPIVersion
-
         self.url = url
         self.inbox = inbox
         self._token = trio.lowlevel.current_trio_token()
         self._client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"caravan-{os.urandom(8).hex()}",
                                    protocol=mqtt.MQTTv5)
-        self._mqtt = mqtt
         if url.username is not None:
             self._client.username_pw_set(url.username, url.password)
         if url.tls:
@@ -98,7 +98,6 @@ class Relay:
         self._early: list[tuple[float, str, str, str, str]] = []
         self._announcements: dict[str, trio.Event] = {}
         self._announced: dict[str, bytes] = {}
-        self.received = self.published = 0                        # MQTT messages (for benchmarks)
         self.connected_once = False
         self.closing = False
 
@@ -171,7 +170,6 @@ class Relay:
             link.fail(f"the connection to the broker {self.url} was lost ({why})")
 
     def _dispatch(self, topic: str, payload: bytes) -> None:
-        self.received += 1
         parts = topic.split("/")
         if len(parts) == 4 and parts[3] == "lobby":
             self._announced[parts[2]] = payload
@@ -198,12 +196,9 @@ class Relay:
         endpoint._opened(peer, nonce)
 
     def publish(self, topic: str, payload: bytes) -> None:
-        self.published += 1
         self._client.publish(topic, payload, qos=1)
 
-    def _expiry(self):
-        from paho.mqtt.packettypes import PacketTypes
-        from paho.mqtt.properties import Properties
+    def _expiry(self) -> Properties:
         props = Properties(PacketTypes.PUBLISH)
         props.MessageExpiryInterval = ANNOUNCE_EXPIRY
         return props
