@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -154,6 +155,11 @@ def run() -> list[str]:
         if tcp and mqtt:
             lines.append(f"  ratio broker / TCP: mean {statistics.mean(mqtt) / statistics.mean(tcp):.2f}×, "
                          f"median {statistics.median(mqtt) / statistics.median(tcp):.2f}× (target ≤ 2×)")
-        return lines + _load(work, broker)
+        lines += _load(work, broker)
     finally:
         broker.stop()
+    if any("FAILED" in line or "0 completed" in line for line in lines) or f"{LOAD_GAMES}/{LOAD_GAMES}" not in "".join(lines):
+        lines.append(f"  logs kept in {work}")
+    else:
+        shutil.rmtree(work, ignore_errors=True)
+    return lines
