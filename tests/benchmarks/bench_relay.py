@@ -158,7 +158,8 @@ def run() -> list[str]:
         lines += _load(work, broker)
     finally:
         broker.stop()
-    if any("FAILED" in line or "0 completed" in line for line in lines) or f"{LOAD_GAMES}/{LOAD_GAMES}" not in "".join(lines):
+    everything_verified = f"{LOAD_GAMES}/{LOAD_GAMES} completed" in "".join(lines) and "FAILED" not in "".join(lines)
+    if not everything_verified:
         lines.append(f"  logs kept in {work}")
     else:
         shutil.rmtree(work, ignore_errors=True)
