@@ -36,6 +36,8 @@ def _seat(args: argparse.Namespace):
     seat.name, seat.confirm_forced = args.name, args.confirm_forced
     seat.web_port, seat.no_browser = args.web_port, args.no_browser
     seat.think, seat.iterations = args.think, args.iterations
+    seat.relay_auth = args.relay_auth
+    seat.relay = check.relay(getattr(args, "relay", None), args.relay_auth)
     return seat
 
 
@@ -149,6 +151,8 @@ def cmd_join(args: argparse.Namespace) -> int:
 
     target = check.join_target(args.target)
     seat = _seat(args)
+    if target and target.startswith("caravan+"):
+        seat.relay = check.invite(target, args.relay_auth)
     setup_logging(args)
     return _run_node(args, lambda seat: runner.join(target, seat, args.discovery_port, args.discovery_bind,
                                                      args.wait, args.via), seat)
@@ -213,6 +217,8 @@ def _node_args(p: argparse.ArgumentParser) -> None:
     n.add_argument("--bot-delay", type=check.seconds, default=0.0, metavar="SECONDS",
                    help="let an in-process bot think this long per decision (to watch a game)")
     _json_arg(n, "JSON lines on stdout instead of human status on stderr (specs/cli.md)")
+    n.add_argument("--relay-auth", metavar="FILE", help="the MQTT broker's USER:PASSWORD, the first line of FILE "
+                   "(kept off the command line; for --relay, an invite, or a resumed relayed game)")
     n.add_argument("--trace", metavar="FILE", help="append message sign/apply times to FILE (for benchmarks)")
     n.add_argument("-q", "--quiet", action="store_true", help="no human status output")
     n.add_argument("-v", "--verbose", action="count", default=0, help="debug logs on stderr (-vv: more)")
@@ -282,11 +288,16 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("--discovery-addr", type=check.ipv4, default=None, metavar="IPV4",
                    help="where to send announcements (default: every interface's broadcast address)")
     h.add_argument("--discovery-port", type=check.udp_port, default=check.DISCOVERY_PORT)
+    h.add_argument("--relay", metavar="mqtt://HOST[:PORT]",
+                   help="play over the internet through this MQTT broker (mqtts:// for TLS; mqtt://USER:PASSWORD@HOST "
+                        "or --relay-auth FILE to log in): prints an invite, caravan+mqtt://HOST:PORT/LOBBY_ID, for "
+                        "the others to join with")
     _node_args(h)
     h.set_defaults(func=cmd_host)
 
     j = sub.add_parser("join", help="take a seat in a lobby (found on the LAN, or at HOST:PORT)")
-    j.add_argument("target", nargs="?", help="HOST:PORT ([IPv6]:PORT), or a lobby id (prefix) from caravan "
+    j.add_argument("target", nargs="?", help="HOST:PORT ([IPv6]:PORT), an invite (caravan+mqtt://HOST:PORT/LOBBY_ID, "
+                                             "printed by caravan host --relay), or a lobby id (prefix) from caravan "
                                              "discover; default: the only open lobby")
     _discovery_args(j)
     _node_args(j)
@@ -294,6 +305,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("resume", help="restart a stored game (after ^C or a crash) and continue it")
     r.add_argument("game_id", help="the game id, or a unique prefix of it (caravan games lists them)")
+    r.add_argument("--relay", metavar="mqtt://HOST[:PORT]",
+                   help="a relayed game: reach the others through this broker instead of the one it was played on")
     _node_args(r)
     r.set_defaults(func=cmd_resume)
 

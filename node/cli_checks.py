@@ -94,11 +94,44 @@ def host_port(text: str) -> tuple[str, int]:
     return host, int(port_s)
 
 
+def relay(url: str | None, auth_file: str | None) -> Any:
+    """--relay mqtt[s]://[USER:PASSWORD@]HOST[:PORT] with --relay-auth FILE's credentials: a
+    relay_url.RelayUrl, or None without --relay."""
+    from .relay_url import parse_relay_url, read_auth_file, with_auth
+
+    try:
+        if auth_file is not None:
+            read_auth_file(auth_file)            # checked now, also for join and resume
+        return None if url is None else with_auth(parse_relay_url(url), auth_file)
+    except ValueError as exc:
+        raise UsageError(str(exc) if str(exc).startswith("--") else f"--relay {exc}") from None
+
+
+def invite(text: str, auth_file: str | None) -> Any:
+    """A join target that is an invite (caravan+mqtt://HOST:PORT/LOBBY_ID): its broker, with
+    --relay-auth FILE's credentials."""
+    from .relay_url import parse_invite, with_auth
+
+    try:
+        url, _ = parse_invite(text)
+        return with_auth(url, auth_file)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def join_target(text: str | None) -> str | None:
-    """A join target: HOST:PORT (checked, returned as host:port for the runner), a lobby id
-    prefix (hex), or None for the only open lobby."""
+    """A join target: HOST:PORT (checked, returned as host:port for the runner), an invite
+    (caravan+mqtt://..., checked by `invite`), a lobby id prefix (hex), or None for the only
+    open lobby."""
     if text is None:
         return None
+    if text.startswith("caravan+") or "://" in text:
+        from .relay_url import parse_invite
+        try:
+            parse_invite(text)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        return text
     if ":" in text:
         host, port = host_port(text)
         return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"

@@ -38,6 +38,8 @@ log = logging.getLogger("caravan.node")
 
 SYNC_INTERVAL = 0.25
 RESEND_BATCH = 64
+RELAY_HEADS_IDLE = 2.0
+"""Through a relay, unchanged heads are repeated only this often (the broker carries each frame)."""
 LINGER = 5.0
 """After the end, keep serving peers this long at most, until all have every message."""
 GIVE_UP_FACTOR = 4
@@ -89,8 +91,10 @@ class Snapshot:
 class GameNode:
     def __init__(self, store: GameStore, key: SigningKey, decider: Decider,
                  listen: tuple[str, int], peers: dict[int, tuple[str, int]],
-                 progress: Progress | None = None, decision_timeout: float | None = None):
+                 progress: Progress | None = None, decision_timeout: float | None = None, relay: Any = None):
         self.store = store
+        self.relay = relay
+        """A relay Endpoint (node/relay.py): links go through an MQTT broker instead of TCP."""
         self.key = key
         self.decider = decider
         self.listen = listen
@@ -445,16 +449,19 @@ class GameNode:
                 self._wake()
 
     async def _incoming(self, stream: trio.SocketStream) -> None:
-        address = _peer_name(stream)
+        await self._accept(Connection(stream, _peer_name(stream)))
+
+    async def _accept(self, conn: Connection) -> None:
+        """An incoming link (a TCP connection, or a relay link): handshake, then serve it."""
+        address = conn.address
         if self.unauthenticated >= MAX_UNAUTHENTICATED:
             log.warning("seat %d: %s refused: %d connections are already in their handshake",
                         self.seat, address, self.unauthenticated)
             with trio.move_on_after(1):
-                await Connection(stream, address).send({"t": "refused", "why": "busy: too many handshakes"})
-            with trio.move_on_after(1):
-                await stream.aclose()
+                await conn.send({"t": "refused", "why": "busy: too many handshakes"})
+            await conn.aclose()
             return
-        conn = Connection(stream, address, max_frame=HANDSHAKE_FRAME)
+        conn.max_frame = HANDSHAKE_FRAME
         self.unauthenticated += 1
         try:
             peer = await handshake(conn, self.key, self.genesis.game_id, dialer=False)
@@ -484,19 +491,16 @@ class GameNode:
             if seat in self.conns or seat in self.blocked:
                 await trio.sleep(SYNC_INTERVAL)
                 continue
-            if seat not in self.peer_addrs:
+            if seat not in self.peer_addrs and self.relay is None:
                 await trio.sleep(SYNC_INTERVAL)
                 continue
-            host, port = self.peer_addrs[seat]
             try:
-                with trio.fail_after(3):
-                    stream = await trio.open_tcp_stream(host, port)
+                conn = await self._open_link(seat)
             except (OSError, trio.TooSlowError):
                 await trio.sleep(delay)
                 delay = min(1.0, delay * 2)
                 continue
             delay = 0.05
-            conn = Connection(stream, f"{host}:{port}")
             try:
                 peer = await handshake(conn, self.key, self.genesis.game_id, dialer=True)
             except (HandshakeError, FrameError, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
@@ -512,12 +516,28 @@ class GameNode:
                 continue
             await self._serve(conn, seat)
 
+    async def _open_link(self, seat: int) -> Connection:
+        """A fresh link to `seat`: through the relay, or a TCP connection to its address."""
+        if self.relay is not None:
+            return await self.relay.dial(self.genesis.seats[seat])
+        host, port = self.peer_addrs[seat]
+        with trio.fail_after(3):
+            stream = await trio.open_tcp_stream(host, port)
+        return Connection(stream, f"{host}:{port}")
+
     async def _sync(self) -> None:
+        """Send `heads` to every peer each SYNC_INTERVAL; through a relay, unchanged heads
+        only every RELAY_HEADS_IDLE (each frame is a message the broker carries)."""
+        idle = SYNC_INTERVAL if self.relay is None else RELAY_HEADS_IDLE
+        sent: dict[int, tuple[Connection, list[int], float]] = {}
         while True:
             await trio.sleep(SYNC_INTERVAL)
-            heads = self.counts()
+            heads, now = self.counts(), trio.current_time()
             for seat, conn in list(self.conns.items()):
-                await self._send(seat, conn, {"t": "heads", "h": heads})
+                last = sent.get(seat)
+                if last is None or last[0] is not conn or last[1] != heads or now - last[2] >= idle - 0.01:
+                    sent[seat] = (conn, heads, now)
+                    await self._send(seat, conn, {"t": "heads", "h": heads})
 
     # ------------------------------------------------------------------ playing
     async def _play(self) -> None:
@@ -740,14 +760,18 @@ class GameNode:
         """Play until the game is complete, abandoned, given up or the store fails; then keep
         serving peers a while (until all have every message, or the record). The result is
         None unless the game is complete (see `outcome`)."""
-        if listeners is None:
+        if listeners is None and self.relay is None:
             host, port = self.listen
             listeners = await trio.open_tcp_listeners(port, host=host)
-        self.bound_port = listeners[0].socket.getsockname()[1]
+        if listeners:
+            self.bound_port = listeners[0].socket.getsockname()[1]
         if self.session.n == 1:
             self.recovered = True
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(trio.serve_listeners, self._incoming, listeners)
+            if listeners:
+                nursery.start_soon(trio.serve_listeners, self._incoming, listeners)
+            if self.relay is not None:
+                await nursery.start(self.relay.serve, self._accept)
             for seat in range(self.session.n):
                 if seat != self.seat and (dial_all or seat > self.seat):
                     nursery.start_soon(self._dial, seat)

@@ -107,20 +107,24 @@ class Lobby:
         self.done = trio.Event()
         self.on_status = on_status
         self.port = 0
+        self.relayed = False
 
     def status(self) -> dict[str, Any]:
         return {"lobby": self.lobby_id.hex(), "game": self.game, "title": self.title,
                 "players": self.players, "seated": 1 + len(self.joiners), "port": self.port}
 
     async def _welcome(self, stream: trio.SocketStream) -> None:
-        conn = Connection(stream, _peer_host(stream))
+        await self._welcome_link(Connection(stream, _peer_host(stream)))
+
+    async def _welcome_link(self, conn: Connection) -> None:
+        """A joiner's link (TCP, or through the relay: then it names no port, as no one dials it)."""
         try:
             await conn.send({"t": "lobby", **self.status(), "options": self.options,
                              "time_limit": self.time_limit})
             peer = await handshake(conn, self.key, self.lobby_id, dialer=False)
             join = await _expect(conn, "join")
             port = join.get("port")
-            if type(port) is not int or not 0 < port < 65536:
+            if not self.relayed and (type(port) is not int or not 0 < port < 65536):
                 raise LobbyError("join without a valid port")
             if self.full.is_set():
                 await conn.send({"t": "refused", "why": "the lobby is full"})
@@ -128,7 +132,7 @@ class Lobby:
             if peer == self.key.public or any(j.key == peer for j in self.joiners):
                 await conn.send({"t": "refused", "why": "this key already holds a seat"})
                 raise LobbyError("key already seated")
-            joiner = _Joiner(conn, peer, conn.address, port, clean_name(join.get("name")))
+            joiner = _Joiner(conn, peer, conn.address, port if type(port) is int else 0, clean_name(join.get("name")))
             self.joiners.append(joiner)
             self.on_status(f"{fingerprint(peer)} joined from {conn.address} "
                            f"({1 + len(self.joiners)}/{self.players} seated)")
@@ -138,7 +142,7 @@ class Lobby:
                     j.waiting.cancel()
             # notice a joiner who leaves before the lobby is full (the joiner sends nothing now)
             with joiner.waiting:
-                if await conn.stream.receive_some(1) == b"":
+                if await _gone(conn):
                     self.joiners.remove(joiner)
                     self.on_status(f"{fingerprint(peer)} left ({1 + len(self.joiners)}/{self.players})")
                     await conn.aclose()
@@ -150,12 +154,17 @@ class Lobby:
             log.warning("lobby: %s dropped: %s", conn.address, exc)
             await conn.aclose()
 
-    async def run(self, listeners: list[trio.SocketListener], secret: bytes,
+    async def run(self, listeners: list[trio.SocketListener] | Any, secret: bytes,
                   task_status=trio.TASK_STATUS_IGNORED) -> Setup:
-        """Serve the lobby until every seat has signed; the listeners are closed afterwards."""
-        self.port = listeners[0].socket.getsockname()[1]
+        """Serve the lobby until every seat has signed; the listeners are closed afterwards.
+        `listeners` may be a relay Endpoint (node/relay.py) instead."""
+        self.relayed = not isinstance(listeners, list)
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(trio.serve_listeners, self._welcome, listeners)
+            if self.relayed:
+                await nursery.start(listeners.serve, self._welcome_link)
+            else:
+                self.port = listeners[0].socket.getsockname()[1]
+                nursery.start_soon(trio.serve_listeners, self._welcome, listeners)
             task_status.started(self.port)
             await self.full.wait()
             try:
@@ -202,6 +211,15 @@ class Lobby:
             raise LobbyError(f"a player dropped out while the genesis was signed: {exc}") from None
         return Setup(raw, gid, 0, secret,
                      {seat: (j.host, j.port) for seat, j in enumerate(joiners, start=1)}, names)
+
+
+async def _gone(conn: Connection) -> bool:
+    """Wait for a seated joiner, who sends nothing until the lobby is full, to leave: True
+    when its link closes or breaks (the host frees its seat), False if it sends a frame."""
+    try:
+        return await conn.recv() is None
+    except (FrameError, trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+        return True
 
 
 def _offered_genesis_problem(fields: Any, info: dict, *, seat: int, key: bytes, tip: bytes,
@@ -268,22 +286,33 @@ HANDSHAKE_TRIES = 4
 fresh connection, this many times in all, with a growing pause."""
 
 
-async def _enter(key: SigningKey, host: str, port: int, expect_game: str | None
+async def _open_tcp(host: str, port: int, where: str) -> Connection:
+    try:
+        with trio.fail_after(10):
+            stream = await trio.open_tcp_stream(host, port)
+    except trio.TooSlowError:
+        raise LobbyError(f"cannot reach {where}: timed out after 10 s") from None
+    except OSError as exc:
+        causes = exc.__cause__.exceptions if isinstance(exc.__cause__, BaseExceptionGroup) else [exc.__cause__]
+        refused = any(isinstance(e, ConnectionRefusedError) for e in [exc, *causes])
+        why = "connection refused (nothing listens on that port)" if refused else str(exc)
+        raise LobbyError(f"cannot reach {where}: {why}") from None
+    return Connection(stream, where)
+
+
+async def _enter(key: SigningKey, host: str, port: int, expect_game: str | None, relay: Any = None
                  ) -> tuple[Connection, dict, bytes]:
-    """Connect, read the lobby's advert and run the handshake: (connection, advert, host key)."""
+    """Connect (over TCP, or through `relay`, an Endpoint dialing the lobby's host inbox), read
+    the lobby's advert and run the handshake: (connection, advert, host key)."""
     where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     for attempt in range(1, HANDSHAKE_TRIES + 1):
-        try:
-            with trio.fail_after(10):
-                stream = await trio.open_tcp_stream(host, port)
-        except trio.TooSlowError:
-            raise LobbyError(f"cannot reach {where}: timed out after 10 s") from None
-        except OSError as exc:
-            causes = exc.__cause__.exceptions if isinstance(exc.__cause__, BaseExceptionGroup) else [exc.__cause__]
-            refused = any(isinstance(e, ConnectionRefusedError) for e in [exc, *causes])
-            why = "connection refused (nothing listens on that port)" if refused else str(exc)
-            raise LobbyError(f"cannot reach {where}: {why}") from None
-        conn = Connection(stream, where)
+        if relay is None:
+            conn = await _open_tcp(host, port, where)
+        else:
+            try:
+                conn = await relay.dial("host")
+            except OSError as exc:
+                raise LobbyError(f"no lobby answered: {exc}") from None
         try:
             info = await _first_frame(conn, where)
             if expect_game and info.get("game") != expect_game:
@@ -309,9 +338,11 @@ async def _enter(key: SigningKey, host: str, port: int, expect_game: str | None
 
 async def join(key: SigningKey, host: str, port: int, my_port: int, secret: bytes,
                on_status: Callable[[str], None] = lambda s: None, expect_game: str | None = None,
-               name: str = "") -> Setup:
-    """Take a seat in the lobby at host:port; returns the Setup once the genesis is signed."""
-    conn, info, host_key = await _enter(key, host, port, expect_game)
+               name: str = "", relay: Any = None) -> Setup:
+    """Take a seat in the lobby at host:port (or through `relay`, an Endpoint in the lobby);
+    returns the Setup once the genesis is signed."""
+    where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    conn, info, host_key = await _enter(key, host, port, expect_game, relay)
     try:
         lobby_id = info["lobby"]
         await conn.send({"t": "join", "port": my_port, "name": clean_name(name)})
@@ -346,7 +377,7 @@ async def join(key: SigningKey, host: str, port: int, my_port: int, secret: byte
             raise LobbyError("the host started a different genesis than the one signed")
         peers: dict[int, tuple[str, int]] = {}
         for s, addr in enumerate(start.get("peers") or []):
-            if s == seat:
+            if s == seat or relay is not None:       # relayed games dial keys, not addresses
                 continue
             peers[s] = (host, port) if addr is None else (str(addr[0]), int(addr[1]))
         names = start.get("names")

@@ -86,6 +86,10 @@ class Seat:
     iterations: int | None = None      # --bot search: iterations per decision instead
     game_id: str | None = None
     """Set once the game is stored: what the CLI names when it is interrupted (None: lobby)."""
+    relay: Any = None
+    """--relay / an invite: the MQTT broker (a relay_url.RelayUrl) all links go through."""
+    relay_auth: str | None = None
+    """--relay-auth FILE: USER:PASSWORD for the broker (an invite's or a resumed game's)."""
 
 
 async def open_client_port(seat: Seat) -> TcpClientPort:
@@ -291,16 +295,22 @@ def _tracer(path: Path):
 
 
 async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListener] | None,
-               dial_all: bool = False) -> dict[str, Any] | None:
-    """Run the game on this node to the end; returns the result."""
+               dial_all: bool = False, relay: Any = None) -> dict[str, Any] | None:
+    """Run the game on this node to the end; returns the result. With `seat.relay`, every
+    link goes through the broker (`relay`: the node's open connection to it, if any)."""
+    if seat.relay is not None and relay is None:
+        from . import relay as relay_mod
+        async with relay_mod.connect(seat.relay, load_identity(seat.data_dir).public) as opened:
+            return await play(setup, seat, None, dial_all, opened)
     key = load_identity(seat.data_dir)
     store = GameStore(seat.data_dir, setup.game_id)
     if not store.exists():
+        peers = {"peers": {str(k): list(v) for k, v in setup.peers.items()}, "port": seat.port,
+                 "names": {str(i): n for i, n in enumerate(setup.names) if n}}
+        if seat.relay is not None:
+            peers["relay"] = seat.relay.with_credentials()     # peers.json is private (0600)
         store = GameStore.create(seat.data_dir, setup.genesis_raw, setup.game_id,
-                                 {"secret": setup.secret, "committed": wire.encode([]), "seat": setup.seat},
-                                 {"peers": {str(k): list(v) for k, v in setup.peers.items()},
-                                  "port": seat.port,
-                                  "names": {str(i): n for i, n in enumerate(setup.names) if n}})
+                                 {"secret": setup.secret, "committed": wire.encode([]), "seat": setup.seat}, peers)
     seat.game_id = setup.game_id.hex()
     status = seat.status
     async with trio.open_nursery() as nursery:
@@ -322,7 +332,8 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
             progress.on_trace = _tracer(seat.trace)
         narrator[0] = Narrator(engine, genesis, setup.seat, names, status, decider,
                                lambda: node_ref[0].player.knowledge if node_ref[0] else {})
-        node = GameNode(store, key, decider, (seat.bind, seat.port), setup.peers, progress)
+        node = GameNode(store, key, decider, (seat.bind, seat.port), setup.peers, progress,
+                        relay=relay.endpoint(setup.game_id) if relay is not None else None)
         node_ref[0] = node
         nursery.start_soon(narrator[0].deliver)
         status(f"game {setup.game_id.hex()[:16]} ({engine.title}): seat {setup.seat} of {node.session.n}, "
@@ -358,18 +369,20 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
     return result
 
 
-def start_bots(kinds: list[str], port: int, seat: Seat) -> list[Any]:
+def start_bots(kinds: list[str], port: int | str, seat: Seat) -> list[Any]:
     """`host --with-bots`: each bot seat is a full node of its own (an OS process joining this
-    lobby on loopback), exactly as if a friend had joined with `caravan join --bot KIND`."""
+    lobby on loopback, or with the invite through the relay), exactly as if a friend had
+    joined with `caravan join --bot KIND`."""
     import subprocess
 
     procs = []
+    target = port if isinstance(port, str) else f"127.0.0.1:{port}"
     for i, kind in enumerate(kinds, start=1):
         home = seat.data_dir / "bots" / f"bot{i}"
         home.mkdir(parents=True, exist_ok=True)
         seed = [] if seat.seed is None else ["--seed", str(seat.seed + i)]
         procs.append(subprocess.Popen(
-            [sys.executable, "-m", "node", "join", f"127.0.0.1:{port}", "--bot", kind, "--bind", "127.0.0.1",
+            [sys.executable, "-m", "node", "join", target, "--bot", kind, "--bind", "127.0.0.1",
              "--data-dir", str(home), "--name", f"{kind} bot {i}", "-q", *seed],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=(home / "node.log").open("ab"),
             start_new_session=True))
@@ -387,6 +400,8 @@ async def host(game: str, players: int, options: dict[str, Any], seat: Seat, ann
     if seat.client and seat.client.startswith("tcp:"):
         await open_client_port(seat)
     the_lobby = lobby.Lobby(key, game, players, options, seat.status, time_limit, seat.name or "")
+    if seat.relay is not None:
+        return await _host_relayed(the_lobby, seat, bots, task_status)
     listeners = await trio.open_tcp_listeners(seat.port, host=seat.bind)
     port = listeners[0].socket.getsockname()[1]
     seat.port = port
@@ -419,15 +434,71 @@ async def host(game: str, players: int, options: dict[str, Any], seat: Seat, ann
     seat.status("every seat signed the genesis; play starts", "genesis", game_id=setup.game_id.hex())
     listeners = await trio.open_tcp_listeners(port, host=seat.bind)     # the lobby closed its own
     result = await play(setup, seat, listeners)
-    # the bot nodes end with the game; if this node is interrupted instead, they stay and wait
-    # for `caravan resume` (or name this seat in an abandon record after the time limit)
+    await _wait_for_bots(helpers)
+    return result
+
+
+async def _host_relayed(the_lobby: lobby.Lobby, seat: Seat, bots: list[str], task_status) -> dict[str, Any] | None:
+    """`host --relay URL`: the lobby and then the game through the broker; prints the invite."""
+    from . import relay as relay_mod
+
+    async with relay_mod.connect(seat.relay, the_lobby.key.public) as relay:
+        endpoint = relay.endpoint(the_lobby.lobby_id, "host")
+        await relay.subscribe(f"{relay_mod.ROOT}/{endpoint.scope}/host/+/+")
+        invite = seat.relay.invite(the_lobby.lobby_id.hex())
+        seat.status(f"hosting {the_lobby.title} for {the_lobby.players} players: lobby "
+                    f"{the_lobby.lobby_id.hex()[:8]} through the broker {seat.relay}", "lobby",
+                    lobby=the_lobby.lobby_id.hex(), port=None, relay=str(seat.relay))
+        seat.status(f"others join with:  caravan join {invite}", "invite", invite=invite)
+        relay.announce(the_lobby.lobby_id, {**the_lobby.status(), "port": None})
+        helpers = start_bots(list(bots), seat.relay.invite(the_lobby.lobby_id.hex(), credentials=True), seat) if bots else []
+        if helpers:
+            seat.status(f"{len(helpers)} bot(s) joining: {', '.join(bots)}", "bots")
+        task_status.started(invite)
+        try:
+            setup = await the_lobby.run(endpoint, os.urandom(32))
+        finally:
+            relay.clear(the_lobby.lobby_id)
+            endpoint.close()
+        seat.status("every seat signed the genesis; play starts", "genesis", game_id=setup.game_id.hex())
+        result = await play(setup, seat, None, relay=relay)
+    await _wait_for_bots(helpers)
+    return result
+
+
+async def _wait_for_bots(helpers: list[Any]) -> None:
+    """The bot nodes end with the game; if this node is interrupted instead, they stay and wait
+    for `caravan resume` (or name this seat in an abandon record after the time limit)."""
     with trio.move_on_after(LINGER_BOTS):
         while any(proc.poll() is None for proc in helpers):
             await trio.sleep(0.1)
     for proc in helpers:
         if proc.poll() is None:
             proc.terminate()
-    return result
+
+
+async def join_relayed(invite: str, seat: Seat) -> dict[str, Any] | None:
+    """`caravan join caravan+mqtt://HOST:PORT/LOBBY_ID`: the lobby, then the game, through the broker."""
+    from . import relay as relay_mod
+    from .relay_url import parse_invite, with_auth
+
+    url, lobby_id = parse_invite(invite)
+    seat.relay = seat.relay or with_auth(url, seat.relay_auth)
+    key = load_identity(seat.data_dir)
+    if seat.client and seat.client.startswith("tcp:"):
+        await open_client_port(seat)
+    async with relay_mod.connect(seat.relay, key.public) as relay:
+        found = await relay.lookup(lobby_id)
+        if found is None:
+            seat.status(f"the broker {seat.relay} holds no announcement of lobby {lobby_id[:8]}; trying it anyway",
+                        "warning")
+        endpoint = relay.endpoint(bytes.fromhex(lobby_id))
+        try:
+            setup = await lobby.join(key, seat.relay.host, seat.relay.port, 0, os.urandom(32), seat.status,
+                                     name=seat.name or "", relay=endpoint)
+        finally:
+            endpoint.close()
+        return await play(setup, seat, None, relay=relay)
 
 
 async def join(target: str | None, seat: Seat, discovery_port: int = discovery.DISCOVERY_PORT,
@@ -435,6 +506,8 @@ async def join(target: str | None, seat: Seat, discovery_port: int = discovery.D
     """Join by HOST:PORT, or by (a prefix of) a lobby id found by discovery, or the only lobby."""
     if seat.client == "web" and seat.web_client is None:
         return await _serving_page(seat, partial(join, target, seat, discovery_port, discovery_bind, wait, via))
+    if target and target.startswith("caravan+"):
+        return await join_relayed(target, seat)
     if target and ":" in target:
         host_, _, port_s = target.rpartition(":")
         address = (host_.strip("[]"), int(port_s))
@@ -471,6 +544,12 @@ async def resume(game_prefix: str, seat: Seat) -> dict[str, Any] | None:
     setup = lobby.Setup(store.genesis(), bytes.fromhex(store.dir.name), int(secrets.get("seat", -1)),
                         secrets["secret"], {int(k): tuple(v) for k, v in peers["peers"].items()},
                         [lobby.clean_name(known.get(str(i))) for i in range(len(G.parse(store.genesis()).seats))])
+    if seat.relay is None and peers.get("relay"):
+        from .relay_url import parse_relay_url, with_auth
+        seat.relay = with_auth(parse_relay_url(peers["relay"]), seat.relay_auth)
+    seat.status(f"resuming game {store.dir.name[:16]}" + (f" through the broker {seat.relay}" if seat.relay else ""),
+                "resume")
+    if seat.relay is not None:
+        return await play(setup, seat, None, dial_all=True)
     listeners = await trio.open_tcp_listeners(seat.port, host=seat.bind)
-    seat.status(f"resuming game {store.dir.name[:16]}", "resume")
     return await play(setup, seat, listeners, dial_all=True)

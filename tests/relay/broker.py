@@ -7,6 +7,7 @@ missing; with CI=true a missing broker fails the run, as the CI script installs 
 
 from __future__ import annotations
 
+import getpass
 import os
 import shutil
 import socket
@@ -45,7 +46,7 @@ class Broker:
     persistence), its log kept in `workdir`."""
 
     def __init__(self, workdir: Path, host: str = "127.0.0.1", port: int | None = None,
-                 prefix: list[str] | None = None):
+                 prefix: list[str] | None = None, users: dict[str, str] | None = None):
         self.exe = require_mosquitto()
         self.workdir = workdir
         self.host = host
@@ -53,8 +54,18 @@ class Broker:
         self.prefix = prefix or []          # e.g. ["ip", "netns", "exec", NS]
         self.proc: subprocess.Popen | None = None
         self.conf = workdir / f"mosquitto-{self.port}.conf"
-        self.conf.write_text(f"listener {self.port} {host}\nallow_anonymous true\npersistence false\n"
-                             f"max_inflight_messages 0\nmax_queued_messages 100000\n")
+        access = "allow_anonymous true\n"
+        if users:                           # only these USER:PASSWORDs may connect
+            passwords = workdir / f"mosquitto-{self.port}.passwd"
+            passwords.write_text("")
+            for user, password in users.items():
+                subprocess.run(["mosquitto_passwd", "-b", str(passwords), user, password], check=True,
+                               capture_output=True)
+            # keep the test's own user: started as root, Mosquitto would drop to user
+            # mosquitto, which cannot read the password file in the test's private folder
+            access = f"allow_anonymous false\npassword_file {passwords}\nuser {getpass.getuser()}\n"
+        self.conf.write_text(f"listener {self.port} {host}\n{access}persistence false\n"
+                             f"max_inflight_messages 0\nmax_queued_messages 100000\nset_tcp_nodelay true\n")
         self.log = workdir / f"mosquitto-{self.port}.log"
 
     @property

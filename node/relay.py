@@ -1,0 +1,411 @@
+"""Games through an MQTT broker (issue 14): every node connects *out* to the broker, so NAT
+does not matter, and the broker only forwards bytes it cannot read or forge.
+
+One paho-mqtt client per node process, run by paho's own network thread (it connects,
+reconnects with backoff and pings); its callbacks hand everything to trio's thread with
+`TrioToken.run_sync_soon`, and publishing (thread-safe in paho) queues a packet for that
+thread. Over it, `Endpoint`s speak for this node in one lobby or game and open `RelayLink`s
+(node/relay_link.py), which the lobby and game code use exactly like TCP connections.
+
+Topics (MQTT 5, QoS 1, never retained except the lobby announcement):
+`caravan/v1/<scope>/<to>/<from>/<link>`: one link's frames from inbox `from` to inbox `to`,
+where scope is the lobby id or the game id's first 16 bytes (hex), an inbox is the node's
+key's first 8 bytes (hex) or `host` for a lobby's host, and link a fresh 8-byte nonce per
+dial. `caravan/v1/<lobby>/lobby`: the retained lobby announcement, cleared at game start.
+A node subscribes to `caravan/v1/+/<its inbox>/+/+` (and its lobby's host inbox)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+import threading
+from contextlib import asynccontextmanager
+from typing import Any, AsyncIterator, Awaitable, Callable
+
+import paho.mqtt.client as mqtt
+import trio
+from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+
+from .relay_link import ACCEPT, OPEN, PING_INTERVAL, RelayLink
+from .relay_url import RelayUrl
+
+log = logging.getLogger("caravan.relay")
+
+ROOT = "caravan/v1"
+CONNECT_TIMEOUT = 10.0
+"""The broker must accept the first connection within this many seconds."""
+DIAL_TIMEOUT = 3.0
+"""A dialled inbox must accept within this many seconds (else: nobody is there now)."""
+RECONNECT = (0.25, 2.0)
+"""paho's reconnect backoff after the broker went away: first and longest pause (s)."""
+KEEPALIVE = 15
+"""MQTT keepalive (s): how soon the broker notices a node that vanished."""
+ANNOUNCE_EXPIRY = 3600
+"""A lobby announcement expires after this many seconds even if its host never clears it."""
+EARLY_OPENS = 32
+"""Opens held for an endpoint not registered yet (a game a peer started a moment earlier)."""
+
+
+class RelayError(OSError):
+    """The broker cannot be reached or refused us; one line naming the broker and why."""
+
+
+def inbox_of(key: bytes) -> str:
+    return key[:8].hex()
+
+
+def scope_of(scope: bytes) -> str:
+    return scope[:16].hex()
+
+
+class Relay:
+    """This node's connection to the broker (see the module doc); open it with `connect`."""
+
+    def __init__(self, url: RelayUrl, inbox: str):
+        self.url = url
+        self.inbox = inbox
+        self._token = trio.lowlevel.current_trio_token()
+        self._client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"caravan-{os.urandom(8).hex()}",
+                                   protocol=mqtt.MQTTv5)
+        if url.username is not None:
+            self._client.username_pw_set(url.username, url.password)
+        if url.tls:
+            self._client.tls_set()
+        self._client.reconnect_delay_set(*RECONNECT)
+        self._client.max_inflight_messages_set(0)       # unlimited: a dropped PUBACK must not stall us
+        self._client.on_connect = self._on_connect
+        self._client.on_disconnect = self._on_disconnect
+        self._client.on_connect_fail = self._on_connect_fail
+        self._client.on_message = self._on_message
+        self._client.on_subscribe = self._on_subscribe
+        self._client.on_socket_open = _no_delay
+        self._topics_lock = threading.Lock()
+        self._topics: list[str] = [f"{ROOT}/+/{inbox}/+/+"]     # resubscribed at every (re)connect
+        self._retained: dict[str, bytes] = {}                   # republished at every reconnect
+        self.ready = trio.Event()                               # connected and subscribed
+        self._ready_mid: int | None = None                      # the SUBSCRIBE that makes us ready
+        self._subscribed_at = 0.0
+        self._acks: dict[int, trio.Event] = {}
+        self._acked: set[int] = set()
+        self._refused: str | None = None
+        self._last_error = "no answer"
+        self.links: dict[tuple[str, str, str, str], RelayLink] = {}   # (scope, me, peer, nonce)
+        self.endpoints: dict[tuple[str, str], Endpoint] = {}
+        self._early: list[tuple[float, str, str, str, str]] = []
+        self._announcements: dict[str, trio.Event] = {}
+        self._announced: dict[str, bytes] = {}
+        self.connected_once = False
+        self.closing = False
+
+    # ------------------------------------------------------------------ paho's thread
+    def _to_trio(self, fn: Callable, *args: Any) -> None:
+        try:
+            self._token.run_sync_soon(fn, *args)
+        except trio.RunFinishedError:
+            pass
+
+    def _on_connect(self, client, userdata, flags, reason_code, properties) -> None:
+        if reason_code.is_failure:
+            self._to_trio(self._refused_by_broker, str(reason_code))
+            return
+        with self._topics_lock:
+            topics = [(t, 1) for t in self._topics]
+            retained = dict(self._retained)
+        result, mid = client.subscribe(topics)
+        for topic, payload in retained.items():
+            client.publish(topic, payload, qos=1, retain=True, properties=self._expiry())
+        self._to_trio(self._connected, mid)
+
+    def _on_disconnect(self, client, userdata, flags, reason_code, properties) -> None:
+        self._to_trio(self._disconnected, str(reason_code))
+
+    def _on_connect_fail(self, client, userdata) -> None:
+        self._to_trio(self._connect_failed)
+
+    def _on_message(self, client, userdata, msg) -> None:
+        self._to_trio(self._dispatch, msg.topic, bytes(msg.payload))
+
+    def _on_subscribe(self, client, userdata, mid, reason_codes, properties) -> None:
+        self._to_trio(self._subscribed, mid, [str(r) for r in reason_codes if r.is_failure])
+
+    # ------------------------------------------------------------------ trio's thread
+    def _connected(self, mid: int) -> None:
+        self._ready_mid = mid
+        self._subscribed_at = trio.current_time()
+        if mid in self._acked:
+            self._subscribed(mid, [])
+
+    def _subscribed(self, mid: int, failures: list[str]) -> None:
+        if failures:
+            log.warning("relay %s: subscription refused: %s", self.url, ", ".join(failures))
+        if mid == self._ready_mid:
+            if self.connected_once:
+                log.warning("relay %s: reconnected; links redial and resync", self.url)
+            self.connected_once = True
+            self.ready.set()
+        event = self._acks.pop(mid, None)
+        if event is not None:
+            event.set()
+        elif mid != self._ready_mid:
+            self._acked.add(mid)                   # `subscribe` has not registered it yet
+
+    def _refused_by_broker(self, why: str) -> None:
+        self._refused = why
+
+    def _connect_failed(self) -> None:
+        self._last_error = "connection failed (nothing answers there, or TLS failed)"
+
+    def _disconnected(self, why: str) -> None:
+        if self.ready.is_set() and not self.closing:
+            log.warning("relay %s: connection lost (%s); reconnecting", self.url, why)
+        self._last_error = why
+        if self.ready.is_set():                  # waiters on the unset one keep waiting on it
+            self.ready = trio.Event()
+        self._ready_mid = None
+        for link in list(self.links.values()):
+            link.fail(f"the connection to the broker {self.url} was lost ({why})")
+
+    def _dispatch(self, topic: str, payload: bytes) -> None:
+        parts = topic.split("/")
+        if len(parts) == 4 and parts[3] == "lobby":
+            self._announced[parts[2]] = payload
+            event = self._announcements.get(parts[2])
+            if event is not None:
+                event.set()
+            return
+        if len(parts) != 6:
+            return
+        scope, me, peer, nonce = parts[2:]
+        link = self.links.get((scope, me, peer, nonce))
+        if link is not None:
+            link.deliver(payload)
+            return
+        if payload[:9] != bytes(8) + OPEN:
+            return                                  # for a link that is gone (or never was)
+        endpoint = self.endpoints.get((scope, me))
+        if endpoint is None:
+            if me == self.inbox:                    # a game this node starts a moment later
+                now = trio.current_time()
+                self._early = [e for e in self._early if now - e[0] < DIAL_TIMEOUT][-EARLY_OPENS + 1:]
+                self._early.append((now, scope, me, peer, nonce))
+            return
+        endpoint._opened(peer, nonce)
+
+    def publish(self, topic: str, payload: bytes) -> None:
+        self._client.publish(topic, payload, qos=1)
+
+    def _expiry(self) -> Properties:
+        props = Properties(PacketTypes.PUBLISH)
+        props.MessageExpiryInterval = ANNOUNCE_EXPIRY
+        return props
+
+    async def subscribe(self, topic: str) -> None:
+        """Subscribe (now and after every reconnect) and wait for the broker's answer."""
+        with self._topics_lock:
+            self._topics.append(topic)
+        await self.ready.wait()
+        result, mid = self._client.subscribe(topic, qos=1)
+        if mid in self._acked:
+            self._acked.discard(mid)
+            return
+        event = self._acks[mid] = trio.Event()
+        with trio.move_on_after(DIAL_TIMEOUT):
+            await event.wait()
+
+    def unsubscribe(self, topic: str) -> None:
+        with self._topics_lock:
+            if topic in self._topics:
+                self._topics.remove(topic)
+        self._client.unsubscribe(topic)
+
+    def _check_subscribed(self) -> None:
+        """Subscribe again if the broker's answer to the last (re)connect's SUBSCRIBE was lost."""
+        now = trio.current_time()
+        if self._ready_mid is not None and not self.ready.is_set() and now - self._subscribed_at > DIAL_TIMEOUT:
+            with self._topics_lock:
+                topics = [(t, 1) for t in self._topics]
+            self._ready_mid = None
+            self._connected(self._client.subscribe(topics)[1])
+
+    async def _keepalive(self) -> None:
+        """Ping every link that has been quiet for PING_INTERVAL (its peer's idle timer)."""
+        while True:
+            await trio.sleep(PING_INTERVAL / 4)
+            now = trio.current_time()
+            self._check_subscribed()
+            for link in list(self.links.values()):
+                if now - link.last_sent >= PING_INTERVAL:
+                    link.ping()
+
+    # ------------------------------------------------------------------ lobbies and games
+    def endpoint(self, scope: bytes, inbox: str | None = None) -> "Endpoint":
+        """This node in one lobby or game (`inbox` "host" for a lobby's host)."""
+        endpoint = Endpoint(self, scope_of(scope), inbox or self.inbox)
+        self.endpoints[(endpoint.scope, endpoint.me)] = endpoint
+        early, self._early = self._early, []
+        for _, s, me, peer, nonce in early:
+            if (s, me) == (endpoint.scope, endpoint.me):
+                endpoint._opened(peer, nonce)
+            else:
+                self._early.append((_, s, me, peer, nonce))
+        return endpoint
+
+    def announce(self, lobby: bytes, status: dict[str, Any]) -> None:
+        """The retained lobby announcement (what a joiner checks first), until `clear`."""
+        topic = f"{ROOT}/{scope_of(lobby)}/lobby"
+        payload = json.dumps(status).encode()
+        with self._topics_lock:
+            self._retained[topic] = payload
+        self._client.publish(topic, payload, qos=1, retain=True, properties=self._expiry())
+
+    def clear(self, lobby: bytes) -> None:
+        topic = f"{ROOT}/{scope_of(lobby)}/lobby"
+        with self._topics_lock:
+            self._retained.pop(topic, None)
+        self._client.publish(topic, b"", qos=1, retain=True)
+
+    async def lookup(self, lobby: str, timeout: float = 3.0) -> dict[str, Any] | None:
+        """The lobby's announcement, if the broker holds one (None: no such open lobby seen)."""
+        topic = f"{ROOT}/{lobby}/lobby"
+        event = self._announcements[lobby] = trio.Event()
+        try:
+            await self.subscribe(topic)
+            with trio.move_on_after(timeout):
+                await event.wait()
+        finally:
+            self._announcements.pop(lobby, None)
+            self.unsubscribe(topic)
+        try:
+            found = json.loads(self._announced.get(lobby) or b"null")
+        except ValueError:
+            return None
+        return found if type(found) is dict else None
+
+
+class Endpoint:
+    """This node's inbox in one lobby or game: dial a peer's inbox, or serve incoming links."""
+
+    def __init__(self, relay: Relay, scope: str, me: str):
+        self.relay, self.scope, self.me = relay, scope, me
+        self._incoming_send, self._incoming = trio.open_memory_channel[RelayLink](64)
+
+    def _link(self, peer: str, nonce: str, dialer: bool) -> RelayLink:
+        out = f"{ROOT}/{self.scope}/{peer}/{self.me}/{nonce}"
+        key = (self.scope, self.me, peer, nonce)
+        link = RelayLink(lambda payload: self.relay.publish(out, payload), f"relay:{peer}/{nonce[:6]}",
+                         lambda _: self.relay.links.pop(key, None), dialer=dialer)
+        link.topic = out
+        self.relay.links[key] = link
+        return link
+
+    def _opened(self, peer: str, nonce: str) -> None:
+        if not self.relay.ready.is_set():
+            return
+        link = self._link(peer, nonce, dialer=False)
+        try:
+            self._incoming_send.send_nowait(link)
+        except trio.WouldBlock:
+            log.warning("relay: %s refused: too many links waiting to be served", link.address)
+            link.fail("refused")
+            self.relay.links.pop((self.scope, self.me, peer, nonce), None)
+            return
+        link.send_open(ACCEPT)
+
+    async def dial(self, peer: str | bytes, timeout: float = DIAL_TIMEOUT) -> RelayLink:
+        """A link to `peer` (an inbox, or a seat's key), once it accepted; RelayError if nobody
+        there answers within `timeout` (it is offline, or not in this lobby or game)."""
+        inbox = inbox_of(peer) if isinstance(peer, bytes) else peer
+        with trio.move_on_after(timeout):
+            await self.relay.ready.wait()
+        if not self.relay.ready.is_set():
+            raise RelayError(f"the broker {self.relay.url} is not reachable now ({self.relay._last_error})")
+        link = self._link(inbox, os.urandom(8).hex(), dialer=True)
+        link.send_open(OPEN)
+        with trio.move_on_after(timeout):
+            await link.accepted.wait()
+        if not link.accepted.is_set():
+            await link.aclose()
+            raise RelayError(f"nobody answered at inbox {inbox} through {self.relay.url} within {timeout:.0f} s")
+        return link
+
+    async def serve(self, handler: Callable[[RelayLink], Awaitable[Any]],
+                    task_status=trio.TASK_STATUS_IGNORED) -> None:
+        """Run `handler` on every incoming link (like trio.serve_listeners)."""
+        try:
+            async with trio.open_nursery() as nursery:
+                task_status.started()
+                async for link in self._incoming:
+                    nursery.start_soon(_handle, handler, link)
+        finally:
+            self.close()                         # no more accepts: a late dialer times out and retries
+            while True:
+                try:
+                    link = self._incoming.receive_nowait()
+                except (trio.WouldBlock, trio.EndOfChannel):
+                    break
+                with trio.CancelScope(shield=True):
+                    await link.aclose()
+
+    def close(self) -> None:
+        self.relay.endpoints.pop((self.scope, self.me), None)
+
+
+async def _handle(handler: Callable[[RelayLink], Awaitable[Any]], link: RelayLink) -> None:
+    try:
+        await handler(link)
+    finally:
+        await link.aclose()
+
+
+@asynccontextmanager
+async def connect(url: RelayUrl, key: bytes, timeout: float = CONNECT_TIMEOUT) -> AsyncIterator[Relay]:
+    """This node's relay connection for the duration of the block; RelayError (one line) if
+    the broker does not accept it within `timeout`."""
+    relay = Relay(url, inbox_of(key))
+    client = relay._client
+    try:
+        client.connect_async(url.host, url.port, keepalive=KEEPALIVE, clean_start=True)
+    except (OSError, ValueError) as exc:
+        raise RelayError(f"cannot reach the broker {url}: {exc}") from None
+    client.loop_start()
+    try:
+        with trio.move_on_after(timeout):
+            while not relay.ready.is_set() and relay._refused is None:
+                await trio.sleep(0.02)
+                relay._check_subscribed()
+        if relay._refused is not None:
+            raise RelayError(f"the broker {url} refused this node: {relay._refused} "
+                             "(check the user and password: --relay-auth FILE or mqtt://USER:PASSWORD@HOST)")
+        if not relay.ready.is_set():
+            raise RelayError(f"cannot reach the broker {url} within {timeout:.0f} s ({relay._last_error})")
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(relay._keepalive)
+            yield relay
+            nursery.cancel_scope.cancel()
+    finally:
+        with trio.CancelScope(shield=True):
+            relay.closing = True
+            for link in list(relay.links.values()):
+                await link.aclose()
+            with trio.move_on_after(2):           # let the last frames (closes, the final heads) go out
+                await trio.to_thread.run_sync(_stop, client, abandon_on_cancel=True)
+
+
+def _no_delay(client, userdata, sock) -> None:
+    """Frames are small and each one waits for an answer: Nagle's algorithm would hold them
+    back tens of milliseconds (the broker should set `set_tcp_nodelay true` too)."""
+    try:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    except (OSError, AttributeError):
+        pass
+
+
+def _stop(client) -> None:
+    try:
+        client.disconnect()
+    finally:
+        client.loop_stop()

@@ -1,0 +1,208 @@
+"""One link to a peer through an MQTT broker, with the interface of frames.Connection
+(`send`, `recv`, `seal`, `aclose`, `address`, `max_frame`), so the handshake, the sealing,
+gossip, resync and abandon code run over it unchanged.
+
+Each MQTT message is one frame: an 8-byte big-endian sequence number (per link and
+direction, in the clear), then the body: one type byte and a msgpack value, sealed as one
+crypto_secretstream message once the handshake has sealed the link. Types: "O" open (seq 0,
+dialer -> listener), "A" accept (seq 0, back), "D" data, "P" ping (keeps a quiet link
+alive), "C" close.
+
+The broker, or anyone able to publish on the link's topic, is untrusted: it may drop,
+duplicate, delay, reorder, replay or forge messages. So: a seq already passed is a
+duplicate and is dropped; frames ahead of the next expected seq wait in a bounded buffer;
+at the expected seq each candidate is opened in arrival order and one that fails
+authentication is logged and dropped (secretstream's pull leaves its state unchanged on
+failure, tests/relay/test_relay_link.py checks it), so an injected message never breaks a
+link. A frame truly lost (no authentic frame at the expected seq while later ones wait for
+GAP_WAIT) closes the link: the node redials and the heads-based resync fills the gap."""
+
+from __future__ import annotations
+
+import logging
+import struct
+from typing import Any, Callable
+
+import msgpack
+import nacl.bindings as sodium
+import nacl.exceptions
+import trio
+
+from .frames import MAX_FRAME, FrameError, _no_ext
+
+log = logging.getLogger("caravan.relay")
+
+_SEAL = sodium.crypto_secretstream_xchacha20poly1305_ABYTES
+OPEN, ACCEPT, DATA, PING, CLOSE = b"O", b"A", b"D", b"P", b"C"
+PING_INTERVAL = 2.0
+"""A link that sent nothing for this long sends a ping (the peer then knows it is alive)."""
+IDLE_TIMEOUT = 10.0
+"""A link that received no authentic frame for this long is dead (its peer or the broker left)."""
+GAP_WAIT = 4.0
+"""A frame missing this long while later ones wait was lost: the link is closed (redial, resync)."""
+MAX_HELD = 512
+MAX_HELD_BYTES = 8 << 20
+"""Frames (and bytes) held per link ahead of the expected seq or competing for it; more are dropped."""
+
+
+class RelayLink:
+    """A framed, msgpack-speaking link to one peer over the broker (see the module doc)."""
+
+    def __init__(self, publish: Callable[[bytes], None], address: str, on_close: Callable[["RelayLink"], None],
+                 *, dialer: bool, max_frame: int = MAX_FRAME):
+        self._publish = publish
+        self.address = address
+        self.topic = ""                              # where its frames go (set by the endpoint)
+        self.max_frame = max_frame
+        self._on_close = on_close
+        self._out_seq = 0
+        self._expect = 1 if not dialer else 0       # the listener consumed the open (seq 0) already
+        self._held: dict[int, list[bytes]] = {}
+        self._held_count = self._held_bytes = 0
+        self._push: Any = None
+        self._pull: Any = None
+        self._arrived = trio.Event()
+        self.accepted = trio.Event()
+        self._failed: str | None = None              # why the link broke (recv raises, send fails)
+        self._eof = False
+        self._closed = False
+        now = trio.current_time()
+        self.last_heard = self.last_sent = now
+        self._gap_since: float | None = None
+        self.forged = 0                              # frames refused for failing authentication
+
+    # ------------------------------------------------------------------ sending
+    def seal(self, push: Any, pull: Any) -> None:
+        self._push, self._pull = push, pull
+
+    def _send_body(self, kind: bytes, data: bytes = b"") -> None:
+        body = kind + data
+        if self._push is not None:      # sealed and numbered in one step: nothing can come in between
+            body = sodium.crypto_secretstream_xchacha20poly1305_push(self._push, body)
+        payload = struct.pack(">Q", self._out_seq) + body
+        self._out_seq += 1
+        self.last_sent = trio.current_time()
+        self._publish(payload)
+
+    async def send(self, obj: Any) -> None:
+        if self._failed is not None or self._closed:
+            raise trio.BrokenResourceError(self._failed or "link closed")
+        self._send_body(DATA, msgpack.packb(obj, use_bin_type=True))
+        await trio.lowlevel.checkpoint()
+
+    def ping(self) -> None:
+        """Only once sealed: a plain frame sent while the peer already expects sealed ones
+        (between the two auth frames) would stall the link."""
+        if self._push is not None and self._failed is None and not self._closed:
+            self._send_body(PING)
+
+    def send_open(self, kind: bytes) -> None:
+        self._send_body(kind)
+
+    # ------------------------------------------------------------------ receiving
+    def deliver(self, payload: bytes) -> None:
+        """A message from the broker for this link (called in trio's thread): held until recv."""
+        if len(payload) < 9 or len(payload) > self.max_frame + _SEAL + 9 + 1:
+            log.warning("relay link %s: a message of %d bytes dropped (not a frame of this link)",
+                        self.address, len(payload))
+            return
+        (seq,) = struct.unpack_from(">Q", payload)
+        body = payload[8:]
+        if seq < self._expect:
+            return                                   # a duplicate (QoS 1 redelivery) or a replay
+        if seq == 0 and self._expect == 0:          # the dialer's accept: never sealed
+            if body == ACCEPT:
+                self._expect = 1
+                self.last_heard = trio.current_time()
+                self.accepted.set()
+            return
+        candidates = self._held.setdefault(seq, [])
+        if body in candidates:
+            return
+        if self._held_count >= MAX_HELD or self._held_bytes + len(body) > MAX_HELD_BYTES:
+            log.warning("relay link %s: over %d frames held; one dropped", self.address, MAX_HELD)
+            return
+        candidates.append(body)
+        self._held_count += 1
+        self._held_bytes += len(body)
+        self._arrived.set()
+
+    def fail(self, why: str) -> None:
+        """The relay connection under this link broke: recv raises, send fails."""
+        if self._failed is None:
+            self._failed = why
+            self._arrived.set()
+
+    def _take(self) -> tuple[bytes, bytes] | None:
+        """The next authentic (type, data) at the expected seq, if one has arrived."""
+        candidates = self._held.get(self._expect)
+        while candidates:
+            body = candidates.pop(0)
+            self._held_count -= 1
+            self._held_bytes -= len(body)
+            if self._pull is not None:
+                try:
+                    body, _ = sodium.crypto_secretstream_xchacha20poly1305_pull(self._pull, body)
+                except (nacl.exceptions.CryptoError, ValueError, TypeError):
+                    self.forged += 1
+                    log.warning("relay link %s: refused a frame that fails authentication (forged, replayed "
+                                "or from another link)", self.address)
+                    continue
+            self._held_count -= len(candidates)
+            self._held_bytes -= sum(map(len, candidates))
+            del self._held[self._expect]
+            self._expect += 1
+            self.last_heard = trio.current_time()
+            self._gap_since = None
+            return body[:1], body[1:]
+        self._held.pop(self._expect, None)
+        return None
+
+    async def recv(self) -> Any:
+        """The next frame's decoded value; None when the peer closed the link."""
+        while True:
+            if self._eof:
+                return None
+            got = self._take()
+            if got is not None:
+                kind, data = got
+                if kind == CLOSE:
+                    self._eof = True
+                    return None
+                if kind != DATA:
+                    continue                          # a ping (or a stray open/accept)
+                if len(data) > self.max_frame:
+                    raise FrameError(f"frame of {len(data)} bytes is over the {self.max_frame}-byte limit")
+                try:
+                    return msgpack.unpackb(data, raw=False, strict_map_key=False, ext_hook=_no_ext)
+                except (ValueError, TypeError, msgpack.UnpackException) as exc:
+                    raise FrameError(f"undecodable frame: {type(exc).__name__}: {exc}") from None
+            if self._failed is not None:
+                raise FrameError(self._failed)
+            now = trio.current_time()
+            if self._held and self._gap_since is None:
+                self._gap_since = now
+            deadline = self.last_heard + IDLE_TIMEOUT
+            if self._gap_since is not None:
+                deadline = min(deadline, self._gap_since + GAP_WAIT)
+            if now >= deadline:
+                if self._gap_since is not None and now >= self._gap_since + GAP_WAIT:
+                    raise FrameError(f"frame {self._expect} of this link was lost (later ones came); "
+                                     "closing it to redial and resync")
+                raise FrameError(f"nothing heard for {IDLE_TIMEOUT:.0f} s (the peer or the broker went away)")
+            self._arrived = trio.Event()
+            with trio.move_on_at(deadline):
+                await self._arrived.wait()
+
+    async def aclose(self) -> None:
+        if self._closed:
+            return
+        if self._failed is None:
+            try:
+                self._send_body(CLOSE)
+            except Exception:                         # the relay is gone: nothing to tell
+                pass
+        self._closed = True
+        self.fail("link closed")
+        self._on_close(self)
+        await trio.lowlevel.checkpoint()

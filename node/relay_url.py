@@ -1,0 +1,114 @@
+"""Relay URLs and invites (issue 14), parsed without any network: `mqtt://[USER[:PASSWORD]@]HOST[:PORT]`
+(`mqtts://` for TLS) names a broker; `caravan+mqtt://HOST:PORT/LOBBY_ID` (`caravan+mqtts://`)
+is what a host hands its friends. The host and port are used verbatim (no lookup, no
+rewriting), so a test or an operator can put a proxy in between. Each problem is a
+ValueError of one line."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from urllib.parse import quote, unquote, urlsplit
+
+DEFAULT_PORTS = {"mqtt": 1883, "mqtts": 8883}
+INVITE_PREFIX = "caravan+"
+LOBBY_ID_HEX = 32
+
+
+@dataclass(frozen=True)
+class RelayUrl:
+    """Where the broker is and how to log in (credentials never appear in `str`)."""
+    host: str
+    port: int
+    tls: bool = False
+    username: str | None = None
+    password: str | None = None
+
+    @property
+    def scheme(self) -> str:
+        return "mqtts" if self.tls else "mqtt"
+
+    @property
+    def hostport(self) -> str:
+        return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
+
+    def __str__(self) -> str:
+        return f"{self.scheme}://{self.hostport}"
+
+    def with_credentials(self) -> str:
+        """The URL with its user and password (for the game's private peers.json only)."""
+        if self.username is None:
+            return str(self)
+        auth = quote(self.username, safe="") + (f":{quote(self.password, safe='')}" if self.password is not None else "")
+        return f"{self.scheme}://{auth}@{self.hostport}"
+
+    def invite(self, lobby_id: str, credentials: bool = False) -> str:
+        """The invite for a lobby on this broker: without credentials (each player brings its
+        own) unless asked (for the host's own `--with-bots` nodes)."""
+        return f"{INVITE_PREFIX}{self.with_credentials() if credentials else self}/{lobby_id}"
+
+
+def _split(text: str, schemes: tuple[str, ...], what: str):
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError as exc:
+        raise ValueError(f"{text!r}: {exc} (the port must be a number 1-65535)") from None
+    if parts.scheme not in schemes:
+        raise ValueError(f"{text!r} is not {what}: it must start with {' or '.join(s + '://' for s in schemes)}")
+    if not parts.hostname:
+        raise ValueError(f"{text!r}: the {what} needs a host")
+    if port == 0:
+        raise ValueError(f"{text!r}: the port must be a number 1-65535, not 0")
+    if parts.query or parts.fragment:
+        raise ValueError(f"{text!r}: the {what} takes no ?query or #fragment")
+    return parts, port
+
+
+def _url(parts, port: int | None, scheme: str) -> RelayUrl:
+    user = unquote(parts.username) if parts.username is not None else None
+    password = unquote(parts.password) if parts.password is not None else None
+    return RelayUrl(parts.hostname, port or DEFAULT_PORTS[scheme], scheme == "mqtts", user or None, password)
+
+
+def parse_relay_url(text: str) -> RelayUrl:
+    """`mqtt://[USER[:PASSWORD]@]HOST[:PORT]` or `mqtts://...` (default ports 1883 and 8883)."""
+    parts, port = _split(text, ("mqtt", "mqtts"), "an MQTT broker URL")
+    if parts.path not in ("", "/"):
+        raise ValueError(f"{text!r}: a broker URL has no path (the lobby is chosen by caravan host)")
+    return _url(parts, port, parts.scheme)
+
+
+def is_invite(text: str) -> bool:
+    return text.startswith(INVITE_PREFIX)
+
+
+def parse_invite(text: str) -> tuple[RelayUrl, str]:
+    """`caravan+mqtt://HOST:PORT/LOBBY_ID` -> (the broker, the lobby id in lower-case hex)."""
+    parts, port = _split(text, ("caravan+mqtt", "caravan+mqtts"), "a Caravan invite")
+    lobby = parts.path.strip("/").lower()
+    if len(lobby) != LOBBY_ID_HEX or any(c not in "0123456789abcdef" for c in lobby):
+        raise ValueError(f"{text!r}: the invite must end with /LOBBY_ID, the lobby's {LOBBY_ID_HEX} hex digits "
+                         "(copy the whole line the host printed)")
+    return _url(parts, port, parts.scheme.removeprefix(INVITE_PREFIX)), lobby
+
+
+def read_auth_file(path: str) -> tuple[str, str]:
+    """--relay-auth FILE: its first line is USER:PASSWORD (kept off the command line)."""
+    try:
+        line = Path(path).read_text(encoding="utf-8").splitlines()[0].strip()
+    except (OSError, UnicodeDecodeError, IndexError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "it is empty or not text"
+        raise ValueError(f"--relay-auth {path}: cannot read it ({why})") from None
+    user, sep, password = line.partition(":")
+    if not sep or not user:
+        raise ValueError(f"--relay-auth {path}: its first line must be USER:PASSWORD")
+    return user, password
+
+
+def with_auth(url: RelayUrl, auth_file: str | None) -> RelayUrl:
+    """The URL with the credentials of --relay-auth FILE (which win over any in the URL)."""
+    if auth_file is None:
+        return url
+    user, password = read_auth_file(auth_file)
+    return replace(url, username=user, password=password)

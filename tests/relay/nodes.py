@@ -1,0 +1,111 @@
+"""Relayed games among real `caravan` processes: the host with --relay, the others joining
+with the invite it printed; the checks every relay test makes at the end; and an outsider
+on the broker that reads and publishes raw MQTT messages."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+
+from node.relay_url import parse_relay_url
+from tests.node.procs import ROOT, env, finish, node, read_until
+
+
+class RelayedGame:
+    """One host and players-1 joiners, each a `caravan` process with its own data dir."""
+
+    def __init__(self, tmp_path: Path, url: str, game: str, players: int, options: list[str] = (),
+                 bot: str = "random", host_args: list[str] = (), join_args: list[str] = (),
+                 joiners: int | None = None, bot_delay: float = 0.0):
+        self.tmp = tmp_path
+        self.dirs = [tmp_path / f"seat{i}" for i in range(players)]
+        self.logs = [tmp_path / f"seat{i}.log" for i in range(players)]
+        opts = [a for o in options for a in ("-o", o)]
+        slow = ["--bot-delay", str(bot_delay)] if bot_delay else []     # a game that lasts long enough to hurt
+        host_args, join_args = [*host_args, *slow], [*join_args, *slow]
+        self.host = node(["host", game, "--players", str(players), "--bot", bot, "--relay", url, "--seed", "0",
+                          "--no-discovery", *opts, *host_args], self.dirs[0], self.logs[0])
+        self.lobby = read_until(self.host, "lobby", timeout=20)
+        self.invite = read_until(self.host, "invite", timeout=20)["invite"]
+        self.bot, self.join_args = bot, list(join_args)
+        self.joiners: list = []
+        self.procs = [self.host]
+        for _ in range(players - 1 if joiners is None else joiners):
+            self.add_joiner(self.invite)
+
+    def add_joiner(self, invite: str) -> None:
+        """One more `caravan join INVITE` (the invite may carry USER:PASSWORD@)."""
+        i = len(self.procs)
+        proc = node(["join", invite, "--bot", self.bot, "--seed", str(i), *self.join_args], self.dirs[i],
+                    self.logs[i])
+        self.joiners.append(proc)
+        self.procs.append(proc)
+
+    def wait_started(self, timeout: float = 30) -> str:
+        """Every node printed its `start` line (its seat goes into `seats`); returns the game id."""
+        starts = [read_until(p, "start", timeout=timeout) for p in self.procs]
+        self.seats = [s["seat"] for s in starts]
+        return starts[0]["game_id"]
+
+    def wait_events(self, proc, count: int, timeout: float = 60) -> None:
+        """Until `proc` printed `count` event lines (the game is well under way)."""
+        read_until(proc, "event", timeout=timeout, count=count)
+
+    def finish(self, timeout: float = 90) -> list[int]:
+        return finish(self.procs, timeout)
+
+    def kill(self) -> None:
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+
+    def log(self, i: int) -> str:
+        return self.logs[i].read_text(errors="replace")
+
+    def transcripts(self, game_id: str) -> list[Path]:
+        return [d / "games" / game_id / "transcript.caravan" for d in self.dirs]
+
+
+def verify(path: Path) -> dict:
+    """`caravan verify FILE --json` on a transcript: its one JSON object (exit code in `exit`)."""
+    proc = subprocess.run([sys.executable, "-m", "node", "verify", str(path), "--json"], capture_output=True,
+                          text=True, env=env(), cwd=ROOT, timeout=120)
+    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    report["exit"] = proc.returncode
+    return report
+
+
+def assert_all_verify(game: RelayedGame, game_id: str) -> dict:
+    """Every node wrote the same transcript, and `caravan verify` accepts it as finished."""
+    files = game.transcripts(game_id)
+    contents = {f.read_bytes() for f in files}
+    assert len(contents) == 1, "the nodes wrote different transcripts"
+    report = verify(files[0])
+    assert report["exit"] == 0 and report["valid"] and report["complete"], report
+    return report
+
+
+class Outsider:
+    """Another MQTT client on the same broker: it sees every caravan topic and publishes raw."""
+
+    def __init__(self, url: str):
+        u = parse_relay_url(url)
+        self.seen: list[tuple[str, bytes]] = []
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+        self.client.on_message = lambda c, u, m: self.seen.append((m.topic, bytes(m.payload)))
+        self.client.on_connect = lambda c, u, f, rc, p: c.subscribe("caravan/#", qos=1)
+        self.client.connect(u.host, u.port)
+        self.client.loop_start()
+
+    def publish(self, topic: str, payload: bytes) -> None:
+        self.client.publish(topic, payload, qos=1).wait_for_publish(5)
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()

@@ -1,0 +1,23 @@
+"""A whole game of each real game hosted with `caravan host --relay` and joined with the
+printed invite, every node a real `caravan` process talking only through a local Mosquitto:
+every node finishes with the same transcript, and `caravan verify` accepts it."""
+
+import pytest
+
+from tests.relay.nodes import RelayedGame, assert_all_verify
+
+CASES = [("sabbat", 3, []), ("sare", 3, ["turn_limit=3"]), ("nomads", 3, ["max_turns=12", "yellow_tiles=1"])]
+
+
+@pytest.mark.parametrize("game, players, options", CASES)
+def test_a_whole_game_through_the_broker(tmp_path, broker, game, players, options):
+    g = RelayedGame(tmp_path, broker.url, game, players, options)
+    try:
+        assert g.invite == f"caravan+mqtt://127.0.0.1:{broker.port}/{g.lobby['lobby']}"
+        game_id = g.wait_started()
+        assert g.finish(timeout=90) == [0] * players, [g.log(i)[-600:] for i in range(players)]
+    finally:
+        g.kill()
+    assert_all_verify(g, game_id)
+    for i in range(players):
+        assert "Traceback" not in g.log(i)

@@ -1,0 +1,151 @@
+"""The relay link against what an untrusted broker (or anyone publishing on its topics) can
+do: duplicate, drop, replay, forge or cross-inject frames. An established link refuses every
+injected frame (logged) and keeps going; only a frame truly lost closes it (so the node
+redials and resyncs)."""
+
+import logging
+import os
+import struct
+
+import nacl.bindings as sodium
+import pytest
+import trio
+
+from node import relay
+from node.frames import FrameError
+from node.handshake import handshake
+from node.relay_link import GAP_WAIT
+from node.relay_url import parse_relay_url
+from protocol.identity import SigningKey
+from tests.relay.nodes import Outsider
+
+SCOPE = os.urandom(32)
+
+
+def test_a_failed_secretstream_pull_leaves_the_state_unchanged():
+    """What dropping a forged frame (instead of the link) relies on: libsodium's pull does
+    not advance its state when authentication fails."""
+    key = os.urandom(32)
+    push = sodium.crypto_secretstream_xchacha20poly1305_state()
+    header = sodium.crypto_secretstream_xchacha20poly1305_init_push(push, key)
+    pull = sodium.crypto_secretstream_xchacha20poly1305_state()
+    sodium.crypto_secretstream_xchacha20poly1305_init_pull(pull, header, key)
+    first = sodium.crypto_secretstream_xchacha20poly1305_push(push, b"first")
+    second = sodium.crypto_secretstream_xchacha20poly1305_push(push, b"second")
+    forged = bytearray(first)
+    forged[-1] ^= 1
+    for bad in (bytes(forged), second, os.urandom(len(first))):   # altered, out of order, random
+        with pytest.raises(Exception):
+            sodium.crypto_secretstream_xchacha20poly1305_pull(pull, bad)
+    assert sodium.crypto_secretstream_xchacha20poly1305_pull(pull, first)[0] == b"first"
+    with pytest.raises(Exception):
+        sodium.crypto_secretstream_xchacha20poly1305_pull(pull, first)          # a replay
+    assert sodium.crypto_secretstream_xchacha20poly1305_pull(pull, second)[0] == b"second"
+
+
+async def _pair(url: str, nursery, served: list):
+    """Two nodes' relays and one sealed link between them: (dialer's link, listener's link)."""
+    ka, kb = SigningKey.generate(), SigningKey.generate()
+    ra = await nursery.start(_open, url, ka)
+    rb = await nursery.start(_open, url, kb)
+    accepted = trio.Event()
+
+    async def serve(link):
+        await handshake(link, kb, SCOPE, dialer=False)
+        served.append(link)
+        accepted.set()
+        await trio.sleep_forever()
+
+    nursery.start_soon(rb.endpoint(SCOPE).serve, serve)
+    link = await ra.endpoint(SCOPE).dial(kb.public)
+    await handshake(link, ka, SCOPE, dialer=True)
+    await accepted.wait()
+    return link, served[-1]
+
+
+async def _open(url, key, task_status=trio.TASK_STATUS_IGNORED):
+    async with relay.connect(parse_relay_url(url), key.public) as r:
+        task_status.started(r)
+        await trio.sleep_forever()
+
+
+async def test_injected_frames_are_refused_and_the_link_goes_on(broker, caplog):
+    outsider = Outsider(broker.url)
+    try:
+        with trio.fail_after(30):
+            async with trio.open_nursery() as nursery:
+                a, b = await _pair(broker.url, nursery, [])
+                a.ping = lambda: None                # so the next seq is known: nothing else is sent
+                await a.send({"n": 0})
+                assert await b.recv() == {"n": 0}
+                await trio.sleep(0.3)
+                topic = a.topic
+                frames = [p for t, p in outsider.seen if t == topic]
+                seq = struct.unpack_from(">Q", frames[-1])[0]
+                with caplog.at_level(logging.WARNING, "caravan.relay"):
+                    for s in (seq + 1, seq + 2, seq + 50):                       # forged at and after the next seq
+                        outsider.publish(topic, struct.pack(">Q", s) + os.urandom(40))
+                    outsider.publish(topic, frames[-1])                          # a replay of the last frame
+                    outsider.publish(topic, struct.pack(">Q", seq + 1) + frames[-1][8:])   # ... renumbered
+                    await trio.sleep(0.3)
+                    for n in range(1, 6):
+                        await a.send({"n": n})
+                        assert await b.recv() == {"n": n}
+                assert b.forged >= 2
+                assert "fails authentication" in caplog.text
+                nursery.cancel_scope.cancel()
+    finally:
+        outsider.close()
+
+
+async def test_duplicates_are_dropped_and_a_lost_frame_closes_the_link(broker):
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            a, b = await _pair(broker.url, nursery, [])
+            publish = a._publish
+            a._publish = lambda payload: (publish(payload), publish(payload))     # the broker sends twice
+            for n in range(3):
+                await a.send({"n": n})
+            assert [await b.recv() for _ in range(3)] == [{"n": 0}, {"n": 1}, {"n": 2}]
+            a._publish = lambda payload: None                                      # ... then loses one
+            await a.send({"n": 3})
+            a._publish = publish
+            await a.send({"n": 4})
+            start = trio.current_time()
+            with pytest.raises(FrameError, match="lost"):
+                while True:
+                    await b.recv()
+            assert trio.current_time() - start < GAP_WAIT + 2
+            nursery.cancel_scope.cancel()
+
+
+async def test_a_silent_peer_is_noticed(broker, monkeypatch):
+    """A peer that vanished without a word (its process killed): the link fails within the idle timeout."""
+    import node.relay_link as rl
+    monkeypatch.setattr(rl, "IDLE_TIMEOUT", 2.0)
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            a, b = await _pair(broker.url, nursery, [])
+            a.ping = lambda: None                   # a dead process sends no pings
+            with pytest.raises(FrameError, match="nothing heard"):
+                await b.recv()
+            nursery.cancel_scope.cancel()
+
+
+async def test_a_lost_subscribe_answer_is_asked_again(broker, monkeypatch):
+    """A broker (or a proxy) that loses the SUBACK after a connect: the node subscribes again
+    instead of waiting for ever, and is ready within the dial timeout."""
+    lost = []
+    answer = relay.Relay._subscribed
+
+    def lose_the_first(self, mid, failures):
+        if not lost:
+            lost.append(mid)
+            return
+        answer(self, mid, failures)
+
+    monkeypatch.setattr(relay.Relay, "_subscribed", lose_the_first)
+    with trio.fail_after(20):
+        async with relay.connect(parse_relay_url(broker.url), SigningKey.generate().public,
+                                 timeout=relay.DIAL_TIMEOUT + 5) as r:
+            assert lost and r.ready.is_set()
