@@ -68,7 +68,7 @@ _LIST_SLOTS = ("carry", "tie", "rows", "row_yellow", "row_blue", "d_unknown", "d
 
 
 class NomadsState:
-    __slots__ = _SLOTS + ("track",)
+    __slots__ = _SLOTS + ("track", "layout")   # derived, not encoded: track from n, layout from rows
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, NomadsState) and _encode(self) == _encode(other)
@@ -90,47 +90,60 @@ def _kind(st: NomadsState, p: int) -> int:
     return CARDS[st.rows[p // W]][p % W]
 
 
+_OPEN_MASK = tuple(sum(1 << c for c, k in enumerate(card) if k != MOUNTAIN) for card in CARDS)
+"""Per card, the bit mask of its non-mountain fields (bit c = column c)."""
+_FULL = (1 << (5 * W)) - 1
+_HAS_LEFT = sum(1 << q for q in range(5 * W) if q % W > 0)
+_HAS_RIGHT = sum(1 << q for q in range(5 * W) if q % W < W - 1)
+_MOVE = tuple(["move", q // W, q % W] for q in range(5 * W))
 _REACH_CACHE: dict = {}
-OPEN = tuple(tuple(k != MOUNTAIN for k in card) for card in CARDS)
 
 
-def _reach(st: NomadsState, p: int) -> tuple[list[int], list[int]]:
-    """Fields one step away and fields exactly two steps away (N.6.1). Cached per layout
-    and field (a pure function of the five cards in play)."""
-    rows = st.rows
-    key = (rows[0], rows[1], rows[2], rows[3], rows[4], p)
-    hit = _REACH_CACHE.get(key)
+def _layout_key(rows: list[int]) -> int:
+    """The five cards in play as one int, shifted to leave 6 bits for a field (see _reach)."""
+    k = 0
+    for card in rows:
+        k = k * 17 + card + 1
+    return k << 6
+
+
+def _set_layout(st: NomadsState) -> None:
+    """Refresh the derived layout key; called wherever st.rows changes."""
+    st.layout = _layout_key(st.rows)
+
+
+def _around(m: int) -> int:
+    """Every field orthogonally next to a field of the bit set m (N.6.1)."""
+    return ((m >> W) | (m << W) | ((m & _HAS_LEFT) >> 1) | ((m & _HAS_RIGHT) << 1)) & _FULL
+
+
+def _reach(st: NomadsState, p: int) -> tuple[int, int, list, list]:
+    """Fields one step away and fields exactly two steps away (N.6.1), as bit masks and as
+    ["move", row, col] actions in field order. Cached per layout and field (a pure function
+    of the five cards in play)."""
+    hit = _REACH_CACHE.get(st.layout | p)
     if hit is not None:
         return hit
-    grid = [OPEN[c] for c in key[:5]]
-
-    def nb(q: int) -> list[int]:
-        r, c = divmod(q, W)
-        out = []
-        if r > 0 and grid[r - 1][c]:
-            out.append(q - W)
-        if c > 0 and grid[r][c - 1]:
-            out.append(q - 1)
-        if c < W - 1 and grid[r][c + 1]:
-            out.append(q + 1)
-        if r < 4 and grid[r + 1][c]:
-            out.append(q + W)
-        return out
-
-    d1 = nb(p)
-    seen = set(d1)
-    seen.add(p)
-    d2 = []
-    for q in d1:
-        for x in nb(q):
-            if x not in seen:
-                seen.add(x)
-                d2.append(x)
-    d2.sort()
+    rows = st.rows
+    open_ = 0
+    for r in range(5):
+        open_ |= _OPEN_MASK[rows[r]] << (r * W)
+    bit = 1 << p
+    d1 = _around(bit) & open_
+    d2 = _around(d1) & open_ & ~d1 & ~bit
     if len(_REACH_CACHE) > 200_000:
         _REACH_CACHE.clear()
-    hit = _REACH_CACHE[key] = (d1, d2)
+    hit = _REACH_CACHE[st.layout | p] = (d1, d2, _moves(d1), _moves(d2))
     return hit
+
+
+def _moves(m: int) -> list:
+    out = []
+    while m:
+        low = m & -m
+        out.append(_MOVE[low.bit_length() - 1])
+        m ^= low
+    return out
 
 
 def _n_animals(st: NomadsState, seat: int) -> int:
@@ -304,6 +317,7 @@ class NomadsEngine:
         st.tie = []
         st.tie_ctx = ""
         st.rows = [-1] * 5          # no card in play before the layout draw (N.2)
+        _set_layout(st)
         st.row_yellow = [0] * 5
         st.row_blue = [-1] * 5
         st.d_unknown = list(range(D.N_DESERT))
@@ -502,6 +516,7 @@ class NomadsEngine:
             setattr(c, s, getattr(st, s)[:])
         c.held = [h[:] for h in st.held]
         c.track = st.track
+        c.layout = st.layout
         if st.result is not None:
             c.result = {k: (v[:] if type(v) is list else v) for k, v in st.result.items()}
         return c
@@ -521,6 +536,7 @@ class NomadsEngine:
                 v = {k: (list(x) if type(x) in (list, tuple) else x) for k, x in v.items()}
             setattr(st, s, v)
         st.track = D.price_track(st.n)
+        _set_layout(st)
         return st
 
     def describe(self, st: NomadsState, seat: int, action) -> str:
@@ -550,6 +566,7 @@ def _roll_layout(st: NomadsState, v: list[int]) -> None:
     st.rows[2] = st.d_unknown.pop(v[2])
     st.rows[3] = st.c_unknown.pop(v[3])
     st.rows[4] = st.d_unknown.pop(v[4])
+    _set_layout(st)
     start = 3 * W + D.CITY_COL[st.rows[3]]     # the city farthest from the pilgrim
     for s in range(st.n):
         st.pos[s] = start
@@ -832,6 +849,7 @@ def _walk(st: NomadsState, ctx: str) -> None:
     st.row_yellow[1:] = st.row_yellow[:4]
     st.row_blue[1:] = st.row_blue[:4]
     st.rows[0] = -1
+    _set_layout(st)
     st.row_yellow[0] = 0
     st.row_blue[0] = -1
     for s in range(st.n):
@@ -861,6 +879,7 @@ def _roll_draw_card(st: NomadsState, v: list[int]) -> None:
 
 def _place_card(st: NomadsState, card: int) -> None:
     st.rows[0] = card
+    _set_layout(st)
     if IS_CITY_CARD[card]:
         if st.yspaces:                             # N.9: a yellow tile face down on the new city
             st.row_yellow[0] = st.yspaces.pop(0)
@@ -943,20 +962,11 @@ def _legal_move(st: NomadsState, seat: int) -> list:
     return out
 
 
-_DEST_CACHE: dict = {}
-
-
 def _dest_list(st: NomadsState, seat: int, p: int) -> list:
-    key = (st.rows[0], st.rows[1], st.rows[2], st.rows[3], st.rows[4], p)
-    hit = _DEST_CACHE.get(key)
-    if hit is None:
-        d1, d2 = _reach(st, p)
-        if len(_DEST_CACHE) > 200_000:
-            _DEST_CACHE.clear()
-        hit = _DEST_CACHE[key] = ([["move", q // W, q % W] for q in d1], [["move", q // W, q % W] for q in d2])
+    hit = _reach(st, p)
     if hit[1] and st.money[seat] >= move_cost(st, seat, 2):
-        return hit[0] + hit[1]
-    return hit[0][:]
+        return hit[2] + hit[3]
+    return hit[2][:]
 
 
 def _legal_hire(st: NomadsState, seat: int) -> list:
@@ -1120,9 +1130,9 @@ def _fast_ok(st: NomadsState, seat: int, ph: str, k: str, a: list) -> bool:
             p = st.pos[seat]
             if _kind(st, p) == CITY or not (0 <= a[1] < 5 and 0 <= a[2] < W):
                 return False
-            d1, d2 = _reach(st, p)
+            d1, d2 = _reach(st, p)[:2]
             q = a[1] * W + a[2]
-            return q in d1 or (q in d2 and st.money[seat] >= move_cost(st, seat, 2))
+            return bool((d1 >> q) & 1 or ((d2 >> q) & 1 and st.money[seat] >= move_cost(st, seat, 2)))
     return False
 
 
@@ -1142,8 +1152,7 @@ def _why(st: NomadsState, seat: int, a) -> tuple[str, str]:
             return f"{a!r} is off the board", "N.6.1"
         if _kind(st, q) == MOUNTAIN:
             return "nomads may not enter mountain fields (black)", "N.6.1"
-        d1, d2 = _reach(st, st.pos[seat])
-        if q in d2:
+        if st.pos[seat] >= 0 and (_reach(st, st.pos[seat])[1] >> q) & 1:
             cost = move_cost(st, seat, 2)
             return f"a two-field move costs {cost} dinars in provisions; seat {seat} has {st.money[seat]}", "N.6.2"
         return f"field {a[1]},{a[2]} is not one or two fields away", "N.6.1"
@@ -1202,8 +1211,7 @@ def _act_move(st: NomadsState, seat: int, a: list) -> None:
         _to_action(st)
     elif k == "move":
         q = a[1] * W + a[2]
-        d1, _ = _reach(st, st.pos[seat])
-        if q not in d1:
+        if not (_reach(st, st.pos[seat])[0] >> q) & 1:
             st.money[seat] -= move_cost(st, seat, 2)
         _arrive(st, seat, q, True)
     elif k == "depart":
@@ -1268,8 +1276,7 @@ def _act_hire(st: NomadsState, seat: int, a: list) -> None:
 
 def _act_dest(st: NomadsState, seat: int, a: list) -> None:
     q = a[1] * W + a[2]
-    d1, _ = _reach(st, st.pos[seat])
-    if q not in d1:
+    if not (_reach(st, st.pos[seat])[0] >> q) & 1:
         st.money[seat] -= move_cost(st, seat, 2)
     _arrive(st, seat, q, True)
 
