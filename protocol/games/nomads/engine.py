@@ -47,7 +47,12 @@ _R1 = Random((("int", D.LAND_DIE_FACES),))
 _R_THROW = Random((("int", D.ANIMAL_DIE_FACES), ("int", D.ANIMAL_DIE_FACES)))
 _R_RANDOM = Random((("int", D.ANIMAL_DIE_FACES), ("int", D.ANIMAL_DIE_FACES), ("int", D.LAND_DIE_FACES)))
 _FINISHED = Finished()
+_DECIDE = tuple(Decide(s) for s in range(D.MAX_PLAYERS))
+_R_TRADERS = tuple(Random((("int", D.TRADER_FACES),) * k) for k in range(4))
+_R_PILE = tuple(Random((("int", k),)) for k in range(max(D.N_DESERT, D.N_CITY) + 1))
 _DONE = ["done"]
+_PASS = ["pass"]
+_TILE_PHASES = frozenset(("move", "action", "abdul"))
 
 _SLOTS = (
     "n", "yellow_n", "short_blue", "max_turns", "full_market", "lost_turns", "tile_back",
@@ -67,8 +72,25 @@ _LIST_SLOTS = ("carry", "tie", "rows", "row_yellow", "row_blue", "d_unknown", "d
                "pending", "keepq", "window", "last_roll")
 
 
+_RAW = {"rows": "_rows"}
+_STORED_SLOTS = tuple(_RAW.get(s, s) for s in _SLOTS)
+_STORED_LIST_SLOTS = tuple(_RAW.get(s, s) for s in _LIST_SLOTS)
+
+
 class NomadsState:
-    __slots__ = _SLOTS + ("track", "layout")   # derived, not encoded: track from n, layout from rows
+    """`rows` is a property: assigning it refreshes the derived layout key and field kinds
+    (code outside the engine may assign it; only the engine changes it in place, and then
+    calls _set_layout itself). track, layout and kinds are derived and never encoded."""
+    __slots__ = _STORED_SLOTS + ("track", "layout", "kinds")
+
+    @property
+    def rows(self) -> list[int]:
+        return self._rows
+
+    @rows.setter
+    def rows(self, value: list[int]) -> None:
+        self._rows = value
+        _set_layout(self)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, NomadsState) and _encode(self) == _encode(other)
@@ -87,7 +109,7 @@ def _ints(a: list) -> bool:
 
 
 def _kind(st: NomadsState, p: int) -> int:
-    return CARDS[st.rows[p // W]][p % W]
+    return st.kinds[p]
 
 
 _OPEN_MASK = tuple(sum(1 << c for c, k in enumerate(card) if k != MOUNTAIN) for card in CARDS)
@@ -96,6 +118,8 @@ _FULL = (1 << (5 * W)) - 1
 _HAS_LEFT = sum(1 << q for q in range(5 * W) if q % W > 0)
 _HAS_RIGHT = sum(1 << q for q in range(5 * W) if q % W < W - 1)
 _MOVE = tuple(["move", q // W, q % W] for q in range(5 * W))
+_PLACE = tuple(["place", q // W, q % W] for q in range(5 * W))
+_STAY, _PILGRIM = ["stay"], ["pilgrim"]
 _REACH_CACHE: dict = {}
 
 
@@ -107,9 +131,21 @@ def _layout_key(rows: list[int]) -> int:
     return k << 6
 
 
+_KINDS_CACHE: dict = {}
+
+
 def _set_layout(st: NomadsState) -> None:
-    """Refresh the derived layout key; called wherever st.rows changes."""
-    st.layout = _layout_key(st.rows)
+    """Refresh the derived layout key and field kinds; called wherever st.rows changes.
+    (A row without a card, -1, indexes the last card as the rows list always did: no
+    decision looks at that row before a card is drawn for it.)"""
+    rows = st.rows
+    key = st.layout = _layout_key(rows)
+    kinds = _KINDS_CACHE.get(key)
+    if kinds is None:
+        if len(_KINDS_CACHE) > 100_000:
+            _KINDS_CACHE.clear()
+        kinds = _KINDS_CACHE[key] = tuple(k for r in range(5) for k in CARDS[rows[r]])
+    st.kinds = kinds
 
 
 def _around(m: int) -> int:
@@ -117,9 +153,10 @@ def _around(m: int) -> int:
     return ((m >> W) | (m << W) | ((m & _HAS_LEFT) >> 1) | ((m & _HAS_RIGHT) << 1)) & _FULL
 
 
-def _reach(st: NomadsState, p: int) -> tuple[int, int, list, list]:
+def _reach(st: NomadsState, p: int) -> tuple[int, int, list, list, list, list]:
     """Fields one step away and fields exactly two steps away (N.6.1), as bit masks and as
-    ["move", row, col] actions in field order. Cached per layout and field (a pure function
+    ["move", row, col] actions in field order, then the move phase's legal list off a city
+    (N.6) without and with the two-step moves. Cached per layout and field (a pure function
     of the five cards in play)."""
     hit = _REACH_CACHE.get(st.layout | p)
     if hit is not None:
@@ -133,7 +170,8 @@ def _reach(st: NomadsState, p: int) -> tuple[int, int, list, list]:
     d2 = _around(d1) & open_ & ~d1 & ~bit
     if len(_REACH_CACHE) > 200_000:
         _REACH_CACHE.clear()
-    hit = _REACH_CACHE[st.layout | p] = (d1, d2, _moves(d1), _moves(d2))
+    m1, m2 = _moves(d1), _moves(d2)
+    hit = _REACH_CACHE[st.layout | p] = (d1, d2, m1, m2, [_STAY] + m1 + [_PILGRIM], [_STAY] + m1 + m2 + [_PILGRIM])
     return hit
 
 
@@ -162,8 +200,11 @@ def move_cost(st: NomadsState, seat: int, steps: int) -> int:
     """Provisions for a move (N.6.2): one step free; two steps 1 per animal + 3 with three traders."""
     if steps < 2:
         return 0
-    cost = D.PROVISIONS_PER_ANIMAL * _n_animals(st, seat)
-    if _n_traders(st, seat) >= 3:
+    b = seat * NSP
+    a = st.animals
+    t = st.traders
+    cost = D.PROVISIONS_PER_ANIMAL * (a[b] + a[b + 1] + a[b + 2] + a[b + 3])
+    if t[b] + t[b + 1] + t[b + 2] + t[b + 3] >= 3:
         cost += D.PROVISIONS_THREE_TRADERS
     return cost
 
@@ -317,7 +358,6 @@ class NomadsEngine:
         st.tie = []
         st.tie_ctx = ""
         st.rows = [-1] * 5          # no card in play before the layout draw (N.2)
-        _set_layout(st)
         st.row_yellow = [0] * 5
         st.row_blue = [-1] * 5
         st.d_unknown = list(range(D.N_DESERT))
@@ -373,11 +413,11 @@ class NomadsEngine:
     def expected(self, st: NomadsState):
         ph = st.phase
         if ph in _DECIDE_PHASES:
-            if ph == "keep":
-                return Decide(st.keepq[0])
             if ph == "window":
-                return Decide(st.window[0])
-            return Decide(st.active)
+                return _DECIDE[st.window[0]]
+            if ph == "keep":
+                return _DECIDE[st.keepq[0]]
+            return _DECIDE[st.active]
         if ph in ("r_land", "s_lthrow"):
             return _R_THROW
         if ph in ("r_random", "s_rthrow"):
@@ -386,10 +426,10 @@ class NomadsEngine:
             return _R1
         if ph in ("roll_catch", "roll_lure"):
             k = _n_traders(st, st.active)
-            return Random((("int", D.TRADER_FACES),) * k)
+            return _R_TRADERS[k] if k < len(_R_TRADERS) else Random((("int", D.TRADER_FACES),) * k)
         if ph == "draw_card":
             pile = st.c_unknown if st.newtype else st.d_unknown
-            return Random((("int", len(pile)),))
+            return _R_PILE[len(pile)]
         if ph == "draw_blue":
             return Random((("int", st.blue_slots), ("int", len(st.blue_plus))))
         if ph == "show":
@@ -408,29 +448,30 @@ class NomadsEngine:
     # ------------------------------------------------------------- legal actions
     def legal_actions(self, st: NomadsState, seat: int, knowledge: dict | None = None) -> list:
         ph = st.phase
-        if ph not in _DECIDE_PHASES:
-            return []
-        if ph == "keep":
-            if seat != st.keepq[0]:
-                return []
-            return _keep_options(st, seat)
         if ph == "window":
             if seat != st.window[0]:
                 return []
-            out = [["pass"]]
+            out = [_PASS]
             if knowledge:
                 for h in st.held[seat]:
                     if knowledge.get(h) == D.Y_SANDS:
                         out.append(["tile", h, D.Y_SANDS])
             return out
+        legal = _LEGAL.get(ph)
+        if legal is None:
+            if ph != "keep" or seat != st.keepq[0]:
+                return []
+            return _keep_options(st, seat)
         if seat != st.active:
             return []
-        out = _LEGAL[ph](st, seat)
-        if knowledge and ph in ("move", "action", "abdul") and st.held[seat]:
-            for h in st.held[seat]:
-                t = knowledge.get(h)
-                if t is not None and _tile_usable(st, seat, t):
-                    out.append(["tile", h, t])
+        out = legal(st, seat)
+        if knowledge and ph in _TILE_PHASES:
+            held = st.held[seat]
+            if held:
+                for h in held:
+                    t = knowledge.get(h)
+                    if t is not None and _tile_usable(st, seat, t):
+                        out.append(["tile", h, t])
         return out
 
     # ------------------------------------------------------------- apply
@@ -439,7 +480,7 @@ class NomadsEngine:
         if ph in _DECIDE_PHASES:
             if type(event) is not Act:
                 raise IllegalAction(f"expected a decision in phase {ph}, got {type(event).__name__}", "N.5")
-            step_seat = st.keepq[0] if ph == "keep" else st.window[0] if ph == "window" else st.active
+            step_seat = st.window[0] if ph == "window" else st.keepq[0] if ph == "keep" else st.active
             if event.seat != step_seat:
                 raise IllegalAction(f"it is seat {step_seat}'s decision, not seat {event.seat}'s", "N.5")
             a = event.action
@@ -510,13 +551,14 @@ class NomadsEngine:
 
     def clone(self, st: NomadsState) -> NomadsState:
         c = NomadsState.__new__(NomadsState)
-        for s in _SLOTS:
+        for s in _STORED_SLOTS:
             setattr(c, s, getattr(st, s))
-        for s in _LIST_SLOTS:
+        for s in _STORED_LIST_SLOTS:
             setattr(c, s, getattr(st, s)[:])
         c.held = [h[:] for h in st.held]
         c.track = st.track
         c.layout = st.layout
+        c.kinds = st.kinds
         if st.result is not None:
             c.result = {k: (v[:] if type(v) is list else v) for k, v in st.result.items()}
         return c
@@ -536,7 +578,6 @@ class NomadsEngine:
                 v = {k: (list(x) if type(x) in (list, tuple) else x) for k, x in v.items()}
             setattr(st, s, v)
         st.track = D.price_track(st.n)
-        _set_layout(st)
         return st
 
     def describe(self, st: NomadsState, seat: int, action) -> str:
@@ -669,8 +710,22 @@ def _to_action(st: NomadsState) -> None:
     player holds no yellow tile (so asking reveals nothing), the turn ends without asking."""
     st.phase = "action"
     seat = st.active
-    if not st.held[seat] and len(_legal_action(st, seat)) == 1:
+    if not st.held[seat] and _only_done(st, seat):
         _end_turn(st)
+
+
+def _only_done(st: NomadsState, seat: int) -> bool:
+    """True when _legal_action would offer nothing but `done` (without building the list)."""
+    if (st.selling == "abdul" or _can_city_sell(st, seat)) and _n_animals(st, seat):
+        return False
+    if not st.acted and not st.placed:
+        k = st.kinds[st.pos[seat]]
+        if k < NBOX:
+            if _n_traders(st, seat):
+                return False
+        elif k == DESERT and not on_row4(st):
+            return False
+    return True
 
 
 def _close_sale(st: NomadsState) -> None:
@@ -693,7 +748,12 @@ def _refill(st: NomadsState) -> None:
     species (species order); repeat until nothing is needed."""
     b = st.boxes
     m = st.market
-    if m[0] or m[1] or m[2] or m[3]:
+    if (m[0] or m[1] or m[2] or m[3]) and not (
+            (b[0] or b[1] or b[2] or b[3]) and (b[4] or b[5] or b[6] or b[7])
+            and (b[8] or b[9] or b[10] or b[11]) and (b[12] or b[13] or b[14] or b[15])
+            and (b[16] or b[17] or b[18] or b[19])
+            and (b[0] or b[4] or b[8] or b[12] or b[16]) and (b[1] or b[5] or b[9] or b[13] or b[17])
+            and (b[2] or b[6] or b[10] or b[14] or b[18]) and (b[3] or b[7] or b[11] or b[15] or b[19])):
         for box in range(NBOX):
             i = box * NSP
             if not (b[i] or b[i + 1] or b[i + 2] or b[i + 3]):
@@ -951,15 +1011,14 @@ def _legal_move(st: NomadsState, seat: int) -> list:
     if status == LOST:
         return [["pilgrim"]]
     if status == PILGRIM:
-        return [["place", q // W, q % W] for q in _open_fields(st)]
+        return _open_fields(st)[1][:]
     p = st.pos[seat]
-    out = [["stay"]]
-    if _kind(st, p) == CITY:
-        out.append(["depart"])
-    else:
-        out.extend(_dest_list(st, seat, p))
-    out.append(["pilgrim"])
-    return out
+    if st.kinds[p] == CITY:
+        return [_STAY, ["depart"], _PILGRIM]
+    hit = _reach(st, p)
+    if hit[1] and st.money[seat] >= move_cost(st, seat, 2):
+        return hit[5][:]
+    return hit[4][:]
 
 
 def _dest_list(st: NomadsState, seat: int, p: int) -> list:
@@ -986,21 +1045,21 @@ def _legal_dest(st: NomadsState, seat: int) -> list:
 _OPEN_CACHE: dict = {}
 
 
-def _open_fields(st: NomadsState) -> tuple[int, ...]:
-    """Every non-mountain field of the layout (cached per layout)."""
-    key = (st.rows[0], st.rows[1], st.rows[2], st.rows[3], st.rows[4])
-    hit = _OPEN_CACHE.get(key)
+def _open_fields(st: NomadsState) -> tuple[tuple[int, ...], list]:
+    """Every non-mountain field of the layout, and the pilgrim's ["place", row, col] actions
+    on them (cached per layout)."""
+    hit = _OPEN_CACHE.get(st.layout)
     if hit is None:
         if len(_OPEN_CACHE) > 50_000:
             _OPEN_CACHE.clear()
-        hit = _OPEN_CACHE[key] = tuple(r * W + c for r in range(5) for c in range(W)
-                                       if CARDS[key[r]][c] != MOUNTAIN)
+        fields = tuple(q for q in range(5 * W) if st.kinds[q] != MOUNTAIN)
+        hit = _OPEN_CACHE[st.layout] = (fields, [_PLACE[q] for q in fields])
     return hit
 
 
 def _legal_winds(st: NomadsState, seat: int) -> list:
     p = st.pos[seat]
-    return [["goto", q // W, q % W] for q in _open_fields(st) if q != p]
+    return [["goto", q // W, q % W] for q in _open_fields(st)[0] if q != p]
 
 
 def _sell_options(st: NomadsState, seat: int) -> list:
@@ -1107,6 +1166,8 @@ _DECIDE_PHASES = frozenset(("move", "hire", "dest", "winds", "action", "catch_pi
 def _fast_ok(st: NomadsState, seat: int, ph: str, k: str, a: list) -> bool:
     """Cheap acceptance of the most frequent legal actions; anything it does not accept is
     checked against the full legal list (so a False here is never a rejection by itself)."""
+    if ph == "window":
+        return k == "pass" and len(a) == 1
     if ph == "action":
         if k == "done":
             return len(a) == 1
@@ -1114,8 +1175,6 @@ def _fast_ok(st: NomadsState, seat: int, ph: str, k: str, a: list) -> bool:
             return (len(a) == 3 and 0 <= a[1] < NSP and 1 <= a[2] <= st.animals[seat * NSP + a[1]]
                     and (st.selling == "abdul" or _can_city_sell(st, seat)))
         return False
-    if ph == "window":
-        return k == "pass" and len(a) == 1
     if ph == "move":
         if len(a) == 1:
             status = st.status[seat]
@@ -1125,10 +1184,10 @@ def _fast_ok(st: NomadsState, seat: int, ph: str, k: str, a: list) -> bool:
                 return False
             if k == "stay":
                 return True
-            return k == "depart" and _kind(st, st.pos[seat]) == CITY
+            return k == "depart" and st.kinds[st.pos[seat]] == CITY
         if k == "move" and len(a) == 3 and st.status[seat] == NORMAL:
             p = st.pos[seat]
-            if _kind(st, p) == CITY or not (0 <= a[1] < 5 and 0 <= a[2] < W):
+            if st.kinds[p] == CITY or not (0 <= a[1] < 5 and 0 <= a[2] < W):
                 return False
             d1, d2 = _reach(st, p)[:2]
             q = a[1] * W + a[2]
