@@ -80,8 +80,8 @@ _STORED_LIST_SLOTS = tuple(_RAW.get(s, s) for s in _LIST_SLOTS)
 class NomadsState:
     """`rows` is a property: assigning it refreshes the derived layout key and field kinds
     (code outside the engine may assign it; only the engine changes it in place, and then
-    calls _set_layout itself). track, layout and kinds are derived and never encoded."""
-    __slots__ = _STORED_SLOTS + ("track", "layout", "kinds")
+    calls _set_layout itself). track, layout, kinds and openmask are derived, never encoded."""
+    __slots__ = _STORED_SLOTS + ("track", "layout", "kinds", "openmask")
 
     @property
     def rows(self) -> list[int]:
@@ -135,17 +135,19 @@ _KINDS_CACHE: dict = {}
 
 
 def _set_layout(st: NomadsState) -> None:
-    """Refresh the derived layout key and field kinds; called wherever st.rows changes.
-    (A row without a card, -1, indexes the last card as the rows list always did: no
-    decision looks at that row before a card is drawn for it.)"""
+    """Refresh the derived layout key, field kinds and open-field mask; called wherever
+    st.rows changes. (A row without a card, -1, indexes the last card as the rows list
+    always did: no decision looks at that row before a card is drawn for it.)"""
     rows = st.rows
     key = st.layout = _layout_key(rows)
-    kinds = _KINDS_CACHE.get(key)
-    if kinds is None:
+    hit = _KINDS_CACHE.get(key)
+    if hit is None:
         if len(_KINDS_CACHE) > 100_000:
             _KINDS_CACHE.clear()
-        kinds = _KINDS_CACHE[key] = tuple(k for r in range(5) for k in CARDS[rows[r]])
-    st.kinds = kinds
+        kinds = tuple(k for r in range(5) for k in CARDS[rows[r]])
+        open_ = sum(_OPEN_MASK[rows[r]] << (r * W) for r in range(5))
+        hit = _KINDS_CACHE[key] = (kinds, open_)
+    st.kinds, st.openmask = hit
 
 
 def _around(m: int) -> int:
@@ -161,18 +163,22 @@ def _reach(st: NomadsState, p: int) -> tuple[int, int, list, list, list, list]:
     hit = _REACH_CACHE.get(st.layout | p)
     if hit is not None:
         return hit
-    rows = st.rows
-    open_ = 0
-    for r in range(5):
-        open_ |= _OPEN_MASK[rows[r]] << (r * W)
+    open_ = st.openmask
     bit = 1 << p
     d1 = _around(bit) & open_
     d2 = _around(d1) & open_ & ~d1 & ~bit
+    masks = d1 << (5 * W) | d2
+    hit = _BY_MASKS.get(masks)           # few distinct (d1, d2) pairs: share their lists
+    if hit is None:
+        m1, m2 = _moves(d1), _moves(d2)
+        hit = _BY_MASKS[masks] = (d1, d2, m1, m2, [_STAY] + m1 + [_PILGRIM], [_STAY] + m1 + m2 + [_PILGRIM])
     if len(_REACH_CACHE) > 200_000:
         _REACH_CACHE.clear()
-    m1, m2 = _moves(d1), _moves(d2)
-    hit = _REACH_CACHE[st.layout | p] = (d1, d2, m1, m2, [_STAY] + m1 + [_PILGRIM], [_STAY] + m1 + m2 + [_PILGRIM])
+    _REACH_CACHE[st.layout | p] = hit
     return hit
+
+
+_BY_MASKS: dict = {}
 
 
 def _moves(m: int) -> list:
@@ -559,6 +565,7 @@ class NomadsEngine:
         c.track = st.track
         c.layout = st.layout
         c.kinds = st.kinds
+        c.openmask = st.openmask
         if st.result is not None:
             c.result = {k: (v[:] if type(v) is list else v) for k, v in st.result.items()}
         return c

@@ -30,6 +30,7 @@ def _bfs(rows: list[int], p: int) -> tuple[list[int], list[int]]:
 def _check(st) -> None:
     assert st.layout == NE._layout_key(st.rows)
     assert st.kinds == tuple(D.CARDS[st.rows[q // W]][q % W] for q in range(5 * W))
+    assert st.openmask == sum(1 << q for q in range(5 * W) if st.kinds[q] != D.MOUNTAIN)
     if min(st.rows) < 0:
         return
     for seat in range(st.n):
@@ -58,7 +59,7 @@ def test_derived_facts_match_a_fresh_computation_during_random_play():
             if steps % 50 == 0:
                 for copy in (E.clone(ref.state), E.decode(E.encode(ref.state))):
                     _check(copy)
-                    assert copy.layout == ref.state.layout and copy.kinds == ref.state.kinds
+                    assert (copy.layout, copy.kinds, copy.openmask) == (ref.state.layout, ref.state.kinds, ref.state.openmask)
         assert ref.state.phase == "over"
 
 
