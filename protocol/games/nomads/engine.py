@@ -492,7 +492,8 @@ class NomadsEngine:
             a = event.action
             if type(a) is not list:
                 a = list(a) if type(a) is tuple else None
-            if not a or (len(a) > 1 and not _ints(a)):
+            if not a or (len(a) > 1 and not (len(a) == 3 and type(a[1]) is int and type(a[2]) is int)
+                         and not _ints(a)):
                 raise IllegalAction(f"an action is a list: a name and ints, not {event.action!r}",
                                     _PHASE_RULE.get(ph, "N.5"))
             k = a[0]
@@ -859,14 +860,12 @@ def _after_turn(st: NomadsState) -> None:
     nxt = st.resume if st.extra else (st.active + 1) % n
     st.extra = False
     st.resume = nxt
-    if not st.sands_used:
-        held = st.held
+    held = st.held
+    if not st.sands_used and any(held):
         a = st.active
-        win = [s % n for s in range(a, a + n) if held[s % n]]
-        if win:
-            st.window = win
-            st.phase = "window"
-            return
+        st.window = [s % n for s in range(a, a + n) if held[s % n]]
+        st.phase = "window"
+        return
     st.resume = -1
     _start_turn(st, nxt)
 
@@ -1079,7 +1078,7 @@ def _sell_options(st: NomadsState, seat: int) -> list:
 
 
 def _can_city_sell(st: NomadsState, seat: int) -> bool:
-    return st.pos[seat] >= 0 and _kind(st, st.pos[seat]) == CITY and (st.acted == "" or st.selling == "city")
+    return st.pos[seat] >= 0 and st.kinds[st.pos[seat]] == CITY and (st.acted == "" or st.selling == "city")
 
 
 def _legal_action(st: NomadsState, seat: int) -> list:
@@ -1088,7 +1087,7 @@ def _legal_action(st: NomadsState, seat: int) -> list:
     if st.selling == "abdul" or _can_city_sell(st, seat):
         out.extend(_sell_options(st, seat))
     if not st.acted and not st.placed:
-        k = _kind(st, p)
+        k = st.kinds[p]
         if k < NBOX:
             if _n_traders(st, seat):
                 out.append(["catch"])
@@ -1258,7 +1257,7 @@ _PHASE_RULE = {"move": "N.6", "hire": "N.6.3", "dest": "N.6", "winds": "N.9.2", 
 def _arrive(st: NomadsState, seat: int, p: int, pickup: bool) -> None:
     """N.6.4: arriving on a city returns all traders; N.9.1: the first to reach it takes its tile."""
     st.pos[seat] = p
-    if _kind(st, p) == CITY:
+    if st.kinds[p] == CITY:
         _return_traders(st, seat)
         r = p // W
         h = st.row_yellow[r]
