@@ -49,7 +49,15 @@ _R_RANDOM = Random((("int", D.ANIMAL_DIE_FACES), ("int", D.ANIMAL_DIE_FACES), ("
 _FINISHED = Finished()
 _DECIDE = tuple(Decide(s) for s in range(D.MAX_PLAYERS))
 _R_TRADERS = tuple(Random((("int", D.TRADER_FACES),) * k) for k in range(4))
-_R_PILE = tuple(Random((("int", k),)) for k in range(max(D.N_DESERT, D.N_CITY) + 1))
+_R_PILE = tuple(Random((("int", k),)) for k in range(max(D.N_DESERT, D.N_CITY, D.MAX_PLAYERS) + 1))
+_FIXED_STEPS = {
+    "r_land": _R_THROW, "s_lthrow": _R_THROW, "r_random": _R_RANDOM, "s_rthrow": _R_RANDOM,
+    "r_animal": _R1, "s_ldie": _R1, "s_reroll": _R1,
+    "s_layout": Random((("int", D.N_DESERT), ("int", D.N_CITY), ("int", D.N_DESERT - 1),
+                        ("int", D.N_CITY - 1), ("int", D.N_DESERT - 2))),
+    "s_shuffle": DeckShuffle("yellow", tuple(range(D.N_YELLOW))),
+}
+"""The steps that depend on the phase alone, built once."""
 _DONE = ["done"]
 _PASS = ["pass"]
 _TILE_PHASES = frozenset(("move", "action", "abdul"))
@@ -418,18 +426,15 @@ class NomadsEngine:
     # ------------------------------------------------------------- steps
     def expected(self, st: NomadsState):
         ph = st.phase
-        if ph in _DECIDE_PHASES:
-            if ph == "window":
-                return _DECIDE[st.window[0]]
-            if ph == "keep":
-                return _DECIDE[st.keepq[0]]
+        if ph in _ACTIVE_DECIDES:
             return _DECIDE[st.active]
-        if ph in ("r_land", "s_lthrow"):
-            return _R_THROW
-        if ph in ("r_random", "s_rthrow"):
-            return _R_RANDOM
-        if ph in ("r_animal", "s_ldie", "s_reroll"):
-            return _R1
+        if ph == "window":
+            return _DECIDE[st.window[0]]
+        step = _FIXED_STEPS.get(ph)
+        if step is not None:
+            return step
+        if ph == "keep":
+            return _DECIDE[st.keepq[0]]
         if ph in ("roll_catch", "roll_lure"):
             k = _n_traders(st, st.active)
             return _R_TRADERS[k] if k < len(_R_TRADERS) else Random((("int", D.TRADER_FACES),) * k)
@@ -442,13 +447,8 @@ class NomadsEngine:
             return DeckShow(st.active, (st.sub,))
         if ph == "final":
             return DeckReveal(tuple(h for s in range(st.n) for h in st.held[s]))
-        if ph == "s_layout":
-            return Random((("int", D.N_DESERT), ("int", D.N_CITY), ("int", D.N_DESERT - 1),
-                           ("int", D.N_CITY - 1), ("int", D.N_DESERT - 2)))
-        if ph == "s_shuffle":
-            return DeckShuffle("yellow", tuple(range(D.N_YELLOW)))
         if ph == "s_start":
-            return Random((("int", st.n),))
+            return _R_PILE[st.n]
         return _FINISHED
 
     # ------------------------------------------------------------- legal actions
@@ -499,7 +499,8 @@ class NomadsEngine:
             k = a[0]
             if k == "tile":
                 _check_tile(st, step_seat, a)
-            elif not (_fast_ok(st, step_seat, ph, k, a) or a in self.legal_actions(st, step_seat)):
+            elif not ((ph == "window" and k == "pass" and len(a) == 1) or _fast_ok(st, step_seat, ph, k, a)
+                      or a in self.legal_actions(st, step_seat)):
                 raise IllegalAction(*_why(st, step_seat, a))
             _ACT[ph](st, step_seat, a)
             return
@@ -557,16 +558,7 @@ class NomadsEngine:
         return st.result
 
     def clone(self, st: NomadsState) -> NomadsState:
-        c = NomadsState.__new__(NomadsState)
-        for s in _STORED_SLOTS:
-            setattr(c, s, getattr(st, s))
-        for s in _STORED_LIST_SLOTS:
-            setattr(c, s, getattr(st, s)[:])
-        c.held = [h[:] for h in st.held]
-        c.track = st.track
-        c.layout = st.layout
-        c.kinds = st.kinds
-        c.openmask = st.openmask
+        c = _copy_slots(st)
         if st.result is not None:
             c.result = {k: (v[:] if type(v) is list else v) for k, v in st.result.items()}
         return c
@@ -590,6 +582,25 @@ class NomadsEngine:
 
     def describe(self, st: NomadsState, seat: int, action) -> str:
         return _describe(st, seat, action)
+
+
+def _copy_slots_source() -> str:
+    """Source of _copy_slots: one assignment per slot (a getattr/setattr loop costs three
+    times as much), each flat list copied, the held tiles copied per seat."""
+    body = []
+    for s in NomadsState.__slots__:
+        if s == "held":
+            body.append("    c.held = [h[:] for h in st.held]")
+        elif s in _STORED_LIST_SLOTS:
+            body.append(f"    c.{s} = st.{s}[:]")
+        else:
+            body.append(f"    c.{s} = st.{s}")
+    return "def _copy_slots(st):\n    c = _new(NomadsState)\n" + "\n".join(body) + "\n    return c\n"
+
+
+_copy_ns: dict = {"_new": object.__new__, "NomadsState": NomadsState}
+exec(_copy_slots_source(), _copy_ns)
+_copy_slots = _copy_ns["_copy_slots"]
 
 
 def _encode(st: NomadsState) -> dict:
@@ -746,7 +757,8 @@ def _close_sale(st: NomadsState) -> None:
 
 
 def _end_turn(st: NomadsState) -> None:
-    _close_sale(st)
+    if st.selling:
+        _close_sale(st)
     st.rctx = "end"
     _refill(st)
 
@@ -1167,6 +1179,8 @@ _LEGAL = {
 }
 _DECIDE_PHASES = frozenset(("move", "hire", "dest", "winds", "action", "catch_pick", "expert", "tie",
                             "keep", "window", "abdul"))
+_ACTIVE_DECIDES = _DECIDE_PHASES - {"keep", "window"}
+"""The decision phases where the active player decides."""
 
 
 def _fast_ok(st: NomadsState, seat: int, ph: str, k: str, a: list) -> bool:
