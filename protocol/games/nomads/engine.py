@@ -1212,6 +1212,19 @@ def _fast_ok(st: NomadsState, seat: int, ph: str, k: str, a: list) -> bool:
             d1, d2 = _reach(st, p)[:2]
             q = a[1] * W + a[2]
             return bool((d1 >> q) & 1 or ((d2 >> q) & 1 and st.money[seat] >= move_cost(st, seat, 2)))
+        return False
+    if ph == "hire":                     # as _legal_hire
+        t = _n_traders(st, seat)
+        if k == "hire":
+            return (len(a) == 2 and 0 <= a[1] < NSP and bool(st.reserve[a[1]]) and t < 3
+                    and (t < 2 or st.money[seat] >= D.HIRE_THIRD_COST))
+        return k == "done" and len(a) == 1 and (t >= D.HIRE_FREE or not any(st.reserve))
+    if ph == "dest":                     # as _legal_dest
+        p = st.pos[seat]
+        if k == "move" and len(a) == 3 and p >= 0 and 0 <= a[1] < 5 and 0 <= a[2] < W:
+            d1, d2 = _reach(st, p)[:2]
+            q = a[1] * W + a[2]
+            return bool((d1 >> q) & 1 or ((d2 >> q) & 1 and st.money[seat] >= move_cost(st, seat, 2)))
     return False
 
 

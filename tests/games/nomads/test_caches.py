@@ -69,3 +69,32 @@ def test_assigning_rows_refreshes_the_derived_layout():
     st.rows = [0, 8, 1, 9, 2]
     assert st.layout != before
     _check(st)
+
+
+def _candidates() -> list[list]:
+    """Every shape of action the fast acceptance knows, legal or not, and some off the board."""
+    out = [["stay"], ["depart"], ["pilgrim"], ["done"], ["pass"], ["walk"], ["catch"], ["lure"]]
+    out += [["hire", sp] for sp in range(-1, D.NSP + 1)]
+    out += [["sell", sp, k] for sp in range(-1, D.NSP + 1) for k in range(0, 6)]
+    out += [["move", r, c] for r in range(-1, 6) for c in range(-1, W + 1)]
+    return out
+
+
+def test_fast_acceptance_accepts_only_legal_actions():
+    """apply's cheap check (_fast_ok) must never accept what legal_actions does not list."""
+    cands = _candidates()
+    for seed in range(8):
+        rng = random.Random(seed)
+        ref = Referee(E, 3 + seed % 4, None, seed=seed)
+        steps = 0
+        while steps < 20_000:
+            st = ref.state
+            if st.phase in NE._DECIDE_PHASES:
+                seat = E.expected(st).seat
+                legal = E.legal_actions(st, seat)
+                for a in cands:
+                    if NE._fast_ok(st, seat, st.phase, a[0], a):
+                        assert a in legal, (st.phase, a, legal)
+            if ref.step(lambda seat, legal, r: legal[rng.randrange(len(legal))]) is None:
+                break
+            steps += 1
