@@ -47,7 +47,20 @@ _R1 = Random((("int", D.LAND_DIE_FACES),))
 _R_THROW = Random((("int", D.ANIMAL_DIE_FACES), ("int", D.ANIMAL_DIE_FACES)))
 _R_RANDOM = Random((("int", D.ANIMAL_DIE_FACES), ("int", D.ANIMAL_DIE_FACES), ("int", D.LAND_DIE_FACES)))
 _FINISHED = Finished()
+_DECIDE = tuple(Decide(s) for s in range(D.MAX_PLAYERS))
+_R_TRADERS = tuple(Random((("int", D.TRADER_FACES),) * k) for k in range(4))
+_R_PILE = tuple(Random((("int", k),)) for k in range(max(D.N_DESERT, D.N_CITY, D.MAX_PLAYERS) + 1))
+_FIXED_STEPS = {
+    "r_land": _R_THROW, "s_lthrow": _R_THROW, "r_random": _R_RANDOM, "s_rthrow": _R_RANDOM,
+    "r_animal": _R1, "s_ldie": _R1, "s_reroll": _R1,
+    "s_layout": Random((("int", D.N_DESERT), ("int", D.N_CITY), ("int", D.N_DESERT - 1),
+                        ("int", D.N_CITY - 1), ("int", D.N_DESERT - 2))),
+    "s_shuffle": DeckShuffle("yellow", tuple(range(D.N_YELLOW))),
+}
+"""The steps that depend on the phase alone, built once."""
 _DONE = ["done"]
+_PASS = ["pass"]
+_TILE_PHASES = frozenset(("move", "action", "abdul"))
 
 _SLOTS = (
     "n", "yellow_n", "short_blue", "max_turns", "full_market", "lost_turns", "tile_back",
@@ -67,8 +80,25 @@ _LIST_SLOTS = ("carry", "tie", "rows", "row_yellow", "row_blue", "d_unknown", "d
                "pending", "keepq", "window", "last_roll")
 
 
+_RAW = {"rows": "_rows"}
+_STORED_SLOTS = tuple(_RAW.get(s, s) for s in _SLOTS)
+_STORED_LIST_SLOTS = tuple(_RAW.get(s, s) for s in _LIST_SLOTS)
+
+
 class NomadsState:
-    __slots__ = _SLOTS + ("track",)
+    """`rows` is a property: assigning it refreshes the derived layout key and field kinds
+    (code outside the engine may assign it; only the engine changes it in place, and then
+    calls _set_layout itself). track, layout, kinds and openmask are derived, never encoded."""
+    __slots__ = _STORED_SLOTS + ("track", "layout", "kinds", "openmask")
+
+    @property
+    def rows(self) -> list[int]:
+        return self._rows
+
+    @rows.setter
+    def rows(self, value: list[int]) -> None:
+        self._rows = value
+        _set_layout(self)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, NomadsState) and _encode(self) == _encode(other)
@@ -87,50 +117,85 @@ def _ints(a: list) -> bool:
 
 
 def _kind(st: NomadsState, p: int) -> int:
-    return CARDS[st.rows[p // W]][p % W]
+    return st.kinds[p]
 
 
+_OPEN_MASK = tuple(sum(1 << c for c, k in enumerate(card) if k != MOUNTAIN) for card in CARDS)
+"""Per card, the bit mask of its non-mountain fields (bit c = column c)."""
+_FULL = (1 << (5 * W)) - 1
+_HAS_LEFT = sum(1 << q for q in range(5 * W) if q % W > 0)
+_HAS_RIGHT = sum(1 << q for q in range(5 * W) if q % W < W - 1)
+_MOVE = tuple(["move", q // W, q % W] for q in range(5 * W))
+_PLACE = tuple(["place", q // W, q % W] for q in range(5 * W))
+_STAY, _PILGRIM = ["stay"], ["pilgrim"]
 _REACH_CACHE: dict = {}
-OPEN = tuple(tuple(k != MOUNTAIN for k in card) for card in CARDS)
 
 
-def _reach(st: NomadsState, p: int) -> tuple[list[int], list[int]]:
-    """Fields one step away and fields exactly two steps away (N.6.1). Cached per layout
-    and field (a pure function of the five cards in play)."""
+def _layout_key(rows: list[int]) -> int:
+    """The five cards in play as one int, shifted to leave 6 bits for a field (see _reach)."""
+    k = 0
+    for card in rows:
+        k = k * 17 + card + 1
+    return k << 6
+
+
+_KINDS_CACHE: dict = {}
+
+
+def _set_layout(st: NomadsState) -> None:
+    """Refresh the derived layout key, field kinds and open-field mask; called wherever
+    st.rows changes. (A row without a card, -1, indexes the last card as the rows list
+    always did: no decision looks at that row before a card is drawn for it.)"""
     rows = st.rows
-    key = (rows[0], rows[1], rows[2], rows[3], rows[4], p)
-    hit = _REACH_CACHE.get(key)
+    key = st.layout = _layout_key(rows)
+    hit = _KINDS_CACHE.get(key)
+    if hit is None:
+        if len(_KINDS_CACHE) > 100_000:
+            _KINDS_CACHE.clear()
+        kinds = tuple(k for r in range(5) for k in CARDS[rows[r]])
+        open_ = sum(_OPEN_MASK[rows[r]] << (r * W) for r in range(5))
+        hit = _KINDS_CACHE[key] = (kinds, open_)
+    st.kinds, st.openmask = hit
+
+
+def _around(m: int) -> int:
+    """Every field orthogonally next to a field of the bit set m (N.6.1)."""
+    return ((m >> W) | (m << W) | ((m & _HAS_LEFT) >> 1) | ((m & _HAS_RIGHT) << 1)) & _FULL
+
+
+def _reach(st: NomadsState, p: int) -> tuple[int, int, list, list, list, list]:
+    """Fields one step away and fields exactly two steps away (N.6.1), as bit masks and as
+    ["move", row, col] actions in field order, then the move phase's legal list off a city
+    (N.6) without and with the two-step moves. Cached per layout and field (a pure function
+    of the five cards in play)."""
+    hit = _REACH_CACHE.get(st.layout | p)
     if hit is not None:
         return hit
-    grid = [OPEN[c] for c in key[:5]]
-
-    def nb(q: int) -> list[int]:
-        r, c = divmod(q, W)
-        out = []
-        if r > 0 and grid[r - 1][c]:
-            out.append(q - W)
-        if c > 0 and grid[r][c - 1]:
-            out.append(q - 1)
-        if c < W - 1 and grid[r][c + 1]:
-            out.append(q + 1)
-        if r < 4 and grid[r + 1][c]:
-            out.append(q + W)
-        return out
-
-    d1 = nb(p)
-    seen = set(d1)
-    seen.add(p)
-    d2 = []
-    for q in d1:
-        for x in nb(q):
-            if x not in seen:
-                seen.add(x)
-                d2.append(x)
-    d2.sort()
+    open_ = st.openmask
+    bit = 1 << p
+    d1 = _around(bit) & open_
+    d2 = _around(d1) & open_ & ~d1 & ~bit
+    masks = d1 << (5 * W) | d2
+    hit = _BY_MASKS.get(masks)           # few distinct (d1, d2) pairs: share their lists
+    if hit is None:
+        m1, m2 = _moves(d1), _moves(d2)
+        hit = _BY_MASKS[masks] = (d1, d2, m1, m2, [_STAY] + m1 + [_PILGRIM], [_STAY] + m1 + m2 + [_PILGRIM])
     if len(_REACH_CACHE) > 200_000:
         _REACH_CACHE.clear()
-    hit = _REACH_CACHE[key] = (d1, d2)
+    _REACH_CACHE[st.layout | p] = hit
     return hit
+
+
+_BY_MASKS: dict = {}
+
+
+def _moves(m: int) -> list:
+    out = []
+    while m:
+        low = m & -m
+        out.append(_MOVE[low.bit_length() - 1])
+        m ^= low
+    return out
 
 
 def _n_animals(st: NomadsState, seat: int) -> int:
@@ -149,8 +214,11 @@ def move_cost(st: NomadsState, seat: int, steps: int) -> int:
     """Provisions for a move (N.6.2): one step free; two steps 1 per animal + 3 with three traders."""
     if steps < 2:
         return 0
-    cost = D.PROVISIONS_PER_ANIMAL * _n_animals(st, seat)
-    if _n_traders(st, seat) >= 3:
+    b = seat * NSP
+    a = st.animals
+    t = st.traders
+    cost = D.PROVISIONS_PER_ANIMAL * (a[b] + a[b + 1] + a[b + 2] + a[b + 3])
+    if t[b] + t[b + 1] + t[b + 2] + t[b + 3] >= 3:
         cost += D.PROVISIONS_THREE_TRADERS
     return cost
 
@@ -358,65 +426,58 @@ class NomadsEngine:
     # ------------------------------------------------------------- steps
     def expected(self, st: NomadsState):
         ph = st.phase
-        if ph in _DECIDE_PHASES:
-            if ph == "keep":
-                return Decide(st.keepq[0])
-            if ph == "window":
-                return Decide(st.window[0])
-            return Decide(st.active)
-        if ph in ("r_land", "s_lthrow"):
-            return _R_THROW
-        if ph in ("r_random", "s_rthrow"):
-            return _R_RANDOM
-        if ph in ("r_animal", "s_ldie", "s_reroll"):
-            return _R1
+        if ph in _ACTIVE_DECIDES:
+            return _DECIDE[st.active]
+        if ph == "window":
+            return _DECIDE[st.window[0]]
+        step = _FIXED_STEPS.get(ph)
+        if step is not None:
+            return step
+        if ph == "keep":
+            return _DECIDE[st.keepq[0]]
         if ph in ("roll_catch", "roll_lure"):
             k = _n_traders(st, st.active)
-            return Random((("int", D.TRADER_FACES),) * k)
+            return _R_TRADERS[k] if k < len(_R_TRADERS) else Random((("int", D.TRADER_FACES),) * k)
         if ph == "draw_card":
             pile = st.c_unknown if st.newtype else st.d_unknown
-            return Random((("int", len(pile)),))
+            return _R_PILE[len(pile)]
         if ph == "draw_blue":
             return Random((("int", st.blue_slots), ("int", len(st.blue_plus))))
         if ph == "show":
             return DeckShow(st.active, (st.sub,))
         if ph == "final":
             return DeckReveal(tuple(h for s in range(st.n) for h in st.held[s]))
-        if ph == "s_layout":
-            return Random((("int", D.N_DESERT), ("int", D.N_CITY), ("int", D.N_DESERT - 1),
-                           ("int", D.N_CITY - 1), ("int", D.N_DESERT - 2)))
-        if ph == "s_shuffle":
-            return DeckShuffle("yellow", tuple(range(D.N_YELLOW)))
         if ph == "s_start":
-            return Random((("int", st.n),))
+            return _R_PILE[st.n]
         return _FINISHED
 
     # ------------------------------------------------------------- legal actions
     def legal_actions(self, st: NomadsState, seat: int, knowledge: dict | None = None) -> list:
         ph = st.phase
-        if ph not in _DECIDE_PHASES:
-            return []
-        if ph == "keep":
-            if seat != st.keepq[0]:
-                return []
-            return _keep_options(st, seat)
         if ph == "window":
             if seat != st.window[0]:
                 return []
-            out = [["pass"]]
+            out = [_PASS]
             if knowledge:
                 for h in st.held[seat]:
                     if knowledge.get(h) == D.Y_SANDS:
                         out.append(["tile", h, D.Y_SANDS])
             return out
+        legal = _LEGAL.get(ph)
+        if legal is None:
+            if ph != "keep" or seat != st.keepq[0]:
+                return []
+            return _keep_options(st, seat)
         if seat != st.active:
             return []
-        out = _LEGAL[ph](st, seat)
-        if knowledge and ph in ("move", "action", "abdul") and st.held[seat]:
-            for h in st.held[seat]:
-                t = knowledge.get(h)
-                if t is not None and _tile_usable(st, seat, t):
-                    out.append(["tile", h, t])
+        out = legal(st, seat)
+        if knowledge and ph in _TILE_PHASES:
+            held = st.held[seat]
+            if held:
+                for h in held:
+                    t = knowledge.get(h)
+                    if t is not None and _tile_usable(st, seat, t):
+                        out.append(["tile", h, t])
         return out
 
     # ------------------------------------------------------------- apply
@@ -425,19 +486,21 @@ class NomadsEngine:
         if ph in _DECIDE_PHASES:
             if type(event) is not Act:
                 raise IllegalAction(f"expected a decision in phase {ph}, got {type(event).__name__}", "N.5")
-            step_seat = st.keepq[0] if ph == "keep" else st.window[0] if ph == "window" else st.active
+            step_seat = st.window[0] if ph == "window" else st.keepq[0] if ph == "keep" else st.active
             if event.seat != step_seat:
                 raise IllegalAction(f"it is seat {step_seat}'s decision, not seat {event.seat}'s", "N.5")
             a = event.action
             if type(a) is not list:
                 a = list(a) if type(a) is tuple else None
-            if not a or (len(a) > 1 and not _ints(a)):
+            if not a or (len(a) > 1 and not (len(a) == 3 and type(a[1]) is int and type(a[2]) is int)
+                         and not _ints(a)):
                 raise IllegalAction(f"an action is a list: a name and ints, not {event.action!r}",
                                     _PHASE_RULE.get(ph, "N.5"))
             k = a[0]
             if k == "tile":
                 _check_tile(st, step_seat, a)
-            elif not (_fast_ok(st, step_seat, ph, k, a) or a in self.legal_actions(st, step_seat)):
+            elif not ((ph == "window" and k == "pass" and len(a) == 1) or _fast_ok(st, step_seat, ph, k, a)
+                      or a in self.legal_actions(st, step_seat)):
                 raise IllegalAction(*_why(st, step_seat, a))
             _ACT[ph](st, step_seat, a)
             return
@@ -495,13 +558,7 @@ class NomadsEngine:
         return st.result
 
     def clone(self, st: NomadsState) -> NomadsState:
-        c = NomadsState.__new__(NomadsState)
-        for s in _SLOTS:
-            setattr(c, s, getattr(st, s))
-        for s in _LIST_SLOTS:
-            setattr(c, s, getattr(st, s)[:])
-        c.held = [h[:] for h in st.held]
-        c.track = st.track
+        c = _copy_slots(st)
         if st.result is not None:
             c.result = {k: (v[:] if type(v) is list else v) for k, v in st.result.items()}
         return c
@@ -527,6 +584,25 @@ class NomadsEngine:
         return _describe(st, seat, action)
 
 
+def _copy_slots_source() -> str:
+    """Source of _copy_slots: one assignment per slot (a getattr/setattr loop costs three
+    times as much), each flat list copied, the held tiles copied per seat."""
+    body = []
+    for s in NomadsState.__slots__:
+        if s == "held":
+            body.append("    c.held = [h[:] for h in st.held]")
+        elif s in _STORED_LIST_SLOTS:
+            body.append(f"    c.{s} = st.{s}[:]")
+        else:
+            body.append(f"    c.{s} = st.{s}")
+    return "def _copy_slots(st):\n    c = _new(NomadsState)\n" + "\n".join(body) + "\n    return c\n"
+
+
+_copy_ns: dict = {"_new": object.__new__, "NomadsState": NomadsState}
+exec(_copy_slots_source(), _copy_ns)
+_copy_slots = _copy_ns["_copy_slots"]
+
+
 def _encode(st: NomadsState) -> dict:
     out = {}
     for s in _SLOTS:
@@ -550,6 +626,7 @@ def _roll_layout(st: NomadsState, v: list[int]) -> None:
     st.rows[2] = st.d_unknown.pop(v[2])
     st.rows[3] = st.c_unknown.pop(v[3])
     st.rows[4] = st.d_unknown.pop(v[4])
+    _set_layout(st)
     start = 3 * W + D.CITY_COL[st.rows[3]]     # the city farthest from the pilgrim
     for s in range(st.n):
         st.pos[s] = start
@@ -652,8 +729,22 @@ def _to_action(st: NomadsState) -> None:
     player holds no yellow tile (so asking reveals nothing), the turn ends without asking."""
     st.phase = "action"
     seat = st.active
-    if not st.held[seat] and len(_legal_action(st, seat)) == 1:
+    if not st.held[seat] and _only_done(st, seat):
         _end_turn(st)
+
+
+def _only_done(st: NomadsState, seat: int) -> bool:
+    """True when _legal_action would offer nothing but `done` (without building the list)."""
+    if (st.selling == "abdul" or _can_city_sell(st, seat)) and _n_animals(st, seat):
+        return False
+    if not st.acted and not st.placed:
+        k = st.kinds[st.pos[seat]]
+        if k < NBOX:
+            if _n_traders(st, seat):
+                return False
+        elif k == DESERT and not on_row4(st):
+            return False
+    return True
 
 
 def _close_sale(st: NomadsState) -> None:
@@ -666,7 +757,8 @@ def _close_sale(st: NomadsState) -> None:
 
 
 def _end_turn(st: NomadsState) -> None:
-    _close_sale(st)
+    if st.selling:
+        _close_sale(st)
     st.rctx = "end"
     _refill(st)
 
@@ -676,7 +768,12 @@ def _refill(st: NomadsState) -> None:
     species (species order); repeat until nothing is needed."""
     b = st.boxes
     m = st.market
-    if m[0] or m[1] or m[2] or m[3]:
+    if (m[0] or m[1] or m[2] or m[3]) and not (
+            (b[0] or b[1] or b[2] or b[3]) and (b[4] or b[5] or b[6] or b[7])
+            and (b[8] or b[9] or b[10] or b[11]) and (b[12] or b[13] or b[14] or b[15])
+            and (b[16] or b[17] or b[18] or b[19])
+            and (b[0] or b[4] or b[8] or b[12] or b[16]) and (b[1] or b[5] or b[9] or b[13] or b[17])
+            and (b[2] or b[6] or b[10] or b[14] or b[18]) and (b[3] or b[7] or b[11] or b[15] or b[19])):
         for box in range(NBOX):
             i = box * NSP
             if not (b[i] or b[i + 1] or b[i + 2] or b[i + 3]):
@@ -775,14 +872,12 @@ def _after_turn(st: NomadsState) -> None:
     nxt = st.resume if st.extra else (st.active + 1) % n
     st.extra = False
     st.resume = nxt
-    if not st.sands_used:
-        held = st.held
+    held = st.held
+    if not st.sands_used and any(held):
         a = st.active
-        win = [s % n for s in range(a, a + n) if held[s % n]]
-        if win:
-            st.window = win
-            st.phase = "window"
-            return
+        st.window = [s % n for s in range(a, a + n) if held[s % n]]
+        st.phase = "window"
+        return
     st.resume = -1
     _start_turn(st, nxt)
 
@@ -832,6 +927,7 @@ def _walk(st: NomadsState, ctx: str) -> None:
     st.row_yellow[1:] = st.row_yellow[:4]
     st.row_blue[1:] = st.row_blue[:4]
     st.rows[0] = -1
+    _set_layout(st)
     st.row_yellow[0] = 0
     st.row_blue[0] = -1
     for s in range(st.n):
@@ -861,6 +957,7 @@ def _roll_draw_card(st: NomadsState, v: list[int]) -> None:
 
 def _place_card(st: NomadsState, card: int) -> None:
     st.rows[0] = card
+    _set_layout(st)
     if IS_CITY_CARD[card]:
         if st.yspaces:                             # N.9: a yellow tile face down on the new city
             st.row_yellow[0] = st.yspaces.pop(0)
@@ -932,31 +1029,21 @@ def _legal_move(st: NomadsState, seat: int) -> list:
     if status == LOST:
         return [["pilgrim"]]
     if status == PILGRIM:
-        return [["place", q // W, q % W] for q in _open_fields(st)]
+        return _open_fields(st)[1][:]
     p = st.pos[seat]
-    out = [["stay"]]
-    if _kind(st, p) == CITY:
-        out.append(["depart"])
-    else:
-        out.extend(_dest_list(st, seat, p))
-    out.append(["pilgrim"])
-    return out
-
-
-_DEST_CACHE: dict = {}
+    if st.kinds[p] == CITY:
+        return [_STAY, ["depart"], _PILGRIM]
+    hit = _reach(st, p)
+    if hit[1] and st.money[seat] >= move_cost(st, seat, 2):
+        return hit[5][:]
+    return hit[4][:]
 
 
 def _dest_list(st: NomadsState, seat: int, p: int) -> list:
-    key = (st.rows[0], st.rows[1], st.rows[2], st.rows[3], st.rows[4], p)
-    hit = _DEST_CACHE.get(key)
-    if hit is None:
-        d1, d2 = _reach(st, p)
-        if len(_DEST_CACHE) > 200_000:
-            _DEST_CACHE.clear()
-        hit = _DEST_CACHE[key] = ([["move", q // W, q % W] for q in d1], [["move", q // W, q % W] for q in d2])
+    hit = _reach(st, p)
     if hit[1] and st.money[seat] >= move_cost(st, seat, 2):
-        return hit[0] + hit[1]
-    return hit[0][:]
+        return hit[2] + hit[3]
+    return hit[2][:]
 
 
 def _legal_hire(st: NomadsState, seat: int) -> list:
@@ -976,21 +1063,21 @@ def _legal_dest(st: NomadsState, seat: int) -> list:
 _OPEN_CACHE: dict = {}
 
 
-def _open_fields(st: NomadsState) -> tuple[int, ...]:
-    """Every non-mountain field of the layout (cached per layout)."""
-    key = (st.rows[0], st.rows[1], st.rows[2], st.rows[3], st.rows[4])
-    hit = _OPEN_CACHE.get(key)
+def _open_fields(st: NomadsState) -> tuple[tuple[int, ...], list]:
+    """Every non-mountain field of the layout, and the pilgrim's ["place", row, col] actions
+    on them (cached per layout)."""
+    hit = _OPEN_CACHE.get(st.layout)
     if hit is None:
         if len(_OPEN_CACHE) > 50_000:
             _OPEN_CACHE.clear()
-        hit = _OPEN_CACHE[key] = tuple(r * W + c for r in range(5) for c in range(W)
-                                       if CARDS[key[r]][c] != MOUNTAIN)
+        fields = tuple(q for q in range(5 * W) if st.kinds[q] != MOUNTAIN)
+        hit = _OPEN_CACHE[st.layout] = (fields, [_PLACE[q] for q in fields])
     return hit
 
 
 def _legal_winds(st: NomadsState, seat: int) -> list:
     p = st.pos[seat]
-    return [["goto", q // W, q % W] for q in _open_fields(st) if q != p]
+    return [["goto", q // W, q % W] for q in _open_fields(st)[0] if q != p]
 
 
 def _sell_options(st: NomadsState, seat: int) -> list:
@@ -1003,7 +1090,7 @@ def _sell_options(st: NomadsState, seat: int) -> list:
 
 
 def _can_city_sell(st: NomadsState, seat: int) -> bool:
-    return st.pos[seat] >= 0 and _kind(st, st.pos[seat]) == CITY and (st.acted == "" or st.selling == "city")
+    return st.pos[seat] >= 0 and st.kinds[st.pos[seat]] == CITY and (st.acted == "" or st.selling == "city")
 
 
 def _legal_action(st: NomadsState, seat: int) -> list:
@@ -1012,7 +1099,7 @@ def _legal_action(st: NomadsState, seat: int) -> list:
     if st.selling == "abdul" or _can_city_sell(st, seat):
         out.extend(_sell_options(st, seat))
     if not st.acted and not st.placed:
-        k = _kind(st, p)
+        k = st.kinds[p]
         if k < NBOX:
             if _n_traders(st, seat):
                 out.append(["catch"])
@@ -1092,11 +1179,15 @@ _LEGAL = {
 }
 _DECIDE_PHASES = frozenset(("move", "hire", "dest", "winds", "action", "catch_pick", "expert", "tie",
                             "keep", "window", "abdul"))
+_ACTIVE_DECIDES = _DECIDE_PHASES - {"keep", "window"}
+"""The decision phases where the active player decides."""
 
 
 def _fast_ok(st: NomadsState, seat: int, ph: str, k: str, a: list) -> bool:
     """Cheap acceptance of the most frequent legal actions; anything it does not accept is
     checked against the full legal list (so a False here is never a rejection by itself)."""
+    if ph == "window":
+        return k == "pass" and len(a) == 1
     if ph == "action":
         if k == "done":
             return len(a) == 1
@@ -1104,8 +1195,6 @@ def _fast_ok(st: NomadsState, seat: int, ph: str, k: str, a: list) -> bool:
             return (len(a) == 3 and 0 <= a[1] < NSP and 1 <= a[2] <= st.animals[seat * NSP + a[1]]
                     and (st.selling == "abdul" or _can_city_sell(st, seat)))
         return False
-    if ph == "window":
-        return k == "pass" and len(a) == 1
     if ph == "move":
         if len(a) == 1:
             status = st.status[seat]
@@ -1115,14 +1204,27 @@ def _fast_ok(st: NomadsState, seat: int, ph: str, k: str, a: list) -> bool:
                 return False
             if k == "stay":
                 return True
-            return k == "depart" and _kind(st, st.pos[seat]) == CITY
+            return k == "depart" and st.kinds[st.pos[seat]] == CITY
         if k == "move" and len(a) == 3 and st.status[seat] == NORMAL:
             p = st.pos[seat]
-            if _kind(st, p) == CITY or not (0 <= a[1] < 5 and 0 <= a[2] < W):
+            if st.kinds[p] == CITY or not (0 <= a[1] < 5 and 0 <= a[2] < W):
                 return False
-            d1, d2 = _reach(st, p)
+            d1, d2 = _reach(st, p)[:2]
             q = a[1] * W + a[2]
-            return q in d1 or (q in d2 and st.money[seat] >= move_cost(st, seat, 2))
+            return bool((d1 >> q) & 1 or ((d2 >> q) & 1 and st.money[seat] >= move_cost(st, seat, 2)))
+        return False
+    if ph == "hire":                     # as _legal_hire
+        t = _n_traders(st, seat)
+        if k == "hire":
+            return (len(a) == 2 and 0 <= a[1] < NSP and bool(st.reserve[a[1]]) and t < 3
+                    and (t < 2 or st.money[seat] >= D.HIRE_THIRD_COST))
+        return k == "done" and len(a) == 1 and (t >= D.HIRE_FREE or not any(st.reserve))
+    if ph == "dest":                     # as _legal_dest
+        p = st.pos[seat]
+        if k == "move" and len(a) == 3 and p >= 0 and 0 <= a[1] < 5 and 0 <= a[2] < W:
+            d1, d2 = _reach(st, p)[:2]
+            q = a[1] * W + a[2]
+            return bool((d1 >> q) & 1 or ((d2 >> q) & 1 and st.money[seat] >= move_cost(st, seat, 2)))
     return False
 
 
@@ -1142,8 +1244,7 @@ def _why(st: NomadsState, seat: int, a) -> tuple[str, str]:
             return f"{a!r} is off the board", "N.6.1"
         if _kind(st, q) == MOUNTAIN:
             return "nomads may not enter mountain fields (black)", "N.6.1"
-        d1, d2 = _reach(st, st.pos[seat])
-        if q in d2:
+        if st.pos[seat] >= 0 and (_reach(st, st.pos[seat])[1] >> q) & 1:
             cost = move_cost(st, seat, 2)
             return f"a two-field move costs {cost} dinars in provisions; seat {seat} has {st.money[seat]}", "N.6.2"
         return f"field {a[1]},{a[2]} is not one or two fields away", "N.6.1"
@@ -1183,7 +1284,7 @@ _PHASE_RULE = {"move": "N.6", "hire": "N.6.3", "dest": "N.6", "winds": "N.9.2", 
 def _arrive(st: NomadsState, seat: int, p: int, pickup: bool) -> None:
     """N.6.4: arriving on a city returns all traders; N.9.1: the first to reach it takes its tile."""
     st.pos[seat] = p
-    if _kind(st, p) == CITY:
+    if st.kinds[p] == CITY:
         _return_traders(st, seat)
         r = p // W
         h = st.row_yellow[r]
@@ -1202,8 +1303,7 @@ def _act_move(st: NomadsState, seat: int, a: list) -> None:
         _to_action(st)
     elif k == "move":
         q = a[1] * W + a[2]
-        d1, _ = _reach(st, st.pos[seat])
-        if q not in d1:
+        if not (_reach(st, st.pos[seat])[0] >> q) & 1:
             st.money[seat] -= move_cost(st, seat, 2)
         _arrive(st, seat, q, True)
     elif k == "depart":
@@ -1268,8 +1368,7 @@ def _act_hire(st: NomadsState, seat: int, a: list) -> None:
 
 def _act_dest(st: NomadsState, seat: int, a: list) -> None:
     q = a[1] * W + a[2]
-    d1, _ = _reach(st, st.pos[seat])
-    if q not in d1:
+    if not (_reach(st, st.pos[seat])[0] >> q) & 1:
         st.money[seat] -= move_cost(st, seat, 2)
     _arrive(st, seat, q, True)
 
