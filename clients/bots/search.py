@@ -28,7 +28,7 @@ from protocol import games
 from protocol.referee import Referee
 
 from ..bot import Bot, make_bot
-from .sampling import clock_for, evaluator_for, sampler_for
+from .sampling import clock_for, evaluator_for, sampler_for, stateless
 
 EXPLORATION = 0.7              # UCB constant for rewards in [0, 1]
 SCORE_WEIGHT = 0.2             # part of the reward from the score rank (wins alone are too sparse)
@@ -88,8 +88,8 @@ class SearchBot(Bot):
         self.evaluate = evaluator_for(game)
         self.horizon = HORIZONS.get(game, HORIZON) if horizon is None else horizon
         self.clock = clock_for(game) if horizon is None else None
-        self.light = _light_engine(self.engine)
         self.guide = make_bot("heuristic", game, self.rng.getrandbits(32))
+        self.light = self.engine if getattr(self.guide, "reads_state", False) else stateless(self.engine)
         self.heuristic_playouts = game in HEURISTIC_PLAYOUTS
 
     def choose(self, view: dict[str, Any] | None, legal_actions: list[Any]) -> Any:
@@ -184,15 +184,6 @@ class SearchBot(Bot):
         for entry, seat in path:
             entry[0] += 1
             entry[1] += reward[seat]
-
-
-def _light_engine(engine: Any) -> Any:
-    """The engine, but its views leave out the encoded public state: the heuristic bot guiding
-    a playout never reads it, and copying it was half the cost of a Sa-Rê playout view. (A game
-    whose view does not go through `encode` just gets its full view.)"""
-    light = object.__new__(type(engine.name + "Light", (type(engine),), {"encode": lambda self, st: None}))
-    light.__dict__.update(engine.__dict__)
-    return light
 
 
 def _select(node: _Node, seat: int, legal: list[Any], joint: bool, rng: random.Random,
