@@ -68,6 +68,8 @@ def stateless(engine: Any) -> Any:
     the rest of the view shows, for search bots): copying it was half the cost of a Sa-Rê view.
     For the heuristic bot guiding a playout and for the RL environment's observations. (A game
     whose view does not go through `engine.encode` keeps its full view.)"""
+    if not hasattr(engine, "__dict__"):             # an engine with slots: keep its full views
+        return engine
     light = object.__new__(type(engine.name + "Stateless", (type(engine),), {"encode": lambda self, st: None}))
     light.__dict__.update(engine.__dict__)
     return light
