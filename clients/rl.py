@@ -11,7 +11,8 @@
 The game is played by the engine-only referee (a trusted, seeded random source: no network, no
 cryptography). Each agent is one seat. Its observation is built from that seat's view only:
 `observation`, a flat float vector (the view's numbers, strings as stable hashes, padded to a
-fixed length), `action_mask` over the fixed action space, and the raw `view`. Action ids are
+fixed length), `action_mask` over the fixed action space, and the raw `view` (without its `state`, the encoded
+public state for search bots that repeats the rest of the view, unless `view_state=True`). Action ids are
 the same move in every state (as OpenSpiel's distinct actions): the space enumerates each game's
 action grammar once, and a move naming a hidden handle is named by what the seat knows of it
 (its card or tile), never by the handle. Simultaneous choices are asked one seat after the
@@ -35,6 +36,8 @@ from pettingzoo import AECEnv
 from protocol import engine as E
 from protocol import games
 from protocol.referee import Referee
+
+from .bots.sampling import stateless
 
 # ---------------------------------------------------------------- the fixed action spaces
 
@@ -177,7 +180,7 @@ class CaravanEnv(AECEnv):
     metadata = {"name": "caravan_v0", "is_parallelizable": False, "render_modes": ["ansi"]}
 
     def __init__(self, game: str, players: int, reward: str = "win", max_steps: int = 200_000,
-                 render_mode: str | None = None, **options: Any):
+                 render_mode: str | None = None, view_state: bool = False, **options: Any):
         super().__init__()
         self.engine = games.get(game)
         if not self.engine.min_players <= players <= self.engine.max_players:
@@ -189,8 +192,10 @@ class CaravanEnv(AECEnv):
         self.options = dict(self.engine.default_options(players), **options)
         self.engine.new_game(self.options, players)             # BadOptions now
         self.action_ids = ActionIds(game)
+        self.view_engine = self.engine if view_state else stateless(self.engine)
         self.obs_size = OBS_SIZE.get(game, 1024)
         self.possible_agents = [f"player_{i}" for i in range(players)]
+        self.seats = {a: i for i, a in enumerate(self.possible_agents)}
         n = len(self.action_ids)
         self._action_spaces = {a: spaces.Discrete(n) for a in self.possible_agents}
         self._observation_spaces = {a: spaces.Dict({
@@ -210,7 +215,7 @@ class CaravanEnv(AECEnv):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is None:
             seed = int(np.random.SeedSequence().generate_state(1)[0])
-        self.ref = Referee(self.engine, self.players, self.options, seed=seed)
+        self.ref = _Referee(self.engine, self.players, self.options, seed=seed)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -225,7 +230,7 @@ class CaravanEnv(AECEnv):
         """Resolve chance and deck steps up to the next decision, or the end."""
         ref = self.ref
         while True:
-            step = self.engine.expected(ref.state)
+            step = ref.expected()
             if isinstance(step, E.Finished):
                 self._finish(self.engine.result(ref.state))
                 return
@@ -269,7 +274,7 @@ class CaravanEnv(AECEnv):
         return out
 
     def _acting(self, seat: int) -> bool:
-        step = self.engine.expected(self.ref.state)
+        step = self.ref.expected()
         if isinstance(step, (E.Simultaneous, E.Commit)):
             return seat in step.seats and seat not in self.pending
         return isinstance(step, _DECISIONS) and step.seat == seat
@@ -279,13 +284,13 @@ class CaravanEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        seat = self.possible_agents.index(agent)
+        seat = self.seats[agent]
         legal = self._legal(seat)
         if action is None or int(action) not in legal:
             raise ValueError(f"{agent}: action {action!r} is not legal now (see the action mask)")
         chosen = legal[int(action)]
         self._cumulative_rewards[agent] = 0.0
-        step = self.engine.expected(self.ref.state)
+        step = self.ref.expected()
         if isinstance(step, (E.Simultaneous, E.Commit)):
             self.pending[seat] = chosen
             if len(self.pending) == len(step.seats):
@@ -297,8 +302,9 @@ class CaravanEnv(AECEnv):
         self._accumulate_rewards()
 
     def observe(self, agent: str) -> dict[str, Any]:
-        seat = self.possible_agents.index(agent)
-        view = self.ref.view(seat)
+        seat = self.seats[agent]
+        ref = self.ref
+        view = self.view_engine.view(ref.state, seat, ref.knowledge[seat])      # this seat's view only
         mask = np.zeros(len(self.action_ids), dtype=np.int8)
         if self.ref.state is not None and self._acting(seat):
             mask[list(self._legal(seat))] = 1
@@ -307,11 +313,33 @@ class CaravanEnv(AECEnv):
     def render(self) -> str | None:
         if self.render_mode != "ansi" or self.ref is None:
             return None
-        step = self.engine.expected(self.ref.state)
+        step = self.ref.expected()
         return f"{self.engine.title}: {type(step).__name__} {self.ref.steps} steps"
 
     def close(self) -> None:
         pass
+
+
+class _Referee(Referee):
+    """The referee, remembering the current step's expected step and legal actions: the
+    environment asks for them for the mask, for the move and again inside `step`."""
+
+    def expected(self) -> Any:
+        cached = self.__dict__.get("_expected")
+        if cached is not None and cached[0] == self.steps:
+            return cached[1]
+        step = self.engine.expected(self.state)
+        self._expected = (self.steps, step)
+        return step
+
+    def legal(self, seat: int) -> list[Any]:
+        cached = self.__dict__.get("_legal")
+        if cached is None or cached[0] != self.steps:
+            cached = self._legal = (self.steps, {})
+        actions = cached[1].get(seat)
+        if actions is None:
+            actions = cached[1][seat] = super().legal(seat)
+        return actions
 
 
 def _no_decision(seat: int, legal: list[Any], referee: Any) -> Any:
@@ -320,5 +348,6 @@ def _no_decision(seat: int, legal: list[Any], referee: Any) -> Any:
 
 def env(game: str, players: int, **options: Any) -> CaravanEnv:
     """The AEC environment for `game` with `players` seats. Keyword options: `reward`
-    ("win" or "score"), `max_steps`, `render_mode`, and the game's own options."""
+    ("win" or "score"), `max_steps`, `render_mode`, `view_state` (keep the view's encoded
+    state), and the game's own options."""
     return CaravanEnv(game, players, **options)

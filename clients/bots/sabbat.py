@@ -87,6 +87,8 @@ def evaluate(st, seat: int) -> float:
 
 
 class HeuristicBot(Bot):
+    reads_state = True          # it decodes the view's encoded state (a search playout keeps it in)
+
     def choose(self, view: dict[str, Any] | None, legal_actions: list[Any]) -> Any:
         if len(legal_actions) == 1 or view is None:
             return legal_actions[0]

@@ -10,6 +10,7 @@ not hold)."""
 from __future__ import annotations
 
 import random
+from types import SimpleNamespace
 from typing import Any
 
 from protocol.games.sare import ENGINE
@@ -49,8 +50,26 @@ class Sampler:
         return World(st, truth, knowledge)
 
 
+PROJECT_WEIGHT = 0.3       # a launched project's share of the progress it brings once built
+
+
 def evaluate(state: Any, truth: dict[int, Any]) -> list[float]:
-    """Progress toward the scenario's goal (the result's score), then a little for resources."""
-    values = [progress(state, p) + 0.1 * sum(state.res[p][:3]) + 0.05 * sum(state.gain[p][:3])
-              for p in range(state.n)]
+    """Progress toward the scenario's goal (the result's score), a part of the progress the
+    launched projects would add (a plan spanning turns is not worth nothing at a turn's end),
+    then a little for resources."""
+    values = []
+    for p in range(state.n):
+        now = progress(state, p)
+        planned = progress(SimpleNamespace(scenario=state.scenario, pieces={p: [[pc[0], pc[1], 1, *pc[3:]]
+                                                                             for pc in state.pieces[p]]}), p)
+        values.append(now + PROJECT_WEIGHT * (planned - now) + 0.1 * sum(state.res[p][:3])
+                      + 0.05 * sum(state.gain[p][:3]))
     return leader_rewards(values, 1.0)
+
+
+def clock(state: Any) -> int:
+    """The turn: a playout runs to the end of the turn, so the projects launched are built (or
+    not) and the season's troubles are counted before the position is judged. Cut earlier, at a
+    fixed number of decisions, the search saw launching a project only as resources spent and
+    stopped building (4 players: 0 of 4 games won at 0.3 s)."""
+    return state.turn

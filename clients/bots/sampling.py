@@ -52,6 +52,29 @@ def evaluator_for(game: str) -> Callable[[Any, dict[int, Any]], list[float]] | N
     return getattr(mod, "evaluate", None)
 
 
+def clock_for(game: str) -> Callable[[Any], Any] | None:
+    """The game's `clock(state)`, if it has one: a playout is cut (and the position evaluated)
+    as soon as the clock moves on from the root's, e.g. at the end of the turn, where the
+    evaluation means most. Without it, a playout is cut after a fixed number of decisions."""
+    try:
+        mod = importlib.import_module(f"clients.bots.sample_{game}")
+    except ImportError:
+        return None
+    return getattr(mod, "clock", None)
+
+
+def stateless(engine: Any) -> Any:
+    """The engine, but its views leave out `state` (the encoded public state, which repeats what
+    the rest of the view shows, for search bots): copying it was half the cost of a Sa-Rê view.
+    For the heuristic bot guiding a playout and for the RL environment's observations. (A game
+    whose view does not go through `engine.encode` keeps its full view.)"""
+    if not hasattr(engine, "__dict__"):             # an engine with slots: keep its full views
+        return engine
+    light = object.__new__(type(engine.name + "Stateless", (type(engine),), {"encode": lambda self, st: None}))
+    light.__dict__.update(engine.__dict__)
+    return light
+
+
 def leader_rewards(values: list[float], scale: float) -> list[float]:
     """Turn per-seat position values into rewards in [0, 1]: how far ahead of (or behind) the
     best other seat, squashed by a logistic of width `scale`."""

@@ -28,7 +28,7 @@ from protocol import games
 from protocol.referee import Referee
 
 from ..bot import Bot, make_bot
-from .sampling import evaluator_for, sampler_for
+from .sampling import clock_for, evaluator_for, sampler_for, stateless
 
 EXPLORATION = 0.7              # UCB constant for rewards in [0, 1]
 SCORE_WEIGHT = 0.2             # part of the reward from the score rank (wins alone are too sparse)
@@ -36,6 +36,7 @@ MAX_PLAYOUT_STEPS = 20_000     # a playout this long counts as a draw (no engine
 HORIZON = 8                    # playout decisions before the game's evaluation stands in for the end
 HORIZONS = {"nomads": 24}      # a Nomads turn is many small decisions (3p vs heuristic: 1/3 -> 2/3 at 0.3 s)
 HEURISTIC_PLAYOUTS = {"sare", "nomads"}   # where the heuristic bot is cheap enough to play out with
+MAX_CLOCK_DECISIONS = 400      # a playout cut by its game's clock still stops after this many decisions
 OVERRIDE = 1.5                 # how many times the hint's visits another move needs to be played instead
 _DECISIONS = (E.Decide, E.Simultaneous, E.Commit, E.DeckReturn)
 FIRST_HANDLE = 1 << 40         # handles the referee allocates inside an imagined world
@@ -86,7 +87,9 @@ class SearchBot(Bot):
         self.last_iterations = 0       # how many iterations the last decision ran (for benchmarks)
         self.evaluate = evaluator_for(game)
         self.horizon = HORIZONS.get(game, HORIZON) if horizon is None else horizon
+        self.clock = clock_for(game) if horizon is None else None
         self.guide = make_bot("heuristic", game, self.rng.getrandbits(32))
+        self.light = self.engine if getattr(self.guide, "reads_state", False) else stateless(self.engine)
         self.heuristic_playouts = game in HEURISTIC_PLAYOUTS
 
     def choose(self, view: dict[str, Any] | None, legal_actions: list[Any]) -> Any:
@@ -136,8 +139,10 @@ class SearchBot(Bot):
             expanded |= new
             return action
 
+        light = self.light
+
         def guide(seat: int, legal: list[Any]) -> Any:
-            return self.guide.choose(ref.view(seat), legal)
+            return self.guide.choose(light.view(ref.state, seat, ref.knowledge[seat]), legal)
 
         def playout_choice(seat: int, legal: list[Any], _ref: Any) -> Any:
             if self.heuristic_playouts and len(legal) > 1:
@@ -145,7 +150,9 @@ class SearchBot(Bot):
             return legal[rng.randrange(len(legal))]
 
         eng = self.engine
-        left = self.horizon
+        clock = self.clock
+        start = clock(world.state) if clock is not None else None
+        left = MAX_CLOCK_DECISIONS if clock is not None else self.horizon
         reward = None
         for _ in range(MAX_PLAYOUT_STEPS):
             step = eng.expected(ref.state)
@@ -156,7 +163,7 @@ class SearchBot(Bot):
             if node is None or not decision:         # a chance step, or the playout
                 if decision:
                     left -= 1
-                    if left < 0 and self.evaluate is not None:
+                    if self.evaluate is not None and (left < 0 or (clock is not None and clock(ref.state) != start)):
                         reward = self.evaluate(ref.state, ref.truth)
                         break
                 ref.step(playout_choice)

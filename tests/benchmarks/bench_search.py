@@ -1,102 +1,102 @@
-"""The search bot and the RL environment: figures, not pass/fail.
+"""The search bot: figures, not pass/fail.
 
-* Search iterations per second in each game (1 s decisions at a few positions of a random
-  game), against the referee's random-play steps/s measured in the same run.
-* The search bot's win share against the heuristic bot, seats rotated (caravan tournament, one
-  process): 4 players (1 search + 3 heuristic; target ≥ 45 %), 2 players (target ≥ 70 %) and
-  3-player Nomads (target ≥ 55 %), at 0.1 s and at 1 s per decision so the cost of strength is
-  visible. The issue's figure is ≥ 100 games per line at 1 s: that takes hours on one core, so
-  the default is a few games (noisy, about half an hour in all); set CARAVAN_BENCH_SEARCH_GAMES (games per line at 0.1 s)
-  and CARAVAN_BENCH_SEARCH_GAMES_1S (at 1 s) for the real figure.
-* The PettingZoo environment's random steps per second per game (target ≥ 5,000/s).
+* Search iterations per second in each game and player count (decisions at a few positions
+  of a heuristic game), against the referee's random-play steps/s measured in the same run.
+* The search bot's win share against the heuristic bot, seats rotated (caravan tournament):
+  4 players, 1 search + 3 heuristic (target ≥ 45 %, fair share 25 %); 2 players (target
+  ≥ 70 %); 3-player Nomads (target ≥ 55 %), at a small and a larger budget so the cost of
+  strength is visible. Budgets are iteration counts, so the games do not depend on the
+  machine's load; each line gives the seconds per decision they equal here (from the
+  iterations/s above) and a 95 % Wilson interval for the share.
+
+The issue's figure is ≥ 100 games per line at 1 s per decision: hours on one core. The
+default is a few games per line (noisy, ~half an hour); for the real figure run e.g.
+
+    CARAVAN_BENCH_SEARCH_GAMES=100 CARAVAN_BENCH_SEARCH_BUDGETS=30,300 CARAVAN_BENCH_SEARCH_JOBS=2 \\
+        .venv/bin/python -m tests.benchmarks search
+
+or, at wall-clock budgets, `caravan tournament sare --players 4 --bots search,heuristic,heuristic,heuristic
+--games 100 --think 1 --jobs 2` per game.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import random
 import time
 
 from clients import tournament
+from clients.bot import make_bot
 from clients.bots.search import SearchBot
 from protocol import games
 from protocol.referee import Referee
 from tests.benchmarks.common import random_play
 
-GAMES_FAST = int(os.environ.get("CARAVAN_BENCH_SEARCH_GAMES", "6"))
-GAMES_1S = int(os.environ.get("CARAVAN_BENCH_SEARCH_GAMES_1S", "2"))
-TARGET_ENV_SPS = 5_000
+GAMES = int(os.environ.get("CARAVAN_BENCH_SEARCH_GAMES", "2"))
+BUDGETS = [int(b) for b in os.environ.get("CARAVAN_BENCH_SEARCH_BUDGETS", "20,100").split(",") if b]
+JOBS = int(os.environ.get("CARAVAN_BENCH_SEARCH_JOBS", "1"))
 TARGETS = {4: 0.45, 2: 0.70, 3: 0.55}
 LINEUPS = [("sabbat", 4), ("sare", 4), ("nomads", 4), ("sabbat", 2), ("sare", 2), ("nomads", 3)]
 
 
-def iterations_per_s(game: str, players: int, think: float = 1.0, positions: int = 3) -> float:
-    """Mean iterations per second of 1 s decisions at a few positions of one random game."""
+def iterations_per_s(game: str, players: int, iterations: int = 60, positions: int = 3) -> float:
+    """Search iterations per CPU second at a few positions of one heuristic game."""
     engine = games.get(game)
     ref = Referee(engine, players, seed=11)
-    rng = random.Random(11)
-    rates = []
+    guide = make_bot("heuristic", game, 11)
+    done, spent = 0, 0.0
     for i in range(20_000):
         step = engine.expected(ref.state)
         seat = getattr(step, "seat", None)
-        if i % 37 == 36 and seat is not None and len(ref.legal(seat)) > 1:
-            bot = SearchBot(game, seed=i, think=think)
-            t0 = time.perf_counter()
+        if i % 41 == 40 and seat is not None and len(ref.legal(seat)) > 1:
+            bot = SearchBot(game, seed=i, iterations=iterations)
+            t0 = time.process_time()
             bot.choose(ref.view(seat), ref.legal(seat))
-            rates.append(bot.last_iterations / (time.perf_counter() - t0))
-            if len(rates) >= positions:
+            spent += time.process_time() - t0
+            done += bot.last_iterations
+            positions -= 1
+            if positions == 0:
                 break
-        if ref.step(lambda s, legal, r: legal[rng.randrange(len(legal))]) is None:
+        if ref.step(lambda s, legal, r: guide.choose(r.view(s), legal)) is None:
             break
-    return sum(rates) / len(rates) if rates else 0.0
+    return done / spent if spent else 0.0
 
 
-def win_share(game: str, players: int, think: float, count: int) -> float:
-    tour = tournament.run(game, players, ["search"] + ["heuristic"] * (players - 1), count, seed=5, think=think)
+def wilson(share: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95 % Wilson score interval of a proportion observed over n games."""
+    if n == 0:
+        return 0.0, 1.0
+    centre = (share + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def win_share(game: str, players: int, iterations: int, count: int) -> float:
+    tour = tournament.run(game, players, ["search"] + ["heuristic"] * (players - 1), count, seed=5,
+                          jobs=JOBS, iterations=iterations)
     search = next(s for s in tour.standings if s.bot == "search")
     return search.wins / search.games
 
 
-def env_steps_per_s(game: str, players: int, seconds: float = 2.0) -> float:
-    import numpy as np
-
-    from clients.rl import env
-    e = env(game, players)
-    rng = np.random.default_rng(0)
-    steps, seed = 0, 0
-    t0 = time.process_time()
-    while time.process_time() - t0 < seconds:
-        e.reset(seed=seed)
-        seed += 1
-        for agent in e.agent_iter():
-            obs, reward, term, trunc, info = e.last()
-            e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-            steps += 1
-    return steps / (time.process_time() - t0)
-
-
 def run() -> list[str]:
     lines = []
-    for game, players in (("sabbat", 2), ("sare", 2), ("nomads", 3)):
+    rates = {}
+    for game, players in LINEUPS:
         _, sps, _ = random_play(game, players, 1.0)
-        lines.append(f"{game} {players}p: {iterations_per_s(game, players):,.0f} search iterations/s "
+        rates[game, players] = iterations_per_s(game, players)
+        lines.append(f"{game} {players}p: {rates[game, players]:,.0f} search iterations/s "
                      f"(baseline: referee random play {sps:,.0f} steps/s)")
-    try:
-        for game, players in (("sabbat", 3), ("sare", 3), ("nomads", 4)):
-            _, sps, _ = random_play(game, players, 1.0)
-            rate = env_steps_per_s(game, players)
-            lines.append(f"{game} {players}p env: {rate:,.0f} random steps/s (target ≥ {TARGET_ENV_SPS:,}: "
-                         f"{'met' if rate >= TARGET_ENV_SPS else 'MISSED'}; baseline: referee alone "
-                         f"{sps:,.0f} steps/s)")
-    except ImportError:
-        lines.append("env: pettingzoo not installed (pip install -e '.[rl]')")
-    for think, count in ((0.1, GAMES_FAST), (1.0, GAMES_1S)):
-        if count <= 0:
-            continue
+    if GAMES <= 0:
+        return lines
+    for iterations in BUDGETS:
         for game, players in LINEUPS:
-            share = win_share(game, players, think, count)
+            share = win_share(game, players, iterations, GAMES)
+            lo, hi = wilson(share, GAMES)
+            rate = rates[game, players]
+            seconds = f"≈ {iterations / rate:.2g} s" if rate else "? s"
             target = TARGETS[players]
-            lines.append(f"{game} {players}p, search {think:g} s vs heuristic, {count} games: win share "
-                         f"{share:.0%} (fair {1 / players:.0%}; target ≥ {target:.0%} at 1 s: "
-                         f"{'met' if share >= target else 'not met'})")
+            lines.append(f"{game} {players}p, search {iterations} iterations ({seconds}) vs heuristic, {GAMES} games: "
+                         f"win share {share:.0%} (95 % CI {lo:.0%}–{hi:.0%}; fair {1 / players:.0%}; "
+                         f"target ≥ {target:.0%}: {'met' if share >= target else 'not met'})")
     return lines

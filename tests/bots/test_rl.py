@@ -105,3 +105,39 @@ def test_score_rewards():
         e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     for s, a in enumerate(e.possible_agents):
         assert totals[a] == pytest.approx(scores[s] - (sum(scores) - scores[s]) / 2)
+
+
+@pytest.mark.parametrize("game,players,options", GAMES)
+def test_an_observation_does_not_change_with_what_its_seat_cannot_know(game, players, options):
+    """At points of a random game, every hidden value the observing seat does not know (the
+    deck order, other seats' cards and committed choices) is shuffled among those handles, in
+    the truth and in the other seats' knowledge: the seat's observation stays the same."""
+    e = env(game, players, **options)
+    e.reset(seed=7)
+    rng = np.random.default_rng(7)
+    checked = 0
+    for i, agent in enumerate(e.agent_iter(max_iter=3_000)):
+        obs, reward, term, trunc, info = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        if i % 3 == 0:
+            seat = e.seats[agent]
+            ref = e.ref
+            unknown = [h for h in ref.truth if h not in ref.knowledge[seat]]
+            if len({repr(ref.truth[h]) for h in unknown}) > 1:
+                saved = dict(ref.truth), [dict(k) for k in ref.knowledge]
+                values = [ref.truth[h] for h in unknown]
+                rng.shuffle(values)
+                swapped = dict(zip(unknown, values))
+                ref.truth.update(swapped)
+                for k in ref.knowledge:
+                    k.update((h, swapped[h]) for h in k if h in swapped)
+                after = e.observe(agent)
+                assert np.array_equal(after["observation"], obs["observation"])
+                assert np.array_equal(after["action_mask"], obs["action_mask"])
+                assert after["view"] == obs["view"]
+                ref.truth, (ref.knowledge[:]) = saved[0], saved[1]
+                checked += 1
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert checked >= 3
