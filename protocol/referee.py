@@ -68,21 +68,28 @@ class Referee:
         """Resolve the engine's next step; returns the applied event, or None when finished."""
         eng, st = self.engine, self.state
         step = eng.expected(st)
-        if isinstance(step, E.Finished):
-            return None
-        if isinstance(step, E.Decide):
-            action = self._choose(chooser, step.seat)
-            claims = eng.reveals(st, step.seat, action)
+        if type(step) is _DECIDE:                      # the common step first, with _choose inlined (issue #17)
+            seat = step.seat
+            legal = eng.legal_actions(st, seat, self.knowledge[seat])
+            if not legal:
+                raise RefereeError(f"{eng.name}: seat {seat} must act but has no legal action")
+            self.decisions += 1
+            action = chooser(seat, legal, self)
+            claims = eng.reveals(st, seat, action)
             for handle, value in claims:
                 if self.truth.get(handle, _MISSING) != value:
-                    raise E.IllegalAction(f"seat {step.seat} claims handle {handle} is {value!r}; it is not",
+                    raise E.IllegalAction(f"seat {seat} claims handle {handle} is {value!r}; it is not",
                                           "hidden-claim")
-            event: E.Event = E.Act(step.seat, action)
+            event: E.Event = _ACT(seat, action)
             eng.apply(st, event)
             for handle, value in claims:
                 for k in self.knowledge:
                     k[handle] = value
-        elif isinstance(step, E.Simultaneous):
+            self.steps += 1
+            return event
+        if isinstance(step, E.Finished):
+            return None
+        if isinstance(step, E.Simultaneous):
             event = E.Choices(tuple(self._choose(chooser, s) for s in step.seats))
             eng.apply(st, event)
         elif isinstance(step, E.Commit):
@@ -162,6 +169,7 @@ class Referee:
 
 
 _MISSING = object()
+_DECIDE, _ACT = E.Decide, E.Act
 
 
 def random_chooser(rng: random.Random) -> Chooser:

@@ -91,6 +91,15 @@ def has_built(st: SareState, p: int, kind: int) -> bool:
     return False
 
 
+def built_kinds(st: SareState, p: int) -> int:
+    """Bit mask of the kinds the seat has built (bit k: has_built(st, p, k))."""
+    mask = 0
+    for pc in st.pieces[p]:
+        if pc[2]:
+            mask |= 1 << pc[0]
+    return mask
+
+
 def can_use(st: SareState, p: int, kind: int) -> bool:
     """The seat owns a built `kind` administrative building still on its day side."""
     return not (st.used[p] >> kind) & 1 and has_built(st, p, kind)
@@ -109,7 +118,9 @@ def admin_built(st: SareState, p: int) -> int:
 
 
 def standing(st: SareState) -> list[int]:
-    return [seat_at(st, i) for i in range(st.n) if st.status[seat_at(st, i)] == 0]
+    """The seats still pushing their luck, in turn order."""
+    order, fp, status = st.order, st.fp, st.status
+    return [p for p in order[fp:] + order[:fp] if status[p] == 0]
 
 
 def pyramid_piece(st: SareState, p: int):
@@ -171,21 +182,33 @@ def project_cost(st: SareState, p: int, pc: list, pt: int) -> list[int] | None:
 
 def progress(st: SareState, p: int) -> int:
     """Progress toward the scenario's end condition (the result's score)."""
-    pcs = st.pieces[p]
-    port = 1 if any(pc[0] == PORT and pc[2] for pc in pcs) else 0
-    pyr = pyramid_piece(st, p)
-    pyr_done = 1 if pyr is not None and pyr[2] else 0
-    adm = admin_built(st, p)
+    port = adm = covered = 0                  # covered: bit mask of the spaces under a building or a Pyramid step
+    pyr = None                                # pyramid_piece(st, p)
+    for pc in st.pieces[p]:
+        k = pc[0]
+        if pc[2]:
+            covered |= 1 << pc[1]
+            if k == PORT:
+                port = 1
+            elif k in ADMIN:
+                adm += 1
+        elif k == PYR and pc[3] >= 1:
+            covered |= 1 << pc[1]
+        if k == PYR and pyr is None:
+            pyr = pc
     if st.scenario == "scribe":
-        covered = {pc[1] for pc in pcs if pc[2] or (pc[0] == PYR and pc[3] >= 1)}
-        return len(covered) + (1 if pyr is not None and pyr[3] >= 1 else 0)
+        return bin(covered).count("1") + (1 if pyr is not None and pyr[3] >= 1 else 0)
+    pyr_done = 1 if pyr is not None and pyr[2] else 0
     if st.scenario == "priest":
         return port + pyr_done + min(adm, 3)
     return port + pyr_done + adm
 
 
+_GOAL = {"scribe": 13, "priest": 5, "pharaoh": 8}
+
+
 def goal_met(st: SareState, p: int) -> bool:
-    return progress(st, p) == {"scribe": 13, "priest": 5, "pharaoh": 8}[st.scenario]
+    return progress(st, p) == _GOAL[st.scenario]
 
 
 def tiebreak_key(st: SareState, p: int) -> tuple:
@@ -471,14 +494,22 @@ class SareEngine:
                     if st.pyramid_pick == "free":     # any Pyramid left (option, R-09)
                         out.extend(["project", KINDS[PYR], s, no] for s in _SPACES[empty] for no in st.pyr_avail)
                         continue
-                    out.extend(_row(_PROJECT, k, empty))
+                    spaces = empty
                 elif board[k] <= 0:
                     continue
                 elif k in PRODUCTION:
-                    if not new >> k & 1:
-                        out.extend(_row(_PROJECT, k, prod_ok))
-                elif not (mask >> k & 1 or present >> k & 1):
-                    out.extend(_row(_PROJECT, k, port_ok if k == PORT else empty))
+                    if new >> k & 1:
+                        continue
+                    spaces = prod_ok
+                elif mask >> k & 1 or present >> k & 1:
+                    continue
+                else:
+                    spaces = port_ok if k == PORT else empty
+                rows = _PROJECT_ROWS[k]
+                row = rows[spaces]
+                if row is None:
+                    row = rows[spaces] = tuple(_PROJECT[k][s] for s in _SPACES[spaces])
+                out.extend(row)
         for i, pc in enumerate(pcs):
             if pc[2]:
                 k = pc[0]
@@ -489,8 +520,12 @@ class SareEngine:
                 if not (pc[0] == PYR and pc[3] > 0):
                     k = pc[0]
                     # an unbuilt piece only matters on its own space, which is never a target
-                    spaces = prod_ok if k in PRODUCTION else (port_ok if k == PORT else empty)
-                    out.extend(_row(_MOVE, i, spaces & ~(1 << pc[1])))
+                    spaces = (prod_ok if k in PRODUCTION else (port_ok if k == PORT else empty)) & ~(1 << pc[1])
+                    rows = _MOVE_ROWS[i]
+                    row = rows[spaces]
+                    if row is None:
+                        row = rows[spaces] = tuple(_MOVE[i][s] for s in _SPACES[spaces])
+                    out.extend(row)
         return out
 
     def _can_demolish(self, st: SareState, p: int, pc: list, m: int, n_proj: int) -> bool:
@@ -503,25 +538,28 @@ class SareEngine:
         return not st.architect or projects_stay_placed(st, p, pc)
 
     def _legal_poll(self, st: SareState, p: int) -> list:
+        built = built_kinds(st, p)
+        usable = built & ~st.used[p]                # can_use, for every kind at once
+        oracle = st.aside and not st.oracle[p] and built >> TEMPLE & 1      # _oracle_open
         if st.status[p] != 0:                       # a laid-down Market or Temple owner's slot (SR-24, R-05)
-            out = [["market", t] for t in range(st.n) if t != p] if can_use(st, p, MARKET) else []
-            if self._oracle_open(st, p):
+            out = [["market", t] for t in range(st.n) if t != p] if usable >> MARKET & 1 else []
+            if oracle:
                 out.append(["oracle"])
             return out + [["pass"]]
         out: list = [["continue"], ["stop"]]
         if not st.poll_gold and st.res[p][1] > 0 and st.rev[p] > st.black[p]:
             out.append(["gold"])
-        if can_use(st, p, BARR):
+        if usable >> BARR & 1:
             for t in range(st.n):
                 if t != p and st.status[t] == 0 and st.rev[t] + 1 < RED:
                     out.append(["barracks", t])
-        if can_use(st, p, MARKET):
+        if usable >> MARKET & 1:
             for t in range(st.n):
                 if t != p:
                     out.append(["market", t])
-        if can_use(st, p, TEMPLE) and st.shoe:
+        if usable >> TEMPLE & 1 and st.shoe:
             out.append(["temple"])
-        if self._oracle_open(st, p):
+        if oracle:
             out.append(["oracle"])
         return out
 
@@ -1201,8 +1239,13 @@ class SareEngine:
         st.phase = "p2"
         for i in range(st.n):                          # Master Builder grumbling (4.2)
             p = seat_at(st, i)
-            m = built_count(st, p, MB)
-            pen = max(0, n_projects(st, p) - m)
+            m = n_proj = 0
+            for pc in st.pieces[p]:
+                if not pc[2]:
+                    n_proj += 1
+                elif pc[0] == MB:
+                    m += 1
+            pen = max(0, n_proj - m)
             st.rev[p] = min(RED, st.black[p] + pen)
             st.status[p] = 0
             if st.rev[p] >= RED:
@@ -1237,13 +1280,18 @@ class SareEngine:
 
     def _end_turn(self, st: SareState) -> None:
         for p in range(st.n):                          # production cards refilled (7.6, SR-11)
+            producers = [0, 0, 0, 0]                   # _producers(st, p, t) for every t
             for pc in st.pieces[p]:
-                if pc[0] == PYR and pc[6] == 2:
+                k = pc[0]
+                if k == PYR and pc[6] == 2:
                     pc[6] = 0
+                if pc[2] and k in PRODUCES:
+                    producers[PRODUCES[k]] += 1
+            slots = st.slots[p]
             for t in range(4):
-                need = self._producers(st, p, t) - st.slots[p][t]
+                need = producers[t] - slots[t]
                 while need > 0 and take(st, t):
-                    st.slots[p][t] += 1
+                    slots[t] += 1
                     need -= 1
         met = [p for p in range(st.n) if goal_met(st, p)]
         if met or st.turn >= st.turn_limit:
@@ -1366,16 +1414,10 @@ _ALL_SPACES = (1 << N_SPACES) - 1
 _NEAR = tuple(1 << s | sum(1 << x for x in ADJ[s]) for s in range(N_SPACES))     # a space and its neighbours
 _NILE_MASK = sum(1 << s for s in NILE)
 _SPACES = tuple(tuple(s for s in range(N_SPACES) if m >> s & 1) for m in range(1 << N_SPACES))
-_ROWS: dict[tuple[int, int, int], tuple] = {}
-
-
-def _row(table: list, i: int, spaces: int) -> tuple:
-    """The actions table[i][s] for every space s in the mask, in space order (memoised)."""
-    key = (id(table), i, spaces)
-    row = _ROWS.get(key)
-    if row is None:
-        row = _ROWS[key] = tuple(table[i][s] for s in _SPACES[spaces])
-    return row
+# memoised rows of actions: _PROJECT_ROWS[kind][mask] = the projects of that kind on every space of
+# the mask, in space order; _MOVE_ROWS[piece][mask] the same for moves (None until first needed)
+_PROJECT_ROWS = [[None] * (1 << N_SPACES) for _ in range(13)]
+_MOVE_ROWS = [[None] * (1 << N_SPACES) for _ in range(_MAX_PIECES)]
 
 ENGINE = SareEngine()
 
