@@ -114,14 +114,14 @@ class Referee:
             event = E.Rolled(tuple(values))
             eng.apply(st, event)
         elif isinstance(step, E.DeckShuffle):
-            cards = [self._card_of(item) for item in step.cards]
+            cards = [item if type(item) is int else self._card_of(item) for item in step.cards]
             self.rng.shuffle(cards)
             handles = self._handles(len(cards))
             event = E.DeckShuffled(step.deck, handles)
             eng.apply(st, event)
             self.truth.update(zip(handles, cards))
         elif isinstance(step, E.DeckReveal):
-            cards = tuple(self.truth[h] for h in step.handles)
+            cards = tuple(map(self.truth.__getitem__, step.handles))
             event = E.DeckRevealed(step.handles, cards)
             eng.apply(st, event)
             for k in self.knowledge:

@@ -65,10 +65,14 @@ def _ill(msg: str, rule: str) -> IllegalAction:
 def _seek(st, wanted) -> bool:
     """Advance st.cur (in turn order, from where it is) to the next seat for which
     wanted(seat) holds; False when no seat is left."""
-    while st.cur < st.n:
-        if wanted(seat_at(st, st.cur)):
+    order, fp, n = st.order, st.fp, st.n
+    cur = st.cur
+    while cur < n:
+        if wanted(order[(fp + cur) % n]):
+            st.cur = cur
             return True
-        st.cur += 1
+        cur += 1
+    st.cur = cur
     return False
 
 
@@ -360,6 +364,8 @@ class SareEngine:
         if st.reveal_q:
             return DeckReveal(tuple(st.reveal_q))
         stg = st.stage
+        if stg in _LEGAL_AT:                           # a decision stage (the common case)
+            return _DECIDE[st.sub[1] if stg == "market" else st.order[(st.fp + st.cur) % st.n]]
         if stg == "order":
             return Random((("perm", st.n),))
         if stg == "dbl":
@@ -412,7 +418,12 @@ class SareEngine:
 
     # -------------------------------------------------------------- legal actions
     def legal_actions(self, st: SareState, seat: int, knowledge: dict | None = None) -> list:
-        return list(self._cached_legal(st, seat))     # a copy: callers may sort or shuffle it
+        lc = st._lc                                    # _cached_legal, inlined
+        if lc is not None and lc[0] == st.ver and lc[1] == seat:
+            return list(lc[2])                         # a copy: callers may sort or shuffle it
+        out = self._legal(st, seat)
+        st._lc = (st.ver, seat, out)
+        return list(out)
 
     def _cached_legal(self, st: SareState, seat: int) -> list:
         lc = st._lc
@@ -457,7 +468,7 @@ class SareEngine:
     def _legal_p1(self, st: SareState, p: int) -> list:
         out: list = [_DONE]
         pcs = st.pieces[p]
-        n_proj = m = 0
+        n_proj = m = wh = 0
         present = prod1 = prod2 = other = near = 0    # bit masks: kinds owned; spaces by what lies there
         for pc in pcs:
             k = pc[0]
@@ -474,6 +485,8 @@ class SareEngine:
                 near |= _NEAR[pc[1]]
                 if k == MB:
                     m += 1
+                elif k == WH:
+                    wh += 1
             else:
                 n_proj += 1
         # spaces open to a new production project, to an administrative/main project, to the Port (4.4)
@@ -510,11 +523,22 @@ class SareEngine:
                 if row is None:
                     row = rows[spaces] = tuple(_PROJECT[k][s] for s in _SPACES[spaces])
                 out.extend(row)
+        lone = None
         for i, pc in enumerate(pcs):
-            if pc[2]:
+            if pc[2]:                                # _can_demolish, with the seat's facts gathered once
                 k = pc[0]
-                if ((k != MB and k != WH and not arch) or self._can_demolish(st, p, pc, m, n_proj)):
-                    out.append(_DEMOLISH[i])
+                if k == MB:
+                    if m <= 1 or n_proj > 2 * (m - 1):
+                        continue
+                elif k == WH:
+                    if sum(st.res[p][:3]) > WH_CAP * (wh - 1):
+                        continue
+                if arch:
+                    if lone is None:
+                        lone = _lone_near(pcs)
+                    if lone >> pc[1] & 1:
+                        continue
+                out.append(_DEMOLISH[i])
             elif not pc[6]:
                 out.append(_CANCEL[i])
                 if not (pc[0] == PYR and pc[3] > 0):
@@ -528,14 +552,14 @@ class SareEngine:
                     out.extend(row)
         return out
 
-    def _can_demolish(self, st: SareState, p: int, pc: list, m: int, n_proj: int) -> bool:
+    def _can_demolish(self, st: SareState, p: int, pc: list, m: int, n_proj: int, placement: bool = True) -> bool:
         """4.4: the last Master Builders keep their projects, the other warehouses hold the stored
         tokens, and (Architect) every project stays next to a built building."""
         if pc[0] == MB and (m <= 1 or n_proj > 2 * (m - 1)):
             return False
         if pc[0] == WH and sum(st.res[p][:3]) > WH_CAP * (built_count(st, p, WH) - 1):
             return False
-        return not st.architect or projects_stay_placed(st, p, pc)
+        return not (placement and st.architect) or projects_stay_placed(st, p, pc)
 
     def _legal_poll(self, st: SareState, p: int) -> list:
         built = built_kinds(st, p)
@@ -624,7 +648,9 @@ class SareEngine:
         if st.architect:                 # RB Architect "demolish buildings during your construction phase" (R-04)
             m = built_count(st, p, MB)
             n_proj = n_projects(st, p)
-            out.extend(_DEMOLISH[i] for i, pc in enumerate(pcs) if pc[2] and self._can_demolish(st, p, pc, m, n_proj))
+            lone = _lone_near(pcs)
+            out.extend(_DEMOLISH[i] for i, pc in enumerate(pcs)
+                       if pc[2] and not lone >> pc[1] & 1 and self._can_demolish(st, p, pc, m, n_proj, False))
         return out
 
     @staticmethod
@@ -1395,6 +1421,27 @@ def _norm(action: Any) -> Any:
 _ADVANCING = frozenset(("p1_next", "poll_start", "poll_next", "draw", "palace_next", "resolve", "tw_next", "tw",
                         "after_card", "season_end", "mf_next", "p3_next", "store"))
 """The stages _advance moves on from by itself (at every other stage it waits for an event)."""
+def _lone_near(pcs: list) -> int:
+    """Architect (projects_stay_placed for every built piece at once): the spaces whose built piece
+    must stay, because a project has no other built piece on or next to it; every space when a
+    project is already stranded."""
+    near = [0] * N_SPACES
+    projects = 0
+    for pc in pcs:
+        if pc[2]:
+            for s in _SPACES[_NEAR[pc[1]]]:
+                near[s] += 1
+        else:
+            projects |= 1 << pc[1]
+    lone = 0
+    for s in _SPACES[projects]:
+        if near[s] == 0:
+            return _ALL_SPACES
+        if near[s] == 1:
+            lone |= _NEAR[s]
+    return lone
+
+
 _DECIDE = tuple(Decide(seat) for seat in range(4))       # steps are frozen: one instance per seat
 _FINISHED = Finished()
 
