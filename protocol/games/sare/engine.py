@@ -10,6 +10,7 @@ Resources are indexed 0 W, 1 G, 2 S, 3 J (Joker).
 
 from __future__ import annotations
 
+from itertools import compress
 from typing import Any
 
 from ...engine import (Act, BadOptions, Decide, DeckReturn, DeckReturned, DeckReveal, DeckRevealed,
@@ -470,9 +471,8 @@ class SareEngine:
         pcs = st.pieces[p]
         n_proj = m = wh = 0
         present = prod1 = prod2 = other = near = 0    # bit masks: kinds owned; spaces by what lies there
-        for pc in pcs:
-            k = pc[0]
-            bit = 1 << pc[1]
+        for k, s, built, _steps, _no, _turn, _fresh in pcs:
+            bit = 1 << s
             present |= 1 << k
             if k in PRODUCTION:
                 if prod1 & bit:
@@ -481,8 +481,8 @@ class SareEngine:
                     prod1 |= bit
             else:
                 other |= bit
-            if pc[2]:
-                near |= _NEAR[pc[1]]
+            if built:
+                near |= _NEAR[s]
                 if k == MB:
                     m += 1
                 elif k == WH:
@@ -499,34 +499,26 @@ class SareEngine:
         if n_proj + 1 <= 2 * m:
             mask = st.done_mask[p]
             board = st.board
-            new = st.p1_new[p]
-            for k in range(13):
-                if k == PYR:
-                    if not st.pyr_avail or mask & ((1 << PYR) | PYR_STARTED) or present >> PYR & 1:
-                        continue
-                    if st.pyramid_pick == "free":     # any Pyramid left (option, R-09)
-                        out.extend(["project", KINDS[PYR], s, no] for s in _SPACES[empty] for no in st.pyr_avail)
-                        continue
-                    spaces = empty
-                elif board[k] <= 0:
-                    continue
-                elif k in PRODUCTION:
-                    if new >> k & 1:
-                        continue
-                    spaces = prod_ok
-                elif mask >> k & 1 or present >> k & 1:
-                    continue
+            # the kinds open to a new project, as a bit mask: production kinds not launched this phase,
+            # administrative kinds and the Port never built nor owned (4.1), while tiles are left
+            blocked = st.p1_new[p] | ((mask | present) & _NON_PRODUCTION)
+            kinds = sum(compress(_KIND_BITS, map(_POSITIVE, board))) & ~blocked
+            if kinds:                              # in kind order, each in space order
+                spaces = _SPACES[prod_ok]
+                for k in _SPACES[kinds & _PRODUCTION_KINDS]:      # _SPACES[mask]: the set bits of a mask
+                    out.extend(map(_PROJECT[k].__getitem__, spaces))
+                spaces = _SPACES[empty]
+                for k in _SPACES[kinds & _NON_PRODUCTION]:
+                    out.extend(map(_PROJECT[k].__getitem__, _SPACES[port_ok] if k == PORT else spaces))
+            if st.pyr_avail and not mask & ((1 << PYR) | PYR_STARTED) and not present >> PYR & 1:
+                if st.pyramid_pick == "free":     # any Pyramid left (option, R-09)
+                    out.extend(["project", KINDS[PYR], s, no] for s in _SPACES[empty] for no in st.pyr_avail)
                 else:
-                    spaces = port_ok if k == PORT else empty
-                rows = _PROJECT_ROWS[k]
-                row = rows[spaces]
-                if row is None:
-                    row = rows[spaces] = tuple(_PROJECT[k][s] for s in _SPACES[spaces])
-                out.extend(row)
+                    out.extend(_PROJECT[PYR][s] for s in _SPACES[empty])
         lone = None
         for i, pc in enumerate(pcs):
-            if pc[2]:                                # _can_demolish, with the seat's facts gathered once
-                k = pc[0]
+            k, s, built, steps, _no, _turn, fresh = pc
+            if built:                                # _can_demolish, with the seat's facts gathered once
                 if k == MB:
                     if m <= 1 or n_proj > 2 * (m - 1):
                         continue
@@ -536,20 +528,15 @@ class SareEngine:
                 if arch:
                     if lone is None:
                         lone = _lone_near(pcs)
-                    if lone >> pc[1] & 1:
+                    if lone >> s & 1:
                         continue
                 out.append(_DEMOLISH[i])
-            elif not pc[6]:
+            elif not fresh:
                 out.append(_CANCEL[i])
-                if not (pc[0] == PYR and pc[3] > 0):
-                    k = pc[0]
+                if not (k == PYR and steps > 0):
                     # an unbuilt piece only matters on its own space, which is never a target
-                    spaces = (prod_ok if k in PRODUCTION else (port_ok if k == PORT else empty)) & ~(1 << pc[1])
-                    rows = _MOVE_ROWS[i]
-                    row = rows[spaces]
-                    if row is None:
-                        row = rows[spaces] = tuple(_MOVE[i][s] for s in _SPACES[spaces])
-                    out.extend(row)
+                    spaces = (prod_ok if k in PRODUCTION else (port_ok if k == PORT else empty)) & ~(1 << s)
+                    out.extend(map(_MOVE[i].__getitem__, _SPACES[spaces]))
         return out
 
     def _can_demolish(self, st: SareState, p: int, pc: list, m: int, n_proj: int, placement: bool = True) -> bool:
@@ -634,17 +621,13 @@ class SareEngine:
                 for i in todo:
                     self._build_options(i, pcs[i], sources, port, avail, jok, cu, out)
         if st.car[p] < CARAVAN_MAX:
-            have = list(res)
-            if not revolt:
-                for t in range(4):
-                    have[t] += slots[t]
-            for a in range(4):
-                if have[a] == 0:
-                    continue
-                row = _CHARTER[a]
-                for b in range(a, 4):
-                    if have[b] - (1 if a == b else 0) > 0:
-                        out.append(row[b])
+            if revolt:
+                w, g, s, j = res
+            else:
+                w, g, s, j = res[0] + slots[0], res[1] + slots[1], res[2] + slots[2], res[3] + slots[3]
+            # the pairs of tokens the seat can pay: by how many of each type it has, counting to 2
+            out.extend(_CHARTERS[(w if w < 2 else 2) * 27 + (g if g < 2 else 2) * 9 + (s if s < 2 else 2) * 3
+                                 + (j if j < 2 else 2)])
         if st.architect:                 # RB Architect "demolish buildings during your construction phase" (R-04)
             m = built_count(st, p, MB)
             n_proj = n_projects(st, p)
@@ -719,7 +702,7 @@ class SareEngine:
         elif isinstance(step, DeckReveal):
             if (not isinstance(event, DeckRevealed) or not isinstance(event.cards, (list, tuple))
                     or tuple(event.handles) != step.handles or len(event.cards) != len(step.handles)
-                    or any(type(c) is not int or not 0 <= c < N_CARDS for c in event.cards)):
+                    or not _card_ids(event.cards)):
                 raise _ill(f"expected the reveal of handles {list(step.handles)}", "3.1")
             self._revealed(st, list(event.cards))
         elif isinstance(step, DeckShow):
@@ -1408,7 +1391,18 @@ def _dbl_has_gold(d: int) -> bool:
 
 
 def _fresh_ints(hs) -> bool:
-    return all(type(h) is int and h > 0 for h in hs) and len(set(hs)) == len(hs)
+    """Distinct positive ints (new deck handles)."""
+    for h in hs:
+        if type(h) is not int or h <= 0:
+            return False
+    return len(set(hs)) == len(hs)
+
+
+def _card_ids(cards) -> bool:
+    for c in cards:
+        if type(c) is not int or not 0 <= c < N_CARDS:
+            return False
+    return True
 
 
 def _norm(action: Any) -> Any:
@@ -1449,6 +1443,14 @@ _FINISHED = Finished()
 _DONE = ["done"]
 _SPARE = [["spare", RES[t]] for t in range(3)]
 _CHARTER = [[["charter", RES[a], RES[b]] for b in range(4)] for a in range(4)]
+
+
+def _charters(have: tuple) -> tuple:
+    """The caravan charters payable with `have` tokens of each type ([W, G, S, J], counted to 2)."""
+    return tuple(_CHARTER[a][b] for a in range(4) if have[a] for b in range(a, 4) if have[b] - (a == b) > 0)
+
+
+_CHARTERS = tuple(_charters((w, g, s, j)) for w in range(3) for g in range(3) for s in range(3) for j in range(3))
 _NO_PORT = (-1,)
 _PROJECT = [[["project", KINDS[k], s] for s in range(N_SPACES)] for k in range(13)]
 _MAX_PIECES = 64          # a seat's pieces: at most 4 tiles of each of 12 kinds, a Pyramid, the 2 starting ones
@@ -1461,10 +1463,11 @@ _ALL_SPACES = (1 << N_SPACES) - 1
 _NEAR = tuple(1 << s | sum(1 << x for x in ADJ[s]) for s in range(N_SPACES))     # a space and its neighbours
 _NILE_MASK = sum(1 << s for s in NILE)
 _SPACES = tuple(tuple(s for s in range(N_SPACES) if m >> s & 1) for m in range(1 << N_SPACES))
-# memoised rows of actions: _PROJECT_ROWS[kind][mask] = the projects of that kind on every space of
-# the mask, in space order; _MOVE_ROWS[piece][mask] the same for moves (None until first needed)
-_PROJECT_ROWS = [[None] * (1 << N_SPACES) for _ in range(13)]
-_MOVE_ROWS = [[None] * (1 << N_SPACES) for _ in range(_MAX_PIECES)]
+_KIND_BITS = tuple(1 << k for k in range(12))        # the kinds with tiles on the board (st.board)
+_POSITIVE = (0).__lt__
+_PRODUCTION_KINDS = sum(1 << k for k in PRODUCTION)
+_NON_PRODUCTION = sum(1 << k for k in range(13) if k not in PRODUCTION)
+
 
 ENGINE = SareEngine()
 
