@@ -114,7 +114,7 @@ class Referee:
             event = E.Rolled(tuple(values))
             eng.apply(st, event)
         elif isinstance(step, E.DeckShuffle):
-            cards = [item if type(item) is int else self._card_of(item) for item in step.cards]
+            cards = self._cards_of(step.cards)
             self.rng.shuffle(cards)
             handles = self._handles(len(cards))
             event = E.DeckShuffled(step.deck, handles)
@@ -147,6 +147,19 @@ class Referee:
             raise RefereeError(f"unknown step {step!r}")
         self.steps += 1
         return event
+
+    def _cards_of(self, items: Any) -> list[Any]:
+        """[_card_of(item) for item in items], with the common items (cards, known handles) inline."""
+        truth = self.truth
+        out = []
+        for item in items:
+            if type(item) is int:
+                out.append(item)
+            elif type(item) is list and len(item) == 2 and item[0] == "h" and item[1] in truth:
+                out.append(truth[item[1]])
+            else:
+                out.append(self._card_of(item))
+        return out
 
     def _card_of(self, item: Any) -> Any:
         if isinstance(item, int):

@@ -443,7 +443,7 @@ class SareEngine:
         if stg == "temple_pos":
             return [["return", "top"], ["return", "bottom"]] if seat == st.temple_owner else []
         legal = _LEGAL_AT.get(stg)         # a decision stage: expected() is Decide(self._actor(st))
-        if legal is None or self._actor(st) != seat:
+        if legal is None or (st.sub[1] if stg == "market" else st.order[(st.fp + st.cur) % st.n]) != seat:
             return []
         return legal(self, st, seat)
 
@@ -652,12 +652,10 @@ class SareEngine:
             pts = [t for t in TYPES3 if cost[t] > 0] or _NO_PORT
         else:
             pts = _NO_PORT
+        gap = (cost[0] - avail[0], cost[1] - avail[1], cost[2] - avail[2])      # tokens missing per type
+        missing = (gap[0] if gap[0] > 0 else 0) + (gap[1] if gap[1] > 0 else 0) + (gap[2] if gap[2] > 0 else 0)
         for pt in pts:
-            short = 0
-            for t in TYPES3:
-                c = cost[t] - 1 if t == pt else cost[t]
-                if c > avail[t]:
-                    short += c - avail[t]
+            short = missing - 1 if pt >= 0 and gap[pt] > 0 else missing     # the Port's -1 on type pt
             if short > jok + cu:
                 continue
             ptn = RES[pt] if pt >= 0 else "-"
@@ -675,8 +673,8 @@ class SareEngine:
 
     # -------------------------------------------------------------- apply
     def apply(self, st: SareState, event) -> None:
-        step = self.expected(st)
-        if isinstance(step, Decide):
+        step = st._es if st._ev == st.ver else self.expected(st)
+        if step.__class__ is Decide:
             if not isinstance(event, Act):
                 raise _ill(f"expected a decision by seat {step.seat}, got {type(event).__name__}", "3.1")
             if event.seat != step.seat:
@@ -718,7 +716,8 @@ class SareEngine:
         else:
             raise _ill("the game is over", "8.1")
         st.ver += 1
-        self._advance(st)
+        if not st.reveal_q and st.stage in _ADVANCING:      # else _advance has nothing to do
+            self._advance(st)
         st.ver += 1
 
     def _rule_hint(self, st: SareState) -> str:
