@@ -1,7 +1,8 @@
 """The engine's speed-ups (issue #17) against the plain rule they stand for, after every step of
 random games: the step and legal actions cached per state version equal a fresh computation,
-and the demolitions offered (facts gathered once per call) are exactly the pieces
-`_can_demolish` allows one by one (Master Builders, Warehouses, the Architect placement rule)."""
+the demolitions offered (facts gathered once per call) are exactly the pieces `_can_demolish`
+allows one by one (Master Builders, Warehouses, the Architect placement rule), and the build
+options are those the plain cost helpers give (project_cost, port_reduces)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ import pytest
 
 from protocol import engine as E
 from protocol.games.sare import ENGINE
-from protocol.games.sare.data import MB
+from protocol.games.sare import engine as S
+from protocol.games.sare.data import MB, NILE, PYR, RES
 from protocol.referee import Referee
 
 from .util import K, add_built, fresh, touch
@@ -30,6 +32,25 @@ def _demolitions_by_rule(st, p) -> set[int]:
     return {i for i, pc in enumerate(pcs) if pc[2] and ENGINE._can_demolish(st, p, pc, m, n_proj)}
 
 
+def _builds_by_rule(st, p) -> list:
+    """The phase-3 build options from the plain helpers (project_cost, port_reduces), one piece at a time."""
+    slots, res, spare = st.slots[p], st.res[p], st.spare[p]
+    avail = [slots[t] + res[t] - spare[t] for t in range(3)]
+    jok, cu = slots[3] + res[3], st.car_use[p]
+    out = []
+    for i, pc in enumerate(st.pieces[p]):
+        if pc[2] or (pc[0] == PYR and pc[6] == 2):
+            continue
+        base = S.project_cost(st, p, pc, -1)
+        pts = [t for t in range(3) if base[t] > 0] if S.port_reduces(st, p, pc[1]) else []
+        for pt in pts or [-1]:
+            cost = S.project_cost(st, p, pc, pt)
+            short = sum(max(0, cost[t] - avail[t]) for t in range(3))
+            out.extend(["build", i, RES[pt] if pt >= 0 else "-", j, short - j]
+                       for j in range(min(jok, short), -1, -1) if short - j <= cu)
+    return out
+
+
 def _check(st, seat, legal) -> int:
     """Assert the cached values against a fresh computation; returns how many demolitions were offered."""
     assert ENGINE.expected(st) == ENGINE._expected(st)
@@ -39,6 +60,8 @@ def _check(st, seat, legal) -> int:
         assert offered == _demolitions_by_rule(st, seat), (st.stage, st.pieces[seat])
     else:
         assert not offered
+    if st.stage == "p3" and st.status[seat] != 2 and not st.charter[seat]:
+        assert [a for a in legal if a[0] == "build"] == _builds_by_rule(st, seat)
     return len(offered)
 
 
@@ -87,3 +110,29 @@ def test_a_stranded_architect_project_blocks_every_demolition():
     assert ENGINE.expected(st) == E.Decide(0)
     assert not [a for a in ENGINE.legal_actions(st, 0) if a[0] == "demolish"]
     assert _demolitions_by_rule(st, 0) == set()
+
+
+def test_port_reduced_builds_equal_the_rule():
+    """The Port's -1 (7.3) is rare in short random games: hand a built Port and a project on the Nile
+    to the seat building in phase 3 of random games, with random tokens, and compare the options."""
+    nile = sorted(NILE)
+    with_port = 0
+    for seed in range(40):
+        rng = random.Random(seed)
+        ref = Referee(ENGINE, 2 + seed % 3, {"turn_limit": 3}, seed=seed)
+        while ref.state.stage != "p3" and ref.step(lambda seat, legal, r: legal[rng.randrange(len(legal))]):
+            pass
+        st = ref.state
+        if st.stage != "p3":
+            continue
+        p = ENGINE.expected(st).seat
+        st.status[p] = 0
+        st.charter[p] = 0
+        st.pieces[p].append([K["port"], nile[0], 1, 0, 0, 0, 0])
+        st.pieces[p].append([K[rng.choice(["palace", "temple", "carpenter"])], nile[1], 0, 0, 0, 0, 0])
+        st.res[p] = [rng.randrange(4) for _ in range(4)]
+        touch(st)
+        builds = [a for a in ENGINE.legal_actions(st, p) if a[0] == "build"]
+        assert builds == _builds_by_rule(st, p)
+        with_port += any(a[2] != "-" for a in builds)
+    assert with_port > 5
