@@ -438,14 +438,16 @@ class SareEngine:
         if st.reveal_q:
             return []
         stg = st.stage
+        legal = _LEGAL_AT.get(stg)         # a decision stage: expected() is Decide(self._actor(st))
+        if legal is not None:
+            if (st.sub[1] if stg == "market" else st.order[(st.fp + st.cur) % st.n]) != seat:
+                return []
+            return legal(self, st, seat)
         if stg == "temple_ret":
             return list(st.temple_hand) if seat == st.temple_owner else []
         if stg == "temple_pos":
             return [["return", "top"], ["return", "bottom"]] if seat == st.temple_owner else []
-        legal = _LEGAL_AT.get(stg)         # a decision stage: expected() is Decide(self._actor(st))
-        if legal is None or (st.sub[1] if stg == "market" else st.order[(st.fp + st.cur) % st.n]) != seat:
-            return []
-        return legal(self, st, seat)
+        return []
 
     def _legal_palace(self, st: SareState, seat: int) -> list:
         return [["palace"], ["pass"]]
