@@ -1420,20 +1420,19 @@ def _lone_near(pcs: list) -> int:
     """Architect (projects_stay_placed for every built piece at once): the spaces whose built piece
     must stay, because a project has no other built piece on or next to it; every space when a
     project is already stranded."""
-    near = [0] * N_SPACES
-    projects = 0
+    once = twice = projects = 0              # spaces on or next to at least one / two built pieces
     for pc in pcs:
         if pc[2]:
-            for s in _SPACES[_NEAR[pc[1]]]:
-                near[s] += 1
+            near = _NEAR[pc[1]]
+            twice |= once & near
+            once |= near
         else:
             projects |= 1 << pc[1]
+    if projects & ~once:
+        return _ALL_SPACES
     lone = 0
-    for s in _SPACES[projects]:
-        if near[s] == 0:
-            return _ALL_SPACES
-        if near[s] == 1:
-            lone |= _NEAR[s]
+    for s in _SPACES[projects & ~twice]:     # near exactly one built piece: the one on a space near it
+        lone |= _NEAR[s]
     return lone
 
 
