@@ -68,21 +68,28 @@ class Referee:
         """Resolve the engine's next step; returns the applied event, or None when finished."""
         eng, st = self.engine, self.state
         step = eng.expected(st)
-        if isinstance(step, E.Finished):
-            return None
-        if isinstance(step, E.Decide):
-            action = self._choose(chooser, step.seat)
-            claims = eng.reveals(st, step.seat, action)
+        if type(step) is _DECIDE:                      # the common step first, with _choose inlined (issue #17)
+            seat = step.seat
+            legal = eng.legal_actions(st, seat, self.knowledge[seat])
+            if not legal:
+                raise RefereeError(f"{eng.name}: seat {seat} must act but has no legal action")
+            self.decisions += 1
+            action = chooser(seat, legal, self)
+            claims = eng.reveals(st, seat, action)
             for handle, value in claims:
                 if self.truth.get(handle, _MISSING) != value:
-                    raise E.IllegalAction(f"seat {step.seat} claims handle {handle} is {value!r}; it is not",
+                    raise E.IllegalAction(f"seat {seat} claims handle {handle} is {value!r}; it is not",
                                           "hidden-claim")
-            event: E.Event = E.Act(step.seat, action)
+            event: E.Event = _ACT(seat, action)
             eng.apply(st, event)
             for handle, value in claims:
                 for k in self.knowledge:
                     k[handle] = value
-        elif isinstance(step, E.Simultaneous):
+            self.steps += 1
+            return event
+        if isinstance(step, E.Finished):
+            return None
+        if isinstance(step, E.Simultaneous):
             event = E.Choices(tuple(self._choose(chooser, s) for s in step.seats))
             eng.apply(st, event)
         elif isinstance(step, E.Commit):
@@ -107,14 +114,14 @@ class Referee:
             event = E.Rolled(tuple(values))
             eng.apply(st, event)
         elif isinstance(step, E.DeckShuffle):
-            cards = [self._card_of(item) for item in step.cards]
+            cards = self._cards_of(step.cards)
             self.rng.shuffle(cards)
             handles = self._handles(len(cards))
             event = E.DeckShuffled(step.deck, handles)
             eng.apply(st, event)
             self.truth.update(zip(handles, cards))
         elif isinstance(step, E.DeckReveal):
-            cards = tuple(self.truth[h] for h in step.handles)
+            cards = tuple(map(self.truth.__getitem__, step.handles))
             event = E.DeckRevealed(step.handles, cards)
             eng.apply(st, event)
             for k in self.knowledge:
@@ -141,6 +148,19 @@ class Referee:
         self.steps += 1
         return event
 
+    def _cards_of(self, items: Any) -> list[Any]:
+        """[_card_of(item) for item in items], with the common items (cards, known handles) inline."""
+        truth = self.truth
+        out = []
+        for item in items:
+            if type(item) is int:
+                out.append(item)
+            elif type(item) is list and len(item) == 2 and item[0] == "h" and item[1] in truth:
+                out.append(truth[item[1]])
+            else:
+                out.append(self._card_of(item))
+        return out
+
     def _card_of(self, item: Any) -> Any:
         if isinstance(item, int):
             return item
@@ -162,6 +182,7 @@ class Referee:
 
 
 _MISSING = object()
+_DECIDE, _ACT = E.Decide, E.Act
 
 
 def random_chooser(rng: random.Random) -> Chooser:

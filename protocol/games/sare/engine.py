@@ -10,15 +10,16 @@ Resources are indexed 0 W, 1 G, 2 S, 3 J (Joker).
 
 from __future__ import annotations
 
+from itertools import compress
 from typing import Any
 
 from ...engine import (Act, BadOptions, Decide, DeckReturn, DeckReturned, DeckReveal, DeckRevealed,
                        DeckShow, DeckShown, DeckShuffle, DeckShuffled, Finished, IllegalAction, Random,
                        Rolled)
-from .data import (ADJ, ADMIN, ARCH_START, BARR, CARAVAN_MAX, CARD_KIND, CARP, COST, DOUBLE,
-                   GARDENS, GOLDS, HORUS, KINDS, LIB, MARKET, MASON, MB, N_CARDS, N_SPACES, NILE,
-                   PALACE, PORT, PRODUCES, PRODUCTION, PYR, PYRAMIDS, RED, RES, SUPPLY, TEMPLE,
-                   TR1, TURN_LIMIT, WH, WH_CAP)
+from .data import (ADJ, ADMIN, ARCH_START, BARR, CARAVAN_MAX, CARD_KIND, CARP, COST, DOUBLE, GARDENS, GOLDS,
+                   HORUS, KINDS, KIND_INDEX, LIB, MARKET, MASON, MB, NILE, N_CARDS, N_SPACES, PALACE, PORT,
+                   PRODUCES, PRODUCTION, PYR, PYRAMIDS, RED, RES, RES_INDEX, SUPPLY, TEMPLE, TR1, TURN_LIMIT,
+                   WH, WH_CAP)
 
 SCENARIOS = ("scribe", "priest", "pharaoh")
 PYRAMID_PICKS = ("top", "free")
@@ -42,7 +43,9 @@ FIELDS = (
 
 
 class SareState:
-    __slots__ = FIELDS + ("ver", "_lc")
+    """`ver` counts applied steps; `_lc` (legal actions) and `_ev`/`_es` (the expected step) are
+    caches valid while `ver` has not moved (a test that edits a state by hand bumps `ver`)."""
+    __slots__ = FIELDS + ("ver", "_lc", "_ev", "_es")
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, SareState) and ENGINE.encode(self) == ENGINE.encode(other)
@@ -63,10 +66,14 @@ def _ill(msg: str, rule: str) -> IllegalAction:
 def _seek(st, wanted) -> bool:
     """Advance st.cur (in turn order, from where it is) to the next seat for which
     wanted(seat) holds; False when no seat is left."""
-    while st.cur < st.n:
-        if wanted(seat_at(st, st.cur)):
+    order, fp, n = st.order, st.fp, st.n
+    cur = st.cur
+    while cur < n:
+        if wanted(order[(fp + cur) % n]):
+            st.cur = cur
             return True
-        st.cur += 1
+        cur += 1
+    st.cur = cur
     return False
 
 
@@ -89,6 +96,15 @@ def has_built(st: SareState, p: int, kind: int) -> bool:
     return False
 
 
+def built_kinds(st: SareState, p: int) -> int:
+    """Bit mask of the kinds the seat has built (bit k: has_built(st, p, k))."""
+    mask = 0
+    for pc in st.pieces[p]:
+        if pc[2]:
+            mask |= 1 << pc[0]
+    return mask
+
+
 def can_use(st: SareState, p: int, kind: int) -> bool:
     """The seat owns a built `kind` administrative building still on its day side."""
     return not (st.used[p] >> kind) & 1 and has_built(st, p, kind)
@@ -107,7 +123,9 @@ def admin_built(st: SareState, p: int) -> int:
 
 
 def standing(st: SareState) -> list[int]:
-    return [seat_at(st, i) for i in range(st.n) if st.status[seat_at(st, i)] == 0]
+    """The seats still pushing their luck, in turn order."""
+    order, fp, status = st.order, st.fp, st.status
+    return [p for p in order[fp:] + order[:fp] if status[p] == 0]
 
 
 def pyramid_piece(st: SareState, p: int):
@@ -120,13 +138,13 @@ def pyramid_piece(st: SareState, p: int):
 def projects_stay_placed(st: SareState, p: int, gone: list) -> bool:
     """Architect (4.4): without the built piece `gone`, every project of the seat is still on or
     next to a built building ("while respecting the placement rule")."""
-    near = [0] * N_SPACES
+    near = projects = 0
     for pc in st.pieces[p]:
-        if pc[2] and pc is not gone:
-            near[pc[1]] = 1
-            for x in ADJ[pc[1]]:
-                near[x] = 1
-    return all(near[pc[1]] for pc in st.pieces[p] if not pc[2])
+        if not pc[2]:
+            projects |= 1 << pc[1]
+        elif pc is not gone:
+            near |= _NEAR[pc[1]]
+    return not projects & ~near
 
 
 def reductions(st: SareState, p: int, space: int) -> list[int]:
@@ -169,21 +187,33 @@ def project_cost(st: SareState, p: int, pc: list, pt: int) -> list[int] | None:
 
 def progress(st: SareState, p: int) -> int:
     """Progress toward the scenario's end condition (the result's score)."""
-    pcs = st.pieces[p]
-    port = 1 if any(pc[0] == PORT and pc[2] for pc in pcs) else 0
-    pyr = pyramid_piece(st, p)
-    pyr_done = 1 if pyr is not None and pyr[2] else 0
-    adm = admin_built(st, p)
+    port = adm = covered = 0                  # covered: bit mask of the spaces under a building or a Pyramid step
+    pyr = None                                # pyramid_piece(st, p)
+    for pc in st.pieces[p]:
+        k = pc[0]
+        if pc[2]:
+            covered |= 1 << pc[1]
+            if k == PORT:
+                port = 1
+            elif k in ADMIN:
+                adm += 1
+        elif k == PYR and pc[3] >= 1:
+            covered |= 1 << pc[1]
+        if k == PYR and pyr is None:
+            pyr = pc
     if st.scenario == "scribe":
-        covered = {pc[1] for pc in pcs if pc[2] or (pc[0] == PYR and pc[3] >= 1)}
-        return len(covered) + (1 if pyr is not None and pyr[3] >= 1 else 0)
+        return bin(covered).count("1") + (1 if pyr is not None and pyr[3] >= 1 else 0)
+    pyr_done = 1 if pyr is not None and pyr[2] else 0
     if st.scenario == "priest":
         return port + pyr_done + min(adm, 3)
     return port + pyr_done + adm
 
 
+_GOAL = {"scribe": 13, "priest": 5, "pharaoh": 8}
+
+
 def goal_met(st: SareState, p: int) -> bool:
-    return progress(st, p) == {"scribe": 13, "priest": 5, "pharaoh": 8}[st.scenario]
+    return progress(st, p) == _GOAL[st.scenario]
 
 
 def tiebreak_key(st: SareState, p: int) -> tuple:
@@ -319,13 +349,24 @@ class SareEngine:
         st.end_reason = ""
         st.ver = 0
         st._lc = None
+        st._ev = -1
         return st
 
     # -------------------------------------------------------------- steps
     def expected(self, st: SareState):
+        if st._ev == st.ver:
+            return st._es
+        step = self._expected(st)
+        st._ev = st.ver
+        st._es = step
+        return step
+
+    def _expected(self, st: SareState):
         if st.reveal_q:
             return DeckReveal(tuple(st.reveal_q))
         stg = st.stage
+        if stg in _LEGAL_AT:                           # a decision stage (the common case)
+            return _DECIDE[st.sub[1] if stg == "market" else st.order[(st.fp + st.cur) % st.n]]
         if stg == "order":
             return Random((("perm", st.n),))
         if stg == "dbl":
@@ -344,15 +385,15 @@ class SareEngine:
         if stg == "temple_ret":
             return DeckReturn(st.temple_owner, "season", tuple(st.temple_hand), st.temple_pos)
         if stg == "temple_pos":
-            return Decide(st.temple_owner)
+            return _DECIDE[st.temple_owner]
         if stg == "over":
-            return Finished()
-        return Decide(self._actor(st))
+            return _FINISHED
+        return _DECIDE[self._actor(st)]
 
     def _actor(self, st: SareState) -> int:
         if st.stage == "market":
             return st.sub[1]
-        return seat_at(st, st.cur)
+        return st.order[(st.fp + st.cur) % st.n]
 
     def _gather(self, st: SareState) -> list:
         """Every non-double Season card, for the shuffle that starts the season (5.2, SR-14)."""
@@ -378,7 +419,12 @@ class SareEngine:
 
     # -------------------------------------------------------------- legal actions
     def legal_actions(self, st: SareState, seat: int, knowledge: dict | None = None) -> list:
-        return list(self._cached_legal(st, seat))     # a copy: callers may sort or shuffle it
+        lc = st._lc                                    # _cached_legal, inlined
+        if lc is not None and lc[0] == st.ver and lc[1] == seat:
+            return list(lc[2])                         # a copy: callers may sort or shuffle it
+        out = self._legal(st, seat)
+        st._lc = (st.ver, seat, out)
+        return list(out)
 
     def _cached_legal(self, st: SareState, seat: int) -> list:
         lc = st._lc
@@ -392,144 +438,141 @@ class SareEngine:
         if st.reveal_q:
             return []
         stg = st.stage
+        legal = _LEGAL_AT.get(stg)         # a decision stage: expected() is Decide(self._actor(st))
+        if legal is not None:
+            if (st.sub[1] if stg == "market" else st.order[(st.fp + st.cur) % st.n]) != seat:
+                return []
+            return legal(self, st, seat)
         if stg == "temple_ret":
             return list(st.temple_hand) if seat == st.temple_owner else []
         if stg == "temple_pos":
             return [["return", "top"], ["return", "bottom"]] if seat == st.temple_owner else []
-        step = self.expected(st)
-        if not isinstance(step, Decide) or step.seat != seat:
-            return []
-        if stg == "setup":
-            return self._legal_setup(st, seat)
-        if stg == "p1":
-            return self._legal_p1(st, seat)
-        if stg == "poll":
-            return self._legal_poll(st, seat)
-        if stg == "market":
-            return self._legal_market(st, seat)
-        if stg == "palace":
-            return [["palace"], ["pass"]]
-        if stg == "tw":
-            out = []
-            lev = st.tlev[seat]
-            if lev == 2 and can_use(st, seat, GARDENS):
-                out.append(["gardens"])
-            if lev == 1 and can_use(st, seat, LIB):
-                out.append(["library"])
-            out.append(["pass"])
-            return out
-        if stg == "market_final":
-            return [["market", t] for t in range(st.n) if t != seat] + [["pass"]]
-        if stg == "p3":
-            return self._legal_p3(st, seat)
-        if stg == "store":
-            return self._legal_store(st, seat)
         return []
+
+    def _legal_palace(self, st: SareState, seat: int) -> list:
+        return [["palace"], ["pass"]]
+
+    def _legal_tw(self, st: SareState, seat: int) -> list:
+        out = []
+        lev = st.tlev[seat]
+        if lev == 2 and can_use(st, seat, GARDENS):
+            out.append(["gardens"])
+        if lev == 1 and can_use(st, seat, LIB):
+            out.append(["library"])
+        out.append(["pass"])
+        return out
+
+    def _legal_market_final(self, st: SareState, seat: int) -> list:
+        return [["market", t] for t in range(st.n) if t != seat] + [["pass"]]
 
     def _legal_setup(self, st: SareState, seat: int) -> list:
         return [["place", a, b] for a in range(N_SPACES) for b in range(N_SPACES)]
 
     def _legal_p1(self, st: SareState, p: int) -> list:
-        out: list = [["done"]]
+        out: list = [_DONE]
         pcs = st.pieces[p]
-        n_proj = 0
-        m = 0
-        for pc in pcs:
-            if not pc[2]:
+        n_proj = m = wh = 0
+        present = prod1 = prod2 = other = near = 0    # bit masks: kinds owned; spaces by what lies there
+        for k, s, built, _steps, _no, _turn, _fresh in pcs:
+            bit = 1 << s
+            present |= 1 << k
+            if k in PRODUCTION:
+                if prod1 & bit:
+                    prod2 |= bit
+                else:
+                    prod1 |= bit
+            else:
+                other |= bit
+            if built:
+                near |= _NEAR[s]
+                if k == MB:
+                    m += 1
+                elif k == WH:
+                    wh += 1
+            else:
                 n_proj += 1
-            elif pc[0] == MB:
-                m += 1
-        mask = st.done_mask[p]
-        free = None
+        # spaces open to a new production project, to an administrative/main project, to the Port (4.4)
+        prod_ok = _ALL_SPACES & ~prod2 & ~other
+        arch = st.architect
+        if arch:
+            prod_ok &= near
+        empty = prod_ok & ~prod1
+        port_ok = empty & _NILE_MASK
         if n_proj + 1 <= 2 * m:
-            present = 0
-            for pc in pcs:
-                present |= 1 << pc[0]
-            free = prod_ok, empty, port_ok = self._free_spaces(st, p)
-            for k in range(13):
-                if k == PYR:
-                    if not st.pyr_avail or mask & ((1 << PYR) | PYR_STARTED) or present >> PYR & 1:
-                        continue
-                elif st.board[k] <= 0:
-                    continue
-                elif k in PRODUCTION:
-                    if st.p1_new[p] >> k & 1:
-                        continue
-                elif mask >> k & 1 or present >> k & 1:
-                    continue
-                spaces = prod_ok if k in PRODUCTION else (port_ok if k == PORT else empty)
-                if k == PYR and st.pyramid_pick == "free":     # any Pyramid left (option, R-09)
-                    out.extend(["project", KINDS[PYR], s, no] for s in spaces for no in st.pyr_avail)
-                    continue
-                row = _PROJECT[k]
-                for s in spaces:
-                    out.append(row[s])
+            mask = st.done_mask[p]
+            board = st.board
+            # the kinds open to a new project, as a bit mask: production kinds not launched this phase,
+            # administrative kinds and the Port never built nor owned (4.1), while tiles are left
+            blocked = st.p1_new[p] | ((mask | present) & _NON_PRODUCTION)
+            kinds = sum(compress(_KIND_BITS, map(_POSITIVE, board))) & ~blocked
+            if kinds:                              # in kind order, each in space order
+                spaces = _SPACES[prod_ok]
+                for k in _SPACES[kinds & _PRODUCTION_KINDS]:      # _SPACES[mask]: the set bits of a mask
+                    out.extend(map(_PROJECT[k].__getitem__, spaces))
+                spaces = _SPACES[empty]
+                for k in _SPACES[kinds & _NON_PRODUCTION]:
+                    out.extend(map(_PROJECT[k].__getitem__, _SPACES[port_ok] if k == PORT else spaces))
+            if st.pyr_avail and not mask & ((1 << PYR) | PYR_STARTED) and not present >> PYR & 1:
+                if st.pyramid_pick == "free":     # any Pyramid left (option, R-09)
+                    out.extend(["project", KINDS[PYR], s, no] for s in _SPACES[empty] for no in st.pyr_avail)
+                else:
+                    out.extend(_PROJECT[PYR][s] for s in _SPACES[empty])
+        lone = None
         for i, pc in enumerate(pcs):
-            if pc[2]:
-                if self._can_demolish(st, p, pc, m, n_proj):
-                    out.append(["demolish", i])
-            elif not pc[6]:
-                out.append(["cancel", i])
-                if not (pc[0] == PYR and pc[3] > 0):
-                    if free is None:
-                        free = self._free_spaces(st, p)
-                    k = pc[0]
+            k, s, built, steps, _no, _turn, fresh = pc
+            if built:                                # _can_demolish, with the seat's facts gathered once
+                if k == MB:
+                    if m <= 1 or n_proj > 2 * (m - 1):
+                        continue
+                elif k == WH:
+                    if sum(st.res[p][:3]) > WH_CAP * (wh - 1):
+                        continue
+                if arch:
+                    if lone is None:
+                        lone = _lone_near(pcs)
+                    if lone >> s & 1:
+                        continue
+                out.append(_DEMOLISH[i])
+            elif not fresh:
+                out.append(_CANCEL[i])
+                if not (k == PYR and steps > 0):
                     # an unbuilt piece only matters on its own space, which is never a target
-                    for s in free[0] if k in PRODUCTION else (free[2] if k == PORT else free[1]):
-                        if s != pc[1]:
-                            out.append(["move", i, s])
+                    spaces = (prod_ok if k in PRODUCTION else (port_ok if k == PORT else empty)) & ~(1 << s)
+                    out.extend(map(_MOVE[i].__getitem__, _SPACES[spaces]))
         return out
 
-    def _can_demolish(self, st: SareState, p: int, pc: list, m: int, n_proj: int) -> bool:
+    def _can_demolish(self, st: SareState, p: int, pc: list, m: int, n_proj: int, placement: bool = True) -> bool:
         """4.4: the last Master Builders keep their projects, the other warehouses hold the stored
         tokens, and (Architect) every project stays next to a built building."""
         if pc[0] == MB and (m <= 1 or n_proj > 2 * (m - 1)):
             return False
         if pc[0] == WH and sum(st.res[p][:3]) > WH_CAP * (built_count(st, p, WH) - 1):
             return False
-        return not st.architect or projects_stay_placed(st, p, pc)
-
-    def _free_spaces(self, st: SareState, p: int) -> tuple[list, list, list]:
-        """Spaces open to a new production project, to an administrative/main project, to the Port (4.4)."""
-        prod = [0] * N_SPACES
-        other = [0] * N_SPACES
-        near = [0] * N_SPACES
-        for pc in st.pieces[p]:
-            s = pc[1]
-            if pc[0] in PRODUCTION:
-                prod[s] += 1
-            else:
-                other[s] = 1
-            if pc[2]:
-                near[s] = 1
-                for x in ADJ[s]:
-                    near[x] = 1
-        arch = st.architect
-        prod_ok = [s for s in range(N_SPACES) if prod[s] < 2 and not other[s] and (near[s] or not arch)]
-        empty = [s for s in prod_ok if not prod[s]]
-        port_ok = [s for s in empty if s in NILE]
-        return prod_ok, empty, port_ok
+        return not (placement and st.architect) or projects_stay_placed(st, p, pc)
 
     def _legal_poll(self, st: SareState, p: int) -> list:
+        built = built_kinds(st, p)
+        usable = built & ~st.used[p]                # can_use, for every kind at once
+        oracle = st.aside and not st.oracle[p] and built >> TEMPLE & 1      # _oracle_open
         if st.status[p] != 0:                       # a laid-down Market or Temple owner's slot (SR-24, R-05)
-            out = [["market", t] for t in range(st.n) if t != p] if can_use(st, p, MARKET) else []
-            if self._oracle_open(st, p):
+            out = [["market", t] for t in range(st.n) if t != p] if usable >> MARKET & 1 else []
+            if oracle:
                 out.append(["oracle"])
             return out + [["pass"]]
         out: list = [["continue"], ["stop"]]
         if not st.poll_gold and st.res[p][1] > 0 and st.rev[p] > st.black[p]:
             out.append(["gold"])
-        if can_use(st, p, BARR):
+        if usable >> BARR & 1:
             for t in range(st.n):
                 if t != p and st.status[t] == 0 and st.rev[t] + 1 < RED:
                     out.append(["barracks", t])
-        if can_use(st, p, MARKET):
+        if usable >> MARKET & 1:
             for t in range(st.n):
                 if t != p:
                     out.append(["market", t])
-        if can_use(st, p, TEMPLE) and st.shoe:
+        if usable >> TEMPLE & 1 and st.shoe:
             out.append(["temple"])
-        if self._oracle_open(st, p):
+        if oracle:
             out.append(["oracle"])
         return out
 
@@ -551,57 +594,70 @@ class SareEngine:
         return out
 
     def _legal_p3(self, st: SareState, p: int) -> list:
-        out: list = [["done"]]
+        out: list = [_DONE]
         revolt = st.status[p] == 2
+        slots, res = st.slots[p], st.res[p]
+        pcs = st.pieces[p]
         if not revolt and not st.charter[p]:
-            slots, res, spare = st.slots[p], st.res[p], st.spare[p]
-            if st.car_use[p] or slots[3] + res[3]:   # keep a typed token: Jokers / caravans pay instead (R-02)
-                out.extend(["spare", RES[t]] for t in TYPES3 if slots[t] + res[t] > spare[t])
-            for i, pc in enumerate(st.pieces[p]):
+            spare = st.spare[p]
+            jok = slots[3] + res[3]
+            cu = st.car_use[p]
+            if cu or jok:                            # keep a typed token: Jokers / caravans pay instead (R-02)
+                out.extend(_SPARE[t] for t in TYPES3 if slots[t] + res[t] > spare[t])
+            sources = []                             # production buildings and the Port built before this turn
+            port = False
+            todo = []
+            turn = st.turn
+            for i, pc in enumerate(pcs):
                 if pc[2]:
-                    continue
-                if pc[0] == PYR and pc[6] == 2:      # one Pyramid step per turn (7.4)
-                    continue
-                out.extend(self._build_options(st, p, i, pc))
+                    if pc[5] < turn:
+                        k = pc[0]
+                        if k == CARP or k == MASON or k == GOLDS:
+                            sources.append((pc[1], PRODUCES[k]))
+                        elif k == PORT:
+                            port = True
+                elif not (pc[0] == PYR and pc[6] == 2):     # one Pyramid step per turn (7.4)
+                    todo.append(i)
+            if todo:
+                avail = [slots[0] + res[0] - spare[0], slots[1] + res[1] - spare[1], slots[2] + res[2] - spare[2]]
+                for i in todo:
+                    self._build_options(i, pcs[i], sources, port, avail, jok, cu, out)
         if st.car[p] < CARAVAN_MAX:
-            have = list(st.res[p])
-            if not revolt:
-                for t in range(4):
-                    have[t] += st.slots[p][t]
-            for a in range(4):
-                if have[a] == 0:
-                    continue
-                for b in range(a, 4):
-                    if have[b] - (1 if a == b else 0) > 0:
-                        out.append(["charter", RES[a], RES[b]])
+            if revolt:
+                w, g, s, j = res
+            else:
+                w, g, s, j = res[0] + slots[0], res[1] + slots[1], res[2] + slots[2], res[3] + slots[3]
+            # the pairs of tokens the seat can pay: by how many of each type it has, counting to 2
+            out.extend(_CHARTERS[(w if w < 2 else 2) * 27 + (g if g < 2 else 2) * 9 + (s if s < 2 else 2) * 3
+                                 + (j if j < 2 else 2)])
         if st.architect:                 # RB Architect "demolish buildings during your construction phase" (R-04)
-            pcs = st.pieces[p]
             m = built_count(st, p, MB)
             n_proj = n_projects(st, p)
-            out.extend(["demolish", i] for i, pc in enumerate(pcs) if pc[2] and self._can_demolish(st, p, pc, m, n_proj))
+            lone = _lone_near(pcs)
+            out.extend(_DEMOLISH[i] for i, pc in enumerate(pcs)
+                       if pc[2] and not lone >> pc[1] & 1 and self._can_demolish(st, p, pc, m, n_proj, False))
         return out
 
-    def _build_options(self, st: SareState, p: int, i: int, pc: list) -> list:
-        out = []
-        slots, res, spare = st.slots[p], st.res[p], st.spare[p]
-        avail = [slots[t] + res[t] - spare[t] for t in TYPES3]
-        jok = slots[3] + res[3]
-        cu = st.car_use[p]
-        pts = [-1]
-        if port_reduces(st, p, pc[1]):
-            pts = []
-            base = project_cost(st, p, pc, -1)
-            for t in TYPES3:
-                if base[t] > 0:
-                    pts.append(t)
-            if not pts:
-                pts = [-1]
+    @staticmethod
+    def _build_options(i: int, pc: list, sources: list, port: bool, avail: list, jok: int, cu: int,
+                       out: list) -> None:
+        """Append every way to pay for building piece i (project_cost and port_reduces, with the
+        seat's reducing buildings gathered once by the caller)."""
+        space = pc[1]
+        base = PYRAMIDS[pc[4]][1] if pc[0] == PYR else COST[pc[0]]
+        near = _NEAR[space]
+        cost = list(base)
+        for s, t in sources:
+            if near >> s & 1 and cost[t] > 0:
+                cost[t] -= 1
+        if port and space in NILE:
+            pts = [t for t in TYPES3 if cost[t] > 0] or _NO_PORT
+        else:
+            pts = _NO_PORT
+        gap = (cost[0] - avail[0], cost[1] - avail[1], cost[2] - avail[2])      # tokens missing per type
+        missing = (gap[0] if gap[0] > 0 else 0) + (gap[1] if gap[1] > 0 else 0) + (gap[2] if gap[2] > 0 else 0)
         for pt in pts:
-            cost = project_cost(st, p, pc, pt)
-            short = 0
-            for t in TYPES3:
-                if cost[t] > avail[t]:
-                    short += cost[t] - avail[t]
+            short = missing - 1 if pt >= 0 and gap[pt] > 0 else missing     # the Port's -1 on type pt
             if short > jok + cu:
                 continue
             ptn = RES[pt] if pt >= 0 else "-"
@@ -610,7 +666,6 @@ class SareEngine:
                 if c > cu:
                     break
                 out.append(["build", i, ptn, j, c])
-        return out
 
     def _legal_store(self, st: SareState, p: int) -> list:
         res = st.res[p]
@@ -620,16 +675,20 @@ class SareEngine:
 
     # -------------------------------------------------------------- apply
     def apply(self, st: SareState, event) -> None:
-        step = self.expected(st)
-        if isinstance(step, Decide):
+        step = st._es if st._ev == st.ver else self.expected(st)
+        if step.__class__ is Decide:
             if not isinstance(event, Act):
                 raise _ill(f"expected a decision by seat {step.seat}, got {type(event).__name__}", "3.1")
             if event.seat != step.seat:
                 raise _ill(f"it is seat {step.seat}'s decision, not seat {event.seat}'s", "3.1")
             action = event.action
-            if not self._is_legal(st, event.seat, action):
+            a = action if type(action) is list else _norm(action)
+            seat = step.seat
+            lc = st._lc                              # legal_actions was asked first: its cached list
+            legal = lc[2] if lc is not None and lc[0] == st.ver and lc[1] == seat else self._cached_legal(st, seat)
+            if a is None or a not in legal:
                 raise _ill(f"{action!r} is not legal now ({self._rule_hint(st)})", self._rule_hint(st))
-            self._act(st, event.seat, _norm(action))
+            self._act(st, seat, a)
         elif isinstance(step, Random):
             if not isinstance(event, Rolled) or not isinstance(event.values, (list, tuple)) or len(event.values) != 1:
                 raise _ill("expected the joint random draw", "3.1")
@@ -643,7 +702,7 @@ class SareEngine:
         elif isinstance(step, DeckReveal):
             if (not isinstance(event, DeckRevealed) or not isinstance(event.cards, (list, tuple))
                     or tuple(event.handles) != step.handles or len(event.cards) != len(step.handles)
-                    or any(type(c) is not int or not 0 <= c < N_CARDS for c in event.cards)):
+                    or not _card_ids(event.cards)):
                 raise _ill(f"expected the reveal of handles {list(step.handles)}", "3.1")
             self._revealed(st, list(event.cards))
         elif isinstance(step, DeckShow):
@@ -659,13 +718,9 @@ class SareEngine:
         else:
             raise _ill("the game is over", "8.1")
         st.ver += 1
-        self._advance(st)
+        if not st.reveal_q and st.stage in _ADVANCING:      # else _advance has nothing to do
+            self._advance(st)
         st.ver += 1
-
-    def _is_legal(self, st: SareState, seat: int, action: Any) -> bool:
-        legal = self._cached_legal(st, seat)
-        a = _norm(action)
-        return a is not None and a in legal
 
     def _rule_hint(self, st: SareState) -> str:
         return {"setup": "2.2", "p1": "4", "poll": "5.3", "market": "6.4", "palace": "5.5", "tw": "5.5",
@@ -783,17 +838,19 @@ class SareEngine:
     def _act(self, st: SareState, p: int, a: list) -> None:
         stg = st.stage
         op = a[0]
-        if stg == "setup":
+        if stg == "p1":                                # the frequent stages first
+            self._act_p1(st, p, a)
+        elif stg == "poll":
+            self._act_poll(st, p, a)
+        elif stg == "p3":
+            self._act_p3(st, p, a)
+        elif stg == "setup":
             st.pieces[p] = [[WH, a[1], 1, 0, 0, 0, 0], [MB, a[2], 1, 0, 0, 0, 0]]
             st.cur += 1
             if st.cur >= st.n:
                 st.phase = "p1"
                 st.stage = "p1_next"
                 st.cur = 0
-        elif stg == "p1":
-            self._act_p1(st, p, a)
-        elif stg == "poll":
-            self._act_poll(st, p, a)
         elif stg == "market":
             if op == "done":
                 st.stage = st.sub[4]
@@ -806,7 +863,7 @@ class SareEngine:
                 st.sub = []
             else:
                 t = st.sub[2]
-                x, y = RES.index(a[1]), RES.index(a[2])
+                x, y = RES_INDEX[a[1]], RES_INDEX[a[2]]
                 st.res[p][x] -= 1
                 st.res[t][x] += 1
                 st.res[t][y] -= 1
@@ -842,17 +899,15 @@ class SareEngine:
         elif stg == "temple_pos":
             st.temple_pos = a[1]
             st.stage = "temple_ret"
-        elif stg == "p3":
-            self._act_p3(st, p, a)
         elif stg == "store":
             if op == "joker":
-                t = RES.index(a[1])
+                t = RES_INDEX[a[1]]
                 st.res[p][3] -= 1
                 st.reserve[3] += 1
                 st.reserve[t] -= 1
                 st.res[p][t] += 1
             else:
-                t = RES.index(a[1])
+                t = RES_INDEX[a[1]]
                 st.res[p][t] -= 1
                 st.reserve[t] += 1
 
@@ -868,7 +923,7 @@ class SareEngine:
             st.cur += 1
             st.stage = "p1_next"
         elif op == "project":
-            k = KINDS.index(a[1])
+            k = KIND_INDEX[a[1]]
             if k == PYR:
                 no = st.pyr_avail.pop(0) if len(a) == 3 else st.pyr_avail.pop(st.pyr_avail.index(a[3]))
                 pcs.append([PYR, a[2], 0, 0, no, 0, 1])
@@ -946,19 +1001,19 @@ class SareEngine:
             self._remove_piece(st, p, a[1])
             return
         if op == "spare":
-            st.spare[p][RES.index(a[1])] += 1
+            st.spare[p][RES_INDEX[a[1]]] += 1
             return
         if op == "charter":
             st.charter[p] = 1
             revolt = st.status[p] == 2
             for name in a[1:]:
-                t = RES.index(name)
+                t = RES_INDEX[name]
                 _pay_types(st, p, t, 1, use_slots=not revolt)
             st.car[p] += 1
             return
         # build: ["build", idx, port_type, jokers, caravans]
         pc = st.pieces[p][a[1]]
-        pt = RES.index(a[2]) if a[2] != "-" else -1
+        pt = RES_INDEX[a[2]] if a[2] != "-" else -1
         cost = project_cost(st, p, pc, pt)
         slots, res, spare = st.slots[p], st.res[p], st.spare[p]
         for t in TYPES3:
@@ -1097,6 +1152,8 @@ class SareEngine:
         n = st.n
         while not st.reveal_q:
             stg = st.stage
+            if stg not in _ADVANCING:
+                return
             if stg == "p1_next":
                 if st.cur >= n:
                     self._start_p2(st)
@@ -1192,8 +1249,13 @@ class SareEngine:
         st.phase = "p2"
         for i in range(st.n):                          # Master Builder grumbling (4.2)
             p = seat_at(st, i)
-            m = built_count(st, p, MB)
-            pen = max(0, n_projects(st, p) - m)
+            m = n_proj = 0
+            for pc in st.pieces[p]:
+                if not pc[2]:
+                    n_proj += 1
+                elif pc[0] == MB:
+                    m += 1
+            pen = max(0, n_proj - m)
             st.rev[p] = min(RED, st.black[p] + pen)
             st.status[p] = 0
             if st.rev[p] >= RED:
@@ -1228,13 +1290,18 @@ class SareEngine:
 
     def _end_turn(self, st: SareState) -> None:
         for p in range(st.n):                          # production cards refilled (7.6, SR-11)
+            producers = [0, 0, 0, 0]                   # _producers(st, p, t) for every t
             for pc in st.pieces[p]:
-                if pc[0] == PYR and pc[6] == 2:
+                k = pc[0]
+                if k == PYR and pc[6] == 2:
                     pc[6] = 0
+                if pc[2] and k in PRODUCES:
+                    producers[PRODUCES[k]] += 1
+            slots = st.slots[p]
             for t in range(4):
-                need = self._producers(st, p, t) - st.slots[p][t]
+                need = producers[t] - slots[t]
                 while need > 0 and take(st, t):
-                    st.slots[p][t] += 1
+                    slots[t] += 1
                     need -= 1
         met = [p for p in range(st.n) if goal_met(st, p)]
         if met or st.turn >= st.turn_limit:
@@ -1282,6 +1349,7 @@ class SareEngine:
             setattr(new, f, _cp(v) if type(v) is list else v)
         new.ver = st.ver
         new._lc = None
+        new._ev = -1
         return new
 
     def encode(self, st: SareState) -> dict:
@@ -1295,6 +1363,7 @@ class SareEngine:
             setattr(st, f, _cp(value[f]))
         st.ver = 0
         st._lc = None
+        st._ev = -1
         return st
 
     def view(self, st: SareState, seat: int | None, knowledge: dict | None = None) -> dict:
@@ -1323,7 +1392,18 @@ def _dbl_has_gold(d: int) -> bool:
 
 
 def _fresh_ints(hs) -> bool:
-    return all(type(h) is int and h > 0 for h in hs) and len(set(hs)) == len(hs)
+    """Distinct positive ints (new deck handles)."""
+    for h in hs:
+        if type(h) is not int or h <= 0:
+            return False
+    return len(set(hs)) == len(hs)
+
+
+def _card_ids(cards) -> bool:
+    for c in cards:
+        if type(c) is not int or not 0 <= c < N_CARDS:
+            return False
+    return True
 
 
 def _norm(action: Any) -> Any:
@@ -1333,7 +1413,66 @@ def _norm(action: Any) -> Any:
     return action if isinstance(action, list) else None
 
 
+_ADVANCING = frozenset(("p1_next", "poll_start", "poll_next", "draw", "palace_next", "resolve", "tw_next", "tw",
+                        "after_card", "season_end", "mf_next", "p3_next", "store"))
+"""The stages _advance moves on from by itself (at every other stage it waits for an event)."""
+def _lone_near(pcs: list) -> int:
+    """Architect (projects_stay_placed for every built piece at once): the spaces whose built piece
+    must stay, because a project has no other built piece on or next to it; every space when a
+    project is already stranded."""
+    once = twice = projects = 0              # spaces on or next to at least one / two built pieces
+    for pc in pcs:
+        if pc[2]:
+            near = _NEAR[pc[1]]
+            twice |= once & near
+            once |= near
+        else:
+            projects |= 1 << pc[1]
+    if projects & ~once:
+        return _ALL_SPACES
+    lone = 0
+    for s in _SPACES[projects & ~twice]:     # near exactly one built piece: the one on a space near it
+        lone |= _NEAR[s]
+    return lone
+
+
+_DECIDE = tuple(Decide(seat) for seat in range(4))       # steps are frozen: one instance per seat
+_FINISHED = Finished()
+
 # shared, never mutated action lists (legal_actions is called on every decision)
+_DONE = ["done"]
+_SPARE = [["spare", RES[t]] for t in range(3)]
+_CHARTER = [[["charter", RES[a], RES[b]] for b in range(4)] for a in range(4)]
+
+
+def _charters(have: tuple) -> tuple:
+    """The caravan charters payable with `have` tokens of each type ([W, G, S, J], counted to 2)."""
+    return tuple(_CHARTER[a][b] for a in range(4) if have[a] for b in range(a, 4) if have[b] - (a == b) > 0)
+
+
+_CHARTERS = tuple(_charters((w, g, s, j)) for w in range(3) for g in range(3) for s in range(3) for j in range(3))
+_NO_PORT = (-1,)
 _PROJECT = [[["project", KINDS[k], s] for s in range(N_SPACES)] for k in range(13)]
+_MAX_PIECES = 64          # a seat's pieces: at most 4 tiles of each of 12 kinds, a Pyramid, the 2 starting ones
+_MOVE = [[["move", i, s] for s in range(N_SPACES)] for i in range(_MAX_PIECES)]
+_CANCEL = [["cancel", i] for i in range(_MAX_PIECES)]
+_DEMOLISH = [["demolish", i] for i in range(_MAX_PIECES)]
+
+# sets of board spaces as bit masks (bit s: space s)
+_ALL_SPACES = (1 << N_SPACES) - 1
+_NEAR = tuple(1 << s | sum(1 << x for x in ADJ[s]) for s in range(N_SPACES))     # a space and its neighbours
+_NILE_MASK = sum(1 << s for s in NILE)
+_SPACES = tuple(tuple(s for s in range(N_SPACES) if m >> s & 1) for m in range(1 << N_SPACES))
+_KIND_BITS = tuple(1 << k for k in range(12))        # the kinds with tiles on the board (st.board)
+_POSITIVE = (0).__lt__
+_PRODUCTION_KINDS = sum(1 << k for k in PRODUCTION)
+_NON_PRODUCTION = sum(1 << k for k in range(13) if k not in PRODUCTION)
+
 
 ENGINE = SareEngine()
+
+_LEGAL_AT = {"setup": SareEngine._legal_setup, "p1": SareEngine._legal_p1, "poll": SareEngine._legal_poll,
+             "market": SareEngine._legal_market, "palace": SareEngine._legal_palace, "tw": SareEngine._legal_tw,
+             "market_final": SareEngine._legal_market_final, "p3": SareEngine._legal_p3,
+             "store": SareEngine._legal_store}
+"""The decision stages and their legal-action generators."""
