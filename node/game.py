@@ -305,13 +305,15 @@ class GameNode:
         self.seen.add(digest)
         if receipt.status == "duplicate":
             return
-        if receipt.status == "applied" and self.progress.on_trace:
-            self.progress.on_trace("apply", raw)
+        accepted = [msg.raw for author, had in enumerate(before)    # the buffered ones it unlocked too
+                    for msg in self.session.accepted[author][had:]]
+        if self.progress.on_trace:
+            for done in accepted:
+                self.progress.on_trace("apply", done)
         try:
-            for author, had in enumerate(before):  # what was accepted, the buffered ones it unlocked too
-                for msg in self.session.accepted[author][had:]:
-                    self.store.append(msg.raw)
-                    self.seen.add(hashlib.sha256(msg.raw).digest())
+            for done in accepted:
+                self.store.append(done)
+                self.seen.add(hashlib.sha256(done).digest())
         except StoreWriteError as exc:
             self._store_failed(exc)
             return
