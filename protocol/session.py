@@ -228,8 +228,9 @@ class Session(DeckSteps):
 
     def proof_checks(self, raw: bytes) -> ProofJob | None:
         """The deck proof checks `receive(raw)` would run now, not run: None unless the
-        message carries proofs and is applicable now (else `receive` says why). Changes
-        nothing; the checks only read values bound here, so they may run in another thread."""
+        message carries proofs and is applicable now (else `receive` says why). Changes no
+        state (it may fill the cache of a shuffle's starting deck, as `receive` would); the
+        checks only read values bound here, so they may run in another thread."""
         try:
             msg = self._authenticate(raw)
             seat = self.seat_of[msg.author]
