@@ -28,7 +28,7 @@ from protocol.errors import Rejected
 from protocol.identity import SigningKey, fingerprint
 from protocol.player import Player
 from protocol.need import EngineFault
-from protocol.session import Session
+from protocol.session import ProofJob, Session
 
 from .frames import MAX_FRAME, Connection, FrameError
 from .handshake import HandshakeError, handshake
@@ -118,6 +118,8 @@ class GameNode:
         self.blocked: set[int] = set()           # seats whose links are cut (tests, operators)
         self.bound_port: int | None = None
         self.seen: set[bytes] = set()            # sha256 of every message applied (not merely buffered)
+        self.verifying: set[bytes] = set()       # sha256 of messages whose proofs a worker thread checks
+        self.proof_limiter = trio.CapacityLimiter(1)
         self.finished = trio.Event()
         self.order: list[tuple[int, int]] = []   # (seat, seq) of each logged message
         self.history: list[Snapshot] = []
@@ -282,11 +284,14 @@ class GameNode:
     # ------------------------------------------------------------------ messages
     async def _ingest(self, raw: bytes, source: int | None, address: str) -> None:
         digest = hashlib.sha256(raw).digest()
-        if digest in self.seen or self.outcome == "store-failed":
+        if digest in self.seen or digest in self.verifying or self.outcome == "store-failed":
             return                                  # a copy we already handled: no re-verification
+        proofs = await self._check_proofs(raw, digest)
+        if digest in self.seen or self.outcome == "store-failed":
+            return                                  # a copy came meanwhile (or the store failed)
         before = self.counts()
         try:
-            receipt = self.session.receive(raw)
+            receipt = self.session.receive(raw, proofs)
         except Rejected as exc:
             log.warning("from %s: refused: %s", address, str(exc))
             self.progress.on_reject(exc, address)
@@ -304,13 +309,15 @@ class GameNode:
         self.seen.add(digest)
         if receipt.status == "duplicate":
             return
-        if receipt.status == "applied" and self.progress.on_trace:
-            self.progress.on_trace("apply", raw)
+        accepted = [msg.raw for author, had in enumerate(before)    # the buffered ones it unlocked too
+                    for msg in self.session.accepted[author][had:]]
+        if self.progress.on_trace:
+            for done in accepted:
+                self.progress.on_trace("apply", done)
         try:
-            for author, had in enumerate(before):  # what was accepted, the buffered ones it unlocked too
-                for msg in self.session.accepted[author][had:]:
-                    self.store.append(msg.raw)
-                    self.seen.add(hashlib.sha256(msg.raw).digest())
+            for done in accepted:
+                self.store.append(done)
+                self.seen.add(hashlib.sha256(done).digest())
         except StoreWriteError as exc:
             self._store_failed(exc)
             return
@@ -323,6 +330,20 @@ class GameNode:
             await self._broadcast(raw, exclude=source)
         self._check_recovered()
         self._wake()
+
+    async def _check_proofs(self, raw: bytes, digest: bytes) -> ProofJob | None:
+        """Run the message's deck proof checks (a shuffle takes tens of ms) in a worker thread,
+        so that the event loop goes on receiving, forwarding and applying meanwhile; the
+        session itself is only ever touched from the loop. One message at a time."""
+        job = self.session.proof_checks(raw)
+        if job is None:
+            return None
+        self.verifying.add(digest)
+        try:
+            await trio.to_thread.run_sync(job.run, limiter=self.proof_limiter)
+        finally:
+            self.verifying.discard(digest)
+        return job
 
     def _bound_early(self, raw: bytes) -> None:
         """Messages held ahead of the game take at most MAX_EARLY_BYTES per author: past that,

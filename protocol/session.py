@@ -16,7 +16,8 @@ every key, shuffle, share, re-masking, return and claim proof are in `session_de
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Callable
 
 from . import beacon, chain, engine as E, wire
 from .commit import opens
@@ -33,6 +34,31 @@ MAX_EARLY = 256
 """Messages buffered ahead of time per author; more is refused (a flood, not a game)."""
 
 DECK_STEPS = (E.DeckShuffle, E.DeckReveal, E.DeckShow, E.DeckReturn)
+PROOF_KINDS = ("deckkey", "share", "shuffle", "remask", "return")
+"""The message kinds whose checks include a deck proof (the costly part of receiving)."""
+
+
+@dataclass
+class ProofJob:
+    """The proof checks one `receive` would run, each a pure function of values already
+    bound: a caller may run them elsewhere (a worker thread) and pass the job back to
+    `receive`, which then skips them if the replica is still in the state they were taken
+    from (`version`). Nothing here touches the session."""
+    version: tuple[int, ...]
+    message: bytes                                 # the message id
+    checks: list[tuple[str, Callable[[], Any]]]
+    passed: bool = False
+
+    def run(self) -> bool:
+        """Run every check; `passed` only if all succeed (a failure is reported by `receive`,
+        which runs the checks again)."""
+        try:
+            for _, check in self.checks:
+                check()
+        except Exception:
+            return False
+        self.passed = True
+        return True
 
 
 class Session(DeckSteps):
@@ -86,6 +112,8 @@ class Session(DeckSteps):
         self.deck_return: tuple[int, tuple[int, ...]] | None = None  # (returned, kept) awaiting shares
         self.need: Need | None = None
         self.own: bytes | None = None   # id of the message our own Player is applying (see _verify)
+        self._deferred: list[tuple[str, Callable[[], Any]]] | None = None   # see proof_checks
+        self._proven: set[tuple[bytes, str]] = set()                        # see receive
         self._settle(None)
 
     # ------------------------------------------------------------------ what is expected
@@ -177,15 +205,51 @@ class Session(DeckSteps):
 
 
     # ------------------------------------------------------------------------ receiving
-    def receive(self, raw: bytes) -> Receipt:
+    def receive(self, raw: bytes, proven: ProofJob | None = None) -> Receipt:
         """Validate and apply one message (and any buffered ones it unlocks).
 
-        Raises a `Rejected` subclass; then nothing has changed."""
-        msg = self._authenticate(raw)
-        receipt = self._process(self.seat_of[msg.author], msg)
-        if receipt.status == "applied":
-            self._drain(receipt)
+        `proven`: this message's `proof_checks`, run and passed; its proofs are not checked
+        again if the replica has not changed since. Raises a `Rejected` subclass; then
+        nothing has changed."""
+        if proven is not None and proven.passed and proven.version == self.version():
+            self._proven = {(proven.message, what) for what, _ in proven.checks}
+        try:
+            msg = self._authenticate(raw)
+            receipt = self._process(self.seat_of[msg.author], msg)
+            if receipt.status == "applied":
+                self._drain(receipt)
+        finally:
+            self._proven = set()
         return receipt
+
+    def version(self) -> tuple[int, ...]:
+        """Changes whenever the replica does (every change accepts a message)."""
+        return tuple(len(a) for a in self.accepted)
+
+    def proof_checks(self, raw: bytes) -> ProofJob | None:
+        """The deck proof checks `receive(raw)` would run now, not run: None unless the
+        message carries proofs and is applicable now (else `receive` says why). Changes no
+        state (it may fill the cache of a shuffle's starting deck, as `receive` would); the
+        checks only read values bound here, so they may run in another thread."""
+        try:
+            msg = self._authenticate(raw)
+            seat = self.seat_of[msg.author]
+            seq, head_id = self.head(seat)
+            need = self.need
+            if (msg.kind not in PROOF_KINDS or msg.seq != seq + 1 or msg.prev != head_id
+                    or self._refs_ahead(seat, msg) or not self._expected_from(seat) or msg.kind != need.kind):
+                return None
+            self._deferred = []
+            if need.kind in ("shuffle", "remask", "return"):
+                getattr(self, f"_check_{need.kind}")(seat, msg)
+            else:
+                getattr(self, f"_check_{need.kind}")(seat, msg, msg.body)
+            checks = self._deferred
+        except (Rejected, EngineFault):
+            return None
+        finally:
+            self._deferred = None
+        return ProofJob(self.version(), msg.id, checks) if checks else None
 
     def _authenticate(self, raw: bytes) -> chain.Message:
         try:
@@ -350,6 +414,11 @@ class Session(DeckSteps):
         Player just made with the same code (a node need not re-check its own proofs); the
         strict session (verify) checks every proof of every message."""
         if verify and not self.strict and self.own is not None and msg.id == self.own:
+            return None
+        if verify and self._deferred is not None:     # proof_checks: collect, do not run
+            self._deferred.append((what, check))
+            return None
+        if verify and (msg.id, what) in self._proven:  # run and passed by receive's caller
             return None
         try:
             return check()

@@ -7,6 +7,7 @@ and is never used on its own.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from . import chain, engine as E
@@ -231,7 +232,7 @@ class DeckSteps:
         if type(body) is not dict or set(body) != {"y", "pok"}:
             raise BadBody('a deckkey body is {"y": 32-byte point, "pok": [c, s]}', seat=seat, author=msg.author)
         self._proof(seat, msg, "deck key share",
-                    lambda: deck.verify_key_share(body["y"], body["pok"], self.game_id, seat), verify=True)
+                    partial(deck.verify_key_share, body["y"], body["pok"], self.game_id, seat), verify=True)
 
     def _per_handle(self, seat: int, msg: chain.Message, key: str, handles: Any, what: str) -> list:
         """The body's list of [handle, x, proof] items, one per handle in order; else BadBody."""
@@ -249,7 +250,7 @@ class DeckSteps:
         for item, h in zip(self._per_handle(seat, msg, "shares", handles, "D"), handles):
             ctx = self.deck_context(seat, msg.seq, "share", h)
             self._proof(seat, msg, f"decryption share for handle {h}",
-                        lambda: deck.verify_share(self.deck_keys[seat], self.cipher[h], item[1], item[2], ctx), verify=True)
+                        partial(deck.verify_share, self.deck_keys[seat], self.cipher[h], item[1], item[2], ctx), verify=True)
 
     def _check_shuffle(self, seat: int, msg: chain.Message) -> tuple[E.Event | None, Any]:
         body = msg.body
@@ -261,7 +262,7 @@ class DeckSteps:
         out = body["deck"]
         ctx = self.deck_context(seat, msg.seq, step.deck)
         self._proof(seat, msg, f"shuffle of deck {step.deck!r}",
-                    lambda: deck.verify_shuffle(self.joint_key, deck_in, out, body["proof"], ctx), verify=True)
+                    partial(deck.verify_shuffle, self.joint_key, deck_in, out, body["proof"], ctx), verify=True)
         self._check_fresh(seat, msg, deck_in, out, f"shuffle of deck {step.deck!r}")
         if seat < self.n - 1:
             def commit_one() -> None:
@@ -287,7 +288,7 @@ class DeckSteps:
         for item, h in zip(self._per_handle(seat, msg, "cards", handles, "[A, B]"), handles):
             ctx = self.deck_context(seat, msg.seq, "remask", h)
             self._proof(seat, msg, f"re-masking of handle {h}",
-                        lambda: deck.verify_rerandomize(self.joint_key, self.cipher[h], item[1], item[2], ctx), verify=True)
+                        partial(deck.verify_rerandomize, self.joint_key, self.cipher[h], item[1], item[2], ctx), verify=True)
         self._check_fresh(seat, msg, [self.cipher[h] for h in handles], [c for _, c, _ in body["cards"]],
                           "re-masking")
 
@@ -308,7 +309,7 @@ class DeckSteps:
         out = body["hand"]
         ctx = self.deck_context(seat, msg.seq, step.deck, step.position)
         self._proof(seat, msg, "face-down return (shuffle of the hand)",
-                    lambda: deck.verify_shuffle(self.joint_key, hand_in, out, body["proof"], ctx), verify=True)
+                    partial(deck.verify_shuffle, self.joint_key, hand_in, out, body["proof"], ctx), verify=True)
         self._check_fresh(seat, msg, hand_in, out, "face-down return")
         new = tuple(range(self.next_handle, self.next_handle + len(out)))
         # the event comes once the kept cards' shares are in; check now that the engine takes it
