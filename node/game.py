@@ -316,7 +316,7 @@ class GameNode:
                 self.progress.on_trace("apply", done)
         try:
             for done in accepted:
-                self.store.append(done)
+                self.store.append(done, sync=False)    # made durable by our next own message's fsync
                 self.seen.add(hashlib.sha256(done).digest())
         except StoreWriteError as exc:
             self._store_failed(exc)

@@ -2,8 +2,8 @@
 the genesis, the peers' addresses and the per-game secrets (0600).
 
 The message log is a magic header and then records of [4-byte length, 4-byte CRC-32,
-message]; each is written whole, checked and fsync'd before the message is sent or acted
-upon (specs/node.md, "Store"). On load a torn tail (a crash or a full disk mid-write) is
+message]; each is written whole and checked, and fsync'd before this node sends a message
+of its own (specs/node.md, "Store"). On load a torn tail (a crash or a full disk mid-write) is
 cut; a damaged record anywhere else stops the node with the file and offset named, never a
 silent truncation. A damaged genesis, secrets, identity or peers file gives one line that
 names the file and what to do.
@@ -246,14 +246,18 @@ class GameStore:
             raise
         return fd
 
-    def append(self, raw: bytes) -> None:
-        """Append one message: written whole, checked and fsync'd before it is sent or
-        acted upon. Raises StoreWriteError (disk full, I/O error): then sign nothing more."""
+    def append(self, raw: bytes, sync: bool = True) -> None:
+        """Append one message, written whole and checked; with `sync` (this node's own
+        messages, before they are sent) fsync'd, which makes every earlier record durable
+        too: a received message needs no fsync of its own, since nothing signed depends on it
+        before the next own message (specs/node.md "Durability guarantees").
+        Raises StoreWriteError (disk full, I/O error): then sign nothing more."""
         try:
             if self._log_fd is None:
                 self._log_fd = self._open_log()
             _write_all(self._log_fd, _HEADER.pack(len(raw), zlib.crc32(raw)) + raw)
-            os.fsync(self._log_fd)
+            if sync:
+                os.fsync(self._log_fd)
         except OSError as exc:
             raise StoreWriteError(f"cannot write to {self.dir / 'messages.log'}: {exc.strerror or exc}; "
                                   "nothing more is signed — free some space and run caravan resume "
