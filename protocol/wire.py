@@ -112,6 +112,12 @@ def encode(obj: Any) -> bytes:
     return data
 
 
+def encode_known(obj: Any) -> bytes:
+    """Encode a value the caller built from ints, bytes, str and lists of those only (no
+    maps, no floats), which msgpack writes canonically: the checks of `encode` are skipped."""
+    return _packers_of_this_thread()[0].pack(obj)
+
+
 def _no_ext(code: int, data: bytes) -> Any:
     raise WireError(f"msgpack extension type {code} is not allowed")
 
