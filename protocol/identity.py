@@ -86,9 +86,10 @@ def verify(public: bytes, signature: bytes, data: bytes) -> bool:
     above (a weak key verifies nothing); never raises."""
     if type(public) is not bytes or type(signature) is not bytes or len(signature) != SIGNATURE_SIZE:
         return False
-    if not strong_key(public):
+    if not is_point(public):         # strong_key(public), one call fewer
         return False
-    if type(data) is bytes and (public, signature, data) in _already_checked.get():
+    checked = _already_checked.get()
+    if checked and type(data) is bytes and (public, signature, data) in checked:
         return True
     try:
         nacl.bindings.crypto_sign_open(signature + data, public)

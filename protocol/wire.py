@@ -9,6 +9,7 @@ larger than the size limit.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import msgpack
@@ -45,11 +46,25 @@ def _check_pairs(pairs: list) -> dict:
     for k, _ in pairs:
         if type(k) is not str and type(k) is not int:
             raise WireError(f"map key {k!r} is not a str or int")
-        kb = _key_bytes(k)
+        kb = _KEY_BYTES.get(k) or _key_bytes(k)
         if kb <= prev:
             raise _Unsorted
         prev = kb
     return dict(pairs)
+
+
+_packers = threading.local()
+
+
+def _packers_of_this_thread() -> tuple[msgpack.Packer, msgpack.Packer]:
+    """(double-float packer, single-float packer), reused: making a Packer costs more than
+    packing a small value. One pair per thread, as a Packer has a buffer of its own."""
+    try:
+        return _packers.pair
+    except AttributeError:
+        _packers.pair = pair = (msgpack.Packer(use_bin_type=True),
+                                msgpack.Packer(use_bin_type=True, use_single_float=True))
+        return pair
 
 
 def _canon(obj: Any) -> Any:
@@ -69,9 +84,10 @@ def _canon(obj: Any) -> Any:
 
 
 def _pack(obj: Any) -> bytes:
+    pack, pack_single = _packers_of_this_thread()
     try:
-        data = msgpack.packb(obj, use_bin_type=True)
-        single = msgpack.packb(obj, use_bin_type=True, use_single_float=True)
+        data = pack.pack(obj)
+        single = pack_single.pack(obj)
     except OverflowError:
         raise WireError("an integer is outside the 64-bit msgpack range") from None
     except (TypeError, ValueError) as exc:
@@ -94,6 +110,12 @@ def encode(obj: Any) -> bytes:
     except UnicodeDecodeError:
         raise WireError("a string is not valid UTF-8") from None
     return data
+
+
+def encode_known(obj: Any) -> bytes:
+    """Encode a value the caller built from ints, bytes, str and lists of those only (no
+    maps, no floats), which msgpack writes canonically: the checks of `encode` are skipped."""
+    return _packers_of_this_thread()[0].pack(obj)
 
 
 def _no_ext(code: int, data: bytes) -> Any:
