@@ -36,6 +36,10 @@ def _click_a_move(driver, rng: random.Random, prefer_board: bool = False) -> str
         ActionChains(driver).move_to_element(place).click().perform()
         if not _still_open(driver, decision):
             return "board"
+        listed = driver.find_elements(By.CSS_SELECTOR, "#moves button.move")
+        if listed:                        # a place with several moves lists just those: pick one
+            rng.choice(listed).click()
+            return "board"
     groups = driver.find_elements(By.CSS_SELECTOR, "#groups button.group")
     if groups and not driver.find_elements(By.CSS_SELECTOR, "#moves button.move"):
         rng.choice(groups).click()
