@@ -17,11 +17,9 @@ from concurrent.futures import ProcessPoolExecutor
 from protocol.identity import Checked
 from protocol.verify import SignatureChecks, check_signatures
 
-PAYS_FROM = 1000
-"""Messages from which parallel checks pay for starting the workers. bench_core measures
-the pool costing this process ~13 ms more CPU on a 438-message transcript (about 150
-signatures' worth), while on 2556 messages the replay left to it (182 ms CPU) and each of 2
-workers (~176 ms) stay below the one-core signature bound (224 ms): see its verify lines."""
+# Opt-in (`caravan verify --jobs N`): on an idle 2-core machine bench_core measured 2,556
+# messages in 267 ms on one core and 302 ms with 2 workers (their start and the traffic
+# cost more than the signatures they take over), so nothing starts workers by default.
 
 FIRST_CHUNK, MAX_CHUNK = 64, 1024
 """Small first chunks so the replay starts soon; larger later ones to cut the traffic."""
@@ -32,12 +30,6 @@ def usable_cpus() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:      # not on Linux
         return os.cpu_count() or 1
-
-
-def auto_jobs(messages: int) -> int:
-    """Worker processes worth starting for a transcript of this many messages (1: none)."""
-    cpus = usable_cpus()
-    return cpus if cpus > 1 and messages >= PAYS_FROM else 1
 
 
 def _chunks(total: int, jobs: int) -> Iterator[tuple[int, int]]:

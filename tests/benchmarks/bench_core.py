@@ -104,7 +104,7 @@ def run() -> list[str]:
             prate = len(msgs) / wall
             lines.append(f"    with {cpus} worker processes (--jobs {cpus}): {wall * 1e3:.1f} ms wall = {prate:,.0f} msg/s "
                          f"= {prate / bound:.2f}× the one-core bound (target > 1 for large transcripts: "
-                         f"{_met(prate > bound) if len(msgs) >= 1000 else 'n/a, below --jobs auto threshold'}); "
+                         f"{_met(prate > bound) if len(msgs) >= 1000 else 'n/a, a small transcript'}); "
                          f"CPU: this process (the replay) {replay_cpu * 1e3:.1f} ms, the workers "
                          f"{workers_cpu * 1e3:.1f} ms in all; load average {os.getloadavg()[0]:.1f} on {cpus} CPUs")
     return lines
