@@ -3,9 +3,12 @@ exchange only bytes."""
 
 from __future__ import annotations
 
+import os
 import random
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, NoReturn
+
+import pytest
 
 from protocol import genesis as G, transcript
 from protocol.identity import SigningKey
@@ -85,3 +88,11 @@ def play(table: Table, choose: Chooser, rng: random.Random | None = None, max_ro
             raise AssertionError("stalled: " + "; ".join(f"{i}: {s.describe_need()} early={sorted(s.early)}"
                                                          for i, s in enumerate(table.sessions)))
     raise AssertionError("the game did not end")
+
+
+def missing_system_package(what: str, install: str) -> NoReturn:
+    """A system package a test needs is missing: skip with one line saying how to install it,
+    except with CI=true, where .ci/run installs it and a missing one fails the run."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"CI=true but {what} is missing: {install}")
+    pytest.skip(install)

@@ -15,7 +15,7 @@ import subprocess
 import time
 from pathlib import Path
 
-import pytest
+from tests.helpers import missing_system_package
 
 INSTALL = "install Mosquitto to run the relay tests: apt-get install mosquitto"
 
@@ -29,9 +29,7 @@ def require_mosquitto() -> str:
     """The broker's executable, or skip (locally) / fail (CI=true) with how to install it."""
     path = mosquitto_path()
     if path is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI=true but Mosquitto is missing: {INSTALL}")
-        pytest.skip(INSTALL)
+        missing_system_package("Mosquitto", INSTALL)
     return path
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import missing_system_package
 from tests.node.procs import ROOT, env
 
 INSTALL = "install Chromium to run the browser tests: apt-get install chromium chromium-driver"
@@ -31,9 +32,7 @@ def _driver_path() -> str | None:
 def chrome_paths() -> tuple[str, str]:
     browser, driver = shutil.which("chromium") or shutil.which("chromium-browser"), _driver_path()
     if not browser or not driver:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI=true but Chromium or its driver is missing: {INSTALL}")
-        pytest.skip(INSTALL)
+        missing_system_package("Chromium or its driver", INSTALL)
     return browser, driver
 
 
