@@ -50,7 +50,7 @@ class Status:
                 pass
 
     def __call__(self, text: str, kind: str = "status", **fields: Any) -> None:
-        if self.lobby_page is not None and kind in ("lobby", "hint", "status", "bots", "genesis", "warning"):
+        if self.lobby_page is not None and kind in ("lobby", "invite", "hint", "status", "bots", "genesis", "warning"):
             self.lobby_page(text)
         if self.json_lines:
             print(json.dumps({"type": kind, "text": text, **fields}, default=str), flush=True)

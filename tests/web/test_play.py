@@ -126,3 +126,26 @@ def test_the_page_shows_the_lobby_before_the_game(tmp_path: Path, browser):
     finally:
         host.proc.kill()
         host.stop()
+
+
+def test_a_relayed_lobby_page_shows_the_invite(tmp_path: Path, browser):
+    """`host --relay URL --client web`: the page shows the invite a friend needs to join."""
+    from tests.relay.broker import Broker
+    from tests.web.conftest import Node
+
+    broker = Broker(tmp_path).start()
+    host = Node(["host", "sabbat", "--players", "2", "--client", "web", "--no-browser", "--no-discovery",
+                 "--bind", "127.0.0.1", "--relay", broker.url], tmp_path / "seat0", tmp_path / "seat0.log")
+    try:
+        url = host.wait_for("web")["url"]
+        invite = host.wait_for("invite")["invite"]
+        browser.get(url)
+        deadline = time.monotonic() + 30
+        while invite not in browser.find_element(By.ID, "board").text and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert f"caravan join {invite}" in browser.find_element(By.ID, "board").text
+        assert console_errors(browser) == []
+    finally:
+        host.proc.kill()
+        host.stop()
+        broker.stop()
