@@ -66,12 +66,18 @@ def read_until(proc: subprocess.Popen, kind: str, timeout: float = 30.0, count: 
 
 
 def finish(procs: list[subprocess.Popen], timeout: float = 60.0) -> list[int]:
-    """Each process's exit code once it ends (its remaining output read and dropped); one still
-    running after `timeout` seconds is killed (-9)."""
-    codes = []
-    for p in procs:
-        with _Deadline(p, timeout) as deadline:
+    """Each process's exit code once it ends (its remaining output read and dropped); those
+    still running `timeout` seconds after the call are killed (-9)."""
+    deadlines = [_Deadline(p, timeout) for p in procs]     # one shared deadline, not one each
+    for d in deadlines:
+        d.__enter__()
+    try:
+        codes = []
+        for p, d in zip(procs, deadlines):
             p.stdout.read()
             code = p.wait()
-        codes.append(-9 if deadline.expired else code)
-    return codes
+            codes.append(-9 if d.expired else code)
+        return codes
+    finally:
+        for d in deadlines:
+            d.__exit__()

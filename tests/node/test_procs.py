@@ -29,3 +29,10 @@ def test_finish_kills_what_does_not_end():
     t0 = time.monotonic()
     assert finish([p], timeout=1) == [-9]
     assert time.monotonic() - t0 < 10
+
+
+def test_finish_bounds_the_whole_wait_not_each_process():
+    procs = [_silent() for _ in range(3)]
+    t0 = time.monotonic()
+    assert finish(procs, timeout=2) == [-9, -9, -9]
+    assert time.monotonic() - t0 < 5
