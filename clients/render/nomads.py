@@ -255,7 +255,7 @@ def _markets(s: Svg, view: dict, x0: int, y0: int) -> None:
         s.raw("".join(cells))
         extra = m.get("overflow", [0] * len(N.SPECIES))[sp]
         if extra:                        # AN-X1: the surplus stays on the market, stacked on the lowest field
-            s.text(x0 + 92 + (cw - 2) / 2, y + 36, f"+{extra} stacked", class_="small b", text_anchor="middle")
+            s.text(x0 + 92 + cap * cw + 4, y + 17, f"+{extra} stacked", class_="small b")
         pi = min(k, cap - 1)
         s.rect(x0 + 92 + pi * cw - 1, y + 1, cw, 24, rx=3, class_="pricecell")
     r = view["reserve"]
