@@ -6,7 +6,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: test bench demo screenshots clean
+.PHONY: test bench demo screenshots vectors clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,10 @@ bench: $(STAMP)
 
 demo: $(STAMP)
 	$(VENV)/bin/caravan demo
+
+# the games' conformance vectors (specs/vectors/README.md): run after any rule change
+vectors: $(STAMP)
+	$(PY) -m tests.games.vectors_gen
 
 # the README's board pictures (needs Chromium)
 screenshots: $(STAMP)

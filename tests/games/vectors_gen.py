@@ -1,0 +1,201 @@
+"""Conformance vectors for an independent rules engine (issue 23; specs/vectors/README.md).
+
+For every game: a few recorded random games (every player count, every option value at least
+once, POWER cards included), each step with the expected step, every deciding seat's legal
+actions in canonical order, the event that answered it, what each seat learned, and the state
+encoding with its SHA-256; then perft-style counts from a dozen fixed positions.
+
+Regenerate after any rule change (and commit the vectors with the change):
+    make vectors            (= .venv/bin/python -m tests.games.vectors_gen)
+tests/games/test_vectors_gen.py regenerates them in memory and compares byte for byte.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import hashlib
+import io
+import json
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+from protocol import engine as E
+from protocol import games, wire
+from protocol.hashing import tagged_hash
+from protocol.referee import Referee
+
+ROOT = Path(__file__).parents[2] / "specs" / "vectors"
+GAME_ID = hashlib.sha256(b"caravan conformance vectors").digest()
+"""The game id the vectors' final state hashes are made with (any 32 bytes would do)."""
+
+GAMES: dict[str, list[tuple[int, dict[str, Any]]]] = {
+    # (players, options on top of the defaults); every player count, every option value at least once
+    "sare": [(2, {"turn_limit": 12}),
+             (3, {"scenario": "scribe", "architect": True, "shoe": "up"}),
+             (4, {"scenario": "pharaoh", "pyramid_pick": "free"})],
+    "sabbat": [(2, {}),
+               (3, {"powers": True, "peoples": [3, 2, 1], "leftovers": "discard"}),
+               (4, {"powers": True, "magician_move": "literal", "power_limit": "trigger"})],
+    "nomads": [(3, {}),
+               (4, {"yellow_tiles": 0, "short_blue": True, "full_market": "gamebox", "lost_turns": 1}),
+               (5, {"yellow_tiles": 2, "max_turns": 20}),
+               (6, {})],
+}
+PERFT_POSITIONS = 12
+PERFT_NODES = 3_000
+PERFT_DEPTH = 5
+"""Perft goes one level deeper (up to PERFT_DEPTH) while that level has at most PERFT_NODES sequences."""
+
+
+def canonical_order(actions: list[Any]) -> list[Any]:
+    """Legal actions sorted by their canonical msgpack bytes: an order any engine can make."""
+    return sorted(actions, key=wire.encode)
+
+
+def state_sha256(engine: Any, state: Any) -> str:
+    return hashlib.sha256(wire.encode(engine.encode(state))).hexdigest()
+
+
+def plain(value: Any) -> Any:
+    """A step or event as JSON: ["Kind", {field: value}], tuples as lists."""
+    if dataclasses.is_dataclass(value):
+        return [type(value).__name__, {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}]
+    if isinstance(value, (list, tuple)):
+        return [plain(x) for x in value]
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    return value
+
+
+def _deciders(step: Any) -> tuple[int, ...]:
+    if isinstance(step, (E.Decide, E.DeckReturn)):
+        return (step.seat,)
+    if isinstance(step, (E.Simultaneous, E.Commit)):
+        return tuple(step.seats)
+    return ()
+
+
+def record_game(game: str, players: int, options: dict[str, Any], seed: int) -> tuple[list[dict], list]:
+    """(JSON lines of one game, the positions (state, knowledge) before each decision step)."""
+    engine = games.get(game)
+    rng = random.Random(seed)
+    opts = {**engine.default_options(players), **options}
+    ref = Referee(engine, players, opts, seed=seed)
+    lines: list[dict] = [{"game": game, "players": players, "options": opts, "seed": seed,
+                          "state": engine.encode(ref.state), "state_sha256": state_sha256(engine, ref.state)}]
+    positions = []
+    i = 0
+    while True:
+        step = engine.expected(ref.state)
+        line: dict[str, Any] = {"i": i, "step": plain(step)}
+        seats = _deciders(step)
+        if seats:
+            line["legal"] = {str(s): canonical_order(ref.legal(s)) for s in seats}
+        if isinstance(step, E.Decide):
+            positions.append((i, engine.clone(ref.state), [dict(k) for k in ref.knowledge]))
+        before = [dict(k) for k in ref.knowledge]
+        event = ref.step(lambda seat, legal, _ref: _pick(rng, legal))
+        if event is None:
+            line["result"] = engine.result(ref.state)
+            line["final_hash"] = tagged_hash("caravan/state/v1", GAME_ID, engine.encode(ref.state)).hex()
+            lines.append(line)
+            return lines, positions
+        line["event"] = plain(event)
+        learned = {str(s): sorted([h, v] for h, v in k.items() if before[s].get(h, _NONE) != v)
+                   for s, k in enumerate(ref.knowledge)}
+        learned = {s: v for s, v in learned.items() if v}
+        if learned:
+            line["learned"] = learned
+        line["state"] = engine.encode(ref.state)
+        line["state_sha256"] = state_sha256(engine, ref.state)
+        lines.append(line)
+        i += 1
+
+
+_NONE = object()
+
+
+def _pick(rng: random.Random, legal: list[Any]) -> Any:
+    """A uniform pick, except that a POWER use, when offered, is taken half the time (uniform
+    play would seldom show one)."""
+    powers = [a for a in legal if type(a) is list and a and a[0] == "power"]
+    if powers and rng.random() < 0.5:
+        return powers[rng.randrange(len(powers))]
+    return legal[rng.randrange(len(legal))]
+
+
+def perft(engine: Any, state: Any, knowledge: list[dict], depth: int) -> int:
+    """Distinct action sequences of length `depth` over Decide steps; a sequence that reaches a
+    step that is not a Decide (chance, simultaneous, commit, deck, the end) stops there and counts once."""
+    if depth == 0:
+        return 1
+    step = engine.expected(state)
+    if not isinstance(step, E.Decide):
+        return 1
+    total = 0
+    for action in engine.legal_actions(state, step.seat, knowledge[step.seat]):
+        child = engine.clone(state)
+        engine.apply(child, E.Act(step.seat, action))
+        total += perft(engine, child, knowledge, depth - 1)
+    return total
+
+
+def perft_counts(game: str, records: list[tuple[int, list]]) -> list[dict]:
+    """From PERFT_POSITIONS decision positions spread evenly over the recorded games: the counts
+    for depth 1, 2, ... while a level has at most PERFT_NODES leaves."""
+    engine = games.get(game)
+    pool = [(g, i, st, k) for g, positions in records for i, st, k in positions]
+    out = []
+    for j in range(PERFT_POSITIONS):
+        g, i, st, k = pool[(2 * j + 1) * len(pool) // (2 * PERFT_POSITIONS)]
+        counts: list[int] = []
+        while len(counts) < PERFT_DEPTH:
+            c = perft(engine, st, k, len(counts) + 1)
+            if counts and c > PERFT_NODES:
+                break
+            counts.append(c)
+        out.append({"game_index": g, "i": i, "counts": counts})
+    return out
+
+
+def _jsonl_gz(lines: list[dict]) -> bytes:
+    raw = "".join(json.dumps(x, separators=(",", ":"), sort_keys=True, ensure_ascii=False) + "\n" for x in lines)
+    buf = io.BytesIO()
+    with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0, compresslevel=9) as f:
+        f.write(raw.encode())
+    return buf.getvalue()
+
+
+def build(game: str) -> dict[str, bytes]:
+    """The vector files of one game: file name -> bytes."""
+    files: dict[str, bytes] = {}
+    records = []
+    for g, (players, options) in enumerate(GAMES[game]):
+        lines, positions = record_game(game, players, options, seed=100 + g)
+        files[f"game-{g}-{players}p.jsonl.gz"] = _jsonl_gz(lines)
+        records.append((g, positions))
+    perfts = perft_counts(game, records)
+    files["perft.json"] = (json.dumps(perfts, indent=0, separators=(",", ":")) + "\n").encode()
+    return files
+
+
+def main(argv: list[str]) -> int:
+    names = argv or list(GAMES)
+    for game in names:
+        folder = ROOT / game
+        folder.mkdir(parents=True, exist_ok=True)
+        files = build(game)
+        for old in folder.iterdir():
+            if old.name not in files:
+                old.unlink()
+        for name, data in files.items():
+            (folder / name).write_bytes(data)
+        print(f"{game}: {len(files)} files, {sum(map(len, files.values())):,} bytes in {folder}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
