@@ -90,7 +90,6 @@ def _describe_result(result: dict[str, Any] | None) -> str:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from protocol.transcript import TranscriptError, load
     from protocol.verify import verify_bytes
     from .verify_pool import in_processes
 
@@ -99,18 +98,18 @@ def cmd_verify(args: argparse.Namespace) -> int:
             data = fh.read()
     except OSError as exc:
         raise UsageError(f"cannot open {args.file}: {exc.strerror or exc}") from None
-    try:
-        load(data)
-        readable = True
-    except TranscriptError as exc:
-        readable = exc.position not in (0, None)    # past a readable genesis: an invalid transcript
     jobs = args.jobs or 1
     with progress_bar("checking messages", 0, _stderr_is_terminal(args) and len(data) > 256 * 1024) as update:
         report = verify_bytes(data, progress=lambda done, total: update(done, total=total),
                               signatures=in_processes(jobs) if jobs > 1 else None)
+    # every `unreadable` file (bad magic, a torn or oversized frame, wherever it is) exits 2:
+    # its frames cannot be told apart, so no message can be judged (specs/protocol.md §9)
+    readable = not (report.error and report.error["code"] == "unreadable")
     code = EXIT_OK if report.ok else EXIT_FAILED if readable else EXIT_USAGE
     if not readable:
-        print(f"caravan verify: {args.file} is not a Caravan transcript: {report.error['reason']}", file=sys.stderr)
+        where = f" (frame {report.error['position']})" if report.error["position"] else ""
+        print(f"caravan verify: {args.file} is not a readable Caravan transcript{where}: {report.error['reason']}",
+              file=sys.stderr)
     if args.json:
         json_line("verify", **report.to_json())
         return code

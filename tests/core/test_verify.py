@@ -187,13 +187,72 @@ def test_unfinished_game_names_whom_it_waits_for(t, tmp_path, capsys):
 def test_truncated_file_and_garbage_are_invalid_not_crashes(t, tmp_path, capsys):
     g, log = parts(t)
     data = transcript.dump(g, log)
-    # 1: a transcript that is invalid; 2: not a transcript at all (specs/cli.md)
-    for bad, code in ((data[:-7], 1), (b"not a transcript", 2), (transcript.MAGIC + b"\x00\x00\x00\x03abc", 1)):
+    # 1: a readable transcript that is invalid; 2: not a readable transcript (specs/cli.md)
+    for bad, code in ((data[:-7], 2), (b"not a transcript", 2), (transcript.MAGIC + b"\x00\x00\x00\x03abc", 1)):
         path = tmp_path / "bad.caravan"
         path.write_bytes(bad)
         assert main(["verify", str(path), "--json"]) == code
         obj = json.loads(capsys.readouterr().out)
         assert obj["valid"] is False and obj["error"]["reason"]
+
+
+def test_every_unreadable_file_exits_2_wherever_it_breaks(t, tmp_path, capsys):
+    """Issue 23 P2: an oversized or torn frame after a good genesis is as unreadable as bad
+    magic (code `unreadable`, no seat named) and exits 2 like it; it used to exit 1."""
+    g, log = parts(t)
+    good = transcript.dump(g, log[:3])
+    oversized = good + (transcript.MAX_FRAME + 1).to_bytes(4, "big") + b"x" * 16
+    for bad, position in ((oversized, 4), (good[:-1], 3), (transcript.MAGIC + b"\x00\x00", 0)):
+        path = tmp_path / "bad.caravan"
+        path.write_bytes(bad)
+        assert main(["verify", str(path), "--json"]) == 2
+        obj = json.loads(capsys.readouterr().out)
+        assert obj["error"]["code"] == "unreadable" and obj["error"]["seat"] is None
+        assert obj["error"]["position"] == position
+        assert main(["verify", str(path)]) == 2
+        assert "not a readable Caravan transcript" in capsys.readouterr().err
+
+
+def test_unsorted_or_repeated_refs_are_malformed_naming_nobody(t):
+    """specs/protocol.md §14 P1: refs out of seat order (or a seat twice) are refused by the
+    parser, before the signature: `malformed`, no seat; a ref to the author's own seat is
+    `bad-chain` naming the author."""
+    g, log = parts(t)
+    k = next(i for i, raw in enumerate(log) if len(chain.parse(raw).refs) >= 2)
+    refs = chain.parse(log[k]).refs
+    for bad_refs in (refs[::-1], [refs[0], refs[0]] + refs[1:]):
+        check(transcript.dump(g, log[:k] + [resign(t, log[k], refs=bad_refs)]), k + 1, "malformed", None, t)
+    author = seat_of(t, log[k])
+    own = sorted(refs + [[author, 0, chain.parse(log[k]).prev]], key=lambda r: r[0])
+    check(transcript.dump(g, log[:k] + [resign(t, log[k], refs=own)]), k + 1, "bad-chain", author, t)
+
+
+def test_messages_count_and_the_position_of_incomplete(t):
+    """§14 P3, P4: `messages` counts every frame after the genesis, valid or not; `incomplete`
+    stands where the next message would."""
+    g, log = parts(t)
+    r = verify_bytes(transcript.dump(g, log[:10]))
+    assert (r.messages, r.error["code"], r.error["position"], r.error["seat"]) == (10, "incomplete", 11, None)
+    flipped = bytearray(log[3])
+    flipped[-5] ^= 0x40
+    r = verify_bytes(transcript.dump(g, log[:3] + [bytes(flipped)] + log[4:10]))
+    assert (r.messages, r.error["position"]) == (10, 4)
+    assert verify_bytes(transcript.dump(g, log[:3])[:-1]).messages == 0      # unreadable
+
+
+def test_partial_genesis_options_mean_defaults_and_refused_ones_blame_nobody():
+    """§14 P5: a genesis naming only some options is valid (defaults for the rest); an
+    unknown option or value refuses the whole genesis as `bad-genesis`, no seat named."""
+    import random
+
+    rng = random.Random(5)
+    _, _, partial_genesis = make_genesis("sabbat", {"powers": True}, 2, rng)
+    r = verify_bytes(transcript.dump(partial_genesis.to_wire(), []))
+    assert r.valid and r.error["code"] == "incomplete"
+    for options in ({"powers": "yes"}, {"no_such_option": 1}):
+        _, _, g = make_genesis("sabbat", options, 2, rng)
+        r = verify_bytes(transcript.dump(g.to_wire(), []))
+        assert (r.valid, r.error["code"], r.error["position"], r.error["seat"]) == (False, "bad-genesis", 0, None)
 
 
 def test_usage_errors_exit_2(tmp_path, capsys):

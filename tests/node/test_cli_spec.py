@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 from node.cli import build_parser
+from protocol import transcript
 from tests.node.cli_spec import exit_rows, json_types
 from tests.node.procs import ROOT, env
 
@@ -19,8 +20,9 @@ FIXTURE = ROOT / "specs" / "vectors" / "fixture-2p.caravan"
 def _files(tmp_path) -> dict[str, str]:
     finished = tmp_path / "finished.caravan"
     shutil.copyfile(FIXTURE, finished)
-    data = FIXTURE.read_bytes()
-    (tmp_path / "unfinished.caravan").write_bytes(data[:len(data) * 2 // 3])
+    genesis, messages = transcript.load(FIXTURE.read_bytes())     # cut between two frames: a torn
+    unfinished = transcript.dump(genesis, messages[:len(messages) * 2 // 3])   # frame is `unreadable`
+    (tmp_path / "unfinished.caravan").write_bytes(unfinished)
     (tmp_path / "junk.caravan").write_bytes(b"PK\x03\x04 certainly not a transcript")
     (tmp_path / "data").mkdir()
     return {"finished": str(finished), "unfinished": str(tmp_path / "unfinished.caravan"),
