@@ -22,7 +22,7 @@ def test_vectors_are_reproduced_byte_for_byte(game):
     folder = V.ROOT / game
     assert sorted(p.name for p in folder.iterdir()) == sorted(built), "run `make vectors`"
     for name, data in built.items():
-        assert (folder / name).read_bytes() == data, f"{game}/{name} differs: run `make vectors` and commit"
+        assert V.stored(folder / name) == data, f"{game}/{name} differs: run `make vectors` and commit"
 
 
 _EVENTS = {cls.__name__: cls for cls in (E.Act, E.Choices, E.Committed, E.Rolled, E.DeckShuffled,

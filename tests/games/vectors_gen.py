@@ -161,21 +161,33 @@ def perft_counts(game: str, records: list[tuple[int, list]]) -> list[dict]:
     return out
 
 
-def _jsonl_gz(lines: list[dict]) -> bytes:
-    raw = "".join(json.dumps(x, separators=(",", ":"), sort_keys=True, ensure_ascii=False) + "\n" for x in lines)
+def _jsonl(lines: list[dict]) -> bytes:
+    return "".join(json.dumps(x, separators=(",", ":"), sort_keys=True, ensure_ascii=False) + "\n"
+                   for x in lines).encode()
+
+
+def gzipped(raw: bytes) -> bytes:
     buf = io.BytesIO()
     with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0, compresslevel=9) as f:
-        f.write(raw.encode())
+        f.write(raw)
     return buf.getvalue()
 
 
+def stored(path: Path) -> bytes:
+    """A vector file's content: uncompressed for .gz files (zlib versions may compress the same
+    bytes differently, so the content is what is compared)."""
+    data = path.read_bytes()
+    return gzip.decompress(data) if path.suffix == ".gz" else data
+
+
 def build(game: str) -> dict[str, bytes]:
-    """The vector files of one game: file name -> bytes."""
+    """The vector files of one game: file name -> content (uncompressed; .gz files are written
+    compressed)."""
     files: dict[str, bytes] = {}
     records = []
     for g, (players, options) in enumerate(GAMES[game]):
         lines, positions = record_game(game, players, options, seed=100 + g)
-        files[f"game-{g}-{players}p.jsonl.gz"] = _jsonl_gz(lines)
+        files[f"game-{g}-{players}p.jsonl.gz"] = _jsonl(lines)
         records.append((g, positions))
     perfts = perft_counts(game, records)
     files["perft.json"] = (json.dumps(perfts, indent=0, separators=(",", ":")) + "\n").encode()
@@ -192,8 +204,11 @@ def main(argv: list[str]) -> int:
             if old.name not in files:
                 old.unlink()
         for name, data in files.items():
-            (folder / name).write_bytes(data)
-        print(f"{game}: {len(files)} files, {sum(map(len, files.values())):,} bytes in {folder}")
+            path = folder / name
+            if not path.exists() or stored(path) != data:      # an unchanged file keeps its bytes
+                path.write_bytes(gzipped(data) if name.endswith(".gz") else data)
+        size = sum(p.stat().st_size for p in folder.iterdir())
+        print(f"{game}: {len(files)} files, {size:,} bytes in {folder}")
     return 0
 
 
