@@ -1,5 +1,6 @@
-"""Each game's component data files are normative: its spec names every one with its SHA-256
-(issue 23), so a data change cannot slip in without the spec changing in the same commit."""
+"""Each game's spec is normative for its data files and its state encoding (issue 23): the spec
+names every data file with its SHA-256 and every state field in canonical order, so a change to
+either cannot slip in without the spec changing in the same commit."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ import hashlib
 import re
 from pathlib import Path
 
+import msgpack
 import pytest
+
+from protocol import games, wire
 
 ROOT = Path(__file__).parents[2]
 SPECS = {"sabbat": "sabbat-magica.md", "sare": "sa-re.md", "nomads": "nomads-of-arabia.md"}
@@ -23,3 +27,28 @@ def test_spec_lists_every_data_file_with_its_sha256(game):
     for path, digest in listed.items():
         assert hashlib.sha256((ROOT / path).read_bytes()).hexdigest() == digest, \
             f"{path} changed: update its SHA-256 (and what changed) in specs/{SPECS[game]}"
+
+
+def _state_table_keys(text: str) -> list[str]:
+    """The first column of the first table after the spec's "State encoding" heading."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("#") and "State encoding" in line)
+    keys, in_table = [], False
+    for line in lines[start + 1:]:
+        if line.startswith("| `"):
+            in_table = True
+            keys.append(line.split("`")[1])
+        elif in_table:
+            break
+    return keys
+
+
+@pytest.mark.parametrize("game", sorted(SPECS))
+def test_spec_lists_every_state_field_in_canonical_order(game):
+    """The spec's state table names exactly the keys `engine.encode` makes, in canonical order, so
+    a field added or removed in the code shows up here until the spec says what it holds."""
+    engine = games.get(game)
+    n = engine.min_players
+    encoded = wire.encode(engine.encode(engine.new_game(engine.default_options(n), n)))
+    keys = list(msgpack.unpackb(encoded, raw=False))
+    assert _state_table_keys((ROOT / "specs" / SPECS[game]).read_text(encoding="utf-8")) == keys
