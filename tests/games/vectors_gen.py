@@ -31,18 +31,23 @@ ROOT = Path(__file__).parents[2] / "specs" / "vectors"
 GAME_ID = hashlib.sha256(b"caravan conformance vectors").digest()
 """The game id the vectors' final state hashes are made with (any 32 bytes would do)."""
 
-GAMES: dict[str, list[tuple[int, dict[str, Any]]]] = {
-    # (players, options on top of the defaults); every player count, every option value at least once
-    "sare": [(2, {"turn_limit": 12}),
-             (3, {"scenario": "scribe", "architect": True, "shoe": "up"}),
-             (4, {"scenario": "pharaoh", "pyramid_pick": "free"})],
-    "sabbat": [(2, {}),
-               (3, {"powers": True, "peoples": [3, 2, 1], "leftovers": "discard"}),
-               (4, {"powers": True, "magician_move": "literal", "power_limit": "trigger"})],
-    "nomads": [(3, {}),
-               (4, {"yellow_tiles": 0, "short_blue": True, "full_market": "gamebox", "lost_turns": 1}),
-               (5, {"yellow_tiles": 2, "max_turns": 20}),
-               (6, {})],
+GAMES: dict[str, list[tuple[int, dict[str, Any], int]]] = {
+    # (players, options on top of the defaults, seed): every player count, every option value at
+    # least once, and (seeds picked for it) every kind of decision point at least once
+    "sare": [(2, {"turn_limit": 12}, 100),
+             (3, {"scenario": "scribe", "architect": True, "shoe": "up"}, 101),
+             (4, {"scenario": "pharaoh", "pyramid_pick": "free"}, 102)],
+    "sabbat": [(2, {}, 100),
+               (3, {"powers": True, "peoples": [3, 2, 1], "leftovers": "discard"}, 101),
+               (4, {"powers": True, "magician_move": "literal", "power_limit": "trigger"}, 102),
+               (3, {"powers": True, "peoples": [1, 2, 3]}, 116),      # alchemist, immortality, fee choice
+               (3, {"powers": True, "peoples": [1, 2, 3]}, 123)],     # Test tube
+    "nomads": [(3, {}, 100),
+               (4, {"yellow_tiles": 0, "short_blue": True, "full_market": "gamebox", "lost_turns": 1}, 101),
+               (5, {"yellow_tiles": 2, "max_turns": 20}, 102),
+               (6, {}, 103),
+               (3, {}, 132),                                          # an Abdul sale before moving
+               (4, {"yellow_tiles": 0, "short_blue": True, "full_market": "gamebox", "lost_turns": 1}, 155)],  # a tie
 }
 PERFT_POSITIONS = 12
 PERFT_NODES = 3_000
@@ -185,8 +190,8 @@ def build(game: str) -> dict[str, bytes]:
     compressed)."""
     files: dict[str, bytes] = {}
     records = []
-    for g, (players, options) in enumerate(GAMES[game]):
-        lines, positions = record_game(game, players, options, seed=100 + g)
+    for g, (players, options, seed) in enumerate(GAMES[game]):
+        lines, positions = record_game(game, players, options, seed)
         files[f"game-{g}-{players}p.jsonl.gz"] = _jsonl(lines)
         records.append((g, positions))
     perfts = perft_counts(game, records)
