@@ -5,6 +5,7 @@ either cannot slip in without the spec changing in the same commit."""
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from pathlib import Path
 
@@ -52,3 +53,14 @@ def test_spec_lists_every_state_field_in_canonical_order(game):
     encoded = wire.encode(engine.encode(engine.new_game(engine.default_options(n), n)))
     keys = list(msgpack.unpackb(encoded, raw=False))
     assert _state_table_keys((ROOT / "specs" / SPECS[game]).read_text(encoding="utf-8")) == keys
+
+
+@pytest.mark.parametrize("game", sorted(SPECS))
+def test_protocol_spec_lists_each_games_default_options(game):
+    """specs/protocol.md §14 P5 lists the defaults a partial genesis falls back on."""
+    text = (ROOT / "specs" / "protocol.md").read_text(encoding="utf-8")
+    row = re.search(rf"^\| `{game}` \| `(\{{.*?\}})`", text, re.M)
+    assert row, f"specs/protocol.md §14 P5 has no defaults row for {game}"
+    engine = games.get(game)
+    assert json.loads(row.group(1)) == engine.default_options(engine.min_players), \
+        f"{game}'s default options changed: update specs/protocol.md §14 P5"
