@@ -64,3 +64,16 @@ def test_protocol_spec_lists_each_games_default_options(game):
     engine = games.get(game)
     assert json.loads(row.group(1)) == engine.default_options(engine.min_players), \
         f"{game}'s default options changed: update specs/protocol.md §14 P5"
+
+
+@pytest.mark.parametrize("game", sorted(SPECS))
+def test_spec_shows_the_initial_state_encoding(game):
+    text = (ROOT / "specs" / SPECS[game]).read_text(encoding="utf-8")
+    block = re.search(r"The initial state\n.*?```json\n(.*?)\n```", text, re.S)
+    assert block, f"specs/{SPECS[game]} has no initial state block"
+    engine = games.get(game)
+    n = engine.min_players
+    encoded = msgpack.unpackb(wire.encode(engine.encode(engine.new_game(engine.default_options(n), n))), raw=False)
+    shown = json.loads(block.group(1))
+    assert list(shown) == list(encoded) and shown == encoded, \
+        f"{game}'s initial state changed: update the block in specs/{SPECS[game]}"
