@@ -7,6 +7,8 @@ encoding with its SHA-256; then perft-style counts from a dozen fixed positions.
 
 Regenerate after any rule change (and commit the vectors with the change):
     make vectors            (= .venv/bin/python -m tests.games.vectors_gen)
+It also rewrites the mechanical parts of the specs (data files' SHA-256, the initial state
+block, the default options in specs/protocol.md §14 P5).
 tests/games/test_vectors_gen.py regenerates them in memory and compares byte for byte.
 """
 
@@ -18,9 +20,12 @@ import hashlib
 import io
 import json
 import random
+import re
 import sys
 from pathlib import Path
 from typing import Any
+
+import msgpack
 
 from protocol import engine as E
 from protocol import games, wire
@@ -199,6 +204,45 @@ def build(game: str) -> dict[str, bytes]:
     return files
 
 
+SPECS = {"sabbat": "sabbat-magica.md", "sare": "sa-re.md", "nomads": "nomads-of-arabia.md"}
+_SHA_ROW = re.compile(r"^\| `(protocol/games/[\w/]+\.json)` \| `[0-9a-f]{64}` \|$", re.M)
+_INITIAL = re.compile(r"(The initial state\n.*?```json\n)(.*?)(\n```)", re.S)
+
+
+def initial_state_json(game: str) -> str:
+    """The initial state encoding for the smallest player count, one key per line, as the
+    game spec shows it."""
+    engine = games.get(game)
+    n = engine.min_players
+    value = msgpack.unpackb(wire.encode(engine.encode(engine.new_game(engine.default_options(n), n))), raw=False)
+    return "{\n" + ",\n".join(f" {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in value.items()) + "\n}"
+
+
+def refresh_specs(game: str) -> list[str]:
+    """Rewrite the mechanical parts of the specs from the code: the data files' SHA-256 rows
+    and the initial state block of the game spec, the game's default options in
+    specs/protocol.md §14 P5. Returns the files changed (the meaning of a new state field or
+    action is words: tests/games/test_spec_data.py says when one is missing)."""
+    root = ROOT.parents[1]
+    changed = []
+    path = root / "specs" / SPECS[game]
+    text = path.read_text(encoding="utf-8")
+    new = _SHA_ROW.sub(lambda m: f"| `{m[1]}` | `{hashlib.sha256((root / m[1]).read_bytes()).hexdigest()}` |", text)
+    new = _INITIAL.sub(lambda m: m[1] + initial_state_json(game) + m[3], new, count=1)
+    if new != text:
+        path.write_text(new, encoding="utf-8")
+        changed.append(str(path.relative_to(root)))
+    path = root / "specs" / "protocol.md"
+    text = path.read_text(encoding="utf-8")
+    engine = games.get(game)
+    defaults = json.dumps(engine.default_options(engine.min_players), ensure_ascii=False)
+    new = re.sub(rf"^(\| `{game}` \| `)\{{.*?\}}(`)", lambda m: m[1] + defaults + m[2], text, count=1, flags=re.M)
+    if new != text:
+        path.write_text(new, encoding="utf-8")
+        changed.append(str(path.relative_to(root)))
+    return changed
+
+
 def main(argv: list[str]) -> int:
     names = argv or list(GAMES)
     for game in names:
@@ -214,6 +258,8 @@ def main(argv: list[str]) -> int:
                 path.write_bytes(gzipped(data) if name.endswith(".gz") else data)
         size = sum(p.stat().st_size for p in folder.iterdir())
         print(f"{game}: {len(files)} files, {size:,} bytes in {folder}")
+        for name in refresh_specs(game):
+            print(f"{game}: updated {name} (data SHA-256, initial state or default options): review and commit it")
     return 0
 
 
