@@ -9,13 +9,13 @@ import json
 import re
 from pathlib import Path
 
-import msgpack
 import pytest
 
-from protocol import games, wire
+from protocol import games
+from tests.games import vectors_gen as V
 
 ROOT = Path(__file__).parents[2]
-SPECS = {"sabbat": "sabbat-magica.md", "sare": "sa-re.md", "nomads": "nomads-of-arabia.md"}
+SPECS = V.SPECS
 ROW = re.compile(r"^\| `(protocol/games/[\w/]+\.json)` \| `([0-9a-f]{64})` \|$", re.M)
 
 
@@ -27,7 +27,7 @@ def test_spec_lists_every_data_file_with_its_sha256(game):
     assert sorted(listed) == files, f"specs/{SPECS[game]} must list exactly the data files {files}"
     for path, digest in listed.items():
         assert hashlib.sha256((ROOT / path).read_bytes()).hexdigest() == digest, \
-            f"{path} changed: update its SHA-256 (and what changed) in specs/{SPECS[game]}"
+            f"{path} changed: run `make vectors` (it rewrites its SHA-256 in specs/{SPECS[game]}) and commit"
 
 
 def _state_table_keys(text: str) -> list[str]:
@@ -48,10 +48,7 @@ def _state_table_keys(text: str) -> list[str]:
 def test_spec_lists_every_state_field_in_canonical_order(game):
     """The spec's state table names exactly the keys `engine.encode` makes, in canonical order, so
     a field added or removed in the code shows up here until the spec says what it holds."""
-    engine = games.get(game)
-    n = engine.min_players
-    encoded = wire.encode(engine.encode(engine.new_game(engine.default_options(n), n)))
-    keys = list(msgpack.unpackb(encoded, raw=False))
+    keys = list(V.initial_state(game))
     assert _state_table_keys((ROOT / "specs" / SPECS[game]).read_text(encoding="utf-8")) == keys
 
 
@@ -63,7 +60,7 @@ def test_protocol_spec_lists_each_games_default_options(game):
     assert row, f"specs/protocol.md §14 P5 has no defaults row for {game}"
     engine = games.get(game)
     assert json.loads(row.group(1)) == engine.default_options(engine.min_players), \
-        f"{game}'s default options changed: update specs/protocol.md §14 P5"
+        f"{game}'s default options changed: run `make vectors` (it rewrites specs/protocol.md §14 P5)"
 
 
 @pytest.mark.parametrize("game", sorted(SPECS))
@@ -71,9 +68,7 @@ def test_spec_shows_the_initial_state_encoding(game):
     text = (ROOT / "specs" / SPECS[game]).read_text(encoding="utf-8")
     block = re.search(r"The initial state\n.*?```json\n(.*?)\n```", text, re.S)
     assert block, f"specs/{SPECS[game]} has no initial state block"
-    engine = games.get(game)
-    n = engine.min_players
-    encoded = msgpack.unpackb(wire.encode(engine.encode(engine.new_game(engine.default_options(n), n))), raw=False)
+    encoded = V.initial_state(game)
     shown = json.loads(block.group(1))
     assert list(shown) == list(encoded) and shown == encoded, \
-        f"{game}'s initial state changed: update the block in specs/{SPECS[game]}"
+        f"{game}'s initial state changed: run `make vectors` (it rewrites the block in specs/{SPECS[game]})"

@@ -209,13 +209,18 @@ _SHA_ROW = re.compile(r"^\| `(protocol/games/[\w/]+\.json)` \| `[0-9a-f]{64}` \|
 _INITIAL = re.compile(r"(The initial state\n.*?```json\n)(.*?)(\n```)", re.S)
 
 
-def initial_state_json(game: str) -> str:
-    """The initial state encoding for the smallest player count, one key per line, as the
-    game spec shows it."""
+def initial_state(game: str) -> dict[str, Any]:
+    """encode(new_game(defaults)) for the smallest player count, as read back from its canonical
+    bytes (so its keys are in canonical order)."""
     engine = games.get(game)
     n = engine.min_players
-    value = msgpack.unpackb(wire.encode(engine.encode(engine.new_game(engine.default_options(n), n))), raw=False)
-    return "{\n" + ",\n".join(f" {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in value.items()) + "\n}"
+    return msgpack.unpackb(wire.encode(engine.encode(engine.new_game(engine.default_options(n), n))), raw=False)
+
+
+def initial_state_json(game: str) -> str:
+    """The initial state, one key per line, as the game spec shows it."""
+    return "{\n" + ",\n".join(f" {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}"
+                               for k, v in initial_state(game).items()) + "\n}"
 
 
 def refresh_specs(game: str) -> list[str]:
@@ -245,6 +250,10 @@ def refresh_specs(game: str) -> list[str]:
 
 def main(argv: list[str]) -> int:
     names = argv or list(GAMES)
+    unknown = [g for g in names if g not in GAMES]
+    if unknown:
+        print(f"vectors_gen: unknown game {', '.join(unknown)}; choose from {', '.join(GAMES)}", file=sys.stderr)
+        return 2
     for game in names:
         folder = ROOT / game
         folder.mkdir(parents=True, exist_ok=True)
