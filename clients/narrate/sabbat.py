@@ -306,16 +306,22 @@ def _arrival(s: int, src: int, dst: int, mode: str, before: dict, after: dict, n
                 + (f"; {', '.join(gainers)} +2 VP each." if gainers else ".")]
     foes = sorted({o for o in before["locations"][D.LOC_IDS[dst]] if o != s})
     beaten = ", ".join(seat_name(names, o) for o in foes)
+    cost, _ = fight_cost(before, s, dst)
+    paid_terror = pb["terror"] - cost                   # the fight's price, before any compensation
+    deciding = after["actor"] if after["sub"] == "immortal" and before["sub"] != "immortal" else None
     out = [f"{who} moves a ghost from {src_w} to {loc_word(dst)}{paid} and wins the fight against {beaten}: "
-           f"{_joined([_delta(pb['terror'], pa['terror'], 'terror'), _delta(pb['vp'], pa['vp'], 'VP')])}."]
+           f"{_joined([_delta(pb['terror'], paid_terror, 'terror'), _delta(pb['vp'], pa['vp'], 'VP')])}."]
     for o in range(len(after["players"])):
-        if o != s and _pl(after, o)["graveyard"] > _pl(before, o)["graveyard"]:
-            out.append(f"{seat_name(names, o)}'s ghost is pushed out of {loc_word(dst)} to the graveyard"
-                       + (f": {_delta(_pl(before, o)['terror'], _pl(after, o)['terror'], 'terror')}."
-                          if _pl(after, o)["terror"] != _pl(before, o)["terror"] else "."))
-    if after["sub"] == "immortal":
-        out.append(f"{seat_name(names, after['actor'])}'s minion is pushed out of {loc_word(dst)}: "
-                   "they decide where it goes.")
+        if o == deciding:                               # Gift of immortality: not decided yet (R-12)
+            owner = f"{who}'s own" if o == s else f"{seat_name(names, o)}'s"
+            out.append(f"{owner} minion is pushed out of {loc_word(dst)}: "
+                       f"{seat_name(names, o)} decides where it goes.")
+        elif _pl(after, o)["graveyard"] > _pl(before, o)["graveyard"]:
+            whose = f"{who}'s own ghost" if o == s else f"{seat_name(names, o)}'s ghost"
+            start = paid_terror if o == s else _pl(before, o)["terror"]
+            told = _delta(start, _pl(after, o)["terror"], "terror")
+            out.append(f"{whose} is pushed out of {loc_word(dst)} to the graveyard"
+                       + (f": {told}." if told else "."))
     return out
 
 
@@ -360,7 +366,10 @@ def _power(s: int, a: list, before: dict, after: dict, names: list[str]) -> list
     if c == D.SECRET_AREA:
         return [f"{head}: the will-o'-the-wisp in {loc_word(a[2])} is protected this round."]
     if c == D.DOPPELGANGER:
-        return [f"{head}: the tile effect step is taken again."]
+        used = before["state"]["args"][1]           # the effect used in B.1 (R-16)
+        if used >= 0:
+            return [f"{head}: {who} may work mirror {used} again."]
+        return [f"{head}: {who} may use the {tile_word(before['manor'][pb['magician']])} again."]
     if c in (D.SPELL, D.FIREBALL):
         what = "terror" if c == D.SPELL else "drawbridge"
         near = D.KING[pb["magician"]] if pb["magician"] >= 0 else ()
