@@ -311,3 +311,36 @@ def test_the_terminal_labels_each_event_with_the_round_it_happened_in():
     assert len(stewardship) >= D.ROUNDS - 1
     for rnd, line in told:
         assert line.startswith(f"round {rnd}: "), line
+
+
+def _last_round_view(seed: int = 2) -> dict:
+    ref = Referee(ENGINE, 3, {"powers": False, "peoples": [2, 1, 0], "leftovers": "keep"}, seed=seed)
+    chooser = random_chooser(random.Random(seed))
+    while not (ref.state.rnd == D.ROUNDS and ref.state.stage == "turn"):
+        ref.step(chooser)
+    ref.state.curse[0] = 1
+    return ref.view(None)
+
+
+def test_the_last_round_shows_an_empty_time_pile_and_a_curse_that_costs_nothing():
+    view = _last_round_view()
+    doc = R.svg(view, NAMES[:3])
+    assert "0 cards in the pile" in doc
+    assert "−5 VP next round" not in doc and "curse: yes (no next round: no VP lost)" in doc
+    first = R.svg(Referee(ENGINE, 3, None, seed=1).view(None), NAMES[:3])
+    assert f"{D.ROUNDS - 1} cards in the pile" in first       # round 1: the 5 cards of rounds 2-6
+
+
+def test_pieces_show_each_peoples_printed_colour_besides_the_seat_colour():
+    view = _last_round_view()
+    root = ET.fromstring(R.svg(view, NAMES[:3]))
+    printed = {p["name"]: p["colour"] for p in D.PEOPLES}
+    for s, p in enumerate(view["players"]):
+        pieces = [el for el in root.iter() if f"seat{s}" in el.attrib.get("class", "").split()
+                  and {"ghost", "magician"} & set(el.attrib["class"].split())]
+        assert pieces
+        for el in pieces:
+            assert f"people-{printed[p['people']]}" in el.attrib["class"]
+            assert el.attrib["stroke"] == R.PEOPLE_COLOURS[printed[p["people"]]]
+    doc = R.svg(view, NAMES[:3])
+    assert "Sanagal (yellow)" in doc and R.PEOPLE_COLOURS["yellow"] in doc
