@@ -222,6 +222,9 @@ def _act(seat: int, a: Any, before: dict, after: dict, names: list[str]) -> list
         return [_pass(who, before)]
     if op == "build":
         return [_build(who, a, me, before, after["players"][seat])]
+    if op == "spare":
+        kept = after["players"][seat]["spared"][a[1]]
+        return [f"{who} keeps 1 {RESOURCE[a[1]]} out of this phase's builds ({kept} kept)."]
     if op == "charter":
         return [f"{who} charters a caravan for {RESOURCE[a[1]]} + {RESOURCE[a[2]]} "
                 f"(now {after['players'][seat]['caravans']})."]
@@ -398,6 +401,9 @@ def _move(view: dict, a: Any, seat: int) -> dict:
         step = f"step {pc['steps'] + 1}/{pc['steps_total']} of " if pc["kind"] == "pyramid" else ""
         how = "; ".join(pay) if pay else "with your own resources"
         return _m(f"Build {step}{piece_name(pc)} — {how}", "Build", piece_target(seat, a[1]))
+    if op == "spare":
+        return _m(f"Keep 1 {RESOURCE[a[1]]} out of this phase's builds (Jokers and caravans pay instead)",
+                  "Keep a token", f"p{seat}-warehouse")
     if op == "charter":
         return _m(f"Charter a caravan for {RESOURCE[a[1]]} + {RESOURCE[a[2]]}", "Charter a caravan")
     if op == "joker":
