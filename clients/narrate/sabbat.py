@@ -114,6 +114,8 @@ def stage_words(view: dict[str, Any]) -> str:
         return "A.2 invocation: everyone chooses in secret how many ghosts go to the drawbridge"
     if stage == "bonus":
         return "A.3 bonus: take one bonus from the time card"
+    if stage == "canteen":
+        return "A.2 play order: take the canteen's order bonus or not"
     if stage == "food":
         return "C.1 food: choose which ghosts go unfed"
     if stage == "alch":
@@ -206,9 +208,12 @@ def _committed(event: dict, before: dict, after: dict, names: list[str]) -> list
 
 def _invoked(event: dict, before: dict, after: dict, names: list[str]) -> list[str]:
     picks = ", ".join(f"{seat_name(names, s)} {k}" for s, k in zip(event["seats"], event["values"]))
+    out = [f"Invocation revealed — ghosts put on the drawbridge: {picks}."]
+    if after["stage"] == "canteen":            # the order waits for the holder's choice (register R-1)
+        return out + [f"{seat_name(names, after['actor'])} holds the canteen and decides whether to add its "
+                      "bonus to the play-order tally."]
     order = ", ".join(seat_name(names, s) for s in after["order"])
-    return [f"Invocation revealed — ghosts put on the drawbridge: {picks}.",
-            f"Play order this round: {order}."]
+    return out + [f"Play order this round: {order}."]
 
 
 def _act(s: int, a: Any, before: dict, after: dict, names: list[str]) -> list[str]:
@@ -220,6 +225,12 @@ def _act(s: int, a: Any, before: dict, after: dict, names: list[str]) -> list[st
         return _power(s, a, before, after, names)
     if stage == "secret":
         return [f"{who} protects no ghost at the start of this round."]
+    if stage == "canteen":
+        level = 2 if before["locations"]["canteen"][:1] == [s] else 1
+        told = [f"{who} {'takes' if a[1] else 'declines'} the canteen's order bonus (+{D.CANTEEN_ORDER[level]})."]
+        if after["stage"] != "canteen":
+            told.append("Play order this round: " + ", ".join(seat_name(names, o) for o in after["order"]) + ".")
+        return told
     if stage == "bonus":
         bon = D.TIME_BONUSES[time_index(before)][a[1]]
         return [f"{who} takes the time-card bonus {bonus_word(bon, a[2] if len(a) > 2 else None)}"
@@ -511,6 +522,10 @@ def _one_move(view: dict, a: Any, seat: int) -> dict[str, Any]:
                   loc_target(a[1]))
     if head == "keep":
         return _m(f"keep a {RES_WORDS[a[1]]}", "Alchemist's office: keep")
+    if head == "canteen":
+        level = 2 if view["locations"]["canteen"][:1] == [seat] else 1
+        return _m(f"{'add' if a[1] else 'do not add'} +{D.CANTEEN_ORDER[level]} to your play-order tally",
+                  "Canteen: order bonus", loc_target(D.CANTEEN))
     return _m(str(a), "Other")
 
 
