@@ -71,6 +71,7 @@ GRAMMAR: dict[str, list[tuple]] = {
         ("return", ("top", "bottom")), ("stop",), ("swap", _WGSJ, _WGSJ), ("temple",),
         # added with the rules options of issue 15 (appended: earlier ids keep their meaning)
         ("project", ("pyramid",), _r(12), _r(5)), ("spare", _WGS),
+        ("cash", _WGS),                         # issue 24 item 13
     ],
     "nomads": [
         ("box", _r(5)), ("catch",), ("depart",), ("done",), ("goto", _r(5), _r(8)), ("hire", _r(4)), ("keep", _r(8), _r(8)),

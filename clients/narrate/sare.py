@@ -222,6 +222,8 @@ def _act(seat: int, a: Any, before: dict, after: dict, names: list[str]) -> list
         return [_pass(who, before)]
     if op == "build":
         return [_build(who, a, me, before, after["players"][seat])]
+    if op == "cash":
+        return [f"{who} cashes a caravan into 1 {RESOURCE[a[1]]} (caravans now {after['players'][seat]['caravans']})."]
     if op == "spare":
         kept = after["players"][seat]["spared"][a[1]]
         return [f"{who} keeps 1 {RESOURCE[a[1]]} out of this phase's builds ({kept} kept)."]
@@ -401,6 +403,9 @@ def _move(view: dict, a: Any, seat: int) -> dict:
         step = f"step {pc['steps'] + 1}/{pc['steps_total']} of " if pc["kind"] == "pyramid" else ""
         how = "; ".join(pay) if pay else "with your own resources"
         return _m(f"Build {step}{piece_name(pc)} — {how}", "Build", piece_target(seat, a[1]))
+    if op == "cash":
+        return _m(f"Cash a caravan into 1 {RESOURCE[a[1]]} for your warehouse", "Cash a caravan",
+                  f"p{seat}-warehouse")
     if op == "spare":
         return _m(f"Keep 1 {RESOURCE[a[1]]} out of this phase's builds (Jokers and caravans pay instead)",
                   "Keep a token", f"p{seat}-warehouse")

@@ -77,6 +77,9 @@ def play(n: int, seed: int, options: dict) -> int:
                 assert a["rev"][p] == level and (a["rev"][p] > b["rev"][p]) == (verb == "rises"), said
             for m in re.finditer(WHO + r" charters a caravan .* \(now (\d+)\)", said):
                 assert a["car"][int(m[1])] == int(m[2]) == b["car"][int(m[1])] + 1, said
+            for m in re.finditer(WHO + r" cashes a caravan into 1 (\w+) \(caravans now (\d+)\)", said):
+                p, t = int(m[1]), RES.index(m[2][0])
+                assert a["car"][p] == int(m[3]) == b["car"][p] - 1 and a["res"][p][t] == b["res"][p][t] + 1, said
             for m in re.finditer(r"Turn (\d+) begins", said):
                 assert int(m[1]) == a["turn"] == b["turn"] + 1, said
             for m in re.finditer(r"Production of the turn: ([^.]+)\.", said):
