@@ -68,6 +68,10 @@ def _check_event(lines: list[str], b: dict, a: dict, ev, before_state) -> None:
         for line in lines:
             if "to the graveyard" in line and SEAT.match(line) and int(SEAT.match(line)[1]) == owner:
                 raise AssertionError(f"told before the owner decides: {line}")
+    # the play order is told once it is decided (a canteen holder may still be choosing, R-1)
+    for m in re.finditer(r"Play order this round: ([^.]+)\.", said):
+        assert a["stage"] != "canteen", said
+        assert [int(x) for x in re.findall(r"\(seat (\d)\)", m[1])] == a["order"], said
     for m in re.finditer(r"Round (\d+): the time card drawn", said):
         assert int(m[1]) == a["rnd"], said
     assert not re.search(r": \[|\]\.?$", said), f"raw action in words: {said}"
