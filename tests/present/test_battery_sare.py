@@ -1,6 +1,7 @@
 """Sa-Rê narration consistency battery: over many random games across the options, every number
-a spectator's log line states equals the engine's own change of state, and every draw is told
-exactly once, when the engine makes it (not when a face-up top card is turned, issue 24 item 11).
+a spectator's log line states equals the engine's own change of state, every draw is told
+exactly once, when the engine makes it (not when a face-up top card is turned, issue 24 item 11),
+and every move has words of its own (never the raw action under "Other").
 
 The truth here is the referee's engine state (its encoding), never the views the narration reads."""
 
@@ -54,6 +55,11 @@ def play(n: int, seed: int, options: dict) -> int:
         steps = 0
         while True:
             b = ENGINE.encode(ref.state)
+            seat = getattr(ENGINE.expected(ref.state), "seat", None)
+            if seat is not None and seat >= 0:            # every move has words of its own
+                legal = ref.legal(seat)
+                for m in N.moves(ref.view(seat), legal, seat):
+                    assert m["group"] != "Other" and "[" not in m["text"], m
             drawn_before = len(engine_draws)
             ev = ref.step(choose)
             if ev is None:
