@@ -59,6 +59,8 @@ GRAMMAR: dict[str, list[tuple]] = {
         ("move", _r(15), _r(8), _r(15), _MODES), ("pay", _r(4), _r(4)), ("power", _r(12)),
         ("power", _r(12), _r(16)), ("power", _r(12), _r(16), _r(16) + _MODES), ("steal", _r(4)),
         ("take", _r(4)), ("tile",), ("tile", _r(4)), ("tile", _r(4), _r(4)), ("unfed", _r(15), _r(8)),
+        # added with issue 24 (appended: earlier ids keep their meaning)
+        ("canteen", _r(2)),
     ],
     "sare": [
         ("card", _r(32)),                       # the Temple card put back, by its card (not its handle)
@@ -69,6 +71,7 @@ GRAMMAR: dict[str, list[tuple]] = {
         ("return", ("top", "bottom")), ("stop",), ("swap", _WGSJ, _WGSJ), ("temple",),
         # added with the rules options of issue 15 (appended: earlier ids keep their meaning)
         ("project", ("pyramid",), _r(12), _r(5)), ("spare", _WGS),
+        ("cash", _WGS),                         # issue 24 item 13
     ],
     "nomads": [
         ("box", _r(5)), ("catch",), ("depart",), ("done",), ("goto", _r(5), _r(8)), ("hire", _r(4)), ("keep", _r(8), _r(8)),

@@ -230,9 +230,10 @@ class Narrator:
         waiting = session.waiting_for()
         self.outbox.send_nowait((msg, self.mine.view, waiting, replayed, time.time()))
         if self.public is not None and synced:
+            before = self.public.view
             _, said = self.public.apply(event)
             if self.echo and not replayed:
-                where = _where(self.public.view)
+                where = _where(before)
                 for line in said:
                     self.status(f"{where}{line}", "event", seat=msg["seat"], event=info)
 
@@ -257,6 +258,8 @@ class Narrator:
 
 
 def _where(view: dict[str, Any]) -> str:
+    """"round 3: " — from the view *before* the event, so the last action of a round and its
+    stewardship carry that round's number, not the next one's."""
     for key in ("round", "turn"):
         if key in view:
             return f"{key} {view[key]}: "

@@ -28,7 +28,7 @@ _GARDEN_VALUE = {D.GLASS: 1.0, D.CRYSTAL: 1.2, D.CANTEEN: 1.4, D.TRAINING: 0.8, 
 def value(st, p: int) -> float:
     """How good the position is for seat p (in VP-like units)."""
     rnd = st.rnd
-    left = D.ROUNDS - rnd + (1 if st.stage in ("secret", "time", "invoke", "bonus", "turn") else 0)
+    left = D.ROUNDS - rnd + (1 if st.stage in ("secret", "time", "invoke", "canteen", "bonus", "turn") else 0)
     v = st.vp[p] + D.CHIMAERA_VP * st.chim[p]
     ap = st.appr[p]
     m = min(ap)

@@ -114,6 +114,8 @@ def stage_words(view: dict[str, Any]) -> str:
         return "A.2 invocation: everyone chooses in secret how many ghosts go to the drawbridge"
     if stage == "bonus":
         return "A.3 bonus: take one bonus from the time card"
+    if stage == "canteen":
+        return "A.2 play order: take the canteen's order bonus or not"
     if stage == "food":
         return "C.1 food: choose which ghosts go unfed"
     if stage == "alch":
@@ -206,9 +208,12 @@ def _committed(event: dict, before: dict, after: dict, names: list[str]) -> list
 
 def _invoked(event: dict, before: dict, after: dict, names: list[str]) -> list[str]:
     picks = ", ".join(f"{seat_name(names, s)} {k}" for s, k in zip(event["seats"], event["values"]))
+    out = [f"Invocation revealed — ghosts put on the drawbridge: {picks}."]
+    if after["stage"] == "canteen":            # the order waits for the holder's choice (register R-1)
+        return out + [f"{seat_name(names, after['actor'])} holds the canteen and decides whether to add its "
+                      "bonus to the play-order tally."]
     order = ", ".join(seat_name(names, s) for s in after["order"])
-    return [f"Invocation revealed — ghosts put on the drawbridge: {picks}.",
-            f"Play order this round: {order}."]
+    return out + [f"Play order this round: {order}."]
 
 
 def _act(s: int, a: Any, before: dict, after: dict, names: list[str]) -> list[str]:
@@ -220,6 +225,12 @@ def _act(s: int, a: Any, before: dict, after: dict, names: list[str]) -> list[st
         return _power(s, a, before, after, names)
     if stage == "secret":
         return [f"{who} protects no ghost at the start of this round."]
+    if stage == "canteen":
+        level = 2 if before["locations"]["canteen"][:1] == [s] else 1
+        told = [f"{who} {'takes' if a[1] else 'declines'} the canteen's order bonus (+{D.CANTEEN_ORDER[level]})."]
+        if after["stage"] != "canteen":
+            told.append("Play order this round: " + ", ".join(seat_name(names, o) for o in after["order"]) + ".")
+        return told
     if stage == "bonus":
         bon = D.TIME_BONUSES[time_index(before)][a[1]]
         return [f"{who} takes the time-card bonus {bonus_word(bon, a[2] if len(a) > 2 else None)}"
@@ -306,16 +317,22 @@ def _arrival(s: int, src: int, dst: int, mode: str, before: dict, after: dict, n
                 + (f"; {', '.join(gainers)} +2 VP each." if gainers else ".")]
     foes = sorted({o for o in before["locations"][D.LOC_IDS[dst]] if o != s})
     beaten = ", ".join(seat_name(names, o) for o in foes)
+    cost, _ = fight_cost(before, s, dst)
+    paid_terror = pb["terror"] - cost                   # the fight's price, before any compensation
+    deciding = after["actor"] if after["sub"] == "immortal" and before["sub"] != "immortal" else None
     out = [f"{who} moves a ghost from {src_w} to {loc_word(dst)}{paid} and wins the fight against {beaten}: "
-           f"{_joined([_delta(pb['terror'], pa['terror'], 'terror'), _delta(pb['vp'], pa['vp'], 'VP')])}."]
+           f"{_joined([_delta(pb['terror'], paid_terror, 'terror'), _delta(pb['vp'], pa['vp'], 'VP')])}."]
     for o in range(len(after["players"])):
-        if o != s and _pl(after, o)["graveyard"] > _pl(before, o)["graveyard"]:
-            out.append(f"{seat_name(names, o)}'s ghost is pushed out of {loc_word(dst)} to the graveyard"
-                       + (f": {_delta(_pl(before, o)['terror'], _pl(after, o)['terror'], 'terror')}."
-                          if _pl(after, o)["terror"] != _pl(before, o)["terror"] else "."))
-    if after["sub"] == "immortal":
-        out.append(f"{seat_name(names, after['actor'])}'s minion is pushed out of {loc_word(dst)}: "
-                   "they decide where it goes.")
+        if o == deciding:                               # Gift of immortality: not decided yet (R-12)
+            owner = f"{who}'s own" if o == s else f"{seat_name(names, o)}'s"
+            out.append(f"{owner} minion is pushed out of {loc_word(dst)}: "
+                       f"{seat_name(names, o)} decides where it goes.")
+        elif _pl(after, o)["graveyard"] > _pl(before, o)["graveyard"]:
+            whose = f"{who}'s own ghost" if o == s else f"{seat_name(names, o)}'s ghost"
+            start = paid_terror if o == s else _pl(before, o)["terror"]
+            told = _delta(start, _pl(after, o)["terror"], "terror")
+            out.append(f"{whose} is pushed out of {loc_word(dst)} to the graveyard"
+                       + (f": {told}." if told else "."))
     return out
 
 
@@ -360,7 +377,10 @@ def _power(s: int, a: list, before: dict, after: dict, names: list[str]) -> list
     if c == D.SECRET_AREA:
         return [f"{head}: the will-o'-the-wisp in {loc_word(a[2])} is protected this round."]
     if c == D.DOPPELGANGER:
-        return [f"{head}: the tile effect step is taken again."]
+        used = before["state"]["args"][1]           # the effect used in B.1 (R-16)
+        if used >= 0:
+            return [f"{head}: {who} may work mirror {used} again."]
+        return [f"{head}: {who} may use the {tile_word(before['manor'][pb['magician']])} again."]
     if c in (D.SPELL, D.FIREBALL):
         what = "terror" if c == D.SPELL else "drawbridge"
         near = D.KING[pb["magician"]] if pb["magician"] >= 0 else ()
@@ -502,6 +522,10 @@ def _one_move(view: dict, a: Any, seat: int) -> dict[str, Any]:
                   loc_target(a[1]))
     if head == "keep":
         return _m(f"keep a {RES_WORDS[a[1]]}", "Alchemist's office: keep")
+    if head == "canteen":
+        level = 2 if view["locations"]["canteen"][:1] == [seat] else 1
+        return _m(f"{'add' if a[1] else 'do not add'} +{D.CANTEEN_ORDER[level]} to your play-order tally",
+                  "Canteen: order bonus", loc_target(D.CANTEEN))
     return _m(str(a), "Other")
 
 

@@ -65,7 +65,7 @@ def narrate(event: dict, before: dict, after: dict, names: list[str]) -> list[st
         lines = _returned(event, after, names)
     else:
         return None
-    return lines + _changes(before, after, names)
+    return lines + _drawn(event, before, after, names) + _changes(before, after, names)
 
 
 def _rolled(before: dict, after: dict, names: list[str]) -> list[str]:
@@ -89,19 +89,43 @@ def _shuffled(event: dict, before: dict, after: dict) -> list[str]:
 
 
 def _revealed(event: dict, before: dict, after: dict, names: list[str]) -> list[str]:
+    """A reveal: Temple cards kept, a face-up shoe's new top card (SR-14), the darkness loss
+    (5.7). A draw is told by `_drawn`, for every kind of event (a face-up top is drawn without one)."""
     handles, faces = event["handles"], [_face(c) for c in event["cards"]]
+    face_of = dict(zip(handles, faces))
     kept = {h["handle"]: p["seat"] for p in before["players"] for h in p["temple_kept"]}
-    if handles and handles[0] in kept:
-        return [f"{seat_name(names, kept[h])} reveals the card kept with the Temple: {f}." for h, f in zip(handles, faces)]
-    out = []
-    if len(handles) == 2:
-        loss = (" (a matching token, if any, leaves the Production of the turn)"
-                if faces[0] in ("Wood", "Gold", "Stone") else "")
+    out = [f"{seat_name(names, kept[h])} reveals the card kept with the Temple: {f}."
+           for h, f in face_of.items() if h in kept]
+    top = after["shoe"][0]["handle"] if after["shoe"] else None
+    if top in face_of:
+        out.append(f"The shoe's new top card is turned face up: {face_of[top]} (drawn at the next draw).")
+    if after["darkness"] < before["darkness"] and handles:
+        t = next((t for t, w in RESOURCE.items() if w == faces[0] and t != "J"), None)
+        loss = "" if t is None else (f"; 1 {faces[0]} leaves the Production of the turn" if before["display"][t]
+                                     else f"; the Production of the turn holds no {faces[0]} to lose")
         out.append(f"Darkness removes the top dark card from the game: {faces[0]}{loss}.")
-    out.append(f"{seat_name(names, after['first_player'])} draws a Season card: {faces[-1]}.")
-    if faces[-1] == "Horus" and after["horus_pending"] > before["horus_pending"]:
+    return out
+
+
+def _drawn(event: dict, before: dict, after: dict, names: list[str]) -> list[str]:
+    """The Season card drawn in this event, if one was: the shoe's top left the shoe and went
+    neither to a Temple hand nor back (5.4); its face is the reveal's, or the face-up top's."""
+    if event["kind"] not in ("act", "deck_revealed") or before["phase"] != "p2" or not before["shoe"]:
+        return []
+    h = before["shoe"][0]["handle"]
+    elsewhere = [c["handle"] for c in after["shoe"] + after["temple_hand"]]
+    elsewhere += [c["handle"] for p in after["players"] for c in p["temple_kept"]]
+    if after["turn"] != before["turn"] or h in elsewhere:
+        return []
+    revealed = dict(zip(event.get("handles", ()), event.get("cards", ())))
+    face = card_name(before["shoe_top"]) if before["shoe_top"] else (
+        _face(revealed[h]) if h in revealed else None)
+    if face is None:
+        return []
+    out = [f"{seat_name(names, after['first_player'])} draws a Season card: {face}."]
+    if face == "Horus" and after["horus_pending"] > before["horus_pending"]:
         out.append("Horus: the next 2 cards of the shoe are drawn at once.")
-    if faces[-1] == "Hoshekh":
+    if face == "Hoshekh":
         out.append("Hoshekh: darkness falls.")
     return out
 
@@ -198,6 +222,11 @@ def _act(seat: int, a: Any, before: dict, after: dict, names: list[str]) -> list
         return [_pass(who, before)]
     if op == "build":
         return [_build(who, a, me, before, after["players"][seat])]
+    if op == "cash":
+        return [f"{who} cashes a caravan into 1 {RESOURCE[a[1]]} (caravans now {after['players'][seat]['caravans']})."]
+    if op == "spare":
+        kept = after["players"][seat]["spared"][a[1]]
+        return [f"{who} keeps 1 {RESOURCE[a[1]]} out of this phase's builds ({kept} kept)."]
     if op == "charter":
         return [f"{who} charters a caravan for {RESOURCE[a[1]]} + {RESOURCE[a[2]]} "
                 f"(now {after['players'][seat]['caravans']})."]
@@ -374,6 +403,12 @@ def _move(view: dict, a: Any, seat: int) -> dict:
         step = f"step {pc['steps'] + 1}/{pc['steps_total']} of " if pc["kind"] == "pyramid" else ""
         how = "; ".join(pay) if pay else "with your own resources"
         return _m(f"Build {step}{piece_name(pc)} — {how}", "Build", piece_target(seat, a[1]))
+    if op == "cash":
+        return _m(f"Cash a caravan into 1 {RESOURCE[a[1]]} for your warehouse", "Cash a caravan",
+                  f"p{seat}-warehouse")
+    if op == "spare":
+        return _m(f"Keep 1 {RESOURCE[a[1]]} out of this phase's builds (Jokers and caravans pay instead)",
+                  "Keep a token", f"p{seat}-warehouse")
     if op == "charter":
         return _m(f"Charter a caravan for {RESOURCE[a[1]]} + {RESOURCE[a[2]]}", "Charter a caravan")
     if op == "joker":

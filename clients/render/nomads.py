@@ -39,6 +39,7 @@ text.city { fill: #1b1b1b; font-size: 12px; font-weight: 700; }
 .waiting { fill: none; stroke: var(--hi); stroke-width: 2.5; }
 """
 SPECIES_SHORT = ("donk", "goat", "horse", "camel")
+YELLOW_SPACES, BLUE_SPACES = D.YELLOW_BOARD_SPACES, len(D.BLUE)      # the board's tile spaces (N.2)
 
 
 def svg(view: dict[str, Any], names: list[str]) -> str:
@@ -212,12 +213,30 @@ def _pilgrim_and_lost(s: Svg, view: dict, wait_seat: int | None) -> None:
     s.rect(lx, y, w * 0.38 - 8, 46, rx=8, class_="panel")
     s.text(lx + 10, y + 18, "Lost in the desert", style="font-weight:600")
     _nomads(s, lost, lx + 22, y + 34, wait_seat, per_row=6)
+    x = _tile_spaces(s, view, MAP_X, y + 68)
     piles = view["piles"]
-    s.text(MAP_X, y + 68, f"Card piles: {piles['desert']} desert, {piles['city']} city  ·  "
-           f"yellow tiles still to come: {view['yellow_on_board_spaces']}  ·  "
-           f"blue tiles still to come: {view['blue_tiles_left']} (one is Mecca: it ends the game)", class_="small")
+    s.text(x + 14, y + 68, f"Card piles: {piles['desert']} desert, {piles['city']} city", class_="small")
     revealed = ", ".join(N.tile_name(t["tile"]) for t in view["revealed_tiles"]) or "none"
     s.text(MAP_X, y + 86, f"Yellow tiles played or turned up: {revealed}", class_="small")
+
+
+def _tile_spaces(s: Svg, view: dict, x: float, y: float) -> float:
+    """The board's tile spaces (N.2): the yellow tiles still waiting there and the blue ones, each
+    face down (a back), an emptied space dashed; returns the x after them."""
+    s.text(x, y, "Tile spaces:", class_="small muted")
+    x += 66
+    for kind, spaces, waiting in (("yellow", YELLOW_SPACES, view["yellow_on_board_spaces"]),
+                                  ("blue", BLUE_SPACES, view["blue_tiles_left"])):
+        for i in range(spaces):
+            if i >= spaces - waiting:                  # tiles leave from the first space (N.9)
+                s.rect(x, y - 12, 15, 15, rx=2, class_=f"{kind[0]}tile tileback {kind}-waiting")
+                s.text(x + 7.5, y, "?", class_=f"{kind[0]}txt", text_anchor="middle")
+            else:
+                s.rect(x, y - 12, 15, 15, rx=2, class_="line tilespace-empty", stroke_dasharray="3 2")
+            x += 19
+        x += 10
+    s.text(x - 4, y, "(one blue is Mecca: it ends the game)", class_="small")
+    return x - 4 + 5.4 * 37
 
 
 def _boxes(s: Svg, view: dict, x0: int, y0: int) -> None:

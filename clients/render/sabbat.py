@@ -82,8 +82,19 @@ def svg(view: dict[str, Any], names: list[str]) -> str:
     return str(pic)
 
 
-def _ghost(pic: Svg, x: float, y: float, s: int, r: float = 10) -> None:
-    pic.circle(x, y, r, class_=f"seat{s} ghost", stroke="var(--fg)", stroke_width=1)
+# the peoples' printed colours (RB Content of the Box): a ring round each piece, while the fill
+# and the letter mark stay the seat's colour-blind-safe ones
+PEOPLE_COLOURS = {"blue": "#1f4fd1", "red": "#c62828", "yellow": "#f2c200", "green": "#2e7d32"}
+
+
+def people_colour(view: dict, s: int) -> str:
+    """The printed colour word of seat s's people ("blue")."""
+    return D.PEOPLES[D.PEOPLE_NAMES.index(view["players"][s]["people"])]["colour"]
+
+
+def _ghost(pic: Svg, x: float, y: float, s: int, view: dict, r: float = 10) -> None:
+    colour = people_colour(view, s)
+    pic.circle(x, y, r, class_=f"seat{s} ghost people-{colour}", stroke=PEOPLE_COLOURS[colour], stroke_width=3)
     pic.text(x, y + 4, _mark(s), class_="small", text_anchor="middle", style=WHITE)
 
 
@@ -92,7 +103,7 @@ def _protected(view: dict, l: int) -> list[bool]:
     return [bool(e & 8) for e in view["state"]["locs"][l]]
 
 
-def _slots(pic: Svg, x: float, y: float, owners: list[int], cap: int, numbered: bool = False,
+def _slots(pic: Svg, view: dict, x: float, y: float, owners: list[int], cap: int, numbered: bool = False,
            protected: list[bool] | None = None) -> None:
     """The spaces of a location, position 1 first; ghosts in their owner's colour and mark."""
     for p in range(cap):
@@ -100,7 +111,7 @@ def _slots(pic: Svg, x: float, y: float, owners: list[int], cap: int, numbered: 
         if p < len(owners):
             if protected and protected[p]:
                 pic.rect(cx - 13, y - 13, 26, 26, rx=3, class_="line deco", style=HI)
-            _ghost(pic, cx, y, owners[p])
+            _ghost(pic, cx, y, owners[p], view)
         else:
             pic.circle(cx, y, 10, class_="line deco", stroke_dasharray="3 2")
         if numbered:
@@ -114,13 +125,13 @@ def _location(pic: Svg, view: dict, l: int, x: float, y: float, w: float, h: flo
         pic.text(x + 7, y + 16, f"{D.LOC_NAMES[l]}  {D.REGION_VP[l]} VP", style="font-weight:600")
         gate = view["gates"].get(lid)
         pic.text(x + 7, y + 31, f"gate: {_fee_short(gate)}" if gate else "gate: —", class_="small muted")
-        _slots(pic, x + 2, y + 50, view["locations"][lid], cap, protected=_protected(view, l))
+        _slots(pic, view, x + 2, y + 50, view["locations"][lid], cap, protected=_protected(view, l))
     else:
         pic.text(x + 7, y + 16, D.LOC_NAMES[l], style="font-weight:600")
         major, minor = GARDEN_BONUS[lid]
         pic.text(x + 7, y + 30, f"1 major: {major}", class_="small muted")
         pic.text(x + 7, y + 42, f"2 minor: {minor}", class_="small muted")
-        _slots(pic, x + 2, y + 58, view["locations"][lid], cap, numbered=True, protected=_protected(view, l))
+        _slots(pic, view, x + 2, y + 58, view["locations"][lid], cap, numbered=True, protected=_protected(view, l))
 
 
 # the regions ring as a rectangle of boxes, clockwise from the top left: 3 on top, 1 on the right,
@@ -142,7 +153,7 @@ def _regions(pic: Svg, view: dict, caps: list[int]) -> None:
     for s in range(n):
         x = bx + 18 + (s % 2) * 62
         y = by + 34 + (s // 2) * 24
-        _ghost(pic, x, y, s)
+        _ghost(pic, x, y, s, view)
         pic.text(x + 15, y + 4, f"× {view['players'][s]['drawbridge']}")
     pic.text(x0, y0 + 3 * h + 2 * gy + 18, "A ghost enters a region from the drawbridge by paying its gate fee,",
              class_="small muted")
@@ -176,8 +187,9 @@ def _manor(pic: Svg, view: dict) -> None:
                      class_="small", text_anchor="middle")
         if q in mags:
             s = mags[q]
-            pic.circle(x + t / 2 - 1, y + t - 20, 13, class_=f"seat{s} magician", stroke="var(--fg)",
-                       stroke_width=3)
+            colour = people_colour(view, s)
+            pic.circle(x + t / 2 - 1, y + t - 20, 13, class_=f"seat{s} magician people-{colour}",
+                       stroke=PEOPLE_COLOURS[colour], stroke_width=4)
             pic.text(x + t / 2 - 1, y + t - 15, _mark(s), text_anchor="middle", style=WHITE)
     for m, spec in enumerate(D.DATA["manor"]["mirrors"]):
         x, y, w, h = _mirror_box(spec["side"], spec["touches"][0], ox, oy, t)
@@ -192,12 +204,24 @@ def _manor(pic: Svg, view: dict) -> None:
                      text_anchor="middle")
 
 
+def time_pile(view: dict) -> int:
+    """Cards in the time pile: the engine keeps one more, the card boxed at set-up (spec set-up 3)."""
+    return max(view["time_pile_left"] - 1, 0)
+
+
+def curse_words(view: dict, curse: int) -> str:
+    """A curse costs 5 VP at the next round's A.1; after the last round it costs nothing."""
+    if not curse:
+        return "none"
+    return "yes (−5 VP next round)" if view["round"] < D.ROUNDS else "yes (no next round: no VP lost)"
+
+
 def _time_card(pic: Svg, view: dict) -> None:
     x, y, w = 470, 420, 300
     pic.rect(x, y, w, 108, rx=8, class_="panel")
     pic.text(x + 10, y + 20, f"Time card: {view['time_card']}", style="font-weight:600")
-    pic.text(x + 10, y + 36, f"{view['actions']} actions each · {view['time_pile_left']} "
-             f"card{'s' if view['time_pile_left'] != 1 else ''} in the pile",
+    pile = time_pile(view)
+    pic.text(x + 10, y + 36, f"{view['actions']} actions each · {pile} card{'s' if pile != 1 else ''} in the pile",
              class_="small muted")
     bonuses = D.TIME_BONUSES[N.time_index(view)]
     left = set(view["state"]["bonus_left"]) if view["stage"] == "bonus" else set()
@@ -238,10 +262,10 @@ def _players(pic: Svg, view: dict, names: list[str]) -> None:
         acting = view["stage"] not in ("end", "setup", "time") and (
             view["actor"] == s if view["stage"] not in ("invoke", "commit") else True)
         pic.rect(x, y0, w, 264, rx=8, class_="panel", style=HI if acting and view["actor"] == s else None)
-        _ghost(pic, x + 18, y0 + 20, s, r=12)
+        _ghost(pic, x + 18, y0 + 20, s, view, r=12)
         pic.text(x + 36, y0 + 18, seat_label(names, s), style="font-weight:600")
         people = D.PEOPLES[D.PEOPLE_NAMES.index(p["people"])]
-        pic.text(x + 36, y0 + 32, f"{p['people']}: {people['magician']} and {people['ghosts']}",
+        pic.text(x + 36, y0 + 32, f"{p['people']} ({people['colour']}): {people['magician']} and {people['ghosts']}",
                  class_="small muted")
         if "result" in view and s in view["result"]["winners"]:
             pic.text(x + w - 10, y0 + 18, f"★ winner, {view['result']['scores'][s]}", text_anchor="end",
@@ -271,7 +295,7 @@ def _players(pic: Svg, view: dict, names: list[str]) -> None:
             for r, k in enumerate(counts):
                 if k:
                     pic.text(x + 70 + r * 44, yy, k, text_anchor="middle")
-        pic.text(x + 10, ty + 76, f"curse: {'yes (−5 VP next round)' if p['curse'] else 'none'} · "
+        pic.text(x + 10, ty + 76, f"curse: {curse_words(view, p['curse'])} · "
                                   f"chimaeras {p['chimaeras']}", class_="small")
         if powers:
             _power_card(pic, view, s, x + 10, ty + 90, w - 20)
@@ -295,11 +319,11 @@ def _legend(pic: Svg, view: dict, names: list[str]) -> None:
     pic.text(14, y, "Legend:", style="font-weight:600")
     x = 74
     for s in range(len(view["players"])):
-        _ghost(pic, x + 10, y - 4, s)
+        _ghost(pic, x + 10, y - 4, s, view)
         label = seat_label(names, s)
         pic.text(x + 24, y, label)
         x += 34 + 7 * len(label)
-    pic.text(x + 10, y, "small disc = ghost · ringed disc on a tile = magician · dashed circle = free space"
+    pic.text(x + 10, y, "fill and mark = seat, ring = people's colour · disc on a tile = magician · dashed = free space"
              " · red box = protected this round",
              class_="small")
     pic.text(14, y + 22, "Mirrors: 3 = intact (+3 terror to crack), 2 = cracked (+2 to break), × = broken. "

@@ -194,8 +194,8 @@ def _season(d: Svg, view: dict, x0: float, y0: float) -> None:
         d.text(tx, top + 30, "—", class_="muted")
     # piles
     py = top + 100
-    _pile(d, x0 + 12, py, "Discard", view["discard"])
-    d.text(x0 + 12, py + 34, f"Darkness pile: {view['darkness']} face down", class_="small")
+    _pile(d, x0 + 12, py, "Discard", view["discard"])            # up to 3 lines of names below it
+    d.text(x0 + 200, py, f"Darkness pile: {view['darkness']} face down", class_="small")
     _pile(d, x0 + 200, py + 22, "Hoshekh", view["hoshekh"])
     _pile(d, x0 + 400, py + 22, "Removed (darkness)", view["removed"])
     if view.get("market"):
@@ -209,6 +209,7 @@ def _season(d: Svg, view: dict, x0: float, y0: float) -> None:
 
 
 def _pile(d: Svg, x: float, y: float, title: str, cards: list[dict]) -> None:
+    """A pile's title and its cards, at most 3 lines of names (34 characters each)."""
     d.text(x, y, f"{title} ({len(cards)}):", class_="small muted")
     names = [CARD_SHORT[c["kind"]] + ("×2" if c["kind"] == "troubles2" else "") for c in cards]
     line, lines = "", []
@@ -323,7 +324,10 @@ def _gauges(d: Svg, pl: dict, p: int, x0: float, y0: float) -> None:
     d.text(x0, y + 4, f"Warehouse ({WH_CAP * wh})", class_="b")
     end = _tokens(d, x0 + 110, y, pl["warehouse"])
     if held > WH_CAP * wh or pl["warehouse"]["J"]:
-        d.text(end + 4, y + 4, "to store", class_="small b")
+        if end + 48 <= x0 + 280:                   # after the tokens, inside the frame
+            d.text(end + 4, y + 4, "to store", class_="small b")
+        else:                                      # four kinds fill the row: under its right end
+            d.text(x0 + 278, y + 23, "to store", class_="small b", text_anchor="end")
     y += 26
     d.text(x0, y + 4, "Beside the site", class_="small")
     _tokens(d, x0 + 110, y, pl["gains"])

@@ -30,8 +30,8 @@ OPTION_SETS: dict[str, list[dict[str, Any]]] = {
     "sare": [{"turn_limit": 30},
              {"scenario": "priest", "architect": True, "pyramid_pick": "free", "shoe": "up", "turn_limit": 30},
              {"scenario": "pharaoh", "turn_limit": 30}],
-    "sabbat": [{}, {"powers": True}, {"powers": True, "leftovers": "discard", "magician_move": "literal",
-                                       "power_limit": "trigger"}],
+    "sabbat": [{}, {"powers": True}, {"powers": True, "leftovers": "discard", "magician_move": "king",
+                                       "power_limit": "round"}],      # the non-default options (issue 24)
     "nomads": [{"max_turns": 200}, {"yellow_tiles": 2, "short_blue": True, "full_market": "gamebox",
                                     "lost_turns": 1, "max_turns": 200}],
 }

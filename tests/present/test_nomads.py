@@ -341,3 +341,30 @@ def test_a_full_markets_stacked_surplus_is_drawn_and_written():
     assert "+2 stacked" in R.svg(view, NAMES[:3])
     line = next(x for x in R.text(view, NAMES[:3]).split("\n") if x.startswith(N.SPECIES[1]))
     assert line.endswith("+2 stacked") and len(line) <= 100
+
+
+@pytest.mark.parametrize("options", [None, {"short_blue": True, "yellow_tiles": 2}])
+def test_the_tiles_waiting_on_the_board_spaces_are_drawn_face_down(options):
+    """Issue 24 item 14: each waiting yellow and blue tile is a back on its space, not a count."""
+    engine = get("nomads")
+    ref = Referee(engine, 4, options, seed=8)
+    choose = random_chooser(random.Random(8))
+    seen: set = set()
+    steps = 0
+    while True:
+        view = ref.view(0)
+        steps += 1
+        if (view["yellow_on_board_spaces"], view["blue_tiles_left"]) in seen and steps % 25:
+            if ref.step(choose) is None:
+                break
+            continue                            # draw when the tiles change, and every 25th step
+        root = ET.fromstring(R.svg(view, NAMES[:4]))
+        classes = Counter(c for el in root.iter() for c in el.attrib.get("class", "").split())
+        assert classes["yellow-waiting"] == view["yellow_on_board_spaces"]
+        assert classes["blue-waiting"] == view["blue_tiles_left"]
+        assert classes["tilespace-empty"] == R.YELLOW_SPACES + R.BLUE_SPACES - (
+            view["yellow_on_board_spaces"] + view["blue_tiles_left"])
+        seen.add((view["yellow_on_board_spaces"], view["blue_tiles_left"]))
+        if ref.step(choose) is None:
+            break
+    assert len(seen) >= 3                       # tiles left their spaces during the game

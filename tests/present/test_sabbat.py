@@ -224,3 +224,123 @@ def test_odd_player_names_are_escaped_and_cut():
             lines = R.text(view, names).splitlines()
             assert len(lines) <= 40 and max(map(len, lines)) <= 100
             assert "Final scores" in lines[-1]
+
+
+# ------------------------------------------------------------------ issue 24: faithful words
+def _said(st, seat: int, action, knowledge=None) -> str:
+    """Apply one legal action and return its sentences for a spectator."""
+    before = ENGINE.view(st, None)
+    assert action in ENGINE.legal_actions(st, seat, knowledge), action
+    ENGINE.apply(st, E.Act(seat, action))
+    return " ".join(N.narrate({"kind": "act", "seat": seat, "action": action}, before,
+                              ENGINE.view(st, None), NAMES[:st.n]))
+
+
+def test_a_fight_that_pushes_out_the_attackers_own_ghost_tells_its_full_cost():
+    from tests.games.sabbat import util as U
+    st, _ = U.at_actions(2, invoke=[3, 3])
+    T = U.REG["turgapel"]
+    U.place(st, T, [1, 0])                           # Bob first, Ann last:, Ann's ghost last: the one pushed out
+    U.place(st, U.REG["grisa"], [0])
+    U.set_turn(st, 0)
+    st.order = [1, 0]                                # Bob ahead of Ann: beating him costs 2
+    st.terror[0] = 6
+    said = _said(st, 0, ["move", U.REG["grisa"], 0, T, "fight"])
+    assert st.terror[0] == 5 and st.grave[0] == 2 + 1      # −2 for the fight, +1 compensation
+    assert "wins the fight against Bob (seat 1): −2 terror (now 4)" in said
+    assert "Ann (seat 0)'s own ghost is pushed out of Turgapel to the graveyard: +1 terror (now 5)" in said
+
+
+def test_a_displaced_immortal_minion_is_not_sent_to_the_graveyard_before_its_owner_decides():
+    from tests.games.sabbat import util as U
+    st, k = U.at_actions(2, invoke=[3, 3], peoples=[0, 1], powers=[D.BOOSTER, D.IMMORTALITY])
+    T = U.REG["turgapel"]
+    U.place(st, T, [1, 1])
+    U.place(st, U.REG["grisa"], [0])
+    U.set_turn(st, 0)
+    said = _said(st, 0, ["move", U.REG["grisa"], 0, T, "fight"])
+    assert st.sub == "immortal" and st.actor == 1
+    assert "to the graveyard" not in said and "Bob (seat 1)'s minion is pushed out of Turgapel" in said
+    where = next(a for a in ENGINE.legal_actions(st, 1, k[1]) if a[0] == "power")
+    said = _said(st, 1, where, k[1])
+    assert f"reappears in {D.LOC_NAMES[where[2]]}" in said and "to the graveyard" not in said
+
+
+def test_a_doppelganger_reuse_names_the_effect_used_again():
+    from tests.games.sabbat import util as U
+    st, k = U.at_actions(2, invoke=[3, 3], peoples=[2, 1], powers=[D.DOPPELGANGER, D.BATS])
+    U.set_turn(st, 0)
+    st.mag[0] = 5
+    square = next(a for a in ENGINE.legal_actions(st, 0) if a[0] == "magician"
+                  and D.TILE_KIND[st.tiles[a[1]]] == D.STANDARD)
+    U.act(st, 0, square)
+    U.act(st, 0, ["tile"])
+    said = _said(st, 0, ["power", D.DOPPELGANGER], k[0])
+    assert "tile effect step" not in said
+    assert f"may use the {N.tile_word(D.TILE_NAMES[st.tiles[square[1]]])} again" in said
+
+
+def test_the_terminal_labels_each_event_with_the_round_it_happened_in():
+    """node/runner.py: the last action of a round and its stewardship are round r's, not r+1's."""
+    from types import SimpleNamespace
+
+    from node import runner
+
+    lines: list[str] = []
+
+    class Recorder(runner.Status):
+        def __call__(self, text: str, kind: str = "status", **fields) -> None:
+            lines.append(text)
+
+    status = Recorder()
+    ref = Referee(ENGINE, 2, None, seed=7)
+    narrator = runner.Narrator(ENGINE, SimpleNamespace(seats=[0, 1], options=ref.options), 0, NAMES[:2],
+                               status, None, lambda: ref.knowledge[0])
+    session = SimpleNamespace(waiting_for=lambda: [], state=ref.state)
+    chooser = random_chooser(random.Random(7))
+    told = []
+    while True:
+        rnd = ref.state.rnd
+        del lines[:]
+        event = ref.step(chooser)
+        if event is None:
+            break
+        narrator(event, session)
+        told += [(rnd, line) for line in lines]
+    stewardship = [(rnd, line) for rnd, line in told if "Stewardship" in line]
+    assert len(stewardship) >= D.ROUNDS - 1
+    for rnd, line in told:
+        assert line.startswith(f"round {rnd}: "), line
+
+
+def _last_round_view(seed: int = 2) -> dict:
+    ref = Referee(ENGINE, 3, {"powers": False, "peoples": [2, 1, 0], "leftovers": "keep"}, seed=seed)
+    chooser = random_chooser(random.Random(seed))
+    while not (ref.state.rnd == D.ROUNDS and ref.state.stage == "turn"):
+        ref.step(chooser)
+    ref.state.curse[0] = 1
+    return ref.view(None)
+
+
+def test_the_last_round_shows_an_empty_time_pile_and_a_curse_that_costs_nothing():
+    view = _last_round_view()
+    doc = R.svg(view, NAMES[:3])
+    assert "0 cards in the pile" in doc
+    assert "−5 VP next round" not in doc and "curse: yes (no next round: no VP lost)" in doc
+    first = R.svg(Referee(ENGINE, 3, None, seed=1).view(None), NAMES[:3])
+    assert f"{D.ROUNDS - 1} cards in the pile" in first       # round 1: the 5 cards of rounds 2-6
+
+
+def test_pieces_show_each_peoples_printed_colour_besides_the_seat_colour():
+    view = _last_round_view()
+    root = ET.fromstring(R.svg(view, NAMES[:3]))
+    printed = {p["name"]: p["colour"] for p in D.PEOPLES}
+    for s, p in enumerate(view["players"]):
+        pieces = [el for el in root.iter() if f"seat{s}" in el.attrib.get("class", "").split()
+                  and {"ghost", "magician"} & set(el.attrib["class"].split())]
+        assert pieces
+        for el in pieces:
+            assert f"people-{printed[p['people']]}" in el.attrib["class"]
+            assert el.attrib["stroke"] == R.PEOPLE_COLOURS[printed[p["people"]]]
+    doc = R.svg(view, NAMES[:3])
+    assert "Sanagal (yellow)" in doc and R.PEOPLE_COLOURS["yellow"] in doc

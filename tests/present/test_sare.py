@@ -346,3 +346,54 @@ def test_tokens_set_apart_are_shown():
     lines = R.text(view, NAMES[:2]).split("\n")
     head = next(i for i, line in enumerate(lines) if NAMES[p] in line and "goal" in line)
     assert "set apart " in lines[head + 2]
+
+
+# ------------------------------------------------------------------ issue 24: faithful pictures and words
+def _texts(root: ET.Element) -> list[tuple[float, float, float, str]]:
+    """(left, right, baseline, text) of every text element, its width estimated at 6 px a character."""
+    out = []
+    for e in root.iter(f"{SVG_NS}text"):
+        s = "".join(e.itertext())
+        x, y, w = float(e.get("x")), float(e.get("y")), 6.0 * len(s)
+        left = x - w if e.get("text-anchor") == "end" else x - w / 2 if e.get("text-anchor") == "middle" else x
+        out.append((left, left + w, y, s))
+    return out
+
+
+def _p3_view_with_full_piles() -> dict:
+    ref = Referee(ENGINE, 3, {"turn_limit": 8}, seed=5)
+    choose = _chooser(random.Random(5))
+    while ref.state.phase != "p3":
+        assert ref.step(choose) is not None
+    ref.state.discard = list(range(2, 20))      # three lines of names
+    ref.state.dark = [98, 99]
+    ref.state.res[0] = [2, 3, 2, 1]              # all four kinds, over the capacity: "to store"
+    ref.state.ver += 1
+    return ref.view(0)
+
+
+def test_the_discard_list_and_the_darkness_pile_never_overlap():
+    texts = _texts(_parse(R.svg(_p3_view_with_full_piles(), NAMES[:3])))
+    dark = next(t for t in texts if t[3].startswith("Darkness pile"))
+    title = next(t for t in texts if t[3].startswith("Discard ("))
+    names = [t for t in texts if t[0] == title[0] and title[2] < t[2] <= title[2] + 40]
+    assert len(names) == 3
+    for left, right, y, s in names:
+        assert abs(y - dark[2]) >= 11 or right <= dark[0] or left >= dark[1], (s, dark)
+
+
+def test_to_store_stays_inside_the_warehouse_frame_with_four_kinds():
+    root = _parse(R.svg(_p3_view_with_full_piles(), NAMES[:3]))
+    frame = next(e for e in root.iter(f"{SVG_NS}rect") if e.get("data-target") == "p0-warehouse")
+    left, top = float(frame.get("x")), float(frame.get("y"))
+    right = left + float(frame.get("width"))
+    store = [t for t in _texts(root) if t[3] == "to store" and left < t[0] < right + 60 and abs(t[2] - top) < 40]
+    assert store and all(t[1] <= right + 2 for t in store), (store, right)
+
+
+def test_every_move_has_words_of_its_own():
+    """No move falls back to its raw action under "Other" (e.g. Sa-Rê's ["spare", "W"])."""
+    view = _p3_view_with_full_piles()
+    ms = N.moves(view, [["spare", "W"], ["spare", "J"][:1] + ["G"]], 0)
+    assert all(m["group"] != "Other" and "spare" not in m["text"] for m in ms)
+    assert "Keep 1 Wood" in ms[0]["text"]

@@ -22,7 +22,7 @@ MOVED = 4
 PROT = 8
 OWNER = 3
 
-_DECIDING = frozenset(("turn", "bonus", "food", "alch", "secret"))
+_DECIDING = frozenset(("turn", "bonus", "food", "alch", "secret", "canteen"))
 _DECIDE = {s: E.Decide(s) for s in range(-1, 4)}        # steps are frozen: made once, shared
 _INVOKE = {n: E.Simultaneous(tuple(range(n))) for n in range(2, 5)}
 _FINISHED = E.Finished()
@@ -35,7 +35,7 @@ _RETREAT = ("retreat",)
 
 POWER_LIMITS = ("round", "trigger")
 TILE_USED = -2                     # B.1 effect marker: the manor tile was used (a mirror m is m >= 0)
-_STAGE_MARK = {"secret": 901, "bonus": 902, "food": 903, "alch": 904}
+_STAGE_MARK = {"secret": 901, "bonus": 902, "food": 903, "alch": 904, "canteen": 905}
 
 
 def _use_mark(st: "State") -> int:
@@ -47,6 +47,8 @@ def _use_mark(st: "State") -> int:
 
 
 def _spent(st: "State", s: int) -> bool:
+    if st.power_limit == "trigger" and st.sub == "immortal":
+        return False               # each destroyed minion is a trigger of its own (RB 7.2 Gift of immortality)
     return st.pround[s] == _use_mark(st)
 
 
@@ -180,7 +182,7 @@ class SabbatEngine:
     # ------------------------------------------------------------------ setup
     def default_options(self, players: int) -> dict[str, Any]:
         return {"powers": False, "peoples": list(range(players)), "leftovers": "keep",
-                "magician_move": "king", "power_limit": "round"}
+                "magician_move": "literal", "power_limit": "trigger"}
 
     def new_game(self, options: dict[str, Any], players: int) -> State:
         if not isinstance(players, int) or not self.min_players <= players <= self.max_players:
@@ -392,6 +394,9 @@ class SabbatEngine:
             out.append("done")
             if sum(kept) < limit:
                 out.extend(["keep", r] for r in range(D.NRES) if kept[r] < batches)
+        elif stage == "canteen":
+            out.append(["canteen", 1])
+            out.append(["canteen", 0])
         elif stage == "secret":
             out.append("pass")
             if card == SECRET_:
@@ -579,7 +584,7 @@ class SabbatEngine:
 
     def _rule(self, st: State) -> str:
         if st.stage != "turn":
-            return {"bonus": "A.3", "food": "C.1", "alch": "C.3", "secret": "7.2"}[st.stage]
+            return {"bonus": "A.3", "food": "C.1", "alch": "C.3", "secret": "7.2", "canteen": "A.2"}[st.stage]
         return {"": "B", "b2": "B.2", "pay": "B.2", "b1": "B.1", "tt": "6.1", "b1end": "7.2",
                 "victims": "7.2", "immortal": "7.2"}[st.sub]
 
@@ -728,6 +733,10 @@ class SabbatEngine:
                 self._approval(st)
             else:
                 st.args[2 + a[1]] += 1
+        elif stage == "canteen":
+            i = 0 if st.args[0] == s else 3
+            st.args[i + 2] = a[1]
+            self._canteen(st)
         elif stage == "secret":
             if a != "pass":
                 st.pcard[s] = SECRET_
@@ -803,8 +812,8 @@ class SabbatEngine:
                 out = L.pop()
                 o = out & OWNER
                 st.grave[o] += 1
-                if (st.powers and st.people[o] == D.ZUGRIGA and not _spent(st, o)
-                        and st.pcard[o] in (None, IMMORTAL_)):
+                if (st.powers and st.people[o] == D.ZUGRIGA and st.pcard[o] in (None, IMMORTAL_)
+                        and (st.power_limit == "trigger" or not _spent(st, o))):   # trigger: every minion
                     st.sub = "immortal"
                     # the board, and the minion's moved mark: "Each ghost can move once" (R-12)
                     st.args = [0 if dst < D.NREG else 1, out & MOVED]
@@ -978,8 +987,31 @@ class SabbatEngine:
             st.grave[s] = avail - k
             st.locked[s] = 0
         major, minor = _holder(st, D.CANTEEN)
-        key = {s: st.grave[s] + D.CANTEEN_ORDER[2 if s == major else 1 if s == minor else 0] for s in range(st.n)}
-        st.order = sorted(st.order, key=lambda s: -key[s])     # stable: ties keep the old order
+        st.args = [x for s, level in ((major, 2), (minor, 1)) if s >= 0 for x in (s, level, -1)]
+        self._canteen(st)
+
+    def _order_key(self, st: State, bonus: dict[int, int]) -> list[int]:
+        """A.2 play order: most ghosts in the graveyard first, plus a canteen bonus taken."""
+        return sorted(st.order, key=lambda s: -(st.grave[s] + bonus.get(s, 0)))  # stable: ties keep the order
+
+    def _canteen(self, st: State) -> None:
+        """The canteen's order bonus is optional ("can place", RB A.2, register R-1): each holder, major
+        first, decides whether to take it, and is asked only when taking it changes the order."""
+        a = st.args
+        for i in range(0, len(a), 3):
+            if a[i + 2] >= 0:
+                continue
+            bonus = {a[j]: D.CANTEEN_ORDER[a[j + 1]] for j in range(0, len(a), 3) if a[j + 2] != 0}
+            without = dict(bonus)
+            del without[a[i]]
+            if self._order_key(st, bonus) == self._order_key(st, without):
+                a[i + 2] = 1                     # nothing to decide: the order is the same either way
+                continue
+            st.stage = "canteen"
+            st.actor = a[i]
+            return
+        st.order = self._order_key(st, {a[j]: D.CANTEEN_ORDER[a[j + 1]] for j in range(0, len(a), 3) if a[j + 2]})
+        st.args = []
         if st.rnd > 1:
             st.stage = "bonus"
             st.bonus_left = list(range(len(D.TIME_BONUSES[st.time_card])))

@@ -13,8 +13,10 @@ OPTION_HELP: dict[str, dict] = {
                 "help": "which people each seat plays (R-8)"},
     "leftovers": {"values": "keep (default) or discard",
                   "help": "resources left on the approval square after the chimaeras are made stay or go (SM-29)"},
-    "magician_move": {"values": "king (default) or literal",
-                      "help": "a magician step goes to any of the 8 neighbours, or only diagonally or horizontally (C-7)"},
-    "power_limit": {"values": "round (default) or trigger",
-                    "help": "a POWER card is used at most once per round, or once at each of its triggers (R-9)"},
+    "magician_move": {"values": "literal (default) or king",
+                      "help": "a magician step goes only diagonally or horizontally, as printed, or to any of the 8 "
+                              "neighbours (C-7)"},
+    "power_limit": {"values": "trigger (default) or round",
+                    "help": "a POWER card is used once at each of its triggers (every destroyed minion for Gift of "
+                            "immortality), or at most once per round (R-9)"},
 }

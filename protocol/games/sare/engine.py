@@ -604,6 +604,9 @@ class SareEngine:
             cu = st.car_use[p]
             if cu or jok:                            # keep a typed token: Jokers / caravans pay instead
                 out.extend(_SPARE[t] for t in TYPES3 if slots[t] + res[t] > spare[t])
+            if cu:                                   # a caravan cashed into a held token of choice
+                reserve = st.reserve
+                out.extend(_CASH[t] for t in TYPES3 if reserve[t] > 0)
             sources = []                             # production buildings and the Port built before this turn
             port = False
             todo = []
@@ -1002,6 +1005,13 @@ class SareEngine:
             return
         if op == "spare":
             st.spare[p][RES_INDEX[a[1]]] += 1
+            return
+        if op == "cash":                              # "one resource of your choice" (7.5, R-10)
+            t = RES_INDEX[a[1]]
+            take(st, t)
+            st.res[p][t] += 1
+            st.car[p] -= 1
+            st.car_use[p] -= 1
             return
         if op == "charter":
             st.charter[p] = 1
@@ -1442,6 +1452,7 @@ _FINISHED = Finished()
 # shared, never mutated action lists (legal_actions is called on every decision)
 _DONE = ["done"]
 _SPARE = [["spare", RES[t]] for t in range(3)]
+_CASH = [["cash", RES[t]] for t in range(3)]
 _CHARTER = [[["charter", RES[a], RES[b]] for b in range(4)] for a in range(4)]
 
 

@@ -294,7 +294,14 @@ def test_t_sm_14_order_of_play_with_canteen_and_ties():
     # graveyard counts after the invocation: A 3, B 2, C 2, D 0
     ENGINE.apply(st, E.Choices((4, 5, 4, 6)))
     assert [st.grave[s] for s in (A, B, C, Dd)] == [3, 2, 2, 0]
+    # the bonus is optional ("can place", register R-1): D's +2 changes nothing, so only C is asked
+    assert st.stage == "canteen" and st.actor == C
+    assert ENGINE.legal_actions(st, C) == [["canteen", 1], ["canteen", 0]]
+    declined = ENGINE.clone(st)
+    act(st, C, ["canteen", 1])
     assert st.order == [C, A, B, Dd]
+    act(declined, C, ["canteen", 0])
+    assert declined.order == [A, B, C, Dd]
 
 
 def test_canteen_bonus_counts_with_an_empty_graveyard():
@@ -304,6 +311,7 @@ def test_canteen_bonus_counts_with_an_empty_graveyard():
     finish_round(st)
     ENGINE.apply(st, E.Rolled((0,)))
     ENGINE.apply(st, E.Choices((6, 6)))                        # graveyards 1 and 0 (+2)
+    act(st, 1, ["canteen", 1])
     assert st.order == [1, 0]
 
 

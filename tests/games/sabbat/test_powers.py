@@ -339,3 +339,40 @@ def test_magician_move_literal_option():
         ENGINE.new_game({"magician_move": "rook"}, 2)
     with pytest.raises(E.BadOptions):
         ENGINE.new_game({"power_limit": "never"}, 2)
+
+
+def test_gift_of_immortality_for_every_minion_destroyed_in_one_action():
+    """RB 7.2 "When a vampire's minion is destroyed after a fight, it does not return to the
+    graveyard, but reappears" — every destroyed minion (issue 24 item 8): with power_limit
+    "trigger" (the default, R-9) a second minion destroyed in the same action gets the gift too."""
+    st, k = game([ZUG, LUS], [D.IMMORTALITY, D.LUXURIANCE])
+    st.power_limit = "trigger"                                # the default (R-9)
+    zen, canteen = GAR["zen"], GAR["canteen"]
+    place(st, zen, [1, 0])
+    place(st, canteen, [1, 0])
+    st.order = [1, 0]
+    set_turn(st, 1)
+    act(st, 1, ["move", BRIDGE, 0, zen, "fight"], k[1])
+    act(st, 0, ["power", D.IMMORTALITY, GAR["alchemist"]], k[0])
+    act(st, 1, ["move", BRIDGE, 0, canteen, "fight"], k[1])
+    assert st.sub == "immortal" and st.actor == 0
+    act(st, 0, ["power", D.IMMORTALITY, GAR["glass_factory"]], k[0])      # the second one reappears too
+    assert [e & 3 for e in st.locs[GAR["glass_factory"]]] == [0] and st.grave[0] == 7 - 2 - 3
+    # with the "round" limit the second minion goes to the graveyard
+    st, k = game([ZUG, LUS], [D.IMMORTALITY, D.LUXURIANCE])
+    st.power_limit = "round"
+    place(st, zen, [1, 0])
+    place(st, canteen, [1, 0])
+    st.order = [1, 0]
+    set_turn(st, 1)
+    act(st, 1, ["move", BRIDGE, 0, zen, "fight"], k[1])
+    act(st, 0, ["power", D.IMMORTALITY, GAR["alchemist"]], k[0])
+    act(st, 1, ["move", BRIDGE, 0, canteen, "fight"], k[1])
+    assert st.sub == "b2" and st.actor == 1
+
+
+def test_defaults_follow_the_text():
+    """Register C-7 and R-9 (issue 24 item 9): RB B.1 "diagonally or horizontally" and RB 7.2 "when the
+    player decides to use their effect for the first time" (no per-round limit printed)."""
+    opts = ENGINE.default_options(2)
+    assert opts["magician_move"] == "literal" and opts["power_limit"] == "trigger"

@@ -140,7 +140,7 @@ def test_magician_moves():
     act(st, 1, ["magician", 0])
     act(st, 1, "done")
     mags = sorted(a[1] for a in ENGINE.legal_actions(st, 0) if isinstance(a, list) and a[0] == "magician")
-    assert mags == [1, 2, 4, 6, 8, 9, 10]                     # king steps from 5, square 0 is taken
+    assert mags == [2, 4, 6, 8, 10]                # diagonal or horizontal from 5 (C-7 default), 0 is taken
     illegal(st, 0, ["magician", 15])
 
 
@@ -153,7 +153,7 @@ def test_standard_grimoire_clock_tiles():
     act(st, 0, ["tile"])
     assert st.h2[0] == res(RT, RT)
     set_turn(st, 0)
-    st.mag[0] = 8                                             # next to the Grimoire (12)
+    st.mag[0] = 9                                             # diagonally next to the Grimoire (12)
     act(st, 0, ["magician", 12])
     assert ["tile"] not in ENGINE.legal_actions(st, 0)        # Grimoire with no curse: nothing to do
     st.curse[0] = 1

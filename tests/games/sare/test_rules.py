@@ -1373,3 +1373,31 @@ def test_spare_a_typed_token_so_a_caravan_pays_instead():
     act(st, 0, ["build", i, "-", 0, 1])
     assert st.res[0] == [0, 1, 0, 0] and st.car[0] == 0              # the Gold is kept, the caravan paid
     check_invariants(st)
+
+
+def test_a_caravan_is_cashed_into_a_stored_token():
+    """RB 7.5 "Each caravan chartered allows you to receive … one resource of your choice during a
+    later Construction Phase" and "you are free to reorganise your warehouses and your caravans"
+    (issue 24 item 13, register R-10): a caravan becomes a held token — e.g. a Gold kept for the next
+    season's Gold bonus — not only a build's shortfall."""
+    from protocol import engine as E
+    from protocol.games.sare import ENGINE
+    from protocol.referee import Referee, random_chooser
+    import random
+    ref = Referee(ENGINE, 2, None, seed=4)
+    choose = random_chooser(random.Random(4))
+    while ref.state.stage != "p3" or ref.state.status[ENGINE.expected(ref.state).seat] == 2:
+        assert ref.step(choose) is not None
+    st = ref.state
+    p = ENGINE.expected(st).seat
+    st.car[p] = st.car_use[p] = 2
+    st.charter[p] = 0
+    st.ver += 1
+    legal = ENGINE.legal_actions(st, p)
+    assert ["cash", "G"] in legal and ["cash", "W"] in legal
+    gold, reserve = st.res[p][1], st.reserve[1]
+    ENGINE.apply(st, E.Act(p, ["cash", "G"]))
+    assert st.res[p][1] == gold + 1 and st.reserve[1] == reserve - 1
+    assert st.car[p] == 1 and st.car_use[p] == 1
+    ENGINE.apply(st, E.Act(p, ["cash", "S"]))
+    assert st.car[p] == 0 and not [a for a in ENGINE.legal_actions(st, p) if a[0] == "cash"]

@@ -1,0 +1,109 @@
+"""Nomads of Arabia narration consistency battery: over many random games across the options, every
+number a spectator's log line states equals the engine's own change of state — dinars paid or
+earned, animals sold, animals put in each landscape box — and every move has words of its own.
+
+The truth here is the referee's engine state (its encoding), never the views the narration reads."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from clients.narrate import Table
+from clients.narrate import nomads as N
+from protocol import engine as E
+from protocol.games.nomads import ENGINE
+from protocol.games.nomads import data as D
+from protocol.referee import Referee, random_chooser
+
+NAMES = ["Ann", "Bob", "Cy", "Dee", "Eve", "Flo"]
+NSP = len(N.SPECIES)
+SPECIES = {w: i for i, w in enumerate(N.SPECIES)}
+LAND = {w: i for i, w in enumerate(N.LANDSCAPES)}
+
+
+def _counts(words: str) -> list[int]:
+    """"2 camels and 1 goat" -> per species."""
+    out = [0] * NSP
+    for k, sp in re.findall(r"(\d+) (\w+?)s?\b(?:,| and|$)", words):
+        out[SPECIES[sp]] += int(k)
+    return out
+
+
+def _check_event(ev, lines: list[str], b: dict, a: dict) -> int:
+    """Checks one event's sentences; returns how many stated numbers it checked."""
+    said = "\n".join(lines)
+    checked = 0
+    assert not re.search(r": \[", said), f"raw action in words: {said}"
+    if isinstance(ev, E.Act):
+        s, act = ev.seat, ev.action
+        earned = a["money"][s] - b["money"][s]
+        for m in re.finditer(r"sells (\d+) (\w+?)s? for (\d+) dinars?(?: each \((\d+) dinars\))?", said):
+            count, each = int(m[1]), int(m[3])
+            total = int(m[4]) if m[4] else each
+            assert total == earned == each * count, said
+            sp = SPECIES[m[2]]
+            assert b["animals"][s * NSP + sp] - a["animals"][s * NSP + sp] == count, said
+            checked += 1
+        for m in re.finditer(r"(?:paying|for|gets) (\d+) dinars?", said):
+            if "sells" not in said:
+                assert abs(earned) == int(m[1]), said
+                checked += 1
+        if act[0] in ("move", "goto", "hire") and "dinar" not in said:
+            assert earned == 0, f"{said}: money changed by {earned} untold"
+    told = [0] * (len(N.LANDSCAPES) * NSP)
+    for words, land in re.findall(r"((?:\d+ \w+(?:, | and )?)+) to the (\w+) box", said):
+        for sp, k in enumerate(_counts(words)):
+            told[LAND[land] * NSP + sp] += k
+    if any(told):
+        grown = [max(0, y - x) for x, y in zip(b["boxes"], a["boxes"])]
+        assert told == grown, (said, told, grown)
+        checked += 1
+    return checked
+
+
+def play(n: int, seed: int, options: dict | None) -> int:
+    ref = Referee(ENGINE, n, options, seed=seed)
+    table = Table(ENGINE, ref.options, n, None, NAMES[:n])
+    choose = random_chooser(random.Random(seed))
+    steps = checked = 0
+    lines: list[str] = []
+    while True:
+        b = ENGINE.encode(ref.state)
+        step = ENGINE.expected(ref.state)
+        if isinstance(step, E.Decide) and step.seat >= 0:
+            legal = ref.legal(step.seat)
+            for m in N.moves(ref.view(step.seat), legal, step.seat):
+                assert m["group"] != "Other" and "[" not in m["text"], m
+        ev = ref.step(choose)
+        if ev is None:
+            break
+        steps += 1
+        assert steps < 20000
+        _, lines = table.apply(ev)
+        assert lines and all(lines)
+        checked += _check_event(ev, lines, b, ENGINE.encode(ref.state))
+    res = ENGINE.result(ref.state)
+    assert "Game over" in "\n".join(lines) and res is not None
+    return checked
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_every_told_number_matches_the_engine(seed):
+    rng = random.Random(seed)
+    n = 3 + seed % 4
+    opts = {"yellow_tiles": rng.randint(0, D.YELLOW_BOARD_SPACES), "short_blue": rng.random() < 0.5,
+            "max_turns": 30, "full_market": rng.choice(("stack", "gamebox")), "lost_turns": rng.choice((1, 2))}
+    assert play(n, seed, opts) > 3
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(100, 140))
+def test_many_more_games(seed):
+    rng = random.Random(seed)
+    play(rng.choice((3, 4, 5, 6)), seed, {"yellow_tiles": rng.randint(0, D.YELLOW_BOARD_SPACES),
+                                          "short_blue": rng.random() < 0.5,
+                                          "full_market": rng.choice(("stack", "gamebox")),
+                                          "lost_turns": rng.choice((1, 2))})
