@@ -6,21 +6,12 @@ engine-only simulation) does all of that and only asks the bot to decide.
 
 from __future__ import annotations
 
-import importlib
-import random
 from typing import Any
 
+from .bots.base import Bot
+from .bots.heuristic import heuristic_bot
 
-class Bot:
-    """Subclass and override `choose`. Set `wants_view = False` if `view` is unused (faster)."""
-
-    wants_view = True
-
-    def __init__(self, seed: int | None = None):
-        self.rng = random.Random(seed)
-
-    def choose(self, view: dict[str, Any] | None, legal_actions: list[Any]) -> Any:
-        raise NotImplementedError
+__all__ = ["Bot", "RandomBot", "make_bot", "chooser_for"]
 
 
 class RandomBot(Bot):
@@ -42,11 +33,7 @@ def make_bot(kind: str, game: str, seed: int | None = None, think: float = 1.0,
         from .bots.search import SearchBot
         return SearchBot(game, seed, think=think, iterations=iterations)
     if kind == "heuristic":
-        try:
-            mod = importlib.import_module(f"clients.bots.{game}")
-        except ImportError:
-            raise ValueError(f"no heuristic bot for {game!r} yet") from None
-        return mod.HeuristicBot(seed)
+        return heuristic_bot(game, seed)
     raise ValueError(f"unknown bot kind {kind!r} (use random, heuristic or search)")
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from clients.bot import Bot
-from clients.bots import best_of
+from .base import Bot
+from . import best_of
 
 EDGE = 4          # the row the desert removes next
 _TRADER_HIT = 0.5  # chance a trader die shows its animal (data: 3 of 6 faces)

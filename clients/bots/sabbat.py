@@ -19,7 +19,7 @@ from protocol import engine as E
 from protocol.games.sabbat import ENGINE
 from protocol.games.sabbat import data as D
 
-from ..bot import Bot
+from .base import Bot
 
 _FOLLOW = frozenset(("b1", "pay", "tt", "victims", "b1end"))
 _GARDEN_VALUE = {D.GLASS: 1.0, D.CRYSTAL: 1.2, D.CANTEEN: 1.4, D.TRAINING: 0.8, D.ALCHEMIST: 0.8, D.ZEN: 0.8}

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from clients.bot import Bot
-from clients.bots import best_of
+from .base import Bot
+from . import best_of
 from protocol.games.sare.data import ADJ, BUILDINGS, NILE, PYRAMIDS, RED
 
 RES = ("W", "G", "S")

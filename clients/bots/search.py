@@ -27,7 +27,8 @@ from protocol import engine as E
 from protocol import games
 from protocol.referee import Referee
 
-from ..bot import Bot, make_bot
+from .base import Bot
+from .heuristic import heuristic_bot
 from .sampling import clock_for, evaluator_for, sampler_for, stateless
 
 EXPLORATION = 0.7              # UCB constant for rewards in [0, 1]
@@ -88,7 +89,7 @@ class SearchBot(Bot):
         self.evaluate = evaluator_for(game)
         self.horizon = HORIZONS.get(game, HORIZON) if horizon is None else horizon
         self.clock = clock_for(game) if horizon is None else None
-        self.guide = make_bot("heuristic", game, self.rng.getrandbits(32))
+        self.guide = heuristic_bot(game, self.rng.getrandbits(32))
         self.light = self.engine if getattr(self.guide, "reads_state", False) else stateless(self.engine)
         self.heuristic_playouts = game in HEURISTIC_PLAYOUTS
 
