@@ -55,11 +55,11 @@ MAX_HELD_BYTES = 8 << 20
 PRESEAL = 1 << 63
 """The seq bit of a frame sent before the link was sealed (the handshake's, in the clear)."""
 PRESEAL_HELD = 16
-PRESEAL_FRAME = 8 << 10
+PRESEAL_FRAME = 4 << 10
 """Unsealed frames waiting between two handshake steps (oldest dropped first), each at most
 PRESEAL_FRAME bytes: a handshake frame or a lobby's advert is far smaller."""
 UNSEALED_HELD = 16
-UNSEALED_HELD_BYTES = 256 << 10
+UNSEALED_HELD_BYTES = 64 << 10
 """Sealed frames held (frames, bytes) before this side has sealed the link: a peer sends a
 few at most, nobody can authenticate them yet, so a flood of them is capped low."""
 _CLOSED = object()
