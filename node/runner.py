@@ -408,7 +408,7 @@ async def host(game: str, players: int, options: dict[str, Any], seat: Seat, ann
     seat.status(f"hosting {the_lobby.title} for {players} players: lobby {the_lobby.lobby_id.hex()[:8]} on port {port}",
                 "lobby", lobby=the_lobby.lobby_id.hex(), port=port, host_key=the_lobby.pin.hex())
     seat.status(f"others join with:  caravan join {the_lobby.lobby_id.hex()[:8]}/{the_lobby.pin.hex()}   "
-                f"(or: caravan join HOST:{port}/{the_lobby.pin.hex()}; /KEY: accept only this host)", "hint")
+                f"(or: caravan join HOST:{port}/{the_lobby.pin.hex()})", "hint")
     secret = os.urandom(32)
     the_lobby.port = port
     announcer = None
