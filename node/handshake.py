@@ -54,10 +54,14 @@ def parse_pin(text: str, where: str) -> bytes:
     return bytes.fromhex(text)
 
 
+def pin_inbox(pin: bytes) -> str:
+    """The inbox on a relay (node/relay.py) of the key with this pin: the pin's first 8
+    bytes, in hex, so a joiner that holds only the host's pin knows where to dial."""
+    return pin[:8].hex()
+
+
 def inbox_of(key: bytes) -> str:
-    """The key's inbox on a relay (node/relay.py): the first 8 bytes of its pin, in hex, so
-    a joiner that holds only the host's pin knows where to dial."""
-    return key_pin(key)[:8].hex()
+    return pin_inbox(key_pin(key))
 
 
 class HandshakeError(Exception):
@@ -171,4 +175,4 @@ async def handshake(conn: Connection, key: SigningKey, scope: bytes, *, dialer: 
     raise HandshakeError(f"no handshake within {HANDSHAKE_TIMEOUT:.0f} s")
 
 
-__all__ = ["handshake", "HandshakeError", "FrameError", "key_pin", "parse_pin", "inbox_of"]
+__all__ = ["handshake", "HandshakeError", "FrameError", "key_pin", "parse_pin", "pin_inbox", "inbox_of"]

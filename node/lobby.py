@@ -32,7 +32,7 @@ from protocol.identity import SigningKey, fingerprint, strong_key, verify
 from protocol.player import beacon_chain
 
 from .frames import Connection, FrameError
-from .handshake import HandshakeError, handshake, inbox_of, key_pin, parse_pin
+from .handshake import HandshakeError, handshake, key_pin, parse_pin, pin_inbox
 
 log = logging.getLogger("caravan.lobby")
 
@@ -379,7 +379,7 @@ async def _enter(key: SigningKey, host: str, port: int, expect_game: str | None,
             conn = await _open_tcp(host, port, where)
         else:
             try:
-                conn = await relay.dial(host_pin[:8].hex())
+                conn = await relay.dial(pin_inbox(host_pin))
             except OSError as exc:
                 raise LobbyError(f"no lobby answered: {exc}") from None
         try:

@@ -17,7 +17,7 @@ import msgpack
 import trio
 
 from node import relay
-from node.handshake import VERSION, _hello_signed, inbox_of
+from node.handshake import VERSION, _hello_signed, inbox_of, pin_inbox
 from node.lobby import Lobby, join
 from node.relay_link import PRESEAL
 from node.relay_url import parse_invite, parse_relay_url
@@ -101,7 +101,7 @@ async def _one_try(url: str, relays: dict) -> tuple[bytes, bytes, bytes]:
         assert found is not None and found["lobby"] == real.lobby_id.hex()
         fake = Lobby(attacker_key, "fixture", 2, OPTIONS)
         fake.lobby_id = bytes.fromhex(found["lobby"])
-        inbox = invite.host_pin[:8].hex()
+        inbox = pin_inbox(invite.host_pin)
         assert inbox == inbox_of(host_key.public) != "host"
         await attacker_relay.subscribe(f"{relay.ROOT}/{fake.lobby_id.hex()}/{inbox}/+/+")
 
