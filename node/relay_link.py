@@ -18,7 +18,8 @@ exchange): every unsealed frame is checked against that as it comes, the first t
 is taken and the others are dropped, so an injected hello, auth or a competing "host"
 cannot displace the real peer's (at most PRESEAL_HELD unsealed frames wait between two
 steps). Sealed frames: a seq already passed is a duplicate and is dropped; frames ahead of
-the next expected seq wait in a bounded buffer (smaller before the link is sealed); at the
+the next expected seq wait in a bounded buffer (smaller before the link is sealed, and then
+the oldest make room); at the
 expected seq each candidate is opened in arrival order and one that fails authentication is
 logged and dropped (secretstream's pull leaves its state unchanged on failure,
 tests/relay/test_relay_link.py checks it), so an injected message never breaks a link. A
@@ -61,7 +62,8 @@ PRESEAL_FRAME bytes: a handshake frame or a lobby's advert is far smaller."""
 UNSEALED_HELD = 16
 UNSEALED_HELD_BYTES = 64 << 10
 """Sealed frames held (frames, bytes) before this side has sealed the link: a peer sends a
-few at most, nobody can authenticate them yet, so a flood of them is capped low."""
+few at most, nobody can authenticate them yet, so a flood of them is capped low, and the
+oldest make room for new ones (junk sent ahead cannot crowd out the real peer's first)."""
 _CLOSED = object()
 _NOTHING = object()
 
@@ -87,6 +89,7 @@ class RelayLink:
         self.dropped = 0                             # unsealed frames that fit no handshake step
         self._held: dict[int, list[bytes]] = {}
         self._held_count = self._held_bytes = 0
+        self._early: deque[tuple[int, bytes]] = deque()   # sealed frames held before sealing, oldest first
         self._push: Any = None
         self._pull: Any = None
         self._arrived = trio.Event()
@@ -103,6 +106,7 @@ class RelayLink:
     def seal(self, push: Any, pull: Any) -> None:
         self._push, self._pull = push, pull
         self._pre.clear()
+        self._early.clear()
         self._need = None
 
     def _send_body(self, kind: bytes, data: bytes = b"") -> None:
@@ -153,12 +157,26 @@ class RelayLink:
         candidates = self._held.setdefault(seq, [])
         if body in candidates:
             return
-        most, most_bytes = (MAX_HELD, MAX_HELD_BYTES) if self._pull is not None else (UNSEALED_HELD,
-                                                                                        UNSEALED_HELD_BYTES)
-        if self._held_count >= most or self._held_bytes + len(body) > most_bytes:
+        if self._pull is None:                       # before sealing: the oldest make room
+            while self._early and (self._held_count >= UNSEALED_HELD
+                                   or self._held_bytes + len(body) > UNSEALED_HELD_BYTES):
+                old_seq, old = self._early.popleft()
+                held = self._held.get(old_seq, [])
+                if old in held:
+                    held.remove(old)
+                    self._held_count -= 1
+                    self._held_bytes -= len(old)
+                if not held and old_seq != seq:
+                    self._held.pop(old_seq, None)
+            if len(body) > UNSEALED_HELD_BYTES:
+                if not candidates:
+                    del self._held[seq]
+                return
+            self._early.append((seq, body))
+        elif self._held_count >= MAX_HELD or self._held_bytes + len(body) > MAX_HELD_BYTES:
             if not candidates:
                 del self._held[seq]
-            log.warning("relay link %s: over %d frames held; one dropped", self.address, most)
+            log.warning("relay link %s: over %d frames held; one dropped", self.address, MAX_HELD)
             return
         candidates.append(body)
         self._held_count += 1

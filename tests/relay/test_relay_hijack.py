@@ -39,7 +39,8 @@ class Injector(Outsider):
     """A raw broker client: at each new link of the lobby it publishes, on both directions'
     topics and at the sequence numbers the handshake uses (sealed and unsealed), random
     bytes, replays of frames it saw, a lobby advert of its own, and a hello and an auth
-    signed by its key for exactly that link."""
+    signed by its key for exactly that link; and more junk at the first sealed seq than a
+    link holds before it is sealed."""
 
     def __init__(self, url: str, lobby: str, key: SigningKey):
         super().__init__(url)
@@ -77,6 +78,9 @@ class Injector(Outsider):
                     for body in bodies:
                         client.publish(topic, struct.pack(">Q", seq) + body, qos=1)
                         self.injected += 1
+            for _ in range(40):              # more sealed-looking junk than a link holds before it is sealed
+                client.publish(topic, struct.pack(">Q", 1) + os.urandom(200), qos=1)
+                self.injected += 1
 
 
 async def _one_try(url: str, relays: dict) -> tuple[bytes, bytes, bytes]:
