@@ -209,7 +209,7 @@ class Lobby:
             await self.done.wait()       # the stream closes when this handler returns
         except (LobbyError, HandshakeError, FrameError, trio.TooSlowError, trio.BrokenResourceError,
                 trio.ClosedResourceError, OSError) as exc:
-            log.warning("lobby: %s dropped: %s", conn.address, exc)
+            log.warning("lobby: %s dropped: %s", conn.address, str(exc))   # not exc: its frames hold the buffers
             await conn.aclose()
 
     async def run(self, listeners: list[trio.SocketListener] | Any, secret: bytes,
