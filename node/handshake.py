@@ -21,7 +21,7 @@ peer's; over TCP there is one sender, and a frame that does not fit fails the ha
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Callable
 
 import nacl.bindings as sodium
 import nacl.public
@@ -132,11 +132,12 @@ def _auth_problem(auth: Any, peer_key: bytes, signed: bytes) -> str | None:
 
 
 async def handshake(conn: Connection, key: SigningKey, scope: bytes, *, dialer: bool = True,
-                    expect: bytes | None = None) -> bytes:
+                    expect: bytes | None = None, on_hello: Callable[[], None] = lambda: None) -> bytes:
     """Run the handshake on a connection this side opened (`dialer`) or accepted; returns
     the peer's proven public key, with `conn` sealed from then on, or raises HandshakeError.
     `expect`: the pin (`key_pin`) the peer's key must have; any other key is refused (over a
-    relay its frames are dropped as not this link's, and the real peer's are waited for)."""
+    relay its frames are dropped as not this link's, and the real peer's are waited for).
+    `on_hello` is called once the peer's hello checked (a lobby spares such links in a flood)."""
     eph = nacl.public.PrivateKey.generate()
     link = getattr(conn, "link_id", b"")
     mine = {"t": "hello", "v": VERSION, "scope": scope, "key": key.public, "nonce": os.urandom(32),
@@ -151,6 +152,7 @@ async def handshake(conn: Connection, key: SigningKey, scope: bytes, *, dialer: 
         why = hello_problem(hello)
         if why:
             raise HandshakeError(why)
+        on_hello()
         peer_key = hello["key"]
         transcript = _transcript(scope, *((mine, hello) if dialer else (hello, mine)))
         try:

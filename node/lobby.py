@@ -13,8 +13,9 @@ sealed after it (the one the joiner trusts); {"t": "seated", "seat", "nonce",
 
 A joiner given the host's key pin (an invite always carries it; `HOST:PORT/KEY` on a LAN)
 accepts no other key as the host, before it sends or signs anything (issue 27). A host keeps
-at most MAX_PENDING links in their handshake (a new one closes the oldest: a flood cannot
-keep a real joiner out for long) and reads at most HANDSHAKE_FRAME bytes a frame before a
+at most MAX_PENDING links in their handshake (a new one closes the oldest that has not sent
+a valid hello — one signed for that link by the key owning its inbox —, else the oldest: a
+flood cannot keep a real joiner out) and reads at most HANDSHAKE_FRAME bytes a frame before a
 link is authenticated, LOBBY_FRAME after.
 """
 
@@ -41,7 +42,7 @@ LOBBY_TIMEOUT = 30.0
 """A joiner must answer each lobby request (tip, signature) within this many seconds."""
 MAX_PENDING = 32
 """Links in their handshake at once (as node/game.py MAX_UNAUTHENTICATED); a new one closes
-the oldest, so links that never finish cannot keep a real joiner out."""
+the oldest not yet past the hello, so links that never finish cannot keep a real joiner out."""
 HANDSHAKE_FRAME = 4096
 """The largest frame a host reads before the link is authenticated (as node/game.py)."""
 LOBBY_FRAME = 64 << 10
@@ -129,6 +130,7 @@ class Lobby:
         """The pin of the host's key: what an invite or `HOST:PORT/KEY` tells joiners to expect."""
         self.joiners: list[_Joiner] = []
         self._pending: list[trio.CancelScope] = []
+        self._proven: set[trio.CancelScope] = set()     # pending links whose peer's hello checked
         self.most_pending = 0
         """The most links ever in their handshake at once (at most MAX_PENDING)."""
         self.full = trio.Event()
@@ -152,22 +154,28 @@ class Lobby:
         return {"t": "lobby", **self.status(), "options": self.options, "time_limit": self.time_limit}
 
     async def _authenticate(self, conn: Connection) -> bytes | None:
-        """The handshake of a new link, one of at most MAX_PENDING (the oldest is closed for a
-        new one); its peer's key, or None when it was closed so."""
+        """The handshake of a new link, one of at most MAX_PENDING (for a new one the oldest
+        whose peer has not yet sent a valid hello is closed, else the oldest); its peer's
+        key, or None when it was closed so."""
         scope = trio.CancelScope()
         if len(self._pending) >= MAX_PENDING:
-            self._pending.pop(0).cancel()
+            unproven = [s for s in self._pending if s not in self._proven]
+            oldest = (unproven or self._pending)[0]
+            self._pending.remove(oldest)
+            oldest.cancel()
         self._pending.append(scope)
         self.most_pending = max(self.most_pending, len(self._pending))
         conn.max_frame = HANDSHAKE_FRAME
         try:
             with scope:
                 await conn.send(self._advert())
-                peer = await handshake(conn, self.key, self.lobby_id, dialer=False)
+                peer = await handshake(conn, self.key, self.lobby_id, dialer=False,
+                                       on_hello=lambda: self._proven.add(scope))
                 conn.max_frame = LOBBY_FRAME
                 await conn.send(self._advert())
                 return peer
         finally:
+            self._proven.discard(scope)
             if scope in self._pending:
                 self._pending.remove(scope)
         log.warning("lobby: %s dropped: %d newer links were in their handshake", conn.address, MAX_PENDING)
