@@ -290,15 +290,16 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("--discovery-port", type=check.udp_port, default=check.DISCOVERY_PORT)
     h.add_argument("--relay", metavar="mqtt://HOST[:PORT]",
                    help="play over the internet through this MQTT broker (mqtts:// for TLS; mqtt://USER:PASSWORD@HOST "
-                        "or --relay-auth FILE to log in): prints an invite, caravan+mqtt://HOST:PORT/LOBBY_ID, for "
-                        "the others to join with")
+                        "or --relay-auth FILE to log in): prints an invite, caravan+mqtt://HOST:PORT/LOBBY_ID/HOST_KEY, "
+                        "for the others to join with")
     _node_args(h)
     h.set_defaults(func=cmd_host)
 
     j = sub.add_parser("join", help="take a seat in a lobby (found on the LAN, or at HOST:PORT)")
-    j.add_argument("target", nargs="?", help="HOST:PORT ([IPv6]:PORT), an invite (caravan+mqtt://HOST:PORT/LOBBY_ID, "
-                                             "printed by caravan host --relay), or a lobby id (prefix) from caravan "
-                                             "discover; default: the only open lobby")
+    j.add_argument("target", nargs="?", help="HOST:PORT ([IPv6]:PORT), an invite (caravan+mqtt://HOST:PORT/LOBBY_ID/"
+                                             "HOST_KEY, printed by caravan host --relay), or a lobby id (prefix) from "
+                                             "caravan discover; default: the only open lobby. HOST:PORT/KEY or "
+                                             "LOBBY_ID/KEY (the key host prints) refuses any other host")
     _discovery_args(j)
     _node_args(j)
     j.set_defaults(func=cmd_join)

@@ -108,13 +108,12 @@ def relay(url: str | None, auth_file: str | None) -> Any:
 
 
 def invite(text: str, auth_file: str | None) -> Any:
-    """A join target that is an invite (caravan+mqtt://HOST:PORT/LOBBY_ID): its broker, with
+    """A join target that is an invite (caravan+mqtt://HOST:PORT/LOBBY_ID/HOST_KEY): its broker, with
     --relay-auth FILE's credentials."""
     from .relay_url import parse_invite, with_auth
 
     try:
-        url, _ = parse_invite(text)
-        return with_auth(url, auth_file)
+        return with_auth(parse_invite(text).url, auth_file)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 
@@ -122,7 +121,7 @@ def invite(text: str, auth_file: str | None) -> Any:
 def join_target(text: str | None) -> str | None:
     """A join target: HOST:PORT (checked, returned as host:port for the runner), an invite
     (caravan+mqtt://..., checked by `invite`), a lobby id prefix (hex), or None for the only
-    open lobby."""
+    open lobby; the first and the last may end with /KEY (the host's key pin, checked)."""
     if text is None:
         return None
     if text.startswith("caravan+") or "://" in text:
@@ -132,14 +131,20 @@ def join_target(text: str | None) -> str | None:
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         return text
+    from .lobby import split_host_key
+    try:
+        text, pin = split_host_key(text)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    key = f"/{pin.hex()}" if pin is not None else ""
     if ":" in text:
         host, port = host_port(text)
-        return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        return (f"[{host}]:{port}" if ":" in host else f"{host}:{port}") + key
     try:
         bytes.fromhex(text if len(text) % 2 == 0 else text + "0")
     except ValueError:
         raise UsageError(f"{text!r} is neither HOST:PORT nor a lobby id (hex) from caravan discover") from None
-    return text.lower()
+    return text.lower() + key
 
 
 def game_id_prefix(text: str) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import struct
-from typing import Any
+from typing import Any, Callable
 
 import msgpack
 import nacl.bindings as sodium
@@ -50,8 +50,10 @@ class Connection:
             self._buf += chunk
         return True
 
-    async def recv(self) -> Any:
-        """The next frame's decoded value; None when the peer closed cleanly between frames."""
+    async def recv(self, accept: Callable[[Any], bool] | None = None) -> Any:
+        """The next frame's decoded value; None when the peer closed cleanly between frames.
+        `accept` is for links many can publish on (relay_link.RelayLink); a TCP connection has
+        one sender, so its next frame is the answer whatever it is."""
         if not await self._fill(1):
             return None
         with trio.move_on_after(FRAME_TIMEOUT) as scope:

@@ -5,10 +5,18 @@ joiner checks the body (its own key and tip at its seat, the advertised game and
 options) before it signs. After the genesis the host is a peer like any other.
 
 Frames (after the mutual handshake bound to the lobby id):
-host -> joiner: {"t": "lobby", ...} before the handshake; {"t": "seated", "seat", "nonce",
+host -> joiner: {"t": "lobby", ...} before the handshake (it says what answered) and again
+sealed after it (the one the joiner trusts); {"t": "seated", "seat", "nonce",
 "players", "beacon_length"}; {"t": "sign", "body"}; {"t": "start", "genesis", "peers", "names"};
 {"t": "refused", "why"}. joiner -> host: {"t": "join", "port", "name"}; {"t": "tip", "tip"};
 {"t": "signature", "sig"}.
+
+A joiner given the host's key pin (an invite always carries it; `HOST:PORT/KEY` on a LAN)
+accepts no other key as the host, before it sends or signs anything (issue 27). A host keeps
+at most MAX_PENDING links in their handshake (a new one closes the oldest that has not sent
+a valid hello — one signed for that link by the key owning its inbox —, else the oldest: a
+flood cannot keep a real joiner out) and reads at most HANDSHAKE_FRAME bytes a frame before a
+link is authenticated, LOBBY_FRAME after.
 """
 
 from __future__ import annotations
@@ -25,17 +33,33 @@ from protocol.identity import SigningKey, fingerprint, strong_key, verify
 from protocol.player import beacon_chain
 
 from .frames import Connection, FrameError
-from .handshake import HandshakeError, handshake
+from .handshake import HandshakeError, handshake, key_pin, parse_pin, pin_inbox
 
 log = logging.getLogger("caravan.lobby")
 
 BEACON_LENGTH = 8192
 LOBBY_TIMEOUT = 30.0
 """A joiner must answer each lobby request (tip, signature) within this many seconds."""
+MAX_PENDING = 32
+"""Links in their handshake at once (as node/game.py MAX_UNAUTHENTICATED); a new one closes
+the oldest not yet past the hello, so links that never finish cannot keep a real joiner out."""
+HANDSHAKE_FRAME = 4096
+"""The largest frame a host reads before the link is authenticated (as node/game.py)."""
+LOBBY_FRAME = 64 << 10
+"""The largest frame a host reads from an authenticated joiner (join, tip, signature: tiny)."""
 
 
 class LobbyError(Exception):
     pass
+
+
+def split_host_key(target: str) -> tuple[str, bytes | None]:
+    """`HOST:PORT/KEY` or `LOBBY_ID/KEY` -> (HOST:PORT or LOBBY_ID, the host's key pin), the
+    pin None when the target names no key; ValueError (one line) for a malformed key."""
+    where, sep, pin = target.rpartition("/")
+    if not sep:
+        return target, None
+    return where, parse_pin(pin, repr(target))
 
 
 MAX_NAME = 32
@@ -102,12 +126,22 @@ class Lobby:
         self.time_limit = time_limit
         self.title = engine.title
         self.lobby_id = os.urandom(16)
+        self.pin = key_pin(key.public)
+        """The pin of the host's key: what an invite or `HOST:PORT/KEY` tells joiners to expect."""
         self.joiners: list[_Joiner] = []
+        self._pending: list[trio.CancelScope] = []
+        self._proven: set[trio.CancelScope] = set()     # pending links whose peer's hello checked
+        self.most_pending = 0
+        """The most links ever in their handshake at once (at most MAX_PENDING)."""
         self.full = trio.Event()
         self.done = trio.Event()
         self.on_status = on_status
         self.port = 0
         self.relayed = False
+
+    def invite(self, url: Any, credentials: bool = False) -> str:
+        """What joiners join this lobby with through the broker `url` (a relay_url.RelayUrl)."""
+        return url.invite(self.lobby_id.hex(), self.pin, credentials)
 
     def status(self) -> dict[str, Any]:
         return {"lobby": self.lobby_id.hex(), "game": self.game, "title": self.title,
@@ -116,12 +150,44 @@ class Lobby:
     async def _welcome(self, stream: trio.SocketStream) -> None:
         await self._welcome_link(Connection(stream, _peer_host(stream)))
 
+    def _advert(self) -> dict[str, Any]:
+        return {"t": "lobby", **self.status(), "options": self.options, "time_limit": self.time_limit}
+
+    async def _authenticate(self, conn: Connection) -> bytes | None:
+        """The handshake of a new link, one of at most MAX_PENDING (for a new one the oldest
+        whose peer has not yet sent a valid hello is closed, else the oldest); its peer's
+        key, or None when it was closed so."""
+        scope = trio.CancelScope()
+        if len(self._pending) >= MAX_PENDING:
+            unproven = [s for s in self._pending if s not in self._proven]
+            oldest = (unproven or self._pending)[0]
+            self._pending.remove(oldest)
+            oldest.cancel()
+        self._pending.append(scope)
+        self.most_pending = max(self.most_pending, len(self._pending))
+        conn.max_frame = HANDSHAKE_FRAME
+        try:
+            with scope:
+                await conn.send(self._advert())
+                peer = await handshake(conn, self.key, self.lobby_id, dialer=False,
+                                       on_hello=lambda: self._proven.add(scope))
+                conn.max_frame = LOBBY_FRAME
+                await conn.send(self._advert())
+                return peer
+        finally:
+            self._proven.discard(scope)
+            if scope in self._pending:
+                self._pending.remove(scope)
+        log.warning("lobby: %s dropped: %d newer links were in their handshake", conn.address, MAX_PENDING)
+        return None
+
     async def _welcome_link(self, conn: Connection) -> None:
         """A joiner's link (TCP, or through the relay: then it names no port, as no one dials it)."""
         try:
-            await conn.send({"t": "lobby", **self.status(), "options": self.options,
-                             "time_limit": self.time_limit})
-            peer = await handshake(conn, self.key, self.lobby_id, dialer=False)
+            peer = await self._authenticate(conn)
+            if peer is None:
+                await conn.aclose()
+                return
             join = await _expect(conn, "join")
             port = join.get("port")
             if not self.relayed and (type(port) is not int or not 0 < port < 65536):
@@ -151,7 +217,7 @@ class Lobby:
             await self.done.wait()       # the stream closes when this handler returns
         except (LobbyError, HandshakeError, FrameError, trio.TooSlowError, trio.BrokenResourceError,
                 trio.ClosedResourceError, OSError) as exc:
-            log.warning("lobby: %s dropped: %s", conn.address, exc)
+            log.warning("lobby: %s dropped: %s", conn.address, str(exc))   # not exc: its frames hold the buffers
             await conn.aclose()
 
     async def run(self, listeners: list[trio.SocketListener] | Any, secret: bytes,
@@ -252,12 +318,15 @@ def _offered_genesis_problem(fields: Any, info: dict, *, seat: int, key: bytes, 
     return None
 
 
-async def _first_frame(conn: Connection, where: str) -> dict:
-    """The lobby's greeting, or a LobbyError saying what answered instead."""
+async def _first_frame(conn: Connection, where: str, lobby_id: str | None = None) -> dict:
+    """The lobby's greeting, or a LobbyError saying what answered instead. Through a relay
+    (`lobby_id` known from the invite) only a greeting of that lobby is taken: it is not
+    trusted, only the sealed one after the handshake is."""
     not_lobby = f"{where} is not a Caravan lobby"
     try:
         with trio.fail_after(10):
-            frame = await conn.recv()
+            frame = await conn.recv(accept=None if lobby_id is None else (
+                lambda f: type(f) is dict and f.get("t") == "lobby" and f.get("lobby") == lobby_id))
     except trio.TooSlowError:
         raise LobbyError(f"{not_lobby}: it accepted the connection but sent nothing for 10 s") from None
     except FrameError as exc:
@@ -300,34 +369,50 @@ async def _open_tcp(host: str, port: int, where: str) -> Connection:
     return Connection(stream, where)
 
 
-async def _enter(key: SigningKey, host: str, port: int, expect_game: str | None, relay: Any = None
-                 ) -> tuple[Connection, dict, bytes]:
-    """Connect (over TCP, or through `relay`, an Endpoint dialing the lobby's host inbox), read
-    the lobby's advert and run the handshake: (connection, advert, host key)."""
+def _host_key_problem(host_key: bytes, host_pin: bytes | None) -> str | None:
+    if host_pin is None or key_pin(host_key) == host_pin:
+        return None
+    return (f"the lobby's host is key {key_pin(host_key).hex()}, not {host_pin.hex()}, the one you were given: "
+            "nothing was sent or signed (someone else answered at that address, or the host started again)")
+
+
+async def _enter(key: SigningKey, host: str, port: int, expect_game: str | None, relay: Any = None,
+                 host_pin: bytes | None = None, lobby_id: str | None = None) -> tuple[Connection, dict, bytes]:
+    """Connect (over TCP, or through `relay`, an Endpoint dialing the inbox of the host's key
+    in lobby `lobby_id`), read the lobby's advert, run the handshake (refusing any host key but
+    `host_pin`'s, when given) and read the sealed advert: (connection, advert, host key)."""
     where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     for attempt in range(1, HANDSHAKE_TRIES + 1):
         if relay is None:
             conn = await _open_tcp(host, port, where)
         else:
             try:
-                conn = await relay.dial("host")
+                conn = await relay.dial(pin_inbox(host_pin))
             except OSError as exc:
                 raise LobbyError(f"no lobby answered: {exc}") from None
         try:
-            info = await _first_frame(conn, where)
+            info = await _first_frame(conn, where, lobby_id if relay is not None else None)
+            advertised = info.get("lobby")
+            if type(advertised) is not str:
+                raise LobbyError("the lobby sent no id")
+            host_key = await handshake(conn, key, bytes.fromhex(advertised), dialer=True,
+                                       expect=host_pin if relay is not None else None)
+            why = _host_key_problem(host_key, host_pin)
+            if why:
+                raise LobbyError(why)
+            with trio.fail_after(LOBBY_TIMEOUT):
+                info = await conn.recv()
+            if type(info) is not dict or info.get("t") != "lobby" or info.get("lobby") != advertised:
+                raise LobbyError("the host sent no lobby advert after the handshake (a different Caravan version?)")
             if expect_game and info.get("game") != expect_game:
                 raise LobbyError(f"the lobby is for {info.get('game')!r}, not {expect_game!r}")
-            lobby_id = info.get("lobby")
-            if type(lobby_id) is not str:
-                raise LobbyError("the lobby sent no id")
-            host_key = await handshake(conn, key, bytes.fromhex(lobby_id), dialer=True)
             return conn, info, host_key
         except (HandshakeError, FrameError, trio.TooSlowError, trio.BrokenResourceError,
                 trio.ClosedResourceError, OSError, ValueError) as exc:
             await conn.aclose()
             if attempt == HANDSHAKE_TRIES:
                 raise LobbyError(f"lobby failed: {exc}") from None
-            log.warning("lobby at %s:%d: handshake failed (%s); trying again (%d/%d)", host, port, exc,
+            log.warning("lobby at %s: handshake failed (%s); trying again (%d/%d)", where, exc,
                         attempt + 1, HANDSHAKE_TRIES)
             await trio.sleep(0.5 * attempt)
         except BaseException:
@@ -338,11 +423,15 @@ async def _enter(key: SigningKey, host: str, port: int, expect_game: str | None,
 
 async def join(key: SigningKey, host: str, port: int, my_port: int, secret: bytes,
                on_status: Callable[[str], None] = lambda s: None, expect_game: str | None = None,
-               name: str = "", relay: Any = None) -> Setup:
-    """Take a seat in the lobby at host:port (or through `relay`, an Endpoint in the lobby);
-    returns the Setup once the genesis is signed."""
+               name: str = "", relay: Any = None, host_pin: bytes | None = None) -> Setup:
+    """Take a seat in the lobby at host:port (or through `relay`, an Endpoint in the lobby,
+    whose host's key pin `host_pin` must then be given); returns the Setup once the genesis is
+    signed. With `host_pin`, no other key is accepted as the host."""
     where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-    conn, info, host_key = await _enter(key, host, port, expect_game, relay)
+    if relay is not None and host_pin is None:
+        raise LobbyError("a lobby through a broker is joined only with its host's key (the invite has it)")
+    conn, info, host_key = await _enter(key, host, port, expect_game, relay, host_pin,
+                                        relay.scope if relay is not None else None)
     try:
         lobby_id = info["lobby"]
         await conn.send({"t": "join", "port": my_port, "name": clean_name(name)})

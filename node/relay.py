@@ -9,10 +9,12 @@ thread. Over it, `Endpoint`s speak for this node in one lobby or game and open `
 
 Topics (MQTT 5, QoS 1, never retained except the lobby announcement):
 `caravan/v1/<scope>/<to>/<from>/<link>`: one link's frames from inbox `from` to inbox `to`,
-where scope is the lobby id or the game id's first 16 bytes (hex), an inbox is the node's
-key's first 8 bytes (hex) or `host` for a lobby's host, and link a fresh 8-byte nonce per
-dial. `caravan/v1/<lobby>/lobby`: the retained lobby announcement, cleared at game start.
-A node subscribes to `caravan/v1/+/<its inbox>/+/+` (and its lobby's host inbox)."""
+where scope is the lobby id or the game id's first 16 bytes (hex), an inbox is the first 8
+bytes of the node's key pin (hex, `handshake.inbox_of`: a lobby's host too, so a joiner
+dials the inbox its invite names), and link a fresh 8-byte nonce per dial.
+`caravan/v1/<lobby>/lobby`: the retained lobby announcement, cleared at game start.
+A node subscribes to `caravan/v1/+/<its inbox>/+/+`. What a broker and its other clients can
+and cannot do: specs/node.md "Relay", threat model."""
 
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
+from .handshake import inbox_of
 from .relay_link import ACCEPT, OPEN, PING_INTERVAL, RelayLink
 from .relay_url import RelayUrl
 
@@ -52,10 +55,6 @@ EARLY_OPENS = 32
 
 class RelayError(OSError):
     """The broker cannot be reached or refused us; one line naming the broker and why."""
-
-
-def inbox_of(key: bytes) -> str:
-    return key[:8].hex()
 
 
 def scope_of(scope: bytes) -> str:
@@ -243,7 +242,7 @@ class Relay:
 
     # ------------------------------------------------------------------ lobbies and games
     def endpoint(self, scope: bytes, inbox: str | None = None) -> "Endpoint":
-        """This node in one lobby or game (`inbox` "host" for a lobby's host)."""
+        """This node in one lobby or game (under its own inbox unless `inbox` is given)."""
         endpoint = Endpoint(self, scope_of(scope), inbox or self.inbox)
         self.endpoints[(endpoint.scope, endpoint.me)] = endpoint
         early, self._early = self._early, []
@@ -299,6 +298,8 @@ class Endpoint:
         link = RelayLink(lambda payload: self.relay.publish(out, payload), f"relay:{peer}/{nonce[:6]}",
                          lambda _: self.relay.links.pop(key, None), dialer=dialer)
         link.topic = out
+        link.peer_inbox = peer                      # only the key owning it can sign a hello for it
+        link.link_id = "/".join((self.me, peer, nonce) if dialer else (peer, self.me, nonce)).encode()
         self.relay.links[key] = link
         return link
 

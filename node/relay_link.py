@@ -2,25 +2,35 @@
 (`send`, `recv`, `seal`, `aclose`, `address`, `max_frame`), so the handshake, the sealing,
 gossip, resync and abandon code run over it unchanged.
 
-Each MQTT message is one frame: an 8-byte big-endian sequence number (per link and
-direction, in the clear), then the body: one type byte and a msgpack value, sealed as one
-crypto_secretstream message once the handshake has sealed the link. Types: "O" open (seq 0,
-dialer -> listener), "A" accept (seq 0, back), "D" data, "P" ping (keeps a quiet link
-alive), "C" close.
+Each MQTT message is one frame: an 8-byte big-endian sequence number (in the clear), then
+the body: one type byte and a msgpack value. Types: "O" open (seq 0, dialer -> listener), "A"
+accept (seq 0, back), "D" data, "P" ping (keeps a quiet link alive), "C" close.
+
+Two numberings, per link and direction (issue 27): the frames of the handshake go before
+the link is sealed, in the clear, with the PRESEAL bit set in their seq; every frame after
+it is sealed as one crypto_secretstream message and numbered from 1.
 
 The broker, or anyone able to publish on the link's topic, is untrusted: it may drop,
-duplicate, delay, reorder, replay or forge messages. So: a seq already passed is a
-duplicate and is dropped; frames ahead of the next expected seq wait in a bounded buffer;
-at the expected seq each candidate is opened in arrival order and one that fails
-authentication is logged and dropped (secretstream's pull leaves its state unchanged on
-failure, tests/relay/test_relay_link.py checks it), so an injected message never breaks a
-link. A frame truly lost (no authentic frame at the expected seq while later ones wait for
+duplicate, delay, reorder, replay or forge messages. Before the link is sealed nothing is
+authentic by itself, so the handshake says what it waits for (`recv(accept=...)`: a hello
+signed for this link by the key that owns the peer's inbox, then an auth signed over this
+exchange): every unsealed frame is checked against that as it comes, the first that fits
+is taken and the others are dropped, so an injected hello, auth or a competing "host"
+cannot displace the real peer's (at most PRESEAL_HELD unsealed frames wait between two
+steps). Sealed frames: a seq already passed is a duplicate and is dropped; frames ahead of
+the next expected seq wait in a bounded buffer (smaller before the link is sealed, and then
+the oldest make room); at the
+expected seq each candidate is opened in arrival order and one that fails authentication is
+logged and dropped (secretstream's pull leaves its state unchanged on failure,
+tests/relay/test_relay_link.py checks it), so an injected message never breaks a link. A
+frame truly lost (no authentic frame at the expected seq while later ones wait for
 GAP_WAIT) closes the link: the node redials and the heads-based resync fills the gap."""
 
 from __future__ import annotations
 
 import logging
 import struct
+from collections import deque
 from typing import Any, Callable
 
 import msgpack
@@ -43,6 +53,19 @@ GAP_WAIT = 4.0
 MAX_HELD = 512
 MAX_HELD_BYTES = 8 << 20
 """Frames (and bytes) held per link ahead of the expected seq or competing for it; more are dropped."""
+PRESEAL = 1 << 63
+"""The seq bit of a frame sent before the link was sealed (the handshake's, in the clear)."""
+PRESEAL_HELD = 16
+PRESEAL_FRAME = 4 << 10
+"""Unsealed frames waiting between two handshake steps (oldest dropped first), each at most
+PRESEAL_FRAME bytes: a handshake frame or a lobby's advert is far smaller."""
+UNSEALED_HELD = 16
+UNSEALED_HELD_BYTES = 64 << 10
+"""Sealed frames held (frames, bytes) before this side has sealed the link: a peer sends a
+few at most, nobody can authenticate them yet, so a flood of them is capped low, and the
+oldest make room for new ones (junk sent ahead cannot crowd out the real peer's first)."""
+_CLOSED = object()
+_NOTHING = object()
 
 
 class RelayLink:
@@ -55,10 +78,18 @@ class RelayLink:
         self.topic = ""                              # where its frames go (set by the endpoint)
         self.max_frame = max_frame
         self._on_close = on_close
-        self._out_seq = 0
-        self._expect = 1 if not dialer else 0       # the listener consumed the open (seq 0) already
+        self._out_seq = 1                            # sealed frames; open and accept are seq 0
+        self._pre_seq = 1                            # unsealed frames, sent as PRESEAL | n
+        self._expect = 1
+        self._pre: deque[Any] = deque(maxlen=PRESEAL_HELD)
+        self._need: Callable[[Any], bool] | None = None   # what a waiting recv accepts (unsealed)
+        self._fit: Any = _NOTHING                    # the unsealed frame it accepted
+        self.peer_inbox: str | None = None           # whose key may answer (set by the endpoint)
+        self.link_id = b""                           # what its hellos are signed for
+        self.dropped = 0                             # unsealed frames that fit no handshake step
         self._held: dict[int, list[bytes]] = {}
         self._held_count = self._held_bytes = 0
+        self._early: deque[tuple[int, bytes]] = deque()   # sealed frames held before sealing, oldest first
         self._push: Any = None
         self._pull: Any = None
         self._arrived = trio.Event()
@@ -74,15 +105,19 @@ class RelayLink:
     # ------------------------------------------------------------------ sending
     def seal(self, push: Any, pull: Any) -> None:
         self._push, self._pull = push, pull
+        self._pre.clear()
+        self._early.clear()
+        self._need = None
 
     def _send_body(self, kind: bytes, data: bytes = b"") -> None:
         body = kind + data
         if self._push is not None:      # sealed and numbered in one step: nothing can come in between
             body = sodium.crypto_secretstream_xchacha20poly1305_push(self._push, body)
-        payload = struct.pack(">Q", self._out_seq) + body
-        self._out_seq += 1
+            seq, self._out_seq = self._out_seq, self._out_seq + 1
+        else:
+            seq, self._pre_seq = PRESEAL | self._pre_seq, self._pre_seq + 1
+        self._publish(struct.pack(">Q", seq) + body)
         self.last_sent = trio.current_time()
-        self._publish(payload)
 
     async def send(self, obj: Any) -> None:
         if self._failed is not None or self._closed:
@@ -97,7 +132,8 @@ class RelayLink:
             self._send_body(PING)
 
     def send_open(self, kind: bytes) -> None:
-        self._send_body(kind)
+        self._publish(struct.pack(">Q", 0) + kind)
+        self.last_sent = trio.current_time()
 
     # ------------------------------------------------------------------ receiving
     def deliver(self, payload: bytes) -> None:
@@ -108,23 +144,69 @@ class RelayLink:
             return
         (seq,) = struct.unpack_from(">Q", payload)
         body = payload[8:]
-        if seq < self._expect:
-            return                                   # a duplicate (QoS 1 redelivery) or a replay
-        if seq == 0 and self._expect == 0:          # the dialer's accept: never sealed
-            if body == ACCEPT:
-                self._expect = 1
+        if seq == 0:                                 # the dialer's accept: never sealed
+            if body == ACCEPT and not self.accepted.is_set():
                 self.last_heard = trio.current_time()
                 self.accepted.set()
             return
+        if seq & PRESEAL:
+            self._deliver_unsealed(body)
+            return
+        if seq < self._expect:
+            return                                   # a duplicate (QoS 1 redelivery) or a replay
         candidates = self._held.setdefault(seq, [])
         if body in candidates:
             return
-        if self._held_count >= MAX_HELD or self._held_bytes + len(body) > MAX_HELD_BYTES:
+        if self._pull is None:                       # before sealing: the oldest make room
+            while self._early and (self._held_count >= UNSEALED_HELD
+                                   or self._held_bytes + len(body) > UNSEALED_HELD_BYTES):
+                old_seq, old = self._early.popleft()
+                held = self._held.get(old_seq, [])
+                if old in held:
+                    held.remove(old)
+                    self._held_count -= 1
+                    self._held_bytes -= len(old)
+                if not held and old_seq != seq:
+                    self._held.pop(old_seq, None)
+            if len(body) > UNSEALED_HELD_BYTES:
+                if not candidates:
+                    del self._held[seq]
+                return
+            self._early.append((seq, body))
+        elif self._held_count >= MAX_HELD or self._held_bytes + len(body) > MAX_HELD_BYTES:
+            if not candidates:
+                del self._held[seq]
             log.warning("relay link %s: over %d frames held; one dropped", self.address, MAX_HELD)
             return
         candidates.append(body)
         self._held_count += 1
         self._held_bytes += len(body)
+        self._arrived.set()
+
+    def _deliver_unsealed(self, body: bytes) -> None:
+        """A handshake frame (or one claiming to be): checked now against what a waiting recv
+        accepts, else kept (a few) for the next recv."""
+        if self._pull is not None or len(body) > PRESEAL_FRAME + 1:
+            return
+        kind, data = body[:1], body[1:]
+        if kind == CLOSE:
+            value = _CLOSED
+        elif kind == DATA:
+            try:
+                value = msgpack.unpackb(data, raw=False, strict_map_key=False, ext_hook=_no_ext)
+            except (ValueError, TypeError, msgpack.UnpackException):
+                self.dropped += 1
+                return
+        else:
+            return
+        if self._need is not None and self._fit is _NOTHING:
+            if value is not _CLOSED and _fits(self._need, value):
+                self._fit = value
+                self._arrived.set()
+            else:
+                self.dropped += 1
+            return
+        self._pre.append(value)
         self._arrived.set()
 
     def fail(self, why: str) -> None:
@@ -140,14 +222,13 @@ class RelayLink:
             body = candidates.pop(0)
             self._held_count -= 1
             self._held_bytes -= len(body)
-            if self._pull is not None:
-                try:
-                    body, _ = sodium.crypto_secretstream_xchacha20poly1305_pull(self._pull, body)
-                except (nacl.exceptions.CryptoError, ValueError, TypeError):
-                    self.forged += 1
-                    log.warning("relay link %s: refused a frame that fails authentication (forged, replayed "
-                                "or from another link)", self.address)
-                    continue
+            try:
+                body, _ = sodium.crypto_secretstream_xchacha20poly1305_pull(self._pull, body)
+            except (nacl.exceptions.CryptoError, ValueError, TypeError):
+                self.forged += 1
+                log.warning("relay link %s: refused a frame that fails authentication (forged, replayed "
+                            "or from another link)", self.address)
+                continue
             self._held_count -= len(candidates)
             self._held_bytes -= sum(map(len, candidates))
             del self._held[self._expect]
@@ -158,8 +239,40 @@ class RelayLink:
         self._held.pop(self._expect, None)
         return None
 
-    async def recv(self) -> Any:
-        """The next frame's decoded value; None when the peer closed the link."""
+    async def _recv_unsealed(self, accept: Callable[[Any], bool] | None) -> Any:
+        """The next unsealed frame that `accept` takes (any, without it; a close then is None)."""
+        while True:
+            if self._fit is not _NOTHING:
+                value, self._fit = self._fit, _NOTHING
+                self.last_heard = trio.current_time()
+                return value
+            while self._pre:
+                value = self._pre.popleft()
+                if accept is None:
+                    return None if value is _CLOSED else value
+                if value is not _CLOSED and _fits(accept, value):
+                    self.last_heard = trio.current_time()
+                    return value
+                self.dropped += 1
+            if self._failed is not None:
+                raise FrameError(self._failed)
+            deadline = self.last_heard + IDLE_TIMEOUT
+            if trio.current_time() >= deadline:
+                raise FrameError(f"nothing heard for {IDLE_TIMEOUT:.0f} s (the peer or the broker went away)")
+            self._arrived = trio.Event()
+            self._need = accept
+            try:
+                with trio.move_on_at(deadline):
+                    await self._arrived.wait()
+            finally:
+                self._need = None
+
+    async def recv(self, accept: Callable[[Any], bool] | None = None) -> Any:
+        """The next frame's decoded value; None when the peer closed the link. Before the link
+        is sealed, the next unsealed frame `accept` takes (the others are dropped: anyone can
+        publish on the topic); after it, `accept` is not needed (forgeries fail authentication)."""
+        if self._pull is None:
+            return await self._recv_unsealed(accept)
         while True:
             if self._eof:
                 return None
@@ -206,3 +319,10 @@ class RelayLink:
         self.fail("link closed")
         self._on_close(self)
         await trio.lowlevel.checkpoint()
+
+
+def _fits(accept: Callable[[Any], bool], value: Any) -> bool:
+    try:
+        return bool(accept(value))
+    except Exception:                                # a malformed frame the check did not foresee
+        return False

@@ -1,6 +1,8 @@
 """Relay URLs and invites (issue 14), parsed without any network: `mqtt://[USER[:PASSWORD]@]HOST[:PORT]`
-(`mqtts://` for TLS) names a broker; `caravan+mqtt://HOST:PORT/LOBBY_ID` (`caravan+mqtts://`)
-is what a host hands its friends. The host and port are used verbatim (no lookup, no
+(`mqtts://` for TLS) names a broker; `caravan+mqtt://HOST:PORT/LOBBY_ID/HOST_KEY`
+(`caravan+mqtts://`) is what a host hands its friends: the broker, the lobby, and the pin of
+the host's key (handshake.key_pin), the only key a joiner accepts as that lobby's host
+(issue 27: without it, anyone on the broker could answer as the host). The host and port are used verbatim (no lookup, no
 rewriting), so a test or an operator can put a proxy in between. Each problem is a
 ValueError of one line."""
 
@@ -9,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit
+
+from .handshake import parse_pin
 
 DEFAULT_PORTS = {"mqtt": 1883, "mqtts": 8883}
 INVITE_PREFIX = "caravan+"
@@ -42,10 +46,19 @@ class RelayUrl:
         auth = quote(self.username, safe="") + (f":{quote(self.password, safe='')}" if self.password is not None else "")
         return f"{self.scheme}://{auth}@{self.hostport}"
 
-    def invite(self, lobby_id: str, credentials: bool = False) -> str:
-        """The invite for a lobby on this broker: without credentials (each player brings its
-        own) unless asked (for the host's own `--with-bots` nodes)."""
-        return f"{INVITE_PREFIX}{self.with_credentials() if credentials else self}/{lobby_id}"
+    def invite(self, lobby_id: str, host_pin: bytes, credentials: bool = False) -> str:
+        """The invite for a lobby on this broker, hosted by the key with pin `host_pin`: without
+        credentials (each player brings its own) unless asked (for the host's own
+        `--with-bots` nodes)."""
+        return f"{INVITE_PREFIX}{self.with_credentials() if credentials else self}/{lobby_id}/{host_pin.hex()}"
+
+
+@dataclass(frozen=True)
+class Invite:
+    """A parsed invite: the broker, the lobby id (lower-case hex) and the host's key pin."""
+    url: RelayUrl
+    lobby: str
+    host_pin: bytes
 
 
 def _split(text: str, schemes: tuple[str, ...], what: str):
@@ -83,14 +96,22 @@ def is_invite(text: str) -> bool:
     return text.startswith(INVITE_PREFIX)
 
 
-def parse_invite(text: str) -> tuple[RelayUrl, str]:
-    """`caravan+mqtt://HOST:PORT/LOBBY_ID` -> (the broker, the lobby id in lower-case hex)."""
+def parse_invite(text: str) -> Invite:
+    """`caravan+mqtt://HOST:PORT/LOBBY_ID/HOST_KEY` -> the broker, the lobby and the host's key
+    pin. An invite of an older Caravan (no host key) is refused: anyone on its broker could
+    answer it as the host."""
     parts, port = _split(text, ("caravan+mqtt", "caravan+mqtts"), "a Caravan invite")
-    lobby = parts.path.strip("/").lower()
-    if len(lobby) != LOBBY_ID_HEX or any(c not in "0123456789abcdef" for c in lobby):
-        raise ValueError(f"{text!r}: the invite must end with /LOBBY_ID, the lobby's {LOBBY_ID_HEX} hex digits "
-                         "(copy the whole line the host printed)")
-    return _url(parts, port, parts.scheme.removeprefix(INVITE_PREFIX)), lobby
+    path = parts.path.strip("/").lower().split("/")
+    lobby = path[0]
+    if len(lobby) != LOBBY_ID_HEX or any(c not in "0123456789abcdef" for c in lobby) or len(path) > 2:
+        raise ValueError(f"{text!r}: the invite must end with /LOBBY_ID/HOST_KEY, the lobby's {LOBBY_ID_HEX} hex "
+                         "digits and the host's key (copy the whole line the host printed)")
+    if len(path) == 1:
+        raise ValueError(f"{text!r} names no host key (an invite of an older Caravan, which anyone on the "
+                         "broker could answer as the host): ask the host for the invite it prints now, "
+                         "which ends with /LOBBY_ID/HOST_KEY")
+    pin = parse_pin(path[1], repr(text))
+    return Invite(_url(parts, port, parts.scheme.removeprefix(INVITE_PREFIX)), lobby, pin)
 
 
 def read_auth_file(path: str) -> tuple[str, str]:

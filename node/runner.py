@@ -409,9 +409,9 @@ async def host(game: str, players: int, options: dict[str, Any], seat: Seat, ann
     port = listeners[0].socket.getsockname()[1]
     seat.port = port
     seat.status(f"hosting {the_lobby.title} for {players} players: lobby {the_lobby.lobby_id.hex()[:8]} on port {port}",
-                "lobby", lobby=the_lobby.lobby_id.hex(), port=port)
-    seat.status(f"others join with:  caravan join {the_lobby.lobby_id.hex()[:8]}   "
-                f"(or: caravan join HOST:{port})", "hint")
+                "lobby", lobby=the_lobby.lobby_id.hex(), port=port, host_key=the_lobby.pin.hex())
+    seat.status(f"others join with:  caravan join {the_lobby.lobby_id.hex()[:8]}/{the_lobby.pin.hex()}   "
+                f"(or: caravan join HOST:{port}/{the_lobby.pin.hex()})", "hint")
     secret = os.urandom(32)
     the_lobby.port = port
     announcer = None
@@ -446,15 +446,15 @@ async def _host_relayed(the_lobby: lobby.Lobby, seat: Seat, bots: list[str], tas
     from . import relay as relay_mod
 
     async with relay_mod.connect(seat.relay, the_lobby.key.public) as relay:
-        endpoint = relay.endpoint(the_lobby.lobby_id, "host")
-        await relay.subscribe(f"{relay_mod.ROOT}/{endpoint.scope}/host/+/+")
-        invite = seat.relay.invite(the_lobby.lobby_id.hex())
+        endpoint = relay.endpoint(the_lobby.lobby_id)
+        invite = the_lobby.invite(seat.relay)
         seat.status(f"hosting {the_lobby.title} for {the_lobby.players} players: lobby "
                     f"{the_lobby.lobby_id.hex()[:8]} through the broker {seat.relay}", "lobby",
-                    lobby=the_lobby.lobby_id.hex(), port=None, relay=str(seat.relay))
+                    lobby=the_lobby.lobby_id.hex(), port=None, relay=str(seat.relay),
+                    host_key=the_lobby.pin.hex())
         seat.status(f"others join with:  caravan join {invite}", "invite", invite=invite)
         relay.announce(the_lobby.lobby_id, {**the_lobby.status(), "port": None})
-        helpers = start_bots(list(bots), seat.relay.invite(the_lobby.lobby_id.hex(), credentials=True), seat) if bots else []
+        helpers = start_bots(list(bots), the_lobby.invite(seat.relay, credentials=True), seat) if bots else []
         if helpers:
             seat.status(f"{len(helpers)} bot(s) joining: {', '.join(bots)}", "bots")
         task_status.started(invite)
@@ -485,8 +485,9 @@ async def join_relayed(invite: str, seat: Seat) -> dict[str, Any] | None:
     from . import relay as relay_mod
     from .relay_url import parse_invite, with_auth
 
-    url, lobby_id = parse_invite(invite)
-    seat.relay = seat.relay or with_auth(url, seat.relay_auth)
+    parsed = parse_invite(invite)
+    lobby_id = parsed.lobby
+    seat.relay = seat.relay or with_auth(parsed.url, seat.relay_auth)
     key = load_identity(seat.data_dir)
     if seat.client and seat.client.startswith("tcp:"):
         await open_client_port(seat)
@@ -498,7 +499,7 @@ async def join_relayed(invite: str, seat: Seat) -> dict[str, Any] | None:
         endpoint = relay.endpoint(bytes.fromhex(lobby_id))
         try:
             setup = await lobby.join(key, seat.relay.host, seat.relay.port, 0, os.urandom(32), seat.status,
-                                     name=seat.name or "", relay=endpoint)
+                                     name=seat.name or "", relay=endpoint, host_pin=parsed.host_pin)
         finally:
             endpoint.close()
         return await play(setup, seat, None, relay=relay)
@@ -511,6 +512,7 @@ async def join(target: str | None, seat: Seat, discovery_port: int = discovery.D
         return await _serving_page(seat, partial(join, target, seat, discovery_port, discovery_bind, wait, via))
     if target and target.startswith("caravan+"):
         return await join_relayed(target, seat)
+    target, host_pin = lobby.split_host_key(target) if target else (target, None)
     if target and ":" in target:
         host_, _, port_s = target.rpartition(":")
         address = (host_.strip("[]"), int(port_s))
@@ -533,7 +535,7 @@ async def join(target: str | None, seat: Seat, discovery_port: int = discovery.D
     listeners = await trio.open_tcp_listeners(seat.port, host=seat.bind)
     seat.port = listeners[0].socket.getsockname()[1]
     setup = await lobby.join(key, address[0], address[1], seat.port, os.urandom(32), seat.status,
-                             name=seat.name or "")
+                             name=seat.name or "", host_pin=host_pin)
     return await play(setup, seat, listeners)
 
 

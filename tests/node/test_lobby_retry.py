@@ -16,12 +16,12 @@ async def test_a_slow_first_handshake_is_retried(tmp_path, monkeypatch):
     real = lobby.handshake
     calls = {"n": 0}
 
-    async def slow_once(conn, key, scope, dialer=True):
+    async def slow_once(conn, key, scope, dialer=True, **kw):
         if key is host_key:
             calls["n"] += 1
             if calls["n"] == 1:
                 await trio.sleep(1.5)      # a loaded machine: the host's first handshake is late
-        return await real(conn, key, scope, dialer=dialer)
+        return await real(conn, key, scope, dialer=dialer, **kw)
     monkeypatch.setattr(lobby, "handshake", slow_once)
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     port = listeners[0].socket.getsockname()[1]

@@ -13,7 +13,7 @@ CASES = [("sabbat", 3, []), ("sare", 3, ["turn_limit=3"]), ("nomads", 3, ["max_t
 def test_a_whole_game_through_the_broker(tmp_path, broker, game, players, options):
     g = RelayedGame(tmp_path, broker.url, game, players, options)
     try:
-        assert g.invite == f"caravan+mqtt://127.0.0.1:{broker.port}/{g.lobby['lobby']}"
+        assert g.invite == f"caravan+mqtt://127.0.0.1:{broker.port}/{g.lobby['lobby']}/{g.lobby['host_key']}"
         game_id = g.wait_started()
         assert g.finish(timeout=90) == [0] * players, [g.log(i)[-600:] for i in range(players)]
     finally:

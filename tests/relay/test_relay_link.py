@@ -149,3 +149,17 @@ async def test_a_lost_subscribe_answer_is_asked_again(broker, monkeypatch):
         async with relay.connect(parse_relay_url(broker.url), SigningKey.generate().public,
                                  timeout=relay.DIAL_TIMEOUT + 5) as r:
             assert lost and r.ready.is_set()
+
+
+async def test_junk_sent_ahead_cannot_crowd_out_the_first_sealed_frame():
+    """Before this side has sealed the link, sealed-looking frames are held in a small buffer;
+    junk published ahead (more than it holds) must not make the real peer's first sealed
+    frame, arriving last, be dropped (the oldest make room; issue 27)."""
+    from node.relay_link import UNSEALED_HELD, RelayLink
+    link = RelayLink(lambda payload: None, "test", lambda _: None, dialer=True)
+    for _ in range(3 * UNSEALED_HELD):
+        link.deliver(struct.pack(">Q", 1) + os.urandom(200))
+    genuine = os.urandom(300)
+    link.deliver(struct.pack(">Q", 1) + genuine)
+    assert genuine in link._held[1]
+    assert sum(map(len, link._held.values())) <= UNSEALED_HELD

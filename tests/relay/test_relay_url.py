@@ -6,10 +6,12 @@ import sys
 
 import pytest
 
-from node.relay_url import RelayUrl, parse_invite, parse_relay_url, with_auth
+from node.relay_url import Invite, RelayUrl, parse_invite, parse_relay_url, with_auth
 from tests.node.procs import ROOT, env
 
 LOBBY = "0123456789abcdef0123456789abcdef"
+PIN = bytes(range(16))
+KEY = PIN.hex()
 
 
 @pytest.mark.parametrize("text, url", [
@@ -26,7 +28,7 @@ def test_good_relay_urls(text, url):
 
 def test_the_url_text_never_shows_the_password():
     url = parse_relay_url("mqtt://ann:secret@h:1")
-    assert "secret" not in str(url) and "secret" not in url.invite(LOBBY)
+    assert "secret" not in str(url) and "secret" not in url.invite(LOBBY, PIN)
     assert parse_relay_url(url.with_credentials()) == url
 
 
@@ -48,8 +50,9 @@ def test_bad_relay_urls(text, says):
 
 def test_invites_round_trip():
     for url in (RelayUrl("10.1.2.3", 1883), RelayUrl("b.example", 8883, tls=True), RelayUrl("::1", 5)):
-        assert parse_invite(url.invite(LOBBY)) == (url, LOBBY)
-    assert RelayUrl("10.1.2.3", 1883).invite(LOBBY) == f"caravan+mqtt://10.1.2.3:1883/{LOBBY}"
+        assert parse_invite(url.invite(LOBBY, PIN)) == Invite(url, LOBBY, PIN)
+    assert RelayUrl("10.1.2.3", 1883).invite(LOBBY, PIN) == f"caravan+mqtt://10.1.2.3:1883/{LOBBY}/{KEY}"
+    assert parse_invite(f"caravan+mqtt://h:1/{LOBBY.upper()}/{KEY.upper()}/").host_pin == PIN
 
 
 @pytest.mark.parametrize("text, says", [
@@ -57,7 +60,11 @@ def test_invites_round_trip():
     ("caravan+mqtt://h:1/", "LOBBY_ID"),
     ("caravan+mqtt://h:1/abc", "LOBBY_ID"),
     (f"caravan+mqtt://h:1/{LOBBY[:-1]}z", "LOBBY_ID"),
-    (f"caravan+mqtt://h:70000/{LOBBY}", "port"),
+    (f"caravan+mqtt://h:70000/{LOBBY}/{KEY}", "port"),
+    (f"caravan+mqtt://h:1/{LOBBY}", "names no host key (an invite of an older Caravan"),
+    (f"caravan+mqtt://h:1/{LOBBY}/{KEY[:-2]}", "the host's key must be 32 hex digits"),
+    (f"caravan+mqtt://h:1/{LOBBY}/{KEY[:-1]}g", "the host's key must be 32 hex digits"),
+    (f"caravan+mqtt://h:1/{LOBBY}/{KEY}/x", "LOBBY_ID/HOST_KEY"),
 ])
 def test_bad_invites(text, says):
     with pytest.raises(ValueError) as exc:
@@ -86,6 +93,8 @@ def _caravan(*args: str) -> subprocess.CompletedProcess:
       "--relay-auth", "/no/such/file"], "--relay-auth"),
     (["join", "caravan+mqtt://h:1/abc", "--bot", "random"], "LOBBY_ID"),
     (["join", f"caravan+ftp://h:1/{LOBBY}", "--bot", "random"], "caravan+mqtt://"),
+    (["join", f"caravan+mqtt://h:1/{LOBBY}", "--bot", "random"], "names no host key"),
+    (["join", "127.0.0.1:4000/abc", "--bot", "random"], "the host's key must be 32 hex digits"),
     (["resume", "abcd", "--bot", "random", "--relay", "mqtt:/h"], "needs a host"),
 ])
 def test_the_cli_refuses_bad_urls_in_one_line_with_exit_2(tmp_path, args, says):
@@ -97,7 +106,7 @@ def test_the_cli_refuses_bad_urls_in_one_line_with_exit_2(tmp_path, args, says):
 
 def test_joining_a_broker_that_is_not_there_fails_in_one_line(tmp_path):
     from tests.relay.broker import free_port
-    proc = _caravan("join", f"caravan+mqtt://127.0.0.1:{free_port()}/{LOBBY}", "--bot", "random",
+    proc = _caravan("join", f"caravan+mqtt://127.0.0.1:{free_port()}/{LOBBY}/{KEY}", "--bot", "random",
                     "--data-dir", str(tmp_path))
     assert proc.returncode == 1, proc.stderr
     assert "cannot reach the broker mqtt://127.0.0.1:" in proc.stderr
@@ -105,7 +114,7 @@ def test_joining_a_broker_that_is_not_there_fails_in_one_line(tmp_path):
 
 
 def test_joining_a_lobby_that_is_not_there_fails_in_one_line(tmp_path, broker):
-    proc = _caravan("join", f"caravan+mqtt://127.0.0.1:{broker.port}/{LOBBY}", "--bot", "random",
+    proc = _caravan("join", f"caravan+mqtt://127.0.0.1:{broker.port}/{LOBBY}/{KEY}", "--bot", "random",
                     "--data-dir", str(tmp_path))
     assert proc.returncode == 1, proc.stderr
     assert "no lobby answered" in proc.stderr and "Traceback" not in proc.stderr

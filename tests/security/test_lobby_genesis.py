@@ -47,10 +47,11 @@ async def fake_host(listener_port_box, variant: str, players: int, outcome: dict
 
     async def serve(stream):
         conn = Connection(stream, "joiner")
-        await conn.send({"t": "lobby", "lobby": LOBBY_ID.hex(), "game": "fixture", "title": "Fixture",
-                         "players": players, "seated": 1, "port": 1, "options": {"rounds": 2},
-                         "time_limit": 0})
+        advert = {"t": "lobby", "lobby": LOBBY_ID.hex(), "game": "fixture", "title": "Fixture",
+                  "players": players, "seated": 1, "port": 1, "options": {"rounds": 2}, "time_limit": 0}
+        await conn.send(advert)
         await handshake(conn, HOST, LOBBY_ID, **({"dialer": False} if ROLE else {}))
+        await conn.send(advert)                                       # again, sealed (issue 27)
         await conn.recv()                                             # join
         await conn.send({"t": "seated", "seat": 1, "nonce": nonce, "players": players,
                          "beacon_length": LENGTH})
