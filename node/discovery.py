@@ -8,32 +8,16 @@ import ipaddress
 import json
 import logging
 import socket
-from dataclasses import dataclass
 from typing import Callable
 
 import trio
 
 log = logging.getLogger("caravan.discovery")
 
+from .announcement import Announcement  # noqa: E402
 from .cli_checks import DISCOVERY_PORT  # noqa: E402 - one definition
 BROADCAST = "255.255.255.255"
 INTERVAL = 1.0
-
-
-@dataclass(frozen=True)
-class Announcement:
-    lobby: str          # lobby id, hex
-    game: str
-    title: str
-    players: int
-    seated: int
-    host: str           # the sender's address, as seen by the listener
-    port: int           # the lobby's TCP port
-    name: str           # the host's machine name
-
-    def describe(self) -> str:
-        return (f"{self.lobby[:8]}  {self.title} ({self.game}), {self.seated}/{self.players} seated, "
-                f"{self.host}:{self.port} ({self.name})")
 
 
 def _payload(lobby: str, game: str, title: str, players: int, seated: int, port: int) -> bytes:

@@ -12,7 +12,7 @@ import socket
 import time
 from typing import Any
 
-from .discovery import Announcement
+from .announcement import Announcement
 
 log = logging.getLogger("caravan.mdns")
 
