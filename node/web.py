@@ -54,6 +54,7 @@ class WebClient:
         self.seen_result = trio.Event()
         self.notes: list[str] = []
         self.url = ""
+        self.chat: Any = None                    # node/chat.py Chat, once the game runs
         self.app = Starlette(routes=[
             Route("/{token}/", self._index),
             Route("/{token}/static/{name}", self._static),
@@ -111,7 +112,7 @@ class WebClient:
                         text = await ws.receive_text()
                     except (WebSocketDisconnect, RuntimeError, KeyError):
                         break
-                    reply = self._on_message(text)
+                    reply = await self._on_chat(text) if _is_chat(text) else self._on_message(text)
                     if reply is not None:
                         await _put(send, reply)
                 nursery.cancel_scope.cancel()
@@ -131,6 +132,8 @@ class WebClient:
     def _snapshot(self) -> list[dict[str, Any]]:
         out = [m for m in (self.hello_msg,) if m]
         out.append({"type": "history", "events": list(self.history)})
+        if self.chat is not None:
+            out.append({"type": "chat_history", "lines": list(self.chat.lines)})
         out += [m for m in (self.board, self.pending, self.result_msg) if m]
         return out
 
@@ -143,6 +146,23 @@ class WebClient:
                 self._pages.discard(page)
             except trio.ClosedResourceError:
                 self._pages.discard(page)
+
+    async def _on_chat(self, text: str) -> dict[str, Any] | None:
+        """{"type": "chat", "text": ...} from the page: signed and sent to every seat."""
+        from .chat import ChatError
+
+        if self.chat is None:
+            return {"type": "error", "message": "chat opens when the game starts"}
+        try:
+            await self.chat.say(json.loads(text).get("text"))
+        except ChatError as exc:
+            return {"type": "error", "message": str(exc)}
+        return None
+
+    def attach_chat(self, chat: Any) -> None:
+        self.chat = chat
+        chat.listeners.append(self._broadcast)
+        self._broadcast({"type": "chat_history", "lines": list(chat.lines)})
 
     def _on_message(self, text: str) -> dict[str, Any] | None:
         """A page's message; returns an error reply, or None when it was taken."""
@@ -176,10 +196,13 @@ class WebClient:
         items = "".join(f"<li>{escape(line)}</li>" for line in self.notes)
         self.show_board(f'<div class="lobby"><h2>Lobby</h2><ul>{items}</ul></div>', text)
 
-    def show_board(self, svg: str, status: str, applied_at: float | None = None) -> None:
+    def show_board(self, svg: str, status: str, applied_at: float | None = None,
+                   table: dict[str, Any] | None = None) -> None:
         """The seat's picture; `applied_at` (Unix time of the event it shows) lets the page
-        measure the delay from the node to the screen (bench_web)."""
-        self.board = {"type": "board", "svg": svg, "status": status, "at": applied_at}
+        measure the delay from the node to the screen (bench_web); `table` says whom the game
+        waits for (`waiting`), who has made the secret choice it waits on (`chosen`) and since
+        when (`since`, Unix time) — the page's clock."""
+        self.board = {"type": "board", "svg": svg, "status": status, "at": applied_at, **(table or {})}
         self._broadcast(self.board)
 
     def event(self, msg: dict[str, Any]) -> None:
@@ -206,6 +229,14 @@ class WebClient:
         return legal[choice]
 
 
+def _is_chat(text: str) -> bool:
+    try:
+        msg = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(msg, dict) and msg.get("type") == "chat"
+
+
 _STATIC_FILES = {"app.js": "text/javascript", "style.css": "text/css", "index.html": "text/html"}
 
 
@@ -225,6 +256,7 @@ class WebDecider:
     def __init__(self, client: WebClient, game: str, names: list[str], present):
         self.client, self.game, self.names, self.present = client, game, names, present
         self.seen_result = client.seen_result
+        self._table: dict[str, Any] = {}
 
     async def hello(self, info: dict[str, Any]) -> None:
         await self.client.hello(to_json(info))
@@ -232,8 +264,14 @@ class WebDecider:
     async def event(self, msg: dict[str, Any]) -> None:
         self.client.event(to_json(msg))
 
-    def show(self, view: dict[str, Any], status: str, applied_at: float | None = None) -> None:
-        self.client.show_board(render.svg(self.game, view, self.names), status, applied_at)
+    def show(self, view: dict[str, Any], status: str, applied_at: float | None = None,
+             table: dict[str, Any] | None = None) -> None:
+        if table is not None:
+            self._table = table
+        self.client.show_board(render.svg(self.game, view, self.names), status, applied_at, self._table)
+
+    def attach_chat(self, chat: Any) -> None:
+        self.client.attach_chat(chat)
 
     async def result(self, result: Any) -> None:
         await self.client.result(to_json(result))
