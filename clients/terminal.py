@@ -129,7 +129,7 @@ class TerminalClient:
                 raise KeyboardInterrupt("end of input: nobody is left to decide for this seat")
             if not line.startswith(":"):
                 return line
-            await self._talk(line[1:])
+            await self._talk(line[1:].strip())
 
     async def _talk(self, text: str) -> None:
         if self.chat is None:

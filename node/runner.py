@@ -240,8 +240,9 @@ class Narrator:
     def on_state(self, session: Any) -> None:
         """A change without an event (a seat's secret choice held until all have chosen): the
         page learns who has chosen and since when the others are awaited."""
+        last = self._last_key
         table = self._table(session)
-        if table["key"] != self._last_key:
+        if table["key"] != last:
             self.outbox.send_nowait((None, self.mine.view, table, False, time.time()))
 
     def _table(self, session: Any) -> dict[str, Any]:
