@@ -32,13 +32,15 @@ def _until(predicate, timeout: float, what: str, step: float = 0.1, seen=lambda:
     raise AssertionError(f"not within {timeout} s: {what} {seen()}")
 
 
-def _two_pages(tmp_path: Path, browser, game: str = "sabbat"):
-    """Ann hosts and Bob joins, both with --client web; one tab each in one browser."""
+def _two_pages(tmp_path: Path, browser, game: str = "sabbat", relay: str | None = None):
+    """Ann hosts and Bob joins, both with --client web (through the broker at `relay`, else
+    on the LAN); one tab each in one browser."""
     ann = Node(["host", game, "--players", "2", "--client", "web", "--no-browser", "--no-discovery", "--bind",
-                "127.0.0.1", "--time-limit", "0", "--name", "Ann"], tmp_path / "ann", tmp_path / "ann.log")
-    port = ann.wait_for("lobby")["port"]
+                "127.0.0.1", "--time-limit", "0", "--name", "Ann", *(["--relay", relay] if relay else [])],
+               tmp_path / "ann", tmp_path / "ann.log")
+    where = ann.wait_for("invite")["invite"] if relay else f"127.0.0.1:{ann.wait_for('lobby')['port']}"
     ann_url = ann.wait_for("web", timeout=60)["url"]
-    bob = Node(["join", f"127.0.0.1:{port}", "--client", "web", "--no-browser", "--bind", "127.0.0.1",
+    bob = Node(["join", where, "--client", "web", "--no-browser", "--bind", "127.0.0.1",
                 "--name", "Bob"], tmp_path / "bob", tmp_path / "bob.log")
     bob_url = bob.wait_for("web", timeout=60)["url"]
     browser.get(ann_url)
@@ -124,6 +126,28 @@ def test_two_pages_talk_see_whose_turn_and_who_has_chosen(tmp_path: Path, browse
         for node in (ann, bob):
             node.proc.kill()
             node.stop()
+
+
+def test_chat_through_a_real_mosquitto(tmp_path: Path, browser):
+    from tests.relay.broker import Broker
+
+    broker = Broker(tmp_path).start()
+    ann, bob, tabs = _two_pages(tmp_path, browser, relay=broker.url)
+    try:
+        _on(browser, tabs, "ann")
+        _until(lambda: browser.find_element(By.ID, "chat").is_displayed(), 90, "Ann's chat opens")
+        _say(browser, "over the broker")
+        _on(browser, tabs, "bob")
+        _until(lambda: "Ann: over the broker" in _chat_lines(browser), 30, "Bob reads Ann's line")
+        _say(browser, "<i>back</i>")
+        _on(browser, tabs, "ann")
+        _until(lambda: "Bob: <i>back</i>" in _chat_lines(browser), 30, "Ann reads Bob's line as text")
+        assert console_errors(browser) == []
+    finally:
+        for node in (ann, bob):
+            node.proc.kill()
+            node.stop()
+        broker.stop()
 
 
 def test_hostile_chat_lines_are_text_or_refused_and_a_flood_is_cut_off(tmp_path: Path, browser):
