@@ -76,7 +76,8 @@ def waiting(view: dict, names: list[str]) -> tuple[int | None, str]:
             seat = _keep_seat(view)
         if ph == "window":
             return None, "Between turns: each holder of yellow tiles may take an extra turn with one, or pass"
-        return seat, f"Waiting for {N.seat_name(names, seat)} {N.PHASE_WAIT[ph]}"
+        whom = "you" if seat == view.get("you") else N.seat_name(names, seat)
+        return seat, f"Waiting for {whom} {N.PHASE_WAIT[ph]}"
     if ph == "show":
         return active, f"{N.seat_name(names, active)} looks at the yellow tile just taken"
     if ph == "final":
@@ -267,8 +268,14 @@ def _dice(s: Svg, view: dict, names: list[str], x0: int, y0: int) -> None:
     s.text(x0, y0, "Last roll", class_="title")
     d = dice_faces(view, names)
     if d is None:
-        s.text(x0, y0 + 22, "(see the log: the dice of the previous step)" if view["last_roll"] else "(none yet)",
-               class_="small muted")
+        if not view["last_roll"]:
+            s.text(x0, y0 + 22, "(none yet)", class_="small muted")
+            return
+        # the view keeps the values only: which dice they were is in the log
+        s.text(x0 + 80, y0, "the previous throw (the log says which dice)", class_="small muted")
+        for i, value in enumerate(view["last_roll"][:8]):
+            s.rect(x0 + i * 40, y0 + 8, 34, 30, rx=6, class_="die")
+            s.text(x0 + i * 40 + 17, y0 + 28, value, class_="small", text_anchor="middle", style="font-weight:600")
         return
     what, faces = d
     s.text(x0 + 80, y0, what, class_="small muted")

@@ -80,7 +80,8 @@ def _header(d: Svg, view: dict, names: list[str]) -> None:
            f"{' · Architect variant' if view['architect'] else ''} · {phase}", class_="title")
     who = view["to_act"]
     wait = WAITING.get(view["stage"], view["stage"])
-    line = (f"Waiting for {seat_label(names, who)}: {wait}" if who is not None and view["phase"] != "over"
+    whom = "you" if who is not None and who == view.get("seat") else seat_label(names, who) if who is not None else ""
+    line = (f"Waiting for {whom}: {wait}" if who is not None and view["phase"] != "over"
             else f"Waiting for {wait}")
     if "result" in view:
         r = view["result"]

@@ -175,7 +175,7 @@ function tick() {
   const key = `${b.since}`;
   if (state.decide && (b.waiting || []).includes(state.seat) && limit) {
     const left = limit - silent;
-    clock.textContent = `⏱ ${fmt(left)} left before the others may record you as silent`;
+    clock.textContent = `Clock: ${fmt(left)} left before the others may record you as silent`;
     clock.className = "clock" + (left <= 10 ? " urgent" : left <= 60 ? " warn" : "");
     for (const at of [60, 10]) {
       if (limit > at && left <= at && !state.warned.has(key + at)) {
@@ -187,7 +187,7 @@ function tick() {
     const others = (b.waiting || []).filter((s) => s !== state.seat);
     if (!others.length) { clock.hidden = true; return; }
     clock.className = "clock";
-    clock.textContent = `⏱ ${listNames(others)}: silent for ${fmt(silent)}` +
+    clock.textContent = `Clock: ${listNames(others)} silent for ${fmt(silent)}` +
       (limit ? ` (may be recorded silent after ${fmt(limit)})` : "");
   }
 }
@@ -332,7 +332,9 @@ function showGroups() {
       const b = document.createElement("button");
       b.type = "button"; b.className = "group"; b.dataset.group = g;
       // a group of one move plays it at once: its button says the move
-      b.textContent = members.length > 1 ? `${g} (${members.length})` : `${g}: ${members[0].text}`;
+      const only = members[0].text;
+      b.textContent = members.length > 1 ? `${g} (${members.length})`
+        : only.toLowerCase().startsWith(g.toLowerCase()) ? only : `${g}: ${only}`;
       b.title = members.length > 1 ? `${members.length} moves of this kind` : members[0].text;
       b.addEventListener("click", () => members.length === 1 ? send(members[0].id) : selectGroup(state.group === g ? null : g));
       groupsBox.appendChild(b);
