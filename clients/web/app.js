@@ -409,20 +409,35 @@ function candidates() {
   return state.decide.actions.filter((a) => a.target !== null && a.target !== undefined &&
     (state.group === null || a.group === state.group));
 }
-function hasTargets() { return candidates().length > 0; }
+function hasTargets() { return candidates().length > 0 || groupTargets().size > 0; }
+
+/** Places that choose a kind of move first (a move's `group_target`: Sa-Rê's setup picks the
+ * Warehouse's space, then the Master Builder's), while no kind is chosen. */
+function groupTargets() {
+  const out = new Map();
+  if (!state.decide || state.group !== null) return out;
+  for (const a of state.decide.actions) if (a.group_target) out.set(a.group_target, a.group);
+  return out;
+}
 
 function markTargets() {
   const byTarget = new Map();
-  for (const a of candidates()) {
+  const firsts = groupTargets();
+  for (const a of firsts.size ? [] : candidates()) {
     if (!byTarget.has(a.target)) byTarget.set(a.target, []);
     byTarget.get(a.target).push(a);
   }
   for (const el of $("board").querySelectorAll("[data-target]")) {
-    const list = byTarget.get(el.dataset.target);
+    const list = byTarget.get(el.dataset.target), first = firsts.get(el.dataset.target);
     const tip = el.dataset.tip || (el.querySelector("title") || {}).textContent || el.dataset.target;
     el.dataset.tip = tip;
-    el.classList.toggle("legal", !!list);
-    if (list) {
+    el.classList.toggle("legal", !!(list || first));
+    if (first) {
+      el.setAttribute("tabindex", "0"); el.setAttribute("role", "button");
+      el.setAttribute("aria-label", `${tip}: ${first}`);
+      el.onclick = () => selectGroup(first);
+      el.onkeydown = (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); el.onclick(); } };
+    } else if (list) {
       const what = list.length === 1 ? list[0].text : `${list.length} moves`;
       el.setAttribute("tabindex", "0"); el.setAttribute("role", "button");
       el.setAttribute("aria-label", `${tip}: ${what}`);
