@@ -199,7 +199,7 @@ async def _web(seat: Seat, game: str, nursery: trio.Nursery, info: dict[str, Any
     client = seat.web_client or await open_web(seat, nursery, load_settings(store.dir))
     seat.status.lobby_page = None
     save_settings(store.dir, {"port": int(client.url.rsplit(":", 1)[1].split("/", 1)[0]), "token": client.token})
-    return WebDecider(client, game, info["names"], present)
+    return WebDecider(client, game, info["names"], present, store.dir / "transcript.caravan")
 
 
 class Narrator:

@@ -210,8 +210,8 @@ class WebClient:
         self.history.append(msg)
         self._broadcast(msg)
 
-    async def result(self, result: Any) -> None:
-        self.result_msg = {"type": "result", "result": result}
+    async def result(self, result: Any, files: dict[str, Any] | None = None) -> None:
+        self.result_msg = {"type": "result", "result": result, **(files or {})}
         self._broadcast(self.result_msg)
 
     async def ask(self, decide: dict[str, Any], legal: list[Any]) -> Any:
@@ -253,8 +253,9 @@ class WebDecider:
 
     wants_history = True
 
-    def __init__(self, client: WebClient, game: str, names: list[str], present):
+    def __init__(self, client: WebClient, game: str, names: list[str], present, transcript: Path | None = None):
         self.client, self.game, self.names, self.present = client, game, names, present
+        self.transcript = transcript
         self.seen_result = client.seen_result
         self._table: dict[str, Any] = {}
 
@@ -274,7 +275,17 @@ class WebDecider:
         self.client.attach_chat(chat)
 
     async def result(self, result: Any) -> None:
-        await self.client.result(to_json(result))
+        """The result, with the transcript, its verdict and its replay page when they are ready
+        within FILES_TIME (the node stops soon after the page has the result)."""
+        files: dict[str, Any] = {}
+        if self.transcript is not None:
+            with trio.move_on_after(FILES_TIME):
+                files = await trio.to_thread.run_sync(game_files, self.transcript, abandon_on_cancel=True)
+            if "report" in files:
+                with trio.move_on_after(FILES_TIME):
+                    files["replay"] = await trio.to_thread.run_sync(replay_page, files["data"], files["report"],
+                                                                    abandon_on_cancel=True)
+        await self.client.result(to_json(result), {k: v for k, v in files.items() if k not in ("report", "data")})
 
     async def __call__(self, view: Any, legal: list[Any], kind: str) -> Any:
         moves = self.present(view, legal, kind)
@@ -282,6 +293,43 @@ class WebDecider:
         self.show(view, "your decision")
         return await self.client.ask({"type": "decide", "kind": kind, "view": to_json(view), "actions": actions},
                                      legal)
+
+
+FILES_TIME = 2.0
+"""Seconds the game-over panel waits for the verdict, then as long for the replay page (the
+node's RESULT_GRACE bounds the whole)."""
+
+
+def game_files(path: Path) -> dict[str, Any]:
+    """What the game-over panel shows: the transcript (base64) and its verification badge
+    (plus the data and report, for replay_page). Empty when the transcript is unreadable."""
+    import base64
+
+    from clients import replay
+    from protocol.verify import verify_bytes
+
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        log.warning("could not read the transcript %s: %s", path, exc.strerror or exc)
+        return {}
+    report = verify_bytes(data)
+    kind, text = replay.badge(report)
+    return {"verify": {"kind": kind, "text": text}, "transcript_path": str(path),
+            "transcript": base64.b64encode(data).decode(), "data": data, "report": report}
+
+
+def replay_page(data: bytes, report: Any) -> str | None:
+    """The self-contained replay page of the transcript (clients/replay.py), or None."""
+    from clients import replay
+    from protocol import games
+
+    try:
+        title = games.get(report.game).title if report.game else "Caravan"
+        return replay.html(report, replay.frames(data, report), title)
+    except Exception as exc:              # noqa: BLE001 - a replay bug must not hide the result
+        log.warning("could not draw the replay: %s", exc)
+        return None
 
 
 def load_settings(game_dir: Path) -> dict[str, Any]:

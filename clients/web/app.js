@@ -108,7 +108,7 @@ function handle(msg) {
       if (state.decide && state.decide.decision === msg.decision) hideDecide();
       break;
     case "error": showError(msg.message); break;
-    case "result": showResult(msg.result); break;
+    case "result": showResult(msg.result); showFiles(msg); break;
   }
 }
 
@@ -264,6 +264,34 @@ function showResult(result) {
   }
   if (result && result.reason) $("result-tie").textContent += ` The game ended: ${result.reason}.`;
   $("result").hidden = false;
+}
+
+/** The game-over panel's verify badge and links: the transcript and its replay page (blobs:
+ * the node stops once the page has them, so nothing is fetched later). */
+function showFiles(msg) {
+  const box = $("result-files");
+  box.replaceChildren();
+  if (msg.verify) {
+    const badge = document.createElement("p");
+    badge.className = `badge ${msg.verify.kind}`; badge.textContent = msg.verify.text;
+    box.appendChild(badge);
+  }
+  const link = (text, blob, name) => {
+    const a = document.createElement("a");
+    a.textContent = text; a.href = URL.createObjectURL(blob);
+    if (name) a.download = name; else a.target = "_blank";
+    box.appendChild(a); box.append(" ");
+  };
+  if (msg.replay) link("watch the replay", new Blob([msg.replay], { type: "text/html" }));
+  if (msg.transcript) {
+    const bytes = Uint8Array.from(atob(msg.transcript), (c) => c.charCodeAt(0));
+    link("download the transcript", new Blob([bytes], { type: "application/octet-stream" }), "game.caravan");
+  }
+  if (msg.transcript_path) {
+    const p = document.createElement("p");
+    p.className = "note"; p.textContent = `Kept at ${msg.transcript_path}; check it any time with caravan verify.`;
+    box.appendChild(p);
+  }
 }
 
 // ------------------------------------------------------------------ the board: zoom and pan
