@@ -237,7 +237,7 @@ def _is_chat(text: str) -> bool:
     return isinstance(msg, dict) and msg.get("type") == "chat"
 
 
-_STATIC_FILES = {"app.js": "text/javascript", "style.css": "text/css", "index.html": "text/html"}
+_STATIC_FILES = {"app.js": "text/javascript", "rules.js": "text/javascript", "style.css": "text/css", "index.html": "text/html"}
 
 
 async def _put(channel: trio.MemorySendChannel, msg: dict[str, Any]) -> None:

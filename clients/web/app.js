@@ -2,6 +2,8 @@
 // to this player's own node. It draws the board the node renders, the log of what happened,
 // and the legal moves: by clicking a place on the board, or a button grouped by kind.
 
+import { RULES } from "./rules.js";
+
 const $ = (id) => document.getElementById(id);
 const KIND_TITLES = {
   act: ["Your move", ""],
@@ -83,6 +85,7 @@ function handle(msg) {
       state.hello = msg; state.seat = msg.seat;
       setTurn(!!state.decide);
       $("chat").hidden = false;
+      showRules(msg.game, msg.title);
       $("title").textContent = msg.title;
       const name = msg.names ? msg.names[msg.seat] : `seat ${msg.seat}`;
       $("me").textContent = name === `seat ${msg.seat}` ? `you are seat ${msg.seat} of ${msg.seats}`
@@ -227,9 +230,24 @@ function showError(text) {
   showError.timer = setTimeout(() => { box.hidden = true; }, 6000);
 }
 
-const LABELS = { scores: "Final score", vp: "Victory points", chimaeras: "Chimaeras", tile_dinars: "Dinars from tiles",
-                 animals: "Animals" };
-const TIE_BREAKS = { nomads: ["animals", "the most animals"], sabbat: ["chimaeras", "the most chimaeras"] };
+const LABELS = { scores: "Final score", vp: "Victory points", chimaeras: "Chimaeras (5 VP each)",
+                 tile_dinars: "Dinars from tiles", animals: "Animals" };
+const GAME_LABELS = { sare: { scores: "Progress toward the goal" }, nomads: { scores: "Dinars (with tiles)" },
+                      sabbat: { scores: "Score (VP + 5 per chimaera)" } };
+const TIE_BREAKS = { nomads: ["animals", "the most animals"],
+                     sare: ["", "the most built administrative buildings, then the Pyramid (the rulebook's tie-breaks)"] };
+
+function showRules(game, title) {
+  const box = $("rules-body");
+  box.replaceChildren();
+  $("rules-title").textContent = `How to play ${title}`;
+  for (const [head, text] of RULES[game] || []) {
+    const h = document.createElement("h3"); h.textContent = head;
+    const p = document.createElement("p"); p.textContent = text;
+    box.append(h, p);
+  }
+  $("rules").hidden = !(RULES[game] || []).length;
+}
 
 function showResult(result) {
   state.closed = true;
@@ -252,7 +270,8 @@ function showResult(result) {
     const body = table.createTBody();
     for (const k of rows) {
       const tr = body.insertRow();
-      const th = document.createElement("th"); th.scope = "row"; th.textContent = LABELS[k] || k.replace(/_/g, " ");
+      const th = document.createElement("th"); th.scope = "row"; const game = state.hello && state.hello.game;
+      th.textContent = (GAME_LABELS[game] || {})[k] || LABELS[k] || k.replace(/_/g, " ");
       tr.appendChild(th);
       result[k].forEach((v, s) => { const td = tr.insertCell(); td.textContent = v; if (result.winners.includes(s)) td.className = "win"; });
     }

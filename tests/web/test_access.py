@@ -133,7 +133,7 @@ def test_phone_width_board_text_and_tap_targets(tmp_path: Path, browser):
         assert smallest >= 12 - 0.01, smallest
         small = browser.execute_script("""
             const out = [];
-            for (const el of document.querySelectorAll('button, input, header label')) {
+            for (const el of document.querySelectorAll('button, input, header label, summary')) {
               const r = el.getBoundingClientRect();
               if (r.width === 0 && r.height === 0) continue;                 // not shown
               if (el.closest('label') && el.tagName === 'INPUT') continue;     // its label is the target

@@ -86,6 +86,10 @@ def test_the_tab_title_says_it_is_your_turn_until_you_answer(page, browser):
     while browser.title != "Sa-Rê — Caravan" and time.monotonic() < deadline:
         time.sleep(0.05)
     assert browser.title == "Sa-Rê — Caravan"
+    rules = browser.find_element(By.ID, "rules")                    # How to play, in the rulebook's terms
+    assert browser.find_element(By.ID, "rules-title").text == "How to play Sa-Rê"
+    browser.find_element(By.ID, "rules-title").click()
+    assert "Phase 1, projects" in rules.text and "Construction Phase" in rules.text
     quiet_icon = browser.find_element(By.ID, "favicon").get_attribute("href")
     page.offer(_moves(3))
     _open(browser)
