@@ -51,7 +51,8 @@ class Status:
                 pass
 
     def __call__(self, text: str, kind: str = "status", **fields: Any) -> None:
-        if self.lobby_page is not None and kind in ("lobby", "invite", "hint", "status", "bots", "genesis", "warning"):
+        if self.lobby_page is not None and kind in ("lobby", "invite", "hint", "status", "bots", "genesis", "warning",
+                                                    "lobby_seats"):
             self.lobby_page(text)
         if self.json_lines:
             print(json.dumps({"type": kind, "text": text, **fields}, default=str), flush=True)
@@ -440,8 +441,10 @@ async def host(game: str, players: int, options: dict[str, Any], seat: Seat, ann
     seat.port = port
     seat.status(f"hosting {the_lobby.title} for {players} players: lobby {the_lobby.lobby_id.hex()[:8]} on port {port}",
                 "lobby", lobby=the_lobby.lobby_id.hex(), port=port)
+    hosts = mdns._addresses(seat.bind) if mdns.available() else ["HOST"]     # this machine's LAN addresses
     seat.status(f"others join with:  caravan join {the_lobby.lobby_id.hex()[:8]}   "
-                f"(or: caravan join HOST:{port})", "hint")
+                f"(or: {' or '.join(f'caravan join {h}:{port}' for h in hosts[:3])})", "hint")
+    seat.status(f"seats: {the_lobby.seats_text()}", "lobby_seats")
     secret = os.urandom(32)
     the_lobby.port = port
     announcer = None

@@ -236,3 +236,26 @@ def _seconds(text: str) -> int:
         m, s = word.split(":")
         return int(m) * 60 + int(s)
     return int(word)
+
+
+def test_the_lobby_page_names_the_joiners_the_address_and_the_empty_seats(tmp_path: Path, browser):
+    host = Node(["host", "sare", "--players", "3", "--client", "web", "--no-browser", "--no-discovery",
+                 "--bind", "127.0.0.1", "--name", "Ann"], tmp_path / "ann", tmp_path / "ann.log")
+    joiner = None
+    try:
+        url = host.wait_for("web")["url"]
+        port = host.wait_for("lobby")["port"]
+        browser.get(url)
+        board = lambda: browser.find_element(By.ID, "board").text                         # noqa: E731
+        _until(lambda: "empty: seat 1, seat 2" in board(), 30, "the empty seats", seen=board)
+        assert f"caravan join 127.0.0.1:{port}" in board() and "HOST:" not in board()
+        joiner = Node(["join", f"127.0.0.1:{port}", "--bot", "random", "--bind", "127.0.0.1", "--name", "Bob"],
+                      tmp_path / "bob", tmp_path / "bob.log")
+        _until(lambda: "Bob (key" in board() and "seat 1 Bob; empty: seat 2" in board(), 30,
+               "Bob by name, and the seat left", seen=board)
+        assert console_errors(browser) == []
+    finally:
+        for node in (host, joiner):
+            if node is not None:
+                node.proc.kill()
+                node.stop()
