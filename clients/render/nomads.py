@@ -34,7 +34,7 @@ text.city { fill: #1b1b1b; font-size: 12px; font-weight: 700; }
 .nomad { stroke: #1b1b1b; stroke-width: 1.2; } text.mark { fill: #ffffff; font-size: 11px; font-weight: 700; }
 .turnring { fill: none; stroke: var(--hi); stroke-width: 3; }
 .covered { fill: var(--line); opacity: 0.55; } .free { fill: var(--bg); stroke: var(--line); }
-.pricecell { fill: none; stroke: var(--hi); stroke-width: 2.5; }
+.pricecell { fill: none; stroke: var(--fg); stroke-width: 2.5; }   /* red means "to play" only */
 .die { fill: var(--bg); stroke: var(--fg); stroke-width: 1.2; }
 .waiting { fill: none; stroke: var(--hi); stroke-width: 2.5; }
 """

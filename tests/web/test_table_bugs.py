@@ -42,3 +42,16 @@ def test_the_nomads_last_roll_panel_shows_the_dice():
             else:
                 empty += 1
     assert shown > 0 and empty == 0
+
+
+def test_red_means_only_whose_turn_it_is():
+    """Red marked a legal place, the seat to play and a Nomads price: now a legal place has its
+    own colour (dashed) and a price a neutral frame."""
+    import re
+
+    from clients.render.common import STYLE
+
+    assert re.search(r"\.legal \{[^}]*stroke: var\(--legal\)", STYLE) and "--legal:" in STYLE
+    svg = render.svg("nomads", next(iter(_views("nomads", 3, 60)))[0].view(0), ["a", "b", "c"])
+    price = re.search(r"\.pricecell \{[^}]*\}", svg).group(0)
+    assert "--hi" not in price
