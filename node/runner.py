@@ -217,7 +217,7 @@ class Narrator:
         self.status, self.client, self.knowledge = status, client, knowledge
         self.echo = not isinstance(client, TerminalClient)     # a terminal narrates for itself
         self.outbox, self._inbox = trio.open_memory_channel[tuple](math.inf)
-        self._last_key: tuple[int, int] | None = None
+        self._last_key: tuple | None = None
 
     def __call__(self, event: Any, session: Any, replayed: bool = False) -> None:
         try:
@@ -243,16 +243,17 @@ class Narrator:
         page learns who has chosen and since when the others are awaited."""
         last = self._last_key
         table = self._table(session)
-        if table["key"] != last:
+        if table["key"] != last:            # the status line and the clock follow it
             self.outbox.send_nowait((None, self.mine.view, table, False, time.time()))
 
     def _table(self, session: Any) -> dict[str, Any]:
-        """Whom the game waits for, who has already made the secret choice it waits on, and a
-        key that changes with every accepted message (so each change is sent once)."""
+        """Whom the game waits for, who has already made the secret choice it waits on, and
+        their key (a change without an event is sent once, and only when one of them changed:
+        each picture costs a render)."""
         waiting = session.waiting_for()
         need = session.need
         chosen = [s for s in need.seats if s not in waiting] if need is not None and need.kind == "commit" else []
-        key = (len(session.log), len(session.pending))
+        key = (tuple(waiting), tuple(chosen))
         self._last_key = key
         return {"waiting": waiting, "chosen": chosen, "key": key}
 
