@@ -168,7 +168,8 @@ def _map(s: Svg, view: dict, wait_seat: int | None) -> None:
 
 def _field(s: Svg, row: dict, r: int, c: int, kind: str, seats: list[int], wait_seat: int | None) -> None:
     x, y = _cell_xy(r, c)
-    s.rect(x, y, CELL_W, CELL_H, rx=5, class_=f"fld f-{kind}", data_target=N.field_id(r, c))
+    s.rect(x, y, CELL_W, CELL_H, rx=5, class_=f"fld f-{kind}", data_target=N.field_id(r, c),
+           tip=f"{kind} field, row {r}, column {c}")
     on = "onm" if kind == "mountain" else "onf"
     s.text(x + CELL_W - 4, y + 13, f"{r},{c}", class_=f"small {on}", text_anchor="end")
     top = y + 30
@@ -227,7 +228,7 @@ def _boxes(s: Svg, view: dict, x0: int, y0: int) -> None:
     for b, counts in enumerate(view["boxes"]):
         x = x0 + b * (bw + 4)
         land = N.LANDSCAPES[b]
-        s.rect(x, y0 + 8, bw, 112, rx=6, class_=f"fld f-{land}", data_target=N.box_id(b))
+        s.rect(x, y0 + 8, bw, 112, rx=6, class_=f"fld f-{land}", data_target=N.box_id(b), tip=f"{land} landscape box")
         s.text(x + 6, y0 + 24, land, class_="onf", style="font-weight:700")
         for sp, k in enumerate(counts):
             yy = y0 + 30 + sp * 22

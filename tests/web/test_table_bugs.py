@@ -55,3 +55,20 @@ def test_red_means_only_whose_turn_it_is():
     svg = render.svg("nomads", next(iter(_views("nomads", 3, 60)))[0].view(0), ["a", "b", "c"])
     price = re.search(r"\.pricecell \{[^}]*\}", svg).group(0)
     assert "--hi" not in price
+
+
+def test_every_board_place_has_a_tooltip_and_a_name():
+    """Each place (data-target) carries an SVG <title> and the same aria-label, in words."""
+    import re
+
+    for game, players in (("sare", 2), ("sabbat", 2), ("nomads", 3)):
+        ref = None
+        for ref, _ in _views(game, players, 40):
+            pass
+        svg = render.svg(game, ref.view(0), [f"seat {s}" for s in range(players)])
+        places = re.findall(r'<(\w+) ([^>]*data-target="[^"]*"[^>]*)>(<title>([^<]*)</title>)?', svg)
+        assert places, game
+        for tag, attrs, _, title in places:
+            label = re.search(r'aria-label="([^"]*)"', attrs)
+            assert label and title and label.group(1) == title, (game, attrs)
+        assert 'role="group"' in svg[:300]
