@@ -52,6 +52,7 @@ class WebClient:
         self._answer: trio.MemorySendChannel | None = None
         self._pages: set[trio.MemorySendChannel] = set()
         self.seen_result = trio.Event()
+        self.seen_files = trio.Event()
         self.notes: list[str] = []
         self.url = ""
         self.chat: Any = None                    # node/chat.py Chat, once the game runs
@@ -125,6 +126,8 @@ class WebClient:
                 await ws.send_text(json.dumps(msg, separators=(",", ":")))
                 if msg["type"] == "result":
                     self.seen_result.set()          # the node may stop now: the player has it
+                elif msg["type"] == "result_files":
+                    self.seen_files.set()
         except (WebSocketDisconnect, RuntimeError, OSError, trio.BrokenResourceError):
             pass
         scope.cancel()
@@ -210,9 +213,14 @@ class WebClient:
         self.history.append(msg)
         self._broadcast(msg)
 
-    async def result(self, result: Any, files: dict[str, Any] | None = None) -> None:
-        self.result_msg = {"type": "result", "result": result, **(files or {})}
+    async def result(self, result: Any) -> None:
+        self.result_msg = {"type": "result", "result": result}
         self._broadcast(self.result_msg)
+
+    def result_files(self, files: dict[str, Any]) -> None:
+        """The game-over panel's transcript, verdict and replay page (after the result itself)."""
+        self.result_msg = {**(self.result_msg or {"type": "result", "result": None}), **files}
+        self._broadcast({"type": "result_files", **files})
 
     async def ask(self, decide: dict[str, Any], legal: list[Any]) -> Any:
         """Offer a `decide` message and wait for a page to answer it."""
@@ -275,8 +283,9 @@ class WebDecider:
         self.client.attach_chat(chat)
 
     async def result(self, result: Any) -> None:
-        """The result, with the transcript, its verdict and its replay page when they are ready
-        within FILES_TIME (the node stops soon after the page has the result)."""
+        """The result at once; then the transcript, its verdict and its replay page when they
+        are ready within FILES_TIME each (the node stops soon after the page has the result)."""
+        await self.client.result(to_json(result))
         files: dict[str, Any] = {}
         if self.transcript is not None:
             with trio.move_on_after(FILES_TIME):
@@ -285,7 +294,10 @@ class WebDecider:
                 with trio.move_on_after(FILES_TIME):
                     files["replay"] = await trio.to_thread.run_sync(replay_page, files["data"], files["report"],
                                                                     abandon_on_cancel=True)
-        await self.client.result(to_json(result), {k: v for k, v in files.items() if k not in ("report", "data")})
+        if files:
+            self.client.result_files({k: v for k, v in files.items() if k not in ("report", "data")})
+            with trio.move_on_after(FILES_TIME):
+                await self.client.seen_files.wait()         # on its way to the page before the node stops
 
     async def __call__(self, view: Any, legal: list[Any], kind: str) -> Any:
         moves = self.present(view, legal, kind)

@@ -112,6 +112,7 @@ function handle(msg) {
       break;
     case "error": showError(msg.message); break;
     case "result": showResult(msg.result); showFiles(msg); break;
+    case "result_files": showFiles(msg); break;
   }
 }
 
