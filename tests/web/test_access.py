@@ -141,6 +141,10 @@ def test_phone_width_board_text_and_tap_targets(tmp_path: Path, browser):
             }
             return out;""")
         assert small == []
+        places = browser.execute_script(
+            "return [...document.querySelectorAll('#board [data-target].legal')].map(e => {"
+            "const r = e.getBoundingClientRect(); return Math.min(r.width, r.height)})")
+        assert places and min(places) >= 44, places              # the places to tap, at the default zoom
         # the board pans: it is wider than the window and its box scrolls
         assert browser.execute_script("const w = document.getElementById('board-wrap');"
                                       "return w.scrollWidth > w.clientWidth")
