@@ -47,9 +47,10 @@ class Page:
                                                    legal))
         trio.from_thread.run_sync(lambda: self.nursery.start_soon(ask), trio_token=self.token)
 
-    def board(self, svg: str, status: str) -> None:
-        trio.from_thread.run_sync(lambda: self.client.show_board(svg, status, time.time(),
-                                                                 {"waiting": [0], "chosen": [], "since": time.time()}),
+    def board(self, svg: str, status: str, waiting: tuple[int, ...] = (0,), since: float | None = None) -> None:
+        since = time.time() if since is None else since
+        trio.from_thread.run_sync(lambda: self.client.show_board(svg, status, since, {"waiting": list(waiting),
+                                                                                      "chosen": [], "since": since}),
                                   trio_token=self.token)
 
     def stop(self) -> None:
@@ -195,3 +196,14 @@ def test_sare_setup_moves_name_the_warehouse_place():
     view = {"players": [{"pieces": []}], "stage": "setup"}
     move = narrate.moves("sare", view, [["place", 4, 9]], 0, lambda a: "")[0]
     assert move["target"] == "p0-s9" and move["group_target"] == "p0-s4"
+
+
+def test_the_clock_says_how_long_an_awaited_seat_has_been_silent(page, browser):
+    browser.get(page.url)
+    page.board('<svg xmlns="http://www.w3.org/2000/svg" width="90" height="50"></svg>', "waiting for Bob",
+               waiting=(1,), since=time.time() - 75)
+    deadline = time.monotonic() + 10
+    clock = browser.find_element(By.ID, "clock")
+    while not clock.is_displayed() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert clock.text.startswith("Clock: Bob silent for 1:1")        # 1:15 or a second later
