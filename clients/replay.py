@@ -109,6 +109,7 @@ def html(report: Report, steps: list[dict[str, Any]], title: str) -> str:
         scores = report.result.get("scores")
         result = ("Won by " + " and ".join(f"seat {w}" for w in report.result.get("winners", [])) +
                   (f"; scores: {', '.join(f'seat {s} {v}' for s, v in enumerate(scores))}" if scores else ""))
+    no_result = "No result: " + ("the transcript is not valid." if not report.valid else "the game did not finish.")
     failed = report.error.get("position") if report.error and not report.valid else None
     style = (WEB / "style.css").read_text() + REPLAY_CSS
     script = (WEB / "replay.js").read_text()
@@ -129,7 +130,7 @@ def html(report: Report, steps: list[dict[str, Any]], title: str) -> str:
 <input id="slider" type="range" min="0" max="0" value="0" aria-label="step">
 <span id="stepno"></span></div>
 <div id="board"><p class="muted">Unpacking the game…</p></div></section>
-<aside><div id="result" class="status">{escape(result) or "No result."}</div>
+<aside><div id="result" class="status{'' if result else ' nores'}" hidden>{escape(result) or no_result}</div>
 <h2>What happened</h2><ol id="log"></ol></aside>
 </main>
 <script id="frames" type="application/octet-stream">{blob}</script>
@@ -140,10 +141,7 @@ def html(report: Report, steps: list[dict[str, Any]], title: str) -> str:
 
 
 REPLAY_CSS = """
-.badge { padding: .2em .7em; border-radius: 6px; font-weight: 600; }
-.badge.ok { background: var(--ok); color: var(--bg); }
-.badge.warn { background: var(--accent); color: var(--bg); }
-.badge.bad { background: var(--hi); color: var(--bg); }
+#result.nores { border-color: var(--hi); }
 #controls { display: flex; gap: .4em; align-items: center; margin-bottom: .6em; flex-wrap: wrap; }
 #slider { flex: 1; min-width: 10em; }
 #log li.now { background: var(--panel); font-weight: 600; }

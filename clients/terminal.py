@@ -2,14 +2,17 @@
 
 Before each decision it shows the board as text (clients.render), what the seat holds,
 and the legal moves in words grouped by kind (clients.narrate): first a kind, then an
-option, chosen by number. Every event is narrated as it happens. A decision with one legal
-move is taken and said, unless `confirm_forced`. Input that is not a valid number is
-asked again, with the reason.
+option, chosen by number. Every event is narrated as it happens (above the prompt, which is
+shown again). A decision with one legal move is taken and said, unless `confirm_forced`.
+Input that is not a valid number is asked again, with the reason. Your turn rings the
+terminal bell; with a time limit, warnings say when the others may soon record you silent.
+A line starting with `:` is said to the table (chat).
 """
 
 from __future__ import annotations
 
 import sys
+import time
 from typing import Any, Callable, TextIO
 
 import trio
@@ -23,6 +26,9 @@ TITLES = {"act": "Your move", "commit": "Your secret choice (committed now, reve
           "return": "The card to put back face down (the others will not see which)"}
 
 Presenter = Callable[[Any, list[Any], str], list[dict[str, Any]]]
+
+WARN_AT = (60, 10)
+"""Seconds left before the others may record this seat silent, when a warning is printed."""
 
 
 def menu(moves: list[dict[str, Any]]) -> tuple[list[str], list[list[int]]]:
@@ -71,14 +77,33 @@ class TerminalClient:
         self.present, self.confirm_forced = present, confirm_forced
         self.out = out or sys.stdout
         self._readline = readline or sys.stdin.readline
+        self.time_limit = 0
+        self.chat: Any = None
+        self._prompt: str | None = None          # shown and waiting for a line
 
     def say(self, text: str = "") -> None:
-        print(text, file=self.out, flush=True)
+        """A line above the prompt: if one is waiting, the line goes on a fresh line and the
+        prompt is shown again below it (a person sees what to type)."""
+        if self._prompt is not None:
+            print(f"\n{text}", file=self.out, flush=True)
+            print(self._prompt, end="", file=self.out, flush=True)
+        else:
+            print(text, file=self.out, flush=True)
+
+    def attach_chat(self, chat: Any) -> None:
+        """node/chat.py: lines of the table are printed as they come; `:text` says one."""
+        self.chat = chat
+        chat.listeners.append(self._chat_line)
+
+    def _chat_line(self, line: dict[str, Any]) -> None:
+        who = "you" if line["seat"] == self.seat else line["name"]
+        self.say(f"  [chat] {who}: {line['text']}")
 
     async def hello(self, info: dict[str, Any]) -> None:
         name = self.names[self.seat]
         who = f"seat {self.seat}" if name == f"seat {self.seat}" else f"{name}, seat {self.seat}"
-        self.say(f"{info['title']}: you are {who} of {info['seats']}.")
+        self.time_limit = int(info.get("time_limit") or 0)
+        self.say(f"{info['title']}: you are {who} of {info['seats']}. Type :text to talk to the table.")
 
     async def event(self, msg: dict[str, Any]) -> None:
         for line in msg["text"].splitlines():
@@ -88,14 +113,41 @@ class TerminalClient:
         if not result:
             return
         who = " and ".join(self.names[w] for w in result.get("winners", []))
-        self.say(f"\nGame over: won by {who}." + (f" Scores: {result['scores']}" if "scores" in result else ""))
+        scores = ", ".join(f"{self.names[s]} {v}" for s, v in enumerate(result.get("scores", [])))
+        self.say(f"\nGame over: won by {who}." + (f" Scores: {scores}." if scores else ""))
 
     async def _ask(self, prompt: str) -> str:
-        print(prompt, end="", file=self.out, flush=True)
-        line = await trio.to_thread.run_sync(self._readline, abandon_on_cancel=True)
-        if not line:
-            raise KeyboardInterrupt("end of input: nobody is left to decide for this seat")
-        return line
+        """One line that is not chat (a `:` line is said to the table and the prompt shown again)."""
+        while True:
+            print(prompt, end="", file=self.out, flush=True)
+            self._prompt = prompt
+            try:
+                line = await trio.to_thread.run_sync(self._readline, abandon_on_cancel=True)
+            finally:
+                self._prompt = None
+            if not line:
+                raise KeyboardInterrupt("end of input: nobody is left to decide for this seat")
+            if not line.startswith(":"):
+                return line
+            await self._talk(line[1:].strip())
+
+    async def _talk(self, text: str) -> None:
+        if self.chat is None:
+            self.say("  (chat opens when the game starts)")
+            return
+        try:
+            await self.chat.say(text)
+        except ValueError as exc:                 # node.chat.ChatError: refused, with the reason
+            self.say(f"  chat: {exc}")
+
+    async def _clock(self, started: float) -> None:
+        """Warn at WARN_AT seconds left before the others may record this seat silent."""
+        for left in WARN_AT:
+            if self.time_limit <= left:
+                continue
+            await trio.sleep_until(started + self.time_limit - left)
+            self.say(f"  ⚠ {left} s left: after that the others may record you as silent (time limit "
+                     f"{self.time_limit} s)")
 
     async def __call__(self, view: Any, legal: list[Any], kind: str) -> Any:
         moves = self.present(view, legal, kind)
@@ -103,8 +155,18 @@ class TerminalClient:
         if len(legal) == 1 and not self.confirm_forced:
             self.say(f"  ({title.lower()}: the only legal move, taken for you: {moves[0]['text']})")
             return legal[0]
-        self.say("")
+        self.say("\a")                            # the terminal bell: your turn
         self.say(render.text(self.game, view, self.names))
+        if self.time_limit:
+            self.say(f"  (you have {self.time_limit} s before the others may record you as silent)")
+        async with trio.open_nursery() as nursery:
+            if self.time_limit:
+                nursery.start_soon(self._clock, trio.current_time())
+            chosen = await self._choose(legal, moves, title)
+            nursery.cancel_scope.cancel()
+        return chosen
+
+    async def _choose(self, legal: list[Any], moves: list[dict[str, Any]], title: str) -> Any:
         indexes = list(range(len(moves)))
         while True:
             lines, choices = menu([moves[i] for i in indexes])

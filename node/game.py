@@ -67,6 +67,8 @@ class Progress:
     """Events of the stored messages applied again at start (a resumed node's history)."""
     on_trace: Callable[[str, bytes], None] | None = None
     """("sign" | "apply", raw message): for latency measurements (caravan ... --trace FILE)."""
+    on_state: Callable[[Any], None] = lambda session: None
+    """The replica changed (an event, or a contribution held without one: a seat chose in secret)."""
 
 
 @dataclass
@@ -141,6 +143,7 @@ class GameNode:
         self._rebuilt_at: dict[int, tuple[int, ...]] = {}   # peer -> this node's counts at its last rebuild
         self._rebuilt_by: dict[int, tuple[int, ...]] = {}   # peer -> the rebuilt state it last named
         self._resend_at = 0.0
+        self.chat: Any = None                    # node/chat.py: talk beside the game, never in the transcript
         self._replay()
 
     # ------------------------------------------------------------------ state
@@ -193,6 +196,7 @@ class GameNode:
         snap = Snapshot(len(s.log), pending, tuple(abandon.stalled_seats(s)), tuple(self.counts()), now)
         self.history.append(snap)
         self._by_counts[snap.counts] = snap
+        self.progress.on_state(s)
         for voter, frame in list(self.unplaced_votes.items()):
             if self._holds(frame["h"]):
                 del self.unplaced_votes[voter]
@@ -433,6 +437,9 @@ class GameNode:
             self._on_vote(frame)
         elif t == "record" and type(frame.get("r")) is bytes and len(frame["r"]) <= 1 << 16:
             self._on_record(seat, frame)
+        elif t == "chat":
+            if self.chat is not None:
+                self.chat.receive(seat, frame)
         else:
             raise FrameError(f"unknown or malformed frame {t!r}")
 

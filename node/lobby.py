@@ -143,6 +143,19 @@ class Lobby:
         """What joiners join this lobby with through the broker `url` (a relay_url.RelayUrl)."""
         return url.invite(self.lobby_id.hex(), self.pin, credentials)
 
+    @staticmethod
+    def _who(joiner: "_Joiner") -> str:
+        """A joiner by the name it chose (its key's fingerprint, which is what counts, beside it)."""
+        return f"{joiner.name} (key {fingerprint(joiner.key)})" if joiner.name else f"key {fingerprint(joiner.key)}"
+
+    def seats_text(self) -> str:
+        """"2/3 seated: seat 0 Ann (host), seat 1 Bob; empty: seat 2" — for the lobby's lines."""
+        taken = [f"seat 0 {self.name or 'the host'}" + (" (host)" if self.name else "")]
+        taken += [f"seat {i} {j.name or fingerprint(j.key)}" for i, j in enumerate(self.joiners, start=1)]
+        empty = [f"seat {i}" for i in range(1 + len(self.joiners), self.players)]
+        return (f"{1 + len(self.joiners)}/{self.players} seated: {', '.join(taken)}"
+                + (f"; empty: {', '.join(empty)}" if empty else ""))
+
     def status(self) -> dict[str, Any]:
         return {"lobby": self.lobby_id.hex(), "game": self.game, "title": self.title,
                 "players": self.players, "seated": 1 + len(self.joiners), "port": self.port}
@@ -200,8 +213,7 @@ class Lobby:
                 raise LobbyError("key already seated")
             joiner = _Joiner(conn, peer, conn.address, port if type(port) is int else 0, clean_name(join.get("name")))
             self.joiners.append(joiner)
-            self.on_status(f"{fingerprint(peer)} joined from {conn.address} "
-                           f"({1 + len(self.joiners)}/{self.players} seated)")
+            self.on_status(f"{self._who(joiner)} joined from {conn.address} ({self.seats_text()})")
             if 1 + len(self.joiners) == self.players:
                 self.full.set()
                 for j in self.joiners:
@@ -210,7 +222,7 @@ class Lobby:
             with joiner.waiting:
                 if await _gone(conn):
                     self.joiners.remove(joiner)
-                    self.on_status(f"{fingerprint(peer)} left ({1 + len(self.joiners)}/{self.players})")
+                    self.on_status(f"{self._who(joiner)} left ({self.seats_text()})")
                     await conn.aclose()
                     return
             joiner.idle.set()

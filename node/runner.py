@@ -27,6 +27,7 @@ from protocol.verify import verify_bytes
 
 from . import discovery, lobby, mdns
 from .client_api import BotDecider, ClientDecider, TcpClientPort, spawn_bot, stdio_channel
+from .chat import Chat
 from .game import GameNode, Progress
 from .store import GameStore, load_identity
 
@@ -50,7 +51,8 @@ class Status:
                 pass
 
     def __call__(self, text: str, kind: str = "status", **fields: Any) -> None:
-        if self.lobby_page is not None and kind in ("lobby", "invite", "hint", "status", "bots", "genesis", "warning"):
+        if self.lobby_page is not None and kind in ("lobby", "invite", "hint", "status", "bots", "genesis", "warning",
+                                                    "lobby_seats"):
             self.lobby_page(text)
         if self.json_lines:
             print(json.dumps({"type": kind, "text": text, **fields}, default=str), flush=True)
@@ -198,7 +200,7 @@ async def _web(seat: Seat, game: str, nursery: trio.Nursery, info: dict[str, Any
     client = seat.web_client or await open_web(seat, nursery, load_settings(store.dir))
     seat.status.lobby_page = None
     save_settings(store.dir, {"port": int(client.url.rsplit(":", 1)[1].split("/", 1)[0]), "token": client.token})
-    return WebDecider(client, game, info["names"], present)
+    return WebDecider(client, game, info["names"], present, store.dir / "transcript.caravan")
 
 
 class Narrator:
@@ -215,6 +217,7 @@ class Narrator:
         self.status, self.client, self.knowledge = status, client, knowledge
         self.echo = not isinstance(client, TerminalClient)     # a terminal narrates for itself
         self.outbox, self._inbox = trio.open_memory_channel[tuple](math.inf)
+        self._last_key: tuple | None = None
 
     def __call__(self, event: Any, session: Any, replayed: bool = False) -> None:
         try:
@@ -227,8 +230,7 @@ class Narrator:
                 if table is not None:
                     table.resync(table.engine.clone(session.state), self.knowledge() if table is self.mine else None)
         msg = {"type": "event", "seat": narrate.acting_seat(info), "text": "\n".join(lines), "event": info}
-        waiting = session.waiting_for()
-        self.outbox.send_nowait((msg, self.mine.view, waiting, replayed, time.time()))
+        self.outbox.send_nowait((msg, self.mine.view, self._table(session), replayed, time.time()))
         if self.public is not None and synced:
             before = self.public.view
             _, said = self.public.apply(event)
@@ -237,24 +239,47 @@ class Narrator:
                 for line in said:
                     self.status(f"{where}{line}", "event", seat=msg["seat"], event=info)
 
-    def waiting_text(self, waiting: list[int]) -> str:
+    def on_state(self, session: Any) -> None:
+        """A change without an event (a seat's secret choice held until all have chosen): the
+        page learns who has chosen and since when the others are awaited."""
+        last = self._last_key
+        table = self._table(session)
+        if table["key"] != last:            # the status line and the clock follow it
+            self.outbox.send_nowait((None, self.mine.view, table, False, time.time()))
+
+    def _table(self, session: Any) -> dict[str, Any]:
+        """Whom the game waits for, who has already made the secret choice it waits on, and
+        their key (a change without an event is sent once, and only when one of them changed:
+        each picture costs a render)."""
+        waiting = session.waiting_for()
+        need = session.need
+        chosen = [s for s in need.seats if s not in waiting] if need is not None and need.kind == "commit" else []
+        key = (tuple(waiting), tuple(chosen))
+        self._last_key = key
+        return {"waiting": waiting, "chosen": chosen, "key": key}
+
+    def waiting_text(self, waiting: list[int], chosen: list[int] = ()) -> str:
         if not waiting:
             return "the game is over"
         if waiting == [self.seat]:
             return "your decision"
-        who = ", ".join(narrate.seat_name(self.names, s) + (" (you)" if s == self.seat else "") for s in waiting)
-        return f"waiting for {who}"
+        who = ", ".join("you" if s == self.seat else narrate.seat_name(self.names, s) for s in waiting)
+        done = "".join(f"{'you have' if s == self.seat else narrate.seat_name(self.names, s) + ' has'} chosen; "
+                       for s in chosen)
+        return f"{done}waiting for {who}"
 
     async def deliver(self) -> None:
         """Hand events to the client in order (a web page also gets the replayed ones)."""
         history = getattr(self.client, "wants_history", False)
-        async for msg, view, waiting, replayed, applied_at in self._inbox:
+        async for msg, view, table, replayed, applied_at in self._inbox:
             if replayed and not history:
                 continue
-            if hasattr(self.client, "event"):
+            if msg is not None and hasattr(self.client, "event"):
                 await self.client.event(msg)
             if hasattr(self.client, "show") and not self._inbox.statistics().current_buffer_used:
-                self.client.show(view, self.waiting_text(waiting), applied_at)    # only the latest picture
+                waiting, chosen = table["waiting"], table["chosen"]
+                self.client.show(view, self.waiting_text(waiting, chosen), applied_at,     # only the latest picture
+                                 {"waiting": waiting, "chosen": chosen, "since": applied_at})
 
 
 def _where(view: dict[str, Any]) -> str:
@@ -285,7 +310,11 @@ def _progress(narrator: list, status: Status) -> Progress:
     def on_replayed(event: Any, session: Any) -> None:
         tell(event, session, True)
 
-    return Progress(on_event, on_reject, on_replayed)
+    def on_state(session: Any) -> None:
+        if narrator[0] is not None:
+            narrator[0].on_state(session)
+
+    return Progress(on_event, on_reject, on_replayed, on_state=on_state)
 
 
 def _tracer(path: Path):
@@ -338,6 +367,10 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
         node = GameNode(store, key, decider, (seat.bind, seat.port), setup.peers, progress,
                         relay=relay.endpoint(setup.game_id) if relay is not None else None)
         node_ref[0] = node
+        node.chat = Chat(store.dir, key, setup.game_id, list(genesis.seats), names)
+        node.chat.send = node._send_all
+        if hasattr(decider, "attach_chat"):
+            decider.attach_chat(node.chat)
         nursery.start_soon(narrator[0].deliver)
         status(f"game {setup.game_id.hex()[:16]} ({engine.title}): seat {setup.seat} of {node.session.n}, "
                f"key {fingerprint(key.public)}", "start", game_id=setup.game_id.hex(), seat=setup.seat)
@@ -366,7 +399,9 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
         status(f"transcript: {path}", "transcript", path=str(path), verified=False)
         return None
     winners = ", ".join(f"seat {w}" for w in (result or {}).get("winners", []))
-    status(f"game over: won by {winners}; scores {(result or {}).get('scores')}", "result", result=result)
+    if status.json_lines or not isinstance(decider, TerminalClient):    # a terminal player was told already
+        scores = ", ".join(f"seat {s} {v}" for s, v in enumerate((result or {}).get("scores", [])))
+        status(f"game over: won by {winners}; scores {scores}", "result", result=result)
     status(f"transcript: {path} ({'verified' if report.ok else 'NOT verified: ' + str(report.error)})",
            "transcript", path=str(path), verified=report.ok)
     return result
@@ -410,8 +445,11 @@ async def host(game: str, players: int, options: dict[str, Any], seat: Seat, ann
     seat.port = port
     seat.status(f"hosting {the_lobby.title} for {players} players: lobby {the_lobby.lobby_id.hex()[:8]} on port {port}",
                 "lobby", lobby=the_lobby.lobby_id.hex(), port=port, host_key=the_lobby.pin.hex())
-    seat.status(f"others join with:  caravan join {the_lobby.lobby_id.hex()[:8]}/{the_lobby.pin.hex()}   "
-                f"(or: caravan join HOST:{port}/{the_lobby.pin.hex()})", "hint")
+    pin = the_lobby.pin.hex()
+    hosts = mdns._addresses(seat.bind) if mdns.available() else ["HOST"]     # this machine's LAN addresses
+    seat.status(f"others join with:  caravan join {the_lobby.lobby_id.hex()[:8]}/{pin}   "
+                f"(or: {' or '.join(f'caravan join {h}:{port}/{pin}' for h in hosts[:3])})", "hint")
+    seat.status(f"seats: {the_lobby.seats_text()}", "lobby_seats")
     secret = os.urandom(32)
     the_lobby.port = port
     announcer = None

@@ -52,8 +52,10 @@ class WebClient:
         self._answer: trio.MemorySendChannel | None = None
         self._pages: set[trio.MemorySendChannel] = set()
         self.seen_result = trio.Event()
+        self.seen_files = trio.Event()
         self.notes: list[str] = []
         self.url = ""
+        self.chat: Any = None                    # node/chat.py Chat, once the game runs
         self.app = Starlette(routes=[
             Route("/{token}/", self._index),
             Route("/{token}/static/{name}", self._static),
@@ -111,7 +113,7 @@ class WebClient:
                         text = await ws.receive_text()
                     except (WebSocketDisconnect, RuntimeError, KeyError):
                         break
-                    reply = self._on_message(text)
+                    reply = await self._on_chat(text) if _is_chat(text) else self._on_message(text)
                     if reply is not None:
                         await _put(send, reply)
                 nursery.cancel_scope.cancel()
@@ -124,6 +126,8 @@ class WebClient:
                 await ws.send_text(json.dumps(msg, separators=(",", ":")))
                 if msg["type"] == "result":
                     self.seen_result.set()          # the node may stop now: the player has it
+                elif msg["type"] == "result_files":
+                    self.seen_files.set()
         except (WebSocketDisconnect, RuntimeError, OSError, trio.BrokenResourceError):
             pass
         scope.cancel()
@@ -131,6 +135,8 @@ class WebClient:
     def _snapshot(self) -> list[dict[str, Any]]:
         out = [m for m in (self.hello_msg,) if m]
         out.append({"type": "history", "events": list(self.history)})
+        if self.chat is not None:
+            out.append({"type": "chat_history", "lines": list(self.chat.lines)})
         out += [m for m in (self.board, self.pending, self.result_msg) if m]
         return out
 
@@ -143,6 +149,23 @@ class WebClient:
                 self._pages.discard(page)
             except trio.ClosedResourceError:
                 self._pages.discard(page)
+
+    async def _on_chat(self, text: str) -> dict[str, Any] | None:
+        """{"type": "chat", "text": ...} from the page: signed and sent to every seat."""
+        from .chat import ChatError
+
+        if self.chat is None:
+            return {"type": "error", "message": "chat opens when the game starts"}
+        try:
+            await self.chat.say(json.loads(text).get("text"))
+        except ChatError as exc:
+            return {"type": "error", "message": str(exc)}
+        return None
+
+    def attach_chat(self, chat: Any) -> None:
+        self.chat = chat
+        chat.listeners.append(self._broadcast)
+        self._broadcast({"type": "chat_history", "lines": list(chat.lines)})
 
     def _on_message(self, text: str) -> dict[str, Any] | None:
         """A page's message; returns an error reply, or None when it was taken."""
@@ -176,10 +199,13 @@ class WebClient:
         items = "".join(f"<li>{escape(line)}</li>" for line in self.notes)
         self.show_board(f'<div class="lobby"><h2>Lobby</h2><ul>{items}</ul></div>', text)
 
-    def show_board(self, svg: str, status: str, applied_at: float | None = None) -> None:
+    def show_board(self, svg: str, status: str, applied_at: float | None = None,
+                   table: dict[str, Any] | None = None) -> None:
         """The seat's picture; `applied_at` (Unix time of the event it shows) lets the page
-        measure the delay from the node to the screen (bench_web)."""
-        self.board = {"type": "board", "svg": svg, "status": status, "at": applied_at}
+        measure the delay from the node to the screen (bench_web); `table` says whom the game
+        waits for (`waiting`), who has made the secret choice it waits on (`chosen`) and since
+        when (`since`, Unix time) — the page's clock."""
+        self.board = {"type": "board", "svg": svg, "status": status, "at": applied_at, **(table or {})}
         self._broadcast(self.board)
 
     def event(self, msg: dict[str, Any]) -> None:
@@ -190,6 +216,11 @@ class WebClient:
     async def result(self, result: Any) -> None:
         self.result_msg = {"type": "result", "result": result}
         self._broadcast(self.result_msg)
+
+    def result_files(self, files: dict[str, Any]) -> None:
+        """The game-over panel's transcript, verdict and replay page (after the result itself)."""
+        self.result_msg = {**(self.result_msg or {"type": "result", "result": None}), **files}
+        self._broadcast({"type": "result_files", **files})
 
     async def ask(self, decide: dict[str, Any], legal: list[Any]) -> Any:
         """Offer a `decide` message and wait for a page to answer it."""
@@ -206,7 +237,15 @@ class WebClient:
         return legal[choice]
 
 
-_STATIC_FILES = {"app.js": "text/javascript", "style.css": "text/css", "index.html": "text/html"}
+def _is_chat(text: str) -> bool:
+    try:
+        msg = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(msg, dict) and msg.get("type") == "chat"
+
+
+_STATIC_FILES = {"app.js": "text/javascript", "rules.js": "text/javascript", "style.css": "text/css", "index.html": "text/html"}
 
 
 async def _put(channel: trio.MemorySendChannel, msg: dict[str, Any]) -> None:
@@ -222,9 +261,11 @@ class WebDecider:
 
     wants_history = True
 
-    def __init__(self, client: WebClient, game: str, names: list[str], present):
+    def __init__(self, client: WebClient, game: str, names: list[str], present, transcript: Path | None = None):
         self.client, self.game, self.names, self.present = client, game, names, present
+        self.transcript = transcript
         self.seen_result = client.seen_result
+        self._table: dict[str, Any] = {}
 
     async def hello(self, info: dict[str, Any]) -> None:
         await self.client.hello(to_json(info))
@@ -232,11 +273,31 @@ class WebDecider:
     async def event(self, msg: dict[str, Any]) -> None:
         self.client.event(to_json(msg))
 
-    def show(self, view: dict[str, Any], status: str, applied_at: float | None = None) -> None:
-        self.client.show_board(render.svg(self.game, view, self.names), status, applied_at)
+    def show(self, view: dict[str, Any], status: str, applied_at: float | None = None,
+             table: dict[str, Any] | None = None) -> None:
+        if table is not None:
+            self._table = table
+        self.client.show_board(render.svg(self.game, view, self.names), status, applied_at, self._table)
+
+    def attach_chat(self, chat: Any) -> None:
+        self.client.attach_chat(chat)
 
     async def result(self, result: Any) -> None:
+        """The result at once; then the transcript, its verdict and its replay page when they
+        are ready within FILES_TIME each (the node stops soon after the page has the result)."""
         await self.client.result(to_json(result))
+        files: dict[str, Any] = {}
+        if self.transcript is not None:
+            with trio.move_on_after(FILES_TIME):
+                files = await trio.to_thread.run_sync(game_files, self.transcript, abandon_on_cancel=True)
+            if "report" in files:
+                with trio.move_on_after(FILES_TIME):
+                    files["replay"] = await trio.to_thread.run_sync(replay_page, files["data"], files["report"],
+                                                                    abandon_on_cancel=True)
+        if files:
+            self.client.result_files({k: v for k, v in files.items() if k not in ("report", "data")})
+            with trio.move_on_after(FILES_TIME):
+                await self.client.seen_files.wait()         # on its way to the page before the node stops
 
     async def __call__(self, view: Any, legal: list[Any], kind: str) -> Any:
         moves = self.present(view, legal, kind)
@@ -244,6 +305,43 @@ class WebDecider:
         self.show(view, "your decision")
         return await self.client.ask({"type": "decide", "kind": kind, "view": to_json(view), "actions": actions},
                                      legal)
+
+
+FILES_TIME = 2.0
+"""Seconds the game-over panel waits for the verdict, then as long for the replay page (the
+node's RESULT_GRACE bounds the whole)."""
+
+
+def game_files(path: Path) -> dict[str, Any]:
+    """What the game-over panel shows: the transcript (base64) and its verification badge
+    (plus the data and report, for replay_page). Empty when the transcript is unreadable."""
+    import base64
+
+    from clients import replay
+    from protocol.verify import verify_bytes
+
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        log.warning("could not read the transcript %s: %s", path, exc.strerror or exc)
+        return {}
+    report = verify_bytes(data)
+    kind, text = replay.badge(report)
+    return {"verify": {"kind": kind, "text": text}, "transcript_path": str(path),
+            "transcript": base64.b64encode(data).decode(), "data": data, "report": report}
+
+
+def replay_page(data: bytes, report: Any) -> str | None:
+    """The self-contained replay page of the transcript (clients/replay.py), or None."""
+    from clients import replay
+    from protocol import games
+
+    try:
+        title = games.get(report.game).title if report.game else "Caravan"
+        return replay.html(report, replay.frames(data, report), title)
+    except Exception as exc:              # noqa: BLE001 - a replay bug must not hide the result
+        log.warning("could not draw the replay: %s", exc)
+        return None
 
 
 def load_settings(game_dir: Path) -> dict[str, Any]:

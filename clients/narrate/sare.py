@@ -351,7 +351,9 @@ def _move(view: dict, a: Any, seat: int) -> dict:
     me = view["players"][seat]
     stage = view["stage"]
     if op == "place":
-        return _m(f"Master Builder on space {a[2]}", f"Warehouse on space {a[1]}", space_target(seat, a[2]))
+        # two clicks on the board: the Warehouse's space (the group), then the Master Builder's
+        return {**_m(f"Master Builder on space {a[2]}", f"Warehouse on space {a[1]}", space_target(seat, a[2])),
+                "group_target": space_target(seat, a[1])}
     if op == "project":
         what = f"Pyramid {view['pyramids_available'][0]}" if a[1] == "pyramid" else BUILDING[a[1]]
         return _m(f"{what} project on space {a[2]}", f"Launch a {what} project", space_target(seat, a[2]))

@@ -12,14 +12,14 @@ SEAT_MARKS = ["●", "▲", "■", "◆", "★", "⬟"]
 
 STYLE = """
 svg { --bg: #fbf8f1; --fg: #222; --muted: #6b6b6b; --line: #8a8172; --panel: #f0e9da;
-      --accent: #b5651d; --hi: #d62728; font-family: system-ui, sans-serif; }
+      --accent: #b5651d; --hi: #d62728; --legal: #6a1fb0; font-family: system-ui, sans-serif; }
 @media (prefers-color-scheme: dark) {
   svg { --bg: #1d1f23; --fg: #eee; --muted: #a8a8a8; --line: #8d8a84; --panel: #2b2e34;
-        --accent: #e59a4f; --hi: #ff6b6b; } }
+        --accent: #e59a4f; --hi: #ff6b6b; --legal: #c99bff; } }
 :root.light svg { --bg: #fbf8f1; --fg: #222; --muted: #6b6b6b; --line: #8a8172; --panel: #f0e9da;
-      --accent: #b5651d; --hi: #d62728; }
+      --accent: #b5651d; --hi: #d62728; --legal: #6a1fb0; }
 :root.dark svg { --bg: #1d1f23; --fg: #eee; --muted: #a8a8a8; --line: #8d8a84; --panel: #2b2e34;
-      --accent: #e59a4f; --hi: #ff6b6b; }
+      --accent: #e59a4f; --hi: #ff6b6b; --legal: #c99bff; }
 .bg { fill: var(--bg); }
 .panel { fill: var(--panel); stroke: var(--line); stroke-width: 1; }
 .line { stroke: var(--line); fill: none; }
@@ -32,7 +32,9 @@ text.small { font-size: 10px; }
 .seatline0 { stroke: #0072B2; } .seatline1 { stroke: #E69F00; } .seatline2 { stroke: #009E73; }
 .seatline3 { stroke: #CC79A7; } .seatline4 { stroke: #D55E00; } .seatline5 { stroke: #56B4E9; }
 [data-target] { cursor: default; }
-.legal { cursor: pointer; stroke: var(--hi) !important; stroke-width: 3 !important; }
+/* a place you may choose: its own colour (red already means a seat to play, a price), dashed */
+.legal { cursor: pointer; stroke: var(--legal) !important; stroke-width: 3.5 !important; stroke-dasharray: 7 3; }
+.legal:focus { outline: none; stroke-width: 6 !important; }
 .legal:hover { filter: brightness(1.15); }
 """
 
@@ -41,12 +43,21 @@ class Svg:
     """Collects SVG elements; `str(svg)` gives the finished document. All text is escaped."""
 
     def __init__(self, width: int, height: int, title: str):
-        self.width, self.height = width, height
+        self.width, self.height, self.title = width, height, title
         self.parts: list[str] = [f"<title>{escape(title)}</title>", f"<style>{STYLE}</style>",
                                  f'<rect class="bg" x="0" y="0" width="{width}" height="{height}"/>']
 
     def add(self, tag: str, content: str | None = None, **attrs: Any) -> None:
-        """One element; attribute names use _ for - (data_target -> data-target), class_ -> class."""
+        """One element; attribute names use _ for - (data_target -> data-target), class_ -> class.
+        `tip` (words for a place or piece) becomes its tooltip (an SVG <title>) and its
+        aria-label; a board place (`data_target`) without one is named after its id."""
+        tip = attrs.pop("tip", None)
+        if tip is None and attrs.get("data_target") is not None:
+            tip = place_words(str(attrs["data_target"]))
+        if tip is not None:
+            attrs.setdefault("role", "img")
+            attrs["aria_label"] = tip
+            content = f"<title>{escape(str(tip))}</title>" + (content or "")
         a = " ".join(f'{_attr(k)}="{escape(str(v))}"' for k, v in attrs.items() if v is not None)
         self.parts.append(f"<{tag} {a}/>" if content is None else f"<{tag} {a}>{content}</{tag}>")
 
@@ -68,7 +79,13 @@ class Svg:
 
     def __str__(self) -> str:
         return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {self.width} {self.height}" '
-                f'width="{self.width}" height="{self.height}" role="img">' + "".join(self.parts) + "</svg>")
+                f'width="{self.width}" height="{self.height}" role="group" aria-label="{escape(self.title)}">'
+                + "".join(self.parts) + "</svg>")
+
+
+def place_words(target: str) -> str:
+    """A board place's id in words when its renderer gives none ("p0-warehouse" -> "p0 warehouse")."""
+    return target.replace("-", " ").replace("_", " ")
 
 
 def _attr(name: str) -> str:

@@ -34,7 +34,7 @@ text.city { fill: #1b1b1b; font-size: 12px; font-weight: 700; }
 .nomad { stroke: #1b1b1b; stroke-width: 1.2; } text.mark { fill: #ffffff; font-size: 11px; font-weight: 700; }
 .turnring { fill: none; stroke: var(--hi); stroke-width: 3; }
 .covered { fill: var(--line); opacity: 0.55; } .free { fill: var(--bg); stroke: var(--line); }
-.pricecell { fill: none; stroke: var(--hi); stroke-width: 2.5; }
+.pricecell { fill: none; stroke: var(--fg); stroke-width: 2.5; }   /* red means "to play" only */
 .die { fill: var(--bg); stroke: var(--fg); stroke-width: 1.2; }
 .waiting { fill: none; stroke: var(--hi); stroke-width: 2.5; }
 """
@@ -77,7 +77,8 @@ def waiting(view: dict, names: list[str]) -> tuple[int | None, str]:
             seat = _keep_seat(view)
         if ph == "window":
             return None, "Between turns: each holder of yellow tiles may take an extra turn with one, or pass"
-        return seat, f"Waiting for {N.seat_name(names, seat)} {N.PHASE_WAIT[ph]}"
+        whom = "you" if seat == view.get("you") else N.seat_name(names, seat)
+        return seat, f"Waiting for {whom} {N.PHASE_WAIT[ph]}"
     if ph == "show":
         return active, f"{N.seat_name(names, active)} looks at the yellow tile just taken"
     if ph == "final":
@@ -168,7 +169,8 @@ def _map(s: Svg, view: dict, wait_seat: int | None) -> None:
 
 def _field(s: Svg, row: dict, r: int, c: int, kind: str, seats: list[int], wait_seat: int | None) -> None:
     x, y = _cell_xy(r, c)
-    s.rect(x, y, CELL_W, CELL_H, rx=5, class_=f"fld f-{kind}", data_target=N.field_id(r, c))
+    s.rect(x, y, CELL_W, CELL_H, rx=5, class_=f"fld f-{kind}", data_target=N.field_id(r, c),
+           tip=f"{kind} field, row {r}, column {c}")
     on = "onm" if kind == "mountain" else "onf"
     s.text(x + CELL_W - 4, y + 13, f"{r},{c}", class_=f"small {on}", text_anchor="end")
     top = y + 30
@@ -245,7 +247,7 @@ def _boxes(s: Svg, view: dict, x0: int, y0: int) -> None:
     for b, counts in enumerate(view["boxes"]):
         x = x0 + b * (bw + 4)
         land = N.LANDSCAPES[b]
-        s.rect(x, y0 + 8, bw, 112, rx=6, class_=f"fld f-{land}", data_target=N.box_id(b))
+        s.rect(x, y0 + 8, bw, 112, rx=6, class_=f"fld f-{land}", data_target=N.box_id(b), tip=f"{land} landscape box")
         s.text(x + 6, y0 + 24, land, class_="onf", style="font-weight:700")
         for sp, k in enumerate(counts):
             yy = y0 + 30 + sp * 22
@@ -286,8 +288,14 @@ def _dice(s: Svg, view: dict, names: list[str], x0: int, y0: int) -> None:
     s.text(x0, y0, "Last roll", class_="title")
     d = dice_faces(view, names)
     if d is None:
-        s.text(x0, y0 + 22, "(see the log: the dice of the previous step)" if view["last_roll"] else "(none yet)",
-               class_="small muted")
+        if not view["last_roll"]:
+            s.text(x0, y0 + 22, "(none yet)", class_="small muted")
+            return
+        # the view keeps the values only: which dice they were is in the log
+        s.text(x0 + 80, y0, "the previous throw (the log says which dice)", class_="small muted")
+        for i, value in enumerate(view["last_roll"][:8]):
+            s.rect(x0 + i * 40, y0 + 8, 34, 30, rx=6, class_="die")
+            s.text(x0 + i * 40 + 17, y0 + 28, value, class_="small", text_anchor="middle", style="font-weight:600")
         return
     what, faces = d
     s.text(x0 + 80, y0, what, class_="small muted")

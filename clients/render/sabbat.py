@@ -120,7 +120,7 @@ def _slots(pic: Svg, view: dict, x: float, y: float, owners: list[int], cap: int
 
 def _location(pic: Svg, view: dict, l: int, x: float, y: float, w: float, h: float, cap: int) -> None:
     lid = D.LOC_IDS[l]
-    pic.rect(x, y, w, h, rx=8, class_="panel", data_target=lid)
+    pic.rect(x, y, w, h, rx=8, class_="panel", data_target=lid, tip=D.LOC_NAMES[l])
     if l < D.NREG:
         pic.text(x + 7, y + 16, f"{D.LOC_NAMES[l]}  {D.REGION_VP[l]} VP", style="font-weight:600")
         gate = view["gates"].get(lid)

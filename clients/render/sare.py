@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from clients.narrate.sare import BUILDING, PHASE, SCENARIO, card_name, piece_target, space_target
+from clients.narrate.sare import BUILDING, PHASE, SCENARIO, card_name, piece_name, piece_target, space_target
 from clients.render.common import SEAT_MARKS, Svg, seat_label
 from protocol.games.sare.data import CARAVAN_MAX, COLS, NILE, N_SPACES, RED, WH_CAP
 
@@ -80,7 +80,8 @@ def _header(d: Svg, view: dict, names: list[str]) -> None:
            f"{' · Architect variant' if view['architect'] else ''} · {phase}", class_="title")
     who = view["to_act"]
     wait = WAITING.get(view["stage"], view["stage"])
-    line = (f"Waiting for {seat_label(names, who)}: {wait}" if who is not None and view["phase"] != "over"
+    whom = "you" if who is not None and who == view.get("seat") else seat_label(names, who) if who is not None else ""
+    line = (f"Waiting for {whom}: {wait}" if who is not None and view["phase"] != "over"
             else f"Waiting for {wait}")
     if "result" in view:
         r = view["result"]
@@ -268,7 +269,9 @@ def _site(d: Svg, view: dict, p: int, x0: float, y0: float) -> None:
         by_space.setdefault(pc["space"], []).append(pc)
     for s in range(N_SPACES):
         x, y = x0 + (s % COLS) * cw, y0 + (s // COLS) * ch
-        d.rect(x, y, cw - 2, ch - 2, class_="nile" if s in NILE else "space", data_target=space_target(p, s))
+        d.rect(x, y, cw - 2, ch - 2, class_="nile" if s in NILE else "space", data_target=space_target(p, s),
+               tip=f"space {s}{' (Nile bank)' if s in NILE else ''} of seat {p}: "
+                   + (", ".join(piece_name(pc) for pc in by_space.get(s, [])) or "empty"))
         d.text(x + 3, y + 10, str(s), class_="small muted")
         pcs = by_space.get(s, [])
         # a production building takes half a space (a second may join it); any other takes it all
@@ -280,7 +283,7 @@ def _site(d: Svg, view: dict, p: int, x0: float, y0: float) -> None:
 def _piece(d: Svg, p: int, pc: dict, x: float, y: float, w: float, h: float) -> None:
     built = pc["built"]
     cls = f"seat{p} seatline{p} built" if built else f"seatline{p} project"
-    d.rect(x, y, w, h, rx=3, class_=cls, data_target=piece_target(p, pc["index"]))
+    d.rect(x, y, w, h, rx=3, class_=cls, data_target=piece_target(p, pc["index"]), tip=piece_name(pc))
     kind = pc["kind"]
     cx = x + w / 2
     if kind == "pyramid":

@@ -2,6 +2,8 @@
 // to this player's own node. It draws the board the node renders, the log of what happened,
 // and the legal moves: by clicking a place on the board, or a button grouped by kind.
 
+import { RULES } from "./rules.js";
+
 const $ = (id) => document.getElementById(id);
 const KIND_TITLES = {
   act: ["Your move", ""],
@@ -9,7 +11,13 @@ const KIND_TITLES = {
   return: ["Put a card back face down", "The others will not see which card you return."],
 };
 const latencies = (window.caravanLatencies = []);   // ms from the node applying an event to this picture
-let state = { hello: null, decide: null, group: null, seat: null, closed: false };
+let state = { hello: null, decide: null, group: null, seat: null, closed: false, sent: null, board: null,
+              mine: false, warned: new Set() };
+const seatName = (s) => {
+  const names = (state.hello && state.hello.names) || [];
+  return s === state.seat ? "you" : names[s] && names[s] !== `seat ${s}` ? names[s] : `seat ${s}`;
+};
+const listNames = (seats) => seats.map(seatName).join(", ");
 
 // ------------------------------------------------------------------ settings
 const auto = $("auto");
@@ -18,6 +26,17 @@ auto.addEventListener("change", () => {
   localStorage.setItem("caravan.auto", auto.checked ? "1" : "0");
   if (auto.checked && state.decide && state.decide.actions.length === 1) send(state.decide.actions[0].id);
 });
+const sound = $("sound");
+sound.checked = localStorage.getItem("caravan.sound") === "1";          // off by default
+sound.addEventListener("change", () => localStorage.setItem("caravan.sound", sound.checked ? "1" : "0"));
+const notify = $("notify");
+function showNotifyState() {
+  const p = window.Notification ? Notification.permission : "unsupported";
+  notify.textContent = p === "granted" ? "notifications on" : p === "denied" ? "notifications blocked" : "notify me";
+  notify.disabled = p !== "default";
+}
+if (window.Notification) notify.addEventListener("click", () => Notification.requestPermission().then(showNotifyState));
+showNotifyState();
 const THEMES = ["system", "light", "dark"];
 function setTheme(t) {
   document.documentElement.classList.remove("light", "dark");
@@ -47,16 +66,26 @@ function connect() {
   };
 }
 function send(actionId) {
-  if (!state.decide || !ws || ws.readyState !== WebSocket.OPEN) return;
-  ws.send(JSON.stringify({ type: "act", decision: state.decide.decision, action: actionId }));
+  // a second click (a double-click, a click on the next picture) on an answered decision is ignored
+  if (!state.decide || state.sent === state.decide.decision || !ws || ws.readyState !== WebSocket.OPEN) return;
+  const d = state.decide;
+  state.sent = d.decision;
+  if (d.kind === "commit") {
+    const a = d.actions.find((x) => x.id === actionId);
+    sessionStorage.setItem(choiceKey(), a ? a.text : "");
+  }
+  ws.send(JSON.stringify({ type: "act", decision: d.decision, action: actionId }));
 }
+const choiceKey = () => `caravan.choice.${state.hello ? state.hello.game_id : ""}`;
 
 // ------------------------------------------------------------------ messages
 function handle(msg) {
   switch (msg.type) {
     case "hello":
       state.hello = msg; state.seat = msg.seat;
-      document.title = `${msg.title} — Caravan`;
+      setTurn(!!state.decide);
+      $("chat").hidden = false;
+      showRules(msg.game, msg.title);
       $("title").textContent = msg.title;
       const name = msg.names ? msg.names[msg.seat] : `seat ${msg.seat}`;
       $("me").textContent = name === `seat ${msg.seat}` ? `you are seat ${msg.seat} of ${msg.seats}`
@@ -69,17 +98,21 @@ function handle(msg) {
       break;
     case "event": addEvent(msg); break;
     case "board":
-      $("board").innerHTML = msg.svg;
-      $("status").textContent = msg.status;
+      state.board = msg;
+      showBoard(msg.svg);
+      showStatus();
       markTargets();
       if (msg.at) requestAnimationFrame(() => latencies.push(Date.now() - msg.at * 1000));
       break;
     case "decide": showDecide(msg); break;
+    case "chat": addChat(msg); break;
+    case "chat_history": $("chat-log").replaceChildren(); msg.lines.forEach(addChat); break;
     case "decided":
       if (state.decide && state.decide.decision === msg.decision) hideDecide();
       break;
     case "error": showError(msg.message); break;
-    case "result": showResult(msg.result); break;
+    case "result": showResult(msg.result); showFiles(msg); break;
+    case "result_files": showFiles(msg); break;
   }
 }
 
@@ -95,6 +128,102 @@ function addEvent(msg) {
   log.scrollTop = log.scrollHeight;
 }
 
+// ------------------------------------------------------------------ your turn: title, icon, sound, notification
+const ICON = (colour) => "data:image/svg+xml," + encodeURIComponent(
+  `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><circle cx="8" cy="8" r="7" fill="${colour}"/></svg>`);
+function setTurn(mine) {
+  const title = state.hello ? state.hello.title : "Caravan";
+  document.title = mine ? `● Your turn — ${title}` : `${title} — Caravan`;
+  $("favicon").href = ICON(mine ? "#e6550d" : "#8a8172");
+  document.body.classList.toggle("my-turn", mine);
+  if (mine && !state.mine) {
+    if (sound.checked) beep();
+    if (document.hidden && window.Notification && Notification.permission === "granted")
+      new Notification(`Your turn — ${title}`, { body: "Caravan: a decision waits for you.", tag: "caravan-turn" });
+  }
+  state.mine = mine;
+}
+function beep() {
+  try {
+    const ctx = new AudioContext(), osc = ctx.createOscillator(), gain = ctx.createGain();
+    osc.frequency.value = 660; gain.gain.value = 0.08;
+    osc.connect(gain).connect(ctx.destination);
+    osc.start(); osc.stop(ctx.currentTime + 0.18);
+  } catch (e) { /* no audio here: the title and icon still say it */ }
+}
+
+// ------------------------------------------------------------------ the status line and the clock
+function showStatus() {
+  const b = state.board;
+  if (!b) return;
+  const chosen = b.chosen || [], waiting = b.waiting || [];
+  let text = b.status;
+  if (chosen.length && waiting.length) {
+    const others = chosen.filter((s) => s !== state.seat).map((s) => `${seatName(s)} has chosen`);
+    const mine = chosen.includes(state.seat)
+      ? [`You chose ${sessionStorage.getItem(choiceKey()) || "in secret"} — hidden until everyone reveals`] : [];
+    text = [...mine, ...others].join("; ") + `; waiting for ${listNames(waiting)}`;
+  } else if (!chosen.length) {
+    sessionStorage.removeItem(choiceKey());
+  }
+  $("status").textContent = text;
+  tick();
+}
+const fmt = (sec) => { sec = Math.max(0, Math.round(sec)); return sec >= 60 ? `${Math.floor(sec / 60)}:${String(sec % 60).padStart(2, "0")}` : `${sec} s`; };
+function tick() {
+  const b = state.board, clock = $("clock");
+  const limit = (state.hello && state.hello.time_limit) || 0;
+  if (!b || !b.since || state.closed || !(b.waiting || []).length) { clock.hidden = true; return; }
+  const silent = Date.now() / 1000 - b.since;
+  clock.hidden = false;
+  const key = `${b.since}`;
+  if (state.decide && (b.waiting || []).includes(state.seat) && limit) {
+    const left = limit - silent;
+    clock.textContent = `Clock: ${fmt(left)} left before the others may record you as silent`;
+    clock.className = "clock" + (left <= 10 ? " urgent" : left <= 60 ? " warn" : "");
+    for (const at of [60, 10]) {
+      if (limit > at && left <= at && !state.warned.has(key + at)) {
+        state.warned.add(key + at);
+        showWarning(`${at} s left: after that the others may record you as silent.`);
+      }
+    }
+  } else {
+    const others = (b.waiting || []).filter((s) => s !== state.seat);
+    if (!others.length) { clock.hidden = true; return; }
+    clock.className = "clock";
+    clock.textContent = `Clock: ${listNames(others)} silent for ${fmt(silent)}` +
+      (limit ? ` (may be recorded silent after ${fmt(limit)})` : "");
+  }
+}
+setInterval(tick, 500);
+function showWarning(text) {
+  const box = $("warning");
+  box.textContent = "⚠ " + text; box.hidden = false;
+  if (sound.checked) beep();
+  clearTimeout(showWarning.timer);
+  showWarning.timer = setTimeout(() => { box.hidden = true; }, 8000);
+}
+
+// ------------------------------------------------------------------ chat
+function addChat(msg) {
+  const log = $("chat-log");
+  const li = document.createElement("li");
+  const who = document.createElement("b");
+  who.textContent = (msg.seat === state.seat ? "you" : String(msg.name)) + ": ";
+  li.append(who, document.createTextNode(String(msg.text)));      // always text, never markup
+  if (msg.seat === state.seat) li.className = "mine";
+  log.appendChild(li);
+  while (log.children.length > 200) log.firstChild.remove();
+  log.scrollTop = log.scrollHeight;
+}
+$("chat-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const input = $("chat-text");
+  if (!input.value.trim() || !ws || ws.readyState !== WebSocket.OPEN) return;
+  ws.send(JSON.stringify({ type: "chat", text: input.value }));
+  input.value = "";
+});
+
 function showError(text) {
   const box = $("error");
   box.textContent = text; box.hidden = false;
@@ -102,45 +231,167 @@ function showError(text) {
   showError.timer = setTimeout(() => { box.hidden = true; }, 6000);
 }
 
+const LABELS = { scores: "Final score", vp: "Victory points", chimaeras: "Chimaeras (5 VP each)",
+                 tile_dinars: "Dinars from tiles", animals: "Animals" };
+const GAME_LABELS = { sare: { scores: "Progress toward the goal" }, nomads: { scores: "Dinars (with tiles)" },
+                      sabbat: { scores: "Score (VP + 5 per chimaera)" } };
+const TIE_BREAKS = { nomads: ["animals", "the most animals"],
+                     sare: ["", "the most built administrative buildings, then the Pyramid (the rulebook's tie-breaks)"] };
+
+function showRules(game, title) {
+  const box = $("rules-body");
+  box.replaceChildren();
+  $("rules-title").textContent = `How to play ${title}`;
+  for (const [head, text] of RULES[game] || []) {
+    const h = document.createElement("h3"); h.textContent = head;
+    const p = document.createElement("p"); p.textContent = text;
+    box.append(h, p);
+  }
+  $("rules").hidden = !(RULES[game] || []).length;
+}
+
 function showResult(result) {
   state.closed = true;
   hideDecide();
+  $("clock").hidden = true;
+  $("status").textContent = "the game is over";
   const names = (state.hello && state.hello.names) || [];
   const who = (s) => names[s] && names[s] !== `seat ${s}` ? `${names[s]} (seat ${s})` : `seat ${s}`;
-  $("status").textContent = "the game is over";
-  let text = result ? `Won by ${result.winners.map(who).join(" and ")}.` : "The game ended without a result.";
-  if (result && result.scores) text += " Scores: " + result.scores.map((v, s) => `${who(s)} ${v}`).join(", ") + ".";
-  $("result-text").textContent = text;
+  $("result-text").textContent = result ? `Won by ${result.winners.map(who).join(" and ")}.` : "The game ended without a result.";
+  const table = $("result-table");
+  table.replaceChildren();
+  if (result && result.scores) {
+    const rows = Object.keys(result).filter((k) => Array.isArray(result[k]) && result[k].length === result.scores.length
+      && k !== "winners");
+    rows.sort((a, b) => (a === "scores" ? 1 : b === "scores" ? -1 : 0));       // the total last
+    const head = table.createTHead().insertRow();
+    for (const h of ["", ...result.scores.map((_, s) => who(s))]) {
+      const th = document.createElement("th"); th.textContent = h; th.scope = "col"; head.appendChild(th);
+    }
+    const body = table.createTBody();
+    for (const k of rows) {
+      const tr = body.insertRow();
+      const th = document.createElement("th"); th.scope = "row"; const game = state.hello && state.hello.game;
+      th.textContent = (GAME_LABELS[game] || {})[k] || LABELS[k] || k.replace(/_/g, " ");
+      tr.appendChild(th);
+      result[k].forEach((v, s) => { const td = tr.insertCell(); td.textContent = v; if (result.winners.includes(s)) td.className = "win"; });
+    }
+    const best = Math.max(...result.scores);
+    const tied = result.scores.filter((v) => v === best).length;
+    const tb = TIE_BREAKS[state.hello && state.hello.game];
+    $("result-tie").textContent = tied > result.winners.length && tb ? `Tied on score: the tie was broken by ${tb[1]}.`
+      : tied > 1 ? "A tie: the winners share the victory." : "";
+  }
+  if (result && result.reason) $("result-tie").textContent += ` The game ended: ${result.reason}.`;
   $("result").hidden = false;
 }
 
+/** The game-over panel's verify badge and links: the transcript and its replay page (blobs:
+ * the node stops once the page has them, so nothing is fetched later). */
+function showFiles(msg) {
+  const box = $("result-files");
+  box.replaceChildren();
+  if (msg.verify) {
+    const badge = document.createElement("p");
+    badge.className = `badge ${msg.verify.kind}`; badge.textContent = msg.verify.text;
+    box.appendChild(badge);
+  }
+  const link = (text, blob, name) => {
+    const a = document.createElement("a");
+    a.textContent = text; a.href = URL.createObjectURL(blob);
+    if (name) a.download = name; else a.target = "_blank";
+    box.appendChild(a); box.append(" ");
+  };
+  if (msg.replay) link("watch the replay", new Blob([msg.replay], { type: "text/html" }));
+  if (msg.transcript) {
+    const bytes = Uint8Array.from(atob(msg.transcript), (c) => c.charCodeAt(0));
+    link("download the transcript", new Blob([bytes], { type: "application/octet-stream" }), "game.caravan");
+  }
+  if (msg.transcript_path) {
+    const p = document.createElement("p");
+    p.className = "note"; p.textContent = `Kept at ${msg.transcript_path}; check it any time with caravan verify.`;
+    box.appendChild(p);
+  }
+}
+
+// ------------------------------------------------------------------ the board: zoom and pan
+let zoom = null;                // null: fit the width; a number: times the picture's own size
+function minFont(svg) {
+  let min = Infinity;
+  for (const t of svg.querySelectorAll("text")) {
+    const f = parseFloat(getComputedStyle(t).fontSize);
+    if (f > 0) min = Math.min(min, f);
+  }
+  return min === Infinity ? 12 : min;
+}
+function showBoard(html) {
+  const box = $("board"), wrap = $("board-wrap");
+  const left = wrap.scrollLeft, top = wrap.scrollTop;
+  box.innerHTML = html;
+  applyZoom();
+  wrap.scrollLeft = left; wrap.scrollTop = top;
+}
+function applyZoom() {
+  const svg = $("board").querySelector("svg");
+  if (!svg) return;
+  const w = Number(svg.getAttribute("width")), h = Number(svg.getAttribute("height"));
+  // at phone width the board opens at the zoom that makes its smallest text 12 CSS px (pan to see it all)
+  let z = zoom;
+  if (z === null && window.innerWidth < 700) z = Math.max(1, 12 / minFont(svg));
+  if (z === null) { svg.style.width = ""; svg.style.maxWidth = "100%"; svg.style.height = "auto"; }
+  else { svg.style.maxWidth = "none"; svg.style.width = `${w * z}px`; svg.style.height = `${h * z}px`; }
+  $("zoom-level").textContent = z === null ? "fit" : `${Math.round(z * 100)}%`;
+}
+function currentZoom() {
+  const svg = $("board").querySelector("svg");
+  return svg ? svg.getBoundingClientRect().width / Number(svg.getAttribute("width")) : 1;
+}
+$("zoom-in").addEventListener("click", () => { zoom = Math.min(4, currentZoom() * 1.25); applyZoom(); });
+$("zoom-out").addEventListener("click", () => { zoom = Math.max(0.3, currentZoom() / 1.25); applyZoom(); });
+$("zoom-fit").addEventListener("click", () => { zoom = null; applyZoom(); });
+window.addEventListener("resize", applyZoom);
+
 // ------------------------------------------------------------------ deciding
 function showDecide(msg) {
-  state.decide = msg; state.group = null;
+  state.decide = msg; state.group = null; state.sent = null;
+  $("error").hidden = true;                // an old error belongs to an old decision
   $("decide").dataset.decision = msg.decision;
   if (auto.checked && msg.actions.length === 1) { send(msg.actions[0].id); return; }
+  setTurn(true);
   const [title, note] = KIND_TITLES[msg.kind] || ["Your decision", ""];
   $("decide-title").textContent = title;
-  $("decide-note").textContent = note + (hasTargets() ? " Click a highlighted place on the board, or choose below." : "");
+  $("decide-note").textContent = note + (hasTargets() ? " Click a highlighted place on the board, or choose below." : "")
+    + " Number keys choose, Esc goes back.";
   $("decide").hidden = false;
+  showGroups();
+  markTargets();
+  tick();
+}
+
+function showGroups() {
+  const msg = state.decide;
   const groups = [...new Set(msg.actions.map((a) => a.group))];
   const groupsBox = $("groups");
   groupsBox.replaceChildren();
+  state.group = null;
   if (groups.length > 1 && msg.actions.length > 8) {
     for (const g of groups) {
-      const n = msg.actions.filter((a) => a.group === g).length;
+      const members = msg.actions.filter((a) => a.group === g);
       const b = document.createElement("button");
       b.type = "button"; b.className = "group"; b.dataset.group = g;
-      b.textContent = n > 1 ? `${g} (${n})` : g;
-      b.addEventListener("click", () => selectGroup(state.group === g ? null : g));
+      // a group of one move plays it at once: its button says the move
+      const only = members[0].text;
+      b.textContent = members.length > 1 ? `${g} (${members.length})`
+        : only.toLowerCase().startsWith(g.toLowerCase()) ? only : `${g}: ${only}`;
+      b.title = members.length > 1 ? `${members.length} moves of this kind` : members[0].text;
+      b.addEventListener("click", () => members.length === 1 ? send(members[0].id) : selectGroup(state.group === g ? null : g));
       groupsBox.appendChild(b);
     }
     renderMoves([]);
-    if (groups.length === 1) selectGroup(groups[0]);
   } else {
     renderMoves(msg.actions, groups.length > 1);
   }
-  markTargets();
+  numberKeys();
 }
 
 function selectGroup(g) {
@@ -148,6 +399,9 @@ function selectGroup(g) {
   for (const b of $("groups").children) b.classList.toggle("selected", b.dataset.group === g);
   renderMoves(g === null ? [] : state.decide.actions.filter((a) => a.group === g));
   markTargets();
+  numberKeys();
+  const first = $("moves").querySelector("button");
+  if (first) first.scrollIntoView({ block: "nearest" });
 }
 
 function renderMoves(actions, withGroups = false) {
@@ -162,15 +416,39 @@ function renderMoves(actions, withGroups = false) {
     }
     const b = document.createElement("button");
     b.type = "button"; b.className = "move"; b.dataset.action = a.id;
-    b.textContent = a.text;
+    b.textContent = a.text; b.title = `${a.group}: ${a.text}`;
     b.addEventListener("click", () => send(a.id));
     box.appendChild(b);
   }
 }
 
+/** The buttons number keys choose: the moves listed, else the kinds of move. */
+function keyed() {
+  const moves = [...$("moves").querySelectorAll("button.move")];
+  return moves.length ? moves : [...$("groups").querySelectorAll("button.group")];
+}
+function numberKeys() {
+  for (const b of document.querySelectorAll("#decide button")) b.removeAttribute("aria-keyshortcuts");
+  keyed().slice(0, 9).forEach((b, i) => {
+    b.setAttribute("aria-keyshortcuts", String(i + 1));
+    b.dataset.key = i + 1;
+  });
+}
+document.addEventListener("keydown", (e) => {
+  if (!state.decide || e.ctrlKey || e.metaKey || e.altKey || /^(INPUT|TEXTAREA|SELECT)$/.test(e.target.tagName)) return;
+  if (/^[1-9]$/.test(e.key)) {
+    const b = keyed()[Number(e.key) - 1];
+    if (b) { e.preventDefault(); b.click(); }
+  } else if (e.key === "Escape") {
+    e.preventDefault();
+    showGroups(); markTargets();
+  }
+});
+
 function hideDecide() {
   state.decide = null; state.group = null;
   $("decide").hidden = true;
+  setTurn(false);
   markTargets();
 }
 
@@ -179,18 +457,44 @@ function candidates() {
   return state.decide.actions.filter((a) => a.target !== null && a.target !== undefined &&
     (state.group === null || a.group === state.group));
 }
-function hasTargets() { return candidates().length > 0; }
+function hasTargets() { return candidates().length > 0 || groupTargets().size > 0; }
+
+/** Places that choose a kind of move first (a move's `group_target`: Sa-Rê's setup picks the
+ * Warehouse's space, then the Master Builder's), while no kind is chosen. */
+function groupTargets() {
+  const out = new Map();
+  if (!state.decide || state.group !== null) return out;
+  for (const a of state.decide.actions) if (a.group_target) out.set(a.group_target, a.group);
+  return out;
+}
 
 function markTargets() {
   const byTarget = new Map();
-  for (const a of candidates()) {
+  const firsts = groupTargets();
+  for (const a of firsts.size ? [] : candidates()) {
     if (!byTarget.has(a.target)) byTarget.set(a.target, []);
     byTarget.get(a.target).push(a);
   }
   for (const el of $("board").querySelectorAll("[data-target]")) {
-    const list = byTarget.get(el.dataset.target);
-    el.classList.toggle("legal", !!list);
-    el.onclick = list ? () => (list.length === 1 ? send(list[0].id) : renderMoves(list, true)) : null;
+    const list = byTarget.get(el.dataset.target), first = firsts.get(el.dataset.target);
+    const tip = el.dataset.tip || (el.querySelector("title") || {}).textContent || el.dataset.target;
+    el.dataset.tip = tip;
+    el.classList.toggle("legal", !!(list || first));
+    if (first) {
+      el.setAttribute("tabindex", "0"); el.setAttribute("role", "button");
+      el.setAttribute("aria-label", `${tip}: ${first}`);
+      el.onclick = () => selectGroup(first);
+      el.onkeydown = (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); el.onclick(); } };
+    } else if (list) {
+      const what = list.length === 1 ? list[0].text : `${list.length} moves`;
+      el.setAttribute("tabindex", "0"); el.setAttribute("role", "button");
+      el.setAttribute("aria-label", `${tip}: ${what}`);
+      el.onclick = () => (list.length === 1 ? send(list[0].id) : (renderMoves(list, true), numberKeys()));
+      el.onkeydown = (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); el.onclick(); } };
+    } else {
+      el.removeAttribute("tabindex"); el.setAttribute("role", "img"); el.setAttribute("aria-label", tip);
+      el.onclick = null; el.onkeydown = null;
+    }
   }
 }
 

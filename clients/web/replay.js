@@ -39,7 +39,13 @@
     slider.value = i;
     $("stepno").textContent = `step ${i} of ${steps.length - 1} (message #${steps[i].message})`;
     items[i].forEach((li) => li.classList.add("now"));
-    if (items[i].length) items[i][0].scrollIntoView({ block: "nearest" });
+    // the result only at the last step (no spoiler); the log scrolls itself, never the window
+    $("result").hidden = i !== steps.length - 1;
+    if (items[i].length) {
+      const li = items[i][0];
+      if (li.offsetTop < log.scrollTop + log.offsetTop || li.offsetTop > log.scrollTop + log.offsetTop + log.clientHeight - 30)
+        log.scrollTop = li.offsetTop - log.offsetTop - log.clientHeight / 2;
+    }
   }
   function play() {
     if (timer) { clearInterval(timer); timer = null; $("play").textContent = "▶ play"; return; }
@@ -66,5 +72,5 @@
     if (THEMES[theme] !== "system") document.documentElement.classList.add(THEMES[theme]);
     $("theme").textContent = "theme: " + THEMES[theme];
   };
-  show(steps.length - 1);
+  show(0);
 })();

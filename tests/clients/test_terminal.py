@@ -86,6 +86,8 @@ def test_a_whole_game_at_the_terminal(tmp_path: Path, game: str, players: int, o
     assert asked > 0 and ("Your move" in out or "Your secret choice" in out)
     assert re.search(r"  • .+", out)                       # narration lines
     assert "Game over: won by" in out
+    assert out.count("Game over: won by") == 1                              # the result, once, in words:
+    assert "game over: won by seat" not in out and "scores [" not in out   # not again as a Python list
     assert "you are Ann, seat 0" in out                   # the player's chosen name
     assert re.search(r"Bot\d \(seat \d\)", out)           # and the others', from the lobby
     transcript = next((tmp_path / "seat0" / "games").glob("*/transcript.caravan"))

@@ -98,6 +98,14 @@ def test_a_whole_game_in_the_browser(tmp_path: Path, browser, game: str, players
         log = browser.find_elements(By.CSS_SELECTOR, "#log li")
         assert len(log) > 10                                  # narration reached the page
         assert "Won by" in browser.find_element(By.ID, "result-text").text
+        # game over: the score table, the verify badge and the transcript to keep
+        assert browser.find_elements(By.CSS_SELECTOR, "#result-table tbody tr")
+        deadline = time.monotonic() + 15                      # they follow the result
+        while not browser.find_elements(By.CSS_SELECTOR, "#result-files .badge") and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert "Verified" in browser.find_element(By.CSS_SELECTOR, "#result-files .badge.ok").text
+        links = [a.text for a in browser.find_elements(By.CSS_SELECTOR, "#result-files a")]
+        assert "download the transcript" in links
         transcript = host.wait_for("transcript", timeout=60)
         assert transcript["verified"] is True
         assert verify_bytes(Path(transcript["path"]).read_bytes()).ok

@@ -4,6 +4,7 @@ through the game; a broken transcript is shown broken, never as valid."""
 from __future__ import annotations
 
 import subprocess
+import time
 import sys
 from pathlib import Path
 
@@ -85,3 +86,42 @@ def test_files_that_are_not_transcripts(tmp_path: Path):
     junk.write_bytes(b"hello")
     done = replay(str(junk))
     assert done.returncode == 2 and "not a readable transcript" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_result_waits_for_the_last_step_and_a_narrow_replay_opens_at_the_top(transcript: Path, tmp_path: Path,
+                                                                                 browser):
+    page = tmp_path / "game.html"
+    assert replay(str(transcript), "--html", str(page)).returncode == 0
+    browser.set_window_size(390, 844)
+    browser.get(page.as_uri())
+    step = browser.find_element(By.ID, "stepno")
+    assert step.text.startswith("step 0 of")                # it opens at the start: no spoiler
+    assert not browser.find_element(By.ID, "result").is_displayed()
+    time.sleep(0.5)
+    assert browser.execute_script("return window.scrollY") == 0
+    browser.find_element(By.ID, "next").click()
+    assert browser.execute_script("return window.scrollY") == 0
+    assert not browser.find_element(By.ID, "result").is_displayed()
+    browser.find_element(By.ID, "last").click()
+    assert "Won by seat" in browser.find_element(By.ID, "result").text
+
+
+def test_a_tampered_transcript_has_no_result_in_a_green_frame(transcript: Path, tmp_path: Path, browser):
+    genesis, messages = load(transcript.read_bytes())
+    bad = bytearray(messages[10])
+    bad[-5] ^= 1
+    broken = tmp_path / "broken.caravan"
+    broken.write_bytes(dump(genesis, [*messages[:10], bytes(bad), *messages[11:]]))
+    page = tmp_path / "broken.html"
+    replay(str(broken), "--html", str(page))
+    browser.get(page.as_uri())
+    browser.find_element(By.ID, "last").click()
+    box = browser.find_element(By.ID, "result")
+    assert "No result" in box.text and "not valid" in box.text
+    colours = browser.execute_script(
+        "const s = getComputedStyle(document.documentElement);"
+        "return [getComputedStyle(arguments[0]).borderTopColor, s.getPropertyValue('--ok').trim()]", box)
+    probe = browser.execute_script("const d = document.createElement('div'); d.style.color = arguments[0];"
+                                   "document.body.appendChild(d); const c = getComputedStyle(d).color; d.remove();"
+                                   "return c", colours[1])
+    assert colours[0] != probe                                # not the colour that means "verified"

@@ -1,0 +1,173 @@
+"""Chat at the table: short signed lines between the seats of one game.
+
+A line is signed with the sender's game key and sent over the game's existing links (LAN or
+broker) as a `chat` frame beside the game frames. It is kept in the game folder
+(`chat.jsonl`, beside the transcript) and never enters the verified transcript: talk is not
+a move, a game's record must not change with what players said, and a player may delete
+the talk without touching the proof (specs/node.md "Chat"). Limits keep memory and disk
+bounded whatever a peer sends: MAX_TEXT characters a line, RATE_LINES lines per RATE_WINDOW
+seconds per seat, the last KEEP lines in memory and MAX_FILE bytes on disk.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections import deque
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+from protocol import wire
+from protocol.identity import SigningKey, verify
+
+log = logging.getLogger("caravan.chat")
+
+MAX_TEXT = 400
+"""Characters in one line."""
+MAX_BODY = 4096
+"""Bytes of a signed line (text in UTF-8 plus its envelope)."""
+RATE_LINES, RATE_WINDOW = 5, 10.0
+"""A seat may send this many lines per window; more are refused (sender) or dropped (receiver)."""
+KEEP = 200
+"""Lines held in memory (and sent to a page that connects)."""
+MAX_FILE = 1 << 20
+"""Bytes of chat.jsonl; past this, new lines are shown but no longer stored."""
+FILE = "chat.jsonl"
+DOMAIN = "caravan-chat-v1"
+
+
+class ChatError(ValueError):
+    """A line that is refused: the message says why, in one line."""
+
+
+def clean(text: Any) -> str:
+    """What a person typed, as one line of printable characters (line breaks become spaces)."""
+    if type(text) is not str:
+        raise ChatError("a chat line must be text")
+    text = " ".join(text.splitlines())
+    text = "".join(c for c in text if c.isprintable()).strip()
+    if not text:
+        raise ChatError("an empty chat line is not sent")
+    if len(text) > MAX_TEXT:
+        raise ChatError(f"a chat line holds at most {MAX_TEXT} characters (this one has {len(text)})")
+    return text
+
+
+class RateLimit:
+    """At most `lines` per `window` seconds (a sliding window of send times; bounded by `lines`)."""
+
+    def __init__(self, lines: int = RATE_LINES, window: float = RATE_WINDOW):
+        self.lines, self.window = lines, window
+        self.times: deque[float] = deque(maxlen=lines)
+
+    def allow(self, now: float) -> bool:
+        if len(self.times) == self.lines and now - self.times[0] < self.window:
+            return False
+        self.times.append(now)
+        return True
+
+
+class Chat:
+    """One game's chat on this node: signs this seat's lines, checks and keeps the others'."""
+
+    def __init__(self, game_dir: Path, key: SigningKey, game_id: bytes, seats: list[bytes], names: list[str],
+                 clock: Callable[[], float] = time.time):
+        self.path = game_dir / FILE
+        self.key, self.game_id, self.seats, self.names = key, game_id, seats, names
+        self.seat = seats.index(key.public)
+        self.clock = clock
+        self.lines: deque[dict[str, Any]] = deque(maxlen=KEEP)
+        self.last_n: dict[int, int] = {}
+        self.limits = {s: RateLimit() for s in range(len(seats))}
+        self.listeners: list[Callable[[dict[str, Any]], None]] = []
+        self.send: Callable[[dict[str, Any]], Awaitable[None]] | None = None
+        """Sends a frame to every linked peer (set by the game node)."""
+        self.refused = 0
+        self._load()
+
+    # ------------------------------------------------------------------ this seat speaks
+    async def say(self, text: Any) -> dict[str, Any]:
+        """Sign, keep and send one line typed at this seat; ChatError when it is refused."""
+        text = clean(text)
+        now = self.clock()
+        if not self.limits[self.seat].allow(now):
+            raise ChatError(f"slow down: at most {RATE_LINES} chat lines per {RATE_WINDOW:.0f} s")
+        n = max(self.last_n.get(self.seat, 0) + 1, int(now * 1000))
+        body = wire.encode([DOMAIN, self.game_id, self.key.public, n, text])
+        frame = {"t": "chat", "b": body, "s": self.key.sign(body)}
+        line = self._accept(self.seat, n, text, body, frame["s"], now)
+        if self.send is not None:
+            await self.send(frame)
+        return line
+
+    # ------------------------------------------------------------------ a peer speaks
+    def receive(self, link_seat: int, frame: dict[str, Any]) -> dict[str, Any] | None:
+        """A `chat` frame from the peer at `link_seat`: the shown line, or None when refused
+        (logged; the link stays up: chat never stops a game)."""
+        try:
+            if not self.limits[link_seat].allow(self.clock()):
+                raise ChatError(f"more than {RATE_LINES} lines in {RATE_WINDOW:.0f} s")
+            seat, n, text, body, sig = self._check(frame)
+        except ChatError as exc:
+            self.refused += 1
+            log.warning("seat %d: chat line from the link of seat %d refused: %s", self.seat, link_seat, exc)
+            return None
+        return self._accept(seat, n, text, body, sig, self.clock())
+
+    def _check(self, frame: dict[str, Any]) -> tuple[int, int, str, bytes, bytes]:
+        body, sig = frame.get("b"), frame.get("s")
+        if type(body) is not bytes or type(sig) is not bytes or len(body) > MAX_BODY or len(sig) != 64:
+            raise ChatError("not a chat line")
+        try:
+            domain, game_id, author, n, text = wire.decode(body)
+        except (wire.WireError, ValueError, TypeError):
+            raise ChatError("not a chat line") from None
+        if domain != DOMAIN or game_id != self.game_id:
+            raise ChatError("a chat line of another game")
+        if type(author) is not bytes or author not in self.seats:
+            raise ChatError("the line's key holds no seat in this game")
+        seat = self.seats.index(author)
+        if not verify(author, sig, body):
+            raise ChatError(f"the signature of seat {seat}'s line does not verify")
+        if type(n) is not int or n <= self.last_n.get(seat, 0):
+            raise ChatError(f"seat {seat}'s line is old or repeated")
+        if type(text) is not str or clean(text) != text:
+            raise ChatError(f"seat {seat}'s line is not one line of printable text")
+        return seat, n, text, body, sig
+
+    # ------------------------------------------------------------------ keeping
+    def _accept(self, seat: int, n: int, text: str, body: bytes, sig: bytes, now: float) -> dict[str, Any]:
+        self.last_n[seat] = n
+        line = {"type": "chat", "seat": seat, "name": self.names[seat], "text": text, "at": now}
+        self.lines.append(line)
+        self._store({"seat": seat, "n": n, "at": now, "text": text, "body": body.hex(), "sig": sig.hex()})
+        for listener in list(self.listeners):
+            listener(line)
+        return line
+
+    def _store(self, record: dict[str, Any]) -> None:
+        data = (json.dumps(record, ensure_ascii=False) + "\n").encode()
+        try:
+            if self.path.exists() and self.path.stat().st_size + len(data) > MAX_FILE:
+                return
+            with self.path.open("ab") as fh:
+                fh.write(data)
+        except OSError as exc:
+            log.warning("seat %d: could not keep a chat line in %s: %s", self.seat, self.path, exc.strerror)
+
+    def _load(self) -> None:
+        """The last KEEP lines of an earlier session (a resumed node, a reloaded page)."""
+        try:
+            records = self.path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):
+            return
+        for raw in records:
+            try:
+                r = json.loads(raw)
+                seat, n, text, at = int(r["seat"]), int(r["n"]), clean(r["text"]), float(r["at"])
+                self.names[seat]
+            except (ValueError, KeyError, TypeError, IndexError, ChatError):
+                continue
+            self.last_n[seat] = max(self.last_n.get(seat, 0), n)
+            self.lines.append({"type": "chat", "seat": seat, "name": self.names[seat], "text": text, "at": at})

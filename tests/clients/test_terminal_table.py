@@ -1,0 +1,113 @@
+"""The terminal client at the table, without a network: what it prints around a prompt."""
+
+from __future__ import annotations
+
+import io
+import threading
+
+import trio
+
+from clients.terminal import TerminalClient
+
+
+def _moves(view, legal, kind):
+    return [{"text": f"move {a}", "group": "moves", "target": None} for a in legal]
+
+
+class Keyboard:
+    """Lines a person types, each only once the test lets it through."""
+
+    def __init__(self):
+        self.lines: list[str] = []
+        self.ready = threading.Semaphore(0)
+
+    def type(self, line: str) -> None:
+        self.lines.append(line)
+        self.ready.release()
+
+    def readline(self) -> str:
+        self.ready.acquire(timeout=20)
+        return self.lines.pop(0) if self.lines else ""
+
+
+def _client(keyboard: Keyboard, time_limit: int = 0) -> tuple[TerminalClient, io.StringIO]:
+    out = io.StringIO()
+    client = TerminalClient("sabbat", 0, ["Ann", "Bob"], _moves, out=out, readline=keyboard.readline)
+    client.time_limit = time_limit
+    return client, out
+
+
+async def _decide(client, keyboard, during):
+    async with trio.open_nursery() as nursery:
+        result = []
+
+        async def ask():
+            result.append(await client(_view(), [10, 20, 30], "act"))
+        nursery.start_soon(ask)
+        await during()
+    return result[0]
+
+
+def _view():
+    return {}
+
+
+def test_an_event_during_the_prompt_shows_the_prompt_again_and_the_turn_rings(monkeypatch):
+    monkeypatch.setattr("clients.render.text", lambda game, view, names: "(the board)")
+    keyboard = Keyboard()
+    client, out = _client(keyboard)
+
+    async def during():
+        await trio.sleep(0.3)
+        await client.event({"text": "Bob moved", "seat": 1})
+        await trio.sleep(0.1)
+        keyboard.type("2\n")
+    assert trio.run(_decide, client, keyboard, during) == 20
+    text = out.getvalue()
+    assert "\a" in text                                             # the bell: your turn
+    after = text.split("Bob moved", 1)[1]
+    assert after.startswith("\n") and "choose 1-3: " in after         # asked again below the event
+    assert text.split("  • Bob moved")[0].endswith("choose 1-3: \n")   # not glued to the prompt
+
+
+def test_the_clock_warns_before_the_others_may_record_you_silent(monkeypatch):
+    monkeypatch.setattr("clients.render.text", lambda game, view, names: "(the board)")
+    keyboard = Keyboard()
+    client, out = _client(keyboard, time_limit=11)
+
+    async def during():
+        await trio.sleep(1.6)
+        keyboard.type("1\n")
+    assert trio.run(_decide, client, keyboard, during) == 10
+    text = out.getvalue()
+    assert "11 s before the others may record you as silent" in text
+    assert "10 s left" in text and "60 s left" not in text
+
+
+def test_a_colon_line_is_said_to_the_table_and_the_game_over_line_is_said_once(monkeypatch):
+    monkeypatch.setattr("clients.render.text", lambda game, view, names: "(the board)")
+    keyboard = Keyboard()
+    client, out = _client(keyboard)
+    said = []
+
+    class FakeChat:
+        listeners: list = []
+
+        async def say(self, text):
+            said.append(text)
+            for listener in self.listeners:
+                listener({"seat": 0, "name": "Ann", "text": text})
+    client.attach_chat(FakeChat())
+
+    async def during():
+        keyboard.type(":good luck\n")
+        await trio.sleep(0.3)
+        FakeChat.listeners[0]({"seat": 1, "name": "Bob", "text": "you too"})
+        keyboard.type("3\n")
+    assert trio.run(_decide, client, keyboard, during) == 30
+    assert said == ["good luck"]
+    text = out.getvalue()
+    assert "[chat] you: good luck" in text and "[chat] Bob: you too" in text
+    trio.run(client.result, {"winners": [1], "scores": [3, 7]})
+    over = out.getvalue().split("Game over", 1)[1]
+    assert ": won by Bob. Scores: Ann 3, Bob 7." in over and "[" not in over
