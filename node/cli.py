@@ -118,7 +118,7 @@ def _failed(args: argparse.Namespace, seat: Any, exc: BaseException) -> int:
     known = (LobbyError, LookupError, ValueError, OSError, ConnectionError)
     text = str(exc).strip().replace("\n", " ") if isinstance(exc, known) else f"{type(exc).__name__}: {exc}"
     game_id = getattr(seat, "game_id", None)
-    if game_id:
+    if game_id and getattr(exc, "resumable", True):
         text += f" (game {game_id[:16]} can continue with: caravan resume {game_id[:16]})"
     print(f"caravan {args.command}: {text or type(exc).__name__}", file=sys.stderr, flush=True)
     return EXIT_FAILED

@@ -141,7 +141,12 @@ class GameNode:
         self._rebuilt_at: dict[int, tuple[int, ...]] = {}   # peer -> this node's counts at its last rebuild
         self._rebuilt_by: dict[int, tuple[int, ...]] = {}   # peer -> the rebuilt state it last named
         self._resend_at = 0.0
-        self._replay()
+        store.lock()                             # one process per game folder (GameLocked otherwise)
+        try:
+            self._replay()
+        except BaseException:
+            store.close()
+            raise
 
     # ------------------------------------------------------------------ state
     def _replay(self) -> None:
@@ -788,6 +793,12 @@ class GameNode:
             self.bound_port = listeners[0].socket.getsockname()[1]
         if self.session.n == 1:
             self.recovered = True
+        try:
+            return await self._run(task_status, dial_all, listeners)
+        finally:
+            self.store.close()                      # the log, and the game's lock
+
+    async def _run(self, task_status, dial_all: bool, listeners: list[trio.SocketListener] | None) -> dict[str, Any] | None:
         async with trio.open_nursery() as nursery:
             if listeners:
                 nursery.start_soon(trio.serve_listeners, self._incoming, listeners)
@@ -822,7 +833,6 @@ class GameNode:
                         while not self.everyone_has_everything():
                             await trio.sleep(SYNC_INTERVAL / 2)
             nursery.cancel_scope.cancel()
-        self.store.close()
         return self.session.result() if self.outcome == "complete" else None
 
     def cut(self, seat: int) -> None:

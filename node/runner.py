@@ -311,6 +311,7 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
             peers["relay"] = seat.relay.with_credentials()     # peers.json is private (0600)
         store = GameStore.create(seat.data_dir, setup.genesis_raw, setup.game_id,
                                  {"secret": setup.secret, "committed": wire.encode([]), "seat": setup.seat}, peers)
+    store.lock()                                    # before anything starts: one process per game
     seat.game_id = setup.game_id.hex()
     status = seat.status
     async with trio.open_nursery() as nursery:
@@ -537,6 +538,7 @@ async def join(target: str | None, seat: Seat, discovery_port: int = discovery.D
 async def resume(game_prefix: str, seat: Seat) -> dict[str, Any] | None:
     """Restart a stored game after a crash: replay, reconnect, resync, continue."""
     store = GameStore.find(seat.data_dir, game_prefix)
+    store.lock()                                    # before its port or broker is touched
     secrets = store.secrets()
     peers = store.peers()
     seat.port = seat.port or int(peers.get("port") or 0)
