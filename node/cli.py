@@ -17,7 +17,7 @@ from protocol import games
 
 from . import cli_checks as check
 from .cli_checks import UsageError
-from .cli_tools import (cmd_discover, cmd_games, cmd_options, cmd_simulate, cmd_verify, data_dir, json_line,
+from .cli_tools import (cmd_discover, cmd_games, cmd_options, cmd_simulate, cmd_verify, data_dir,
                         setup_logging)
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -106,7 +106,7 @@ def _paused(args: argparse.Namespace, seat: Any) -> int:
                 else "left before the game started; nothing to resume")
         fields, kind = {}, "closed"
     if args.json:
-        json_line(kind, text=text, **fields)
+        seat.status(text, kind, **fields)            # through the node's non-blocking stdout
     if args.client == "terminal":
         print(file=sys.stderr)                       # the cursor may sit after a prompt, or after ^C
     print(text, file=sys.stderr, flush=True)

@@ -25,7 +25,7 @@ from protocol import abandon, engine as E, games, genesis as G, wire
 from protocol.identity import fingerprint
 from protocol.verify import verify_bytes
 
-from . import discovery, lobby, mdns
+from . import discovery, lobby, mdns, output
 from .client_api import BotDecider, ClientDecider, TcpClientPort, spawn_bot, stdio_channel
 from .game import GameNode, Progress
 from .store import GameStore, load_identity
@@ -52,8 +52,8 @@ class Status:
     def __call__(self, text: str, kind: str = "status", **fields: Any) -> None:
         if self.lobby_page is not None and kind in ("lobby", "invite", "hint", "status", "bots", "genesis", "warning"):
             self.lobby_page(text)
-        if self.json_lines:
-            print(json.dumps({"type": kind, "text": text, **fields}, default=str), flush=True)
+        if self.json_lines:                     # never blocks: a reader may stop reading (node/output.py)
+            output.stdout().line(json.dumps({"type": kind, "text": text, **fields}, default=str))
         elif not self.quiet:
             if self.console is not None:
                 self.console.print(text, markup=False)

@@ -72,11 +72,12 @@ def collect(proc: subprocess.Popen, deadline: float) -> tuple[int, list[dict]]:
     """Exit code and JSON lines of a node, waiting until `deadline` (time.monotonic) at most;
     a node still running then is killed and reported as -9 (a hang)."""
     try:
-        out, _ = proc.communicate(timeout=max(0.1, deadline - time.monotonic()))
+        proc.wait(timeout=max(0.1, deadline - time.monotonic()))
     except subprocess.TimeoutExpired:
         proc.kill()
-        out, _ = proc.communicate()
+        proc.wait()
         return -9, []
+    out = proc.stdout.read()
     lines = []
     for line in (out or "").splitlines():
         try:
