@@ -9,9 +9,13 @@ node missing any number of messages catches up from whoever holds them.
 Liveness and one truth per game (specs/node.md "Stalls", specs/protocol.md §11): a node
 signs nothing before it has heard from every peer how many of its own messages they hold
 and caught up to that (a lost log never makes it sign a used seq again); when the game
-waits too long for other seats, it signs one abandon statement for the exact state, signs
-nothing after it, and stops once a complete record is known (the one on the earliest
-state, if several exist); without one it gives up after a stated time.
+waits too long for other seats, it *proposes* to abandon them for the exact state — a
+promise that binds only once every other seat that would sign has proposed the same — and
+plays on meanwhile; with every proposal in, it signs the abandon statement, signs nothing
+after it, and stops once a complete record is known (the one on the earliest state, if
+several exist). So one node's view of silence (a fast clock, a one-sided link) never costs
+it its seat. A node that cannot form a record (its co-signers are gone) gives up after a
+stated time; one that hears from nobody at all stops too.
 """
 
 from __future__ import annotations
@@ -125,6 +129,11 @@ class GameNode:
         self.history: list[Snapshot] = []
         self._by_counts: dict[tuple[int, ...], Snapshot] = {}
         self.vote: Snapshot | None = None        # the state whose abandon statement this seat signed
+        self.proposed: dict[tuple[int, ...], Snapshot] = {}      # states this seat proposed to abandon
+        self.proposals: dict[tuple[int, ...], set[int]] = {}    # state counts -> seats that proposed it
+        self.latest_proposal: Snapshot | None = None
+        self.unplaced_proposals: dict[int, dict] = {}   # proposer -> its latest proposal for a state not reached yet
+        self.heard: dict[int, float] = {}        # seat -> when (trio clock) a frame of it last arrived
         self.votes: dict[tuple[int, ...], dict[int, bytes]] = {}   # state counts -> verified signatures
         self.unplaced_votes: dict[int, dict] = {}       # voter -> its latest vote for a state not reached yet
         self.unplaced_records: dict[int, dict] = {}     # sender -> a record for a state not reached yet
@@ -136,7 +145,6 @@ class GameNode:
         self.outcome: str | None = None          # "complete", "abandoned", "gave-up", "store-failed"
         self.outcome_text = ""
         self.recovered = False                   # every peer told us how many of our messages it holds
-        self.paused_at: int | None = None        # state length during which this process was stopped
         self.unauthenticated = 0
         self._rebuilt_at: dict[int, tuple[int, ...]] = {}   # peer -> this node's counts at its last rebuild
         self._rebuilt_by: dict[int, tuple[int, ...]] = {}   # peer -> the rebuilt state it last named
@@ -202,6 +210,10 @@ class GameNode:
             if self._holds(frame["h"]):
                 del self.unplaced_votes[voter]
                 self._on_vote(frame)
+        for proposer, frame in list(self.unplaced_proposals.items()):
+            if self._holds(frame["h"]):
+                del self.unplaced_proposals[proposer]
+                self._on_proposal(proposer, frame)
         for sender, frame in list(self.unplaced_records.items()):
             if self._holds(frame["h"]):
                 del self.unplaced_records[sender]
@@ -242,7 +254,8 @@ class GameNode:
         if snap.digest != digest:
             return None
         old = self._rebuilt_by.get(who)
-        if old is not None and old != key and old != self.record_counts and (self.vote is None or self.vote.counts != old):
+        if (old is not None and old != key and old != self.record_counts and old not in self.proposed
+                and (self.vote is None or self.vote.counts != old)):
             self._by_counts.pop(old, None)
             self.votes.pop(old, None)
         self._rebuilt_by[who] = key
@@ -406,7 +419,7 @@ class GameNode:
             await old.aclose()
         log.debug("seat %d: link to seat %d (%s) up", self.seat, seat, conn.address)
         await self._send(seat, conn, {"t": "heads", "h": self.counts()})
-        for frame in self._abandon_frames():
+        for frame in self._abandon_frames(recent=8):
             await self._send(seat, conn, frame)
         scope = trio.CancelScope()
         self.scopes[seat] = scope
@@ -427,6 +440,7 @@ class GameNode:
         if type(frame) is not dict:
             raise FrameError("a frame is not a map")
         t = frame.get("t")
+        self.heard[seat] = self._now()
         if t == "msg" and type(frame.get("m")) is bytes:
             await self._ingest(frame["m"], seat, conn.address)
         elif (t == "heads" and type(frame.get("h")) is list and len(frame["h"]) == self.session.n
@@ -436,6 +450,10 @@ class GameNode:
             await self._resend(seat, conn, frame["h"])
         elif t == "abandon" and self._vote_shape_ok(frame):
             self._on_vote(frame)
+        elif t == "propose" and self._statement_shape_ok({**frame, "by": seat}):
+            reply = self._on_proposal(seat, frame)
+            if reply is not None:
+                await self._send(seat, conn, reply)
         elif t == "record" and type(frame.get("r")) is bytes and len(frame["r"]) <= 1 << 16:
             self._on_record(seat, frame)
         else:
@@ -599,9 +617,11 @@ class GameNode:
         return max(MIN_GIVE_UP, GIVE_UP_FACTOR * self.genesis.time_limit)
 
     async def _watchdog(self) -> None:
-        """Sign one abandon statement when the seats the game waits for stay silent longer
-        than the genesis's time limit (never naming this node's own seat), re-send it with
-        back-off, and give up when no record completes within give_up_after()."""
+        """Propose to abandon the seats the game waits for when they stay silent longer than
+        the genesis's time limit (never naming this node's own seat), re-send the proposal (or
+        the signed statement) with back-off, and give up when no record can form: this node
+        signed and no record followed, or a seat that would have to sign is not heard from,
+        for give_up_after()."""
         limit = self.genesis.time_limit
         if not limit:
             return
@@ -616,9 +636,9 @@ class GameNode:
             cur = self.history[-1]
             if now - last > max(1.5, limit / 2):
                 # this process was stopped (SIGSTOP, a suspended machine): it did not watch the
-                # others meanwhile, so it names no one for this state and waits for them
+                # others meanwhile, so it watches this state afresh from now on
                 log.info("seat %d: this node was paused %.1f s", self.seat, now - last)
-                self.paused_at = cur.length
+                cur.since = now
                 if stall_since is not None:
                     stall_since += now - last
             last = now
@@ -628,22 +648,87 @@ class GameNode:
                 stall_since = stall_since if stall_since is not None else now
             elif self.vote is None:
                 stall_since = None
-            if (self.vote is None and self.recovered and cur.stalled and self.seat not in cur.stalled
-                    and self.paused_at != cur.length and not self._signed_final() and now - cur.since >= limit):
-                self._sign_vote(cur)
-                log.info("seat %d: seats %s silent for %d s; signed an abandon statement", self.seat,
+            if self._maybe_propose(cur):
+                log.info("seat %d: seats %s silent for %d s; proposed to abandon them", self.seat,
                          list(cur.stalled), limit)
                 backoff = 1.0
-            if self.vote is not None and now >= self._resend_at:
+            if self._maybe_sign(cur):
+                backoff = 1.0
+            resend = self.vote is not None or self.latest_proposal is cur
+            if resend and now >= self._resend_at:
                 await self._send_abandon_frames()
                 self._resend_at, backoff = now + backoff, min(backoff * 2, max(2.0, limit))
-            if stall_since is not None and now - stall_since >= self.give_up_after():
+            if (stall_since is not None and now - stall_since >= self.give_up_after()
+                    and (self.vote is not None or not self.recovered or self._cosigner_gone(cur, now))):
                 why = (f"could not hear from every peer how many of this seat's messages they hold"
                        if not self.recovered else f"waiting for {self.session.describe_need()}")
                 self._finish("gave-up", f"gave up after {self.give_up_after():.0f} s without an agreed "
                                         f"abandon record ({why}); the transcript is unfinished")
                 return
             self._check_records()
+
+    def _cosigner_gone(self, snap: Snapshot, now: float) -> bool:
+        """A seat that would have to sign a record for this state has sent nothing for
+        give_up_after(): no record can form (while every co-signer is heard, a record may yet
+        form, or the game go on: this node's own clock alone never ends its game)."""
+        signers = [s for s in range(self.session.n) if s != self.seat and s not in snap.stalled]
+        return any(now - self.heard.get(s, -1e9) >= self.give_up_after() for s in signers)
+
+    def _eligible(self, snap: Snapshot) -> bool:
+        """This node may still propose or sign for `snap`: it names others only, is not at its
+        final, has recovered its chain and signed no statement."""
+        return (self.vote is None and self.recovered and bool(snap.stalled) and self.seat not in snap.stalled
+                and not self._signed_final())
+
+    def _maybe_propose(self, snap: Snapshot) -> bool:
+        """Propose `snap` once this node itself held it for the time limit (now or before):
+        a record then needs every signer's own clock to have seen the whole limit pass."""
+        if snap.counts in self.proposed or not self._eligible(snap):
+            return False
+        held = (snap.until if snap.until is not None else self._now()) - snap.since
+        if held < self.genesis.time_limit:
+            return False
+        self.proposed[snap.counts] = snap
+        self.proposals.setdefault(snap.counts, set()).add(self.seat)
+        self.latest_proposal = snap
+        self._resend_at = 0.0                           # the watchdog sends it at its next tick
+        self._maybe_sign(snap)
+        return True
+
+    def _maybe_sign(self, snap: Snapshot) -> bool:
+        """Sign the statement for `snap` when this node proposed it and so did every other
+        seat that must sign: each of them has promised to sign it too, so nobody who signs
+        is left alone (even if the game moved on meanwhile here)."""
+        if snap.counts not in self.proposed or not self._eligible(snap):
+            return False
+        have = self.proposals.get(snap.counts, set()) | set(self.votes.get(snap.counts, {}))
+        if not all(s in have for s in range(self.session.n) if s not in snap.stalled):
+            return False
+        self._sign_vote(snap)
+        log.info("seat %d: every other signer proposed it too; signed the abandon statement naming seats %s",
+                 self.seat, list(snap.stalled))
+        return True
+
+    def _proposal_frame(self, snap: Snapshot) -> dict:
+        return {"t": "propose", "stalled": list(snap.stalled), "length": snap.length, "digest": self._digest(snap),
+                "h": list(snap.counts)}
+
+    def _on_proposal(self, seat: int, frame: dict) -> dict | None:
+        """Seat `seat` proposes to abandon a state: checked against this node's snapshot of it
+        (one unchecked proposal per seat for a state not reached yet). Returns this node's
+        own proposal of that state, if any, as the answer (so both learn it)."""
+        if not self._holds(frame["h"]):
+            self.unplaced_proposals[seat] = frame
+            return None
+        snap = self._state_at(frame["h"], frame["digest"], seat)
+        if snap is None or tuple(frame["stalled"]) != snap.stalled:
+            return None
+        known = seat in self.proposals.get(snap.counts, set())
+        self.proposals.setdefault(snap.counts, set()).add(seat)
+        self._maybe_propose(snap)
+        self._maybe_sign(snap)
+        self._check_records()
+        return self._proposal_frame(snap) if snap.counts in self.proposed and not known else None
 
     def _sign_vote(self, snap: Snapshot) -> None:
         digest = self._digest(snap)
@@ -653,28 +738,32 @@ class GameNode:
         self._resend_at = 0.0                           # the watchdog sends it at its next tick
         self._wake()
 
-    def _abandon_frames(self) -> list[dict]:
+    def _abandon_frames(self, recent: int = 1) -> list[dict]:
         """What this node tells a peer about abandoning: the record it holds, else its own
-        vote and every signature it holds for that statement."""
+        vote and every signature it holds for that statement, else its `recent` latest
+        proposals."""
         if self.abandon_record is not None:
             return [{"t": "record", "r": self.abandon_record, "h": list(self.record_counts),
                      "digest": self.record_rank[1]}]
         snap = self.vote
         if snap is None:
-            return []
+            return [self._proposal_frame(p) for p in list(self.proposed.values())[-recent:]]
         return [{"t": "abandon", "stalled": list(snap.stalled), "length": snap.length, "digest": self._digest(snap),
                  "h": list(snap.counts), "sig": sig, "by": voter}
                 for voter, sig in sorted(self.votes.get(snap.counts, {}).items())]
 
-    def _vote_shape_ok(self, frame: dict) -> bool:
+    def _statement_shape_ok(self, frame: dict) -> bool:
+        """A proposal's or a vote's statement fields are well formed, `by` not named stalled."""
         n = self.session.n
         stalled, by = frame.get("stalled"), frame.get("by")
         return (type(stalled) is list and 0 < len(stalled) < n and all(type(x) is int for x in stalled)
                 and stalled == sorted(set(stalled)) and 0 <= stalled[0] and stalled[-1] < n
                 and type(frame.get("length")) is int and frame["length"] >= 0
                 and type(frame.get("digest")) is bytes and len(frame["digest"]) == 32
-                and type(frame.get("sig")) is bytes and len(frame["sig"]) == 64
                 and type(by) is int and 0 <= by < n and by not in stalled and self._counts_ok(frame))
+
+    def _vote_shape_ok(self, frame: dict) -> bool:
+        return self._statement_shape_ok(frame) and type(frame.get("sig")) is bytes and len(frame["sig"]) == 64
 
     def _counts_ok(self, frame: dict) -> bool:
         h = frame.get("h")
@@ -696,18 +785,10 @@ class GameNode:
         if snap is None or stalled != snap.stalled:
             return
         self.votes.setdefault(snap.counts, {})[frame["by"]] = frame["sig"]
-        self._maybe_join(snap)
+        self.proposals.setdefault(snap.counts, set()).add(frame["by"])     # a signature is a proposal too
+        self._maybe_propose(snap)
+        self._maybe_sign(snap)
         self._check_records()
-
-    def _maybe_join(self, snap: Snapshot) -> None:
-        """Co-sign another seat's statement for a state this node held (now or before) for at
-        least half the time limit, if it has signed no statement and no final yet."""
-        held = (snap.until if snap.until is not None else self._now()) - snap.since
-        if (self.vote is None and self.recovered and snap.stalled and self.seat not in snap.stalled
-                and self.paused_at != snap.length and not self._signed_final()
-                and held >= self.genesis.time_limit / 2):
-            self._sign_vote(snap)
-            log.info("seat %d: co-signed the abandon statement naming seats %s", self.seat, list(snap.stalled))
 
     async def _send_abandon_frames(self) -> None:
         for frame in self._abandon_frames():
