@@ -51,6 +51,9 @@ MIN_GIVE_UP = 10.0
 """A node that sees a stall and no complete abandon record gives up (exit 1, unfinished
 transcript) GIVE_UP_FACTOR × the time limit (at least MIN_GIVE_UP s) after noticing it; a
 node holding a record keeps announcing it that long at most, until every peer has it."""
+ALONE_AFTER = 60.0
+"""A node that hears nothing from any other seat's node for this long stops (with or without a
+time limit): a resumed node whose peers all finished or left would otherwise wait forever."""
 MAX_UNAUTHENTICATED = 32
 """Incoming connections still in their handshake; more are refused at once."""
 MAX_EARLY_BYTES = 8 << 20
@@ -730,6 +733,25 @@ class GameNode:
         self._check_records()
         return self._proposal_frame(snap) if snap.counts in self.proposed and not known else None
 
+    async def _watch_company(self) -> None:
+        """Stop when no other seat's node has sent anything for ALONE_AFTER seconds: say so,
+        and keep what this node holds (a later `caravan resume` fetches the rest from any
+        peer that is back)."""
+        if self.session.n == 1:
+            return
+        started = trio.current_time()
+        while not self.finished.is_set():
+            await trio.sleep(1.0)
+            last = max(self.heard.values(), default=started)
+            if trio.current_time() - last >= ALONE_AFTER:
+                where = ("the game was at its final signatures" if self.session.need is not None
+                         and self.session.need.kind == "final" else f"waiting for {self.session.describe_need()}")
+                self._finish("gave-up", f"no other seat's node has answered for {ALONE_AFTER:.0f} s (they may have "
+                                        f"finished or left; {where}): stopped with {len(self.session.log)} "
+                                        f"messages kept — caravan resume {self.session.game_id.hex()[:16]} "
+                                        f"fetches the rest once any of them is back")
+                return
+
     def _sign_vote(self, snap: Snapshot) -> None:
         digest = self._digest(snap)
         sig = abandon.sign(self.key, self.session.game_id, list(snap.stalled), snap.length, digest)
@@ -891,6 +913,7 @@ class GameNode:
             nursery.start_soon(self._sync)
             nursery.start_soon(self._play_to_the_end)
             nursery.start_soon(self._watchdog)
+            nursery.start_soon(self._watch_company)
             task_status.started(self.bound_port)
             await self.finished.wait()
             if self.outcome != "store-failed":
