@@ -36,7 +36,7 @@ from protocol.session import ProofJob, Session
 
 from .frames import MAX_FRAME, Connection, FrameError
 from .handshake import HandshakeError, handshake
-from .store import GameStore, StoreError, StoreWriteError
+from .store import CannotContinue, GameStore, StoreWriteError
 
 log = logging.getLogger("caravan.node")
 
@@ -112,12 +112,16 @@ class GameNode:
         self.engine = games.get(self.genesis.game)
         self.session = Session(self.genesis, self.engine)
         if key.public not in self.genesis.seats:
-            raise StoreError(f"this node's key ({fingerprint(key.public)}, identity.key) holds no seat in game "
-                             f"{self.genesis.game_id.hex()[:16]}: use the --data-dir the game was played from")
+            raise CannotContinue(f"this node's key ({fingerprint(key.public)}, identity.key) holds no seat in game "
+                                 f"{self.genesis.game_id.hex()[:16]}: use the --data-dir the game was played from")
         self.seat = self.genesis.seats.index(key.public)
         secrets = store.secrets()
-        self.player = Player(self.session, self.seat, key, secrets["secret"],
-                             Player.load_secrets(secrets["committed"]))
+        try:
+            self.player = Player(self.session, self.seat, key, secrets["secret"],
+                                 Player.load_secrets(secrets["committed"]))
+        except ValueError as exc:
+            raise CannotContinue(f"{store.dir / 'secrets.bin'} is not this seat's ({exc}); restore this game's "
+                                 "secrets.bin from a backup of this data directory") from None
         self.conns: dict[int, Connection] = {}
         self.scopes: dict[int, trio.CancelScope] = {}
         self.peer_heads: dict[int, list[int]] = {}
@@ -137,6 +141,8 @@ class GameNode:
         self.latest_proposal: Snapshot | None = None
         self.unplaced_proposals: dict[int, dict] = {}   # proposer -> its latest proposal for a state not reached yet
         self.heard: dict[int, float] = {}        # seat -> when (trio clock) a frame of it last arrived
+        self.longest_pause = 0.0                 # seconds this process was stopped (SIGSTOP), at most
+        self.down_for = 0.0                      # seconds since the stored log last changed (a resumed node's downtime)
         self.votes: dict[tuple[int, ...], dict[int, bytes]] = {}   # state counts -> verified signatures
         self.unplaced_votes: dict[int, dict] = {}       # voter -> its latest vote for a state not reached yet
         self.unplaced_records: dict[int, dict] = {}     # sender -> a record for a state not reached yet
@@ -153,6 +159,7 @@ class GameNode:
         self._rebuilt_by: dict[int, tuple[int, ...]] = {}   # peer -> the rebuilt state it last named
         self._resend_at = 0.0
         store.lock()                             # one process per game folder (GameLocked otherwise)
+        self.down_for = store.idle_for()
         try:
             self._replay()
         except BaseException:
@@ -290,6 +297,11 @@ class GameNode:
         return self.recovered and self.vote is None and self.outcome is None
 
     def _finish(self, outcome: str, text: str) -> None:
+        limit, away = self.genesis.time_limit, max(self.longest_pause, self.down_for)
+        if outcome == "gave-up" and limit and away > limit and not self.session.complete:
+            text += (f"; this seat was away for {away:.0f} s (stopped, or not running), longer than the time "
+                     f"limit of {limit} s, so the others have probably abandoned it (their transcripts then end "
+                     f"with a record naming seat {self.seat})")
         if self.outcome in (None, "gave-up") or (outcome == "abandoned" and self.outcome == "abandoned"):
             self.outcome, self.outcome_text = outcome, text
         self.finished.set()
@@ -641,6 +653,7 @@ class GameNode:
                 # this process was stopped (SIGSTOP, a suspended machine): it did not watch the
                 # others meanwhile, so it watches this state afresh from now on
                 log.info("seat %d: this node was paused %.1f s", self.seat, now - last)
+                self.longest_pause = max(self.longest_pause, now - last)
                 cur.since = now
                 if stall_since is not None:
                     stall_since += now - last
@@ -857,7 +870,7 @@ class GameNode:
             return
         self.abandon_record, self.record_frames = raw, self._frames(snap)
         self.record_counts, self.record_rank = snap.counts, (snap.length, self._digest(snap))
-        stalled = ", ".join(str(s) for s in snap.stalled)
+        stalled = ", ".join(str(s) for s in snap.stalled) + (" (this seat)" if self.seat in snap.stalled else "")
         self._finish("abandoned", f"abandoned by seat {stalled}: no message within {self.genesis.time_limit} s; "
                                   f"the record is co-signed by seats "
                                   f"{', '.join(str(s) for s in range(self.session.n) if s not in snap.stalled)}")

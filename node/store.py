@@ -16,6 +16,7 @@ import fcntl
 import json
 import os
 import struct
+import time
 import zlib
 from pathlib import Path
 from typing import Any
@@ -32,16 +33,24 @@ _HEADER = struct.Struct(">II")          # length, CRC-32 of the message
 class StoreError(ValueError):
     """A stored file is missing, damaged or cannot be written; the text says which and
     what to do (one line, for the user)."""
+    resumable = True
+    """Whether `caravan resume` can continue the game once the cause is gone (the CLI then
+    says so); False where resuming cannot help."""
+
+
+class CannotContinue(StoreError):
+    """This seat cannot continue from this data directory as it is (no key for the seat, a
+    secret that is not the seat's): resuming would fail the same way."""
+    resumable = False
 
 
 class StoreWriteError(StoreError):
     """A write failed (disk full, I/O error): nothing more may be signed or sent."""
 
 
-class GameLocked(StoreError):
-    """Another live process runs this game from the same data directory."""
-    resumable = False
-    """Advice to run `caravan resume` would not help: the game is running already."""
+class GameLocked(CannotContinue):
+    """Another live process runs this game from the same data directory (it is running
+    already: resuming is what was just refused)."""
 
 
 def default_data_dir() -> Path:
@@ -89,7 +98,7 @@ def load_identity(data_dir: Path) -> SigningKey:
     if path.exists():
         seed = path.read_bytes()
         if len(seed) != 32:
-            raise StoreError(f"{path} is damaged ({len(seed)} bytes, not a 32-byte key); restore it from a "
+            raise CannotContinue(f"{path} is damaged ({len(seed)} bytes, not a 32-byte key); restore it from a "
                              "backup: games signed with it cannot be continued without it")
         return SigningKey.from_seed(seed)
     key = SigningKey.generate()
@@ -174,6 +183,15 @@ class GameStore:
     def exists(self) -> bool:
         return (self.dir / "genesis.bin").exists()
 
+    def idle_for(self) -> float:
+        """Seconds since the message log last changed (0 without one): how long a resumed
+        node was away from its game, near enough."""
+        import time
+        try:
+            return max(0.0, time.time() - (self.dir / "messages.log").stat().st_mtime)
+        except OSError:
+            return 0.0
+
     def lock(self) -> None:
         """Hold this game's lock (`lock`, with this process's id in it) until `close` or the
         process ends: a second process on the same game would sign messages this one does
@@ -240,7 +258,7 @@ class GameStore:
         except wire.WireError:
             ok = False
         if not ok:
-            raise StoreError(f"{path} is damaged; it holds this seat's per-game secret, which no one else has: "
+            raise CannotContinue(f"{path} is damaged; it holds this seat's per-game secret, which no one else has: "
                              "restore it from a backup, or this seat cannot continue (the others can abandon it)")
         return s
 
