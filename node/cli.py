@@ -17,7 +17,7 @@ from protocol import games
 
 from . import cli_checks as check
 from .cli_checks import UsageError
-from .cli_tools import (cmd_discover, cmd_games, cmd_options, cmd_simulate, cmd_verify, data_dir,
+from .cli_tools import (ReaderMayLeave, cmd_discover, cmd_games, cmd_options, cmd_simulate, cmd_verify, data_dir,
                         setup_logging)
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -358,9 +358,13 @@ def _load_extra_engines() -> None:
 def main(argv: list[str] | None = None) -> int:
     # SIGTERM stops like ^C until a node installs its own handler (then: paused, exit 130)
     previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    stdout, sys.stdout = sys.stdout, ReaderMayLeave(sys.stdout)     # `caravan games | head -1` ends quietly
     try:
-        return _main(argv)
+        code = _main(argv)
+        sys.stdout.flush()
+        return code
     finally:
+        sys.stdout = stdout
         signal.signal(signal.SIGTERM, previous)
 
 
