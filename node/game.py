@@ -298,7 +298,8 @@ class GameNode:
 
     def _finish(self, outcome: str, text: str) -> None:
         limit, away = self.genesis.time_limit, max(self.longest_pause, self.down_for)
-        if outcome == "gave-up" and limit and away > limit and not self.session.complete:
+        need = self.session.need
+        if outcome == "gave-up" and limit and away > limit and need is not None and need.kind != "final":
             text += (f"; this seat was away for {away:.0f} s (stopped, or not running), longer than the time "
                      f"limit of {limit} s, so the others have probably abandoned it (their transcripts then end "
                      f"with a record naming seat {self.seat})")

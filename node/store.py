@@ -192,6 +192,24 @@ class GameStore:
         except OSError:
             return 0.0
 
+    def running_in(self) -> str | None:
+        """The process id (as written in `lock`) of the live process running this game, if
+        any: a read-only probe, for `caravan games`."""
+        path = self.dir / "lock"
+        if path in _LOCKS_HELD:
+            return str(os.getpid())
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            return None                                 # nobody holds it
+        except OSError:
+            return os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "?"
+        finally:
+            os.close(fd)                                # (drops the probe's shared lock too)
+
     def lock(self) -> None:
         """Hold this game's lock (`lock`, with this process's id in it) until `close` or the
         process ends: a second process on the same game would sign messages this one does

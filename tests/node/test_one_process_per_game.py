@@ -16,7 +16,8 @@ import time
 import pytest
 
 from node.store import GameLocked, GameStore, StoreWriteError
-from protocol import wire
+from node.stored import stored_games
+from protocol import games, wire
 from protocol.verify import verify_bytes
 from tests.fixture_game import ENGINE
 from tests.helpers import make_genesis, new_table, play
@@ -74,9 +75,13 @@ def test_the_lock_belongs_to_one_process_and_goes_with_it(tmp_path):
         assert holder.stdout.readline().strip() == "locked"
         with pytest.raises(GameLocked, match=f"already running in process {holder.pid} "):
             store.lock()
+        games.register(ENGINE)
+        [listed] = stored_games(tmp_path)                  # caravan games says so, and no resume advice
+        assert f"running in process {holder.pid}" in listed.detail and "resume" not in listed.detail
     finally:
         holder.kill()
         holder.wait(timeout=10)
+    assert "caravan resume" in stored_games(tmp_path)[0].detail
     store.lock()                                        # its holder died: taken over
     store.lock()                                        # and idempotent in this process
     store.close()
