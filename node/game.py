@@ -52,8 +52,9 @@ MIN_GIVE_UP = 10.0
 transcript) GIVE_UP_FACTOR × the time limit (at least MIN_GIVE_UP s) after noticing it; a
 node holding a record keeps announcing it that long at most, until every peer has it."""
 ALONE_AFTER = 60.0
-"""A node that hears nothing from any other seat's node for this long stops (with or without a
-time limit): a resumed node whose peers all finished or left would otherwise wait forever."""
+"""A node that hears nothing from any other seat's node for this long after it starts (or,
+without a time limit, at any time) stops: a resumed node whose peers all finished or left
+would otherwise wait forever."""
 MAX_UNAUTHENTICATED = 32
 """Incoming connections still in their handshake; more are refused at once."""
 MAX_EARLY_BYTES = 8 << 20
@@ -748,14 +749,17 @@ class GameNode:
         return self._proposal_frame(snap) if snap.counts in self.proposed and not known else None
 
     async def _watch_company(self) -> None:
-        """Stop when no other seat's node has sent anything for ALONE_AFTER seconds: say so,
-        and keep what this node holds (a later `caravan resume` fetches the rest from any
-        peer that is back)."""
+        """Stop when no other seat's node has sent anything for ALONE_AFTER seconds — since
+        this run started, or (without a time limit, which would otherwise settle it) since
+        the last one went quiet: say so, and keep what this node holds (a later `caravan
+        resume` fetches the rest from any peer that is back)."""
         if self.session.n == 1:
             return
         started = trio.current_time()
         while not self.finished.is_set():
             await trio.sleep(1.0)
+            if self.heard and self.genesis.time_limit:
+                continue                                # a stall now goes by the time limit's rules
             last = max(self.heard.values(), default=started)
             if trio.current_time() - last >= ALONE_AFTER:
                 where = ("the game was at its final signatures" if self.session.need is not None
