@@ -17,7 +17,7 @@ from protocol import games
 
 from . import cli_checks as check
 from .cli_checks import UsageError
-from .cli_tools import (cmd_discover, cmd_games, cmd_options, cmd_simulate, cmd_verify, data_dir, json_line,
+from .cli_tools import (ReaderMayLeave, cmd_discover, cmd_games, cmd_options, cmd_simulate, cmd_verify, data_dir,
                         setup_logging)
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -106,7 +106,7 @@ def _paused(args: argparse.Namespace, seat: Any) -> int:
                 else "left before the game started; nothing to resume")
         fields, kind = {}, "closed"
     if args.json:
-        json_line(kind, text=text, **fields)
+        seat.status(text, kind, **fields)            # through the node's non-blocking stdout
     if args.client == "terminal":
         print(file=sys.stderr)                       # the cursor may sit after a prompt, or after ^C
     print(text, file=sys.stderr, flush=True)
@@ -118,7 +118,7 @@ def _failed(args: argparse.Namespace, seat: Any, exc: BaseException) -> int:
     known = (LobbyError, LookupError, ValueError, OSError, ConnectionError)
     text = str(exc).strip().replace("\n", " ") if isinstance(exc, known) else f"{type(exc).__name__}: {exc}"
     game_id = getattr(seat, "game_id", None)
-    if game_id:
+    if game_id and getattr(exc, "resumable", True):
         text += f" (game {game_id[:16]} can continue with: caravan resume {game_id[:16]})"
     print(f"caravan {args.command}: {text or type(exc).__name__}", file=sys.stderr, flush=True)
     return EXIT_FAILED
@@ -359,9 +359,13 @@ def _load_extra_engines() -> None:
 def main(argv: list[str] | None = None) -> int:
     # SIGTERM stops like ^C until a node installs its own handler (then: paused, exit 130)
     previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    stdout, sys.stdout = sys.stdout, ReaderMayLeave(sys.stdout)     # `caravan games | head -1` ends quietly
     try:
-        return _main(argv)
+        code = _main(argv)
+        sys.stdout.flush()
+        return code
     finally:
+        sys.stdout = stdout
         signal.signal(signal.SIGTERM, previous)
 
 

@@ -27,6 +27,39 @@ class _OneLine(logging.Formatter):
         return super().format(record).replace("\n", " ")
 
 
+class ReaderMayLeave:
+    """sys.stdout for a reader that may stop reading (`caravan games | head -1`): once the
+    pipe is closed, the rest of the output goes to /dev/null and the command ends as it
+    would have (its own exit code), with no BrokenPipeError."""
+
+    def __init__(self, stream: Any):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._reader_left()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._reader_left()
+
+    def _reader_left(self) -> None:
+        import os
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, self._stream.fileno())       # what is still buffered goes nowhere
+        finally:
+            os.close(devnull)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
 def setup_logging(args: argparse.Namespace, status: Callable[..., None] | None = None) -> None:
     """Debug logs with -v; without, warnings are one line each. The discovery warnings (an
     interface the beacon cannot reach) go to the node's status, so --json reports them."""

@@ -9,9 +9,13 @@ node missing any number of messages catches up from whoever holds them.
 Liveness and one truth per game (specs/node.md "Stalls", specs/protocol.md §11): a node
 signs nothing before it has heard from every peer how many of its own messages they hold
 and caught up to that (a lost log never makes it sign a used seq again); when the game
-waits too long for other seats, it signs one abandon statement for the exact state, signs
-nothing after it, and stops once a complete record is known (the one on the earliest
-state, if several exist); without one it gives up after a stated time.
+waits too long for other seats, it *proposes* to abandon them for the exact state — a
+promise that binds only once every other seat that would sign has proposed the same — and
+plays on meanwhile; with every proposal in, it signs the abandon statement, signs nothing
+after it, and stops once a complete record is known (the one on the earliest state, if
+several exist). So one node's view of silence (a fast clock, a one-sided link) never costs
+it its seat. A node that cannot form a record (its co-signers are gone) gives up after a
+stated time; one that hears from nobody at all stops too.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from protocol.session import ProofJob, Session
 
 from .frames import MAX_FRAME, Connection, FrameError
 from .handshake import HandshakeError, handshake
-from .store import GameStore, StoreError, StoreWriteError
+from .store import CannotContinue, GameStore, StoreWriteError
 
 log = logging.getLogger("caravan.node")
 
@@ -47,6 +51,10 @@ MIN_GIVE_UP = 10.0
 """A node that sees a stall and no complete abandon record gives up (exit 1, unfinished
 transcript) GIVE_UP_FACTOR × the time limit (at least MIN_GIVE_UP s) after noticing it; a
 node holding a record keeps announcing it that long at most, until every peer has it."""
+ALONE_AFTER = 60.0
+"""A node that hears nothing from any other seat's node for this long after it starts (or,
+without a time limit, at any time) stops: a resumed node whose peers all finished or left
+would otherwise wait forever."""
 MAX_UNAUTHENTICATED = 32
 """Incoming connections still in their handshake; more are refused at once."""
 MAX_EARLY_BYTES = 8 << 20
@@ -107,12 +115,16 @@ class GameNode:
         self.engine = games.get(self.genesis.game)
         self.session = Session(self.genesis, self.engine)
         if key.public not in self.genesis.seats:
-            raise StoreError(f"this node's key ({fingerprint(key.public)}, identity.key) holds no seat in game "
-                             f"{self.genesis.game_id.hex()[:16]}: use the --data-dir the game was played from")
+            raise CannotContinue(f"this node's key ({fingerprint(key.public)}, identity.key) holds no seat in game "
+                                 f"{self.genesis.game_id.hex()[:16]}: use the --data-dir the game was played from")
         self.seat = self.genesis.seats.index(key.public)
         secrets = store.secrets()
-        self.player = Player(self.session, self.seat, key, secrets["secret"],
-                             Player.load_secrets(secrets["committed"]))
+        try:
+            self.player = Player(self.session, self.seat, key, secrets["secret"],
+                                 Player.load_secrets(secrets["committed"]))
+        except ValueError as exc:
+            raise CannotContinue(f"{store.dir / 'secrets.bin'} is not this seat's ({exc}); restore this game's "
+                                 "secrets.bin from a backup of this data directory") from None
         self.conns: dict[int, Connection] = {}
         self.scopes: dict[int, trio.CancelScope] = {}
         self.peer_heads: dict[int, list[int]] = {}
@@ -127,6 +139,13 @@ class GameNode:
         self.history: list[Snapshot] = []
         self._by_counts: dict[tuple[int, ...], Snapshot] = {}
         self.vote: Snapshot | None = None        # the state whose abandon statement this seat signed
+        self.proposed: dict[tuple[int, ...], Snapshot] = {}      # states this seat proposed to abandon
+        self.proposals: dict[tuple[int, ...], set[int]] = {}    # state counts -> seats that proposed it
+        self.latest_proposal: Snapshot | None = None
+        self.unplaced_proposals: dict[int, dict] = {}   # proposer -> its latest proposal for a state not reached yet
+        self.heard: dict[int, float] = {}        # seat -> when (trio clock) a frame of it last arrived
+        self.longest_pause = 0.0                 # seconds this process was stopped (SIGSTOP), at most
+        self.down_for = 0.0                      # seconds since the stored log last changed (a resumed node's downtime)
         self.votes: dict[tuple[int, ...], dict[int, bytes]] = {}   # state counts -> verified signatures
         self.unplaced_votes: dict[int, dict] = {}       # voter -> its latest vote for a state not reached yet
         self.unplaced_records: dict[int, dict] = {}     # sender -> a record for a state not reached yet
@@ -138,13 +157,18 @@ class GameNode:
         self.outcome: str | None = None          # "complete", "abandoned", "gave-up", "store-failed"
         self.outcome_text = ""
         self.recovered = False                   # every peer told us how many of our messages it holds
-        self.paused_at: int | None = None        # state length during which this process was stopped
         self.unauthenticated = 0
         self._rebuilt_at: dict[int, tuple[int, ...]] = {}   # peer -> this node's counts at its last rebuild
         self._rebuilt_by: dict[int, tuple[int, ...]] = {}   # peer -> the rebuilt state it last named
         self._resend_at = 0.0
         self.chat: Any = None                    # node/chat.py: talk beside the game, never in the transcript
-        self._replay()
+        store.lock()                             # one process per game folder (GameLocked otherwise)
+        self.down_for = store.idle_for()
+        try:
+            self._replay()
+        except BaseException:
+            store.close()
+            raise
 
     # ------------------------------------------------------------------ state
     def _replay(self) -> None:
@@ -201,6 +225,10 @@ class GameNode:
             if self._holds(frame["h"]):
                 del self.unplaced_votes[voter]
                 self._on_vote(frame)
+        for proposer, frame in list(self.unplaced_proposals.items()):
+            if self._holds(frame["h"]):
+                del self.unplaced_proposals[proposer]
+                self._on_proposal(proposer, frame)
         for sender, frame in list(self.unplaced_records.items()):
             if self._holds(frame["h"]):
                 del self.unplaced_records[sender]
@@ -241,7 +269,8 @@ class GameNode:
         if snap.digest != digest:
             return None
         old = self._rebuilt_by.get(who)
-        if old is not None and old != key and old != self.record_counts and (self.vote is None or self.vote.counts != old):
+        if (old is not None and old != key and old != self.record_counts and old not in self.proposed
+                and (self.vote is None or self.vote.counts != old)):
             self._by_counts.pop(old, None)
             self.votes.pop(old, None)
         self._rebuilt_by[who] = key
@@ -273,6 +302,12 @@ class GameNode:
         return self.recovered and self.vote is None and self.outcome is None
 
     def _finish(self, outcome: str, text: str) -> None:
+        limit, away = self.genesis.time_limit, max(self.longest_pause, self.down_for)
+        need = self.session.need
+        if outcome == "gave-up" and limit and away > limit and need is not None and need.kind != "final":
+            text += (f"; this seat was away for {away:.0f} s (stopped, or not running), longer than the time "
+                     f"limit of {limit} s, so the others have probably abandoned it (their transcripts then end "
+                     f"with a record naming seat {self.seat})")
         if self.outcome in (None, "gave-up") or (outcome == "abandoned" and self.outcome == "abandoned"):
             self.outcome, self.outcome_text = outcome, text
         self.finished.set()
@@ -405,7 +440,7 @@ class GameNode:
             await old.aclose()
         log.debug("seat %d: link to seat %d (%s) up", self.seat, seat, conn.address)
         await self._send(seat, conn, {"t": "heads", "h": self.counts()})
-        for frame in self._abandon_frames():
+        for frame in self._abandon_frames(recent=8):
             await self._send(seat, conn, frame)
         scope = trio.CancelScope()
         self.scopes[seat] = scope
@@ -426,6 +461,7 @@ class GameNode:
         if type(frame) is not dict:
             raise FrameError("a frame is not a map")
         t = frame.get("t")
+        self.heard[seat] = self._now()
         if t == "msg" and type(frame.get("m")) is bytes:
             await self._ingest(frame["m"], seat, conn.address)
         elif (t == "heads" and type(frame.get("h")) is list and len(frame["h"]) == self.session.n
@@ -435,6 +471,10 @@ class GameNode:
             await self._resend(seat, conn, frame["h"])
         elif t == "abandon" and self._vote_shape_ok(frame):
             self._on_vote(frame)
+        elif t == "propose" and self._statement_shape_ok({**frame, "by": seat}):
+            reply = self._on_proposal(seat, frame)
+            if reply is not None:
+                await self._send(seat, conn, reply)
         elif t == "record" and type(frame.get("r")) is bytes and len(frame["r"]) <= 1 << 16:
             self._on_record(seat, frame)
         elif t == "chat":
@@ -601,9 +641,11 @@ class GameNode:
         return max(MIN_GIVE_UP, GIVE_UP_FACTOR * self.genesis.time_limit)
 
     async def _watchdog(self) -> None:
-        """Sign one abandon statement when the seats the game waits for stay silent longer
-        than the genesis's time limit (never naming this node's own seat), re-send it with
-        back-off, and give up when no record completes within give_up_after()."""
+        """Propose to abandon the seats the game waits for when they stay silent longer than
+        the genesis's time limit (never naming this node's own seat), re-send the proposal (or
+        the signed statement) with back-off, and give up when no record can form: this node
+        signed and no record followed, or a seat that would have to sign is not heard from,
+        for give_up_after()."""
         limit = self.genesis.time_limit
         if not limit:
             return
@@ -618,9 +660,10 @@ class GameNode:
             cur = self.history[-1]
             if now - last > max(1.5, limit / 2):
                 # this process was stopped (SIGSTOP, a suspended machine): it did not watch the
-                # others meanwhile, so it names no one for this state and waits for them
+                # others meanwhile, so it watches this state afresh from now on
                 log.info("seat %d: this node was paused %.1f s", self.seat, now - last)
-                self.paused_at = cur.length
+                self.longest_pause = max(self.longest_pause, now - last)
+                cur.since = now
                 if stall_since is not None:
                     stall_since += now - last
             last = now
@@ -630,22 +673,109 @@ class GameNode:
                 stall_since = stall_since if stall_since is not None else now
             elif self.vote is None:
                 stall_since = None
-            if (self.vote is None and self.recovered and cur.stalled and self.seat not in cur.stalled
-                    and self.paused_at != cur.length and not self._signed_final() and now - cur.since >= limit):
-                self._sign_vote(cur)
-                log.info("seat %d: seats %s silent for %d s; signed an abandon statement", self.seat,
+            if self._maybe_propose(cur):
+                log.info("seat %d: seats %s silent for %d s; proposed to abandon them", self.seat,
                          list(cur.stalled), limit)
                 backoff = 1.0
-            if self.vote is not None and now >= self._resend_at:
+            if self._maybe_sign(cur):
+                backoff = 1.0
+            resend = self.vote is not None or self.latest_proposal is cur
+            if resend and now >= self._resend_at:
                 await self._send_abandon_frames()
                 self._resend_at, backoff = now + backoff, min(backoff * 2, max(2.0, limit))
-            if stall_since is not None and now - stall_since >= self.give_up_after():
+            if (stall_since is not None and now - stall_since >= self.give_up_after()
+                    and (self.vote is not None or not self.recovered or self._cosigner_gone(cur, now))):
                 why = (f"could not hear from every peer how many of this seat's messages they hold"
                        if not self.recovered else f"waiting for {self.session.describe_need()}")
                 self._finish("gave-up", f"gave up after {self.give_up_after():.0f} s without an agreed "
                                         f"abandon record ({why}); the transcript is unfinished")
                 return
             self._check_records()
+
+    def _cosigner_gone(self, snap: Snapshot, now: float) -> bool:
+        """A seat that would have to sign a record for this state has sent nothing for
+        give_up_after(): no record can form (while every co-signer is heard, a record may yet
+        form, or the game go on: this node's own clock alone never ends its game)."""
+        signers = [s for s in range(self.session.n) if s != self.seat and s not in snap.stalled]
+        return any(now - self.heard.get(s, -1e9) >= self.give_up_after() for s in signers)
+
+    def _eligible(self, snap: Snapshot) -> bool:
+        """This node may still propose or sign for `snap`: it names others only, is not at its
+        final, has recovered its chain and signed no statement."""
+        return (self.vote is None and self.recovered and bool(snap.stalled) and self.seat not in snap.stalled
+                and not self._signed_final())
+
+    def _maybe_propose(self, snap: Snapshot) -> bool:
+        """Propose `snap` once this node itself held it for the time limit (now or before):
+        a record then needs every signer's own clock to have seen the whole limit pass."""
+        if snap.counts in self.proposed or not self._eligible(snap):
+            return False
+        held = (snap.until if snap.until is not None else self._now()) - snap.since
+        if held < self.genesis.time_limit:
+            return False
+        self.proposed[snap.counts] = snap
+        self.proposals.setdefault(snap.counts, set()).add(self.seat)
+        self.latest_proposal = snap
+        self._resend_at = 0.0                           # the watchdog sends it at its next tick
+        self._maybe_sign(snap)
+        return True
+
+    def _maybe_sign(self, snap: Snapshot) -> bool:
+        """Sign the statement for `snap` when this node proposed it and so did every other
+        seat that must sign: each of them has promised to sign it too, so nobody who signs
+        is left alone (even if the game moved on meanwhile here)."""
+        if snap.counts not in self.proposed or not self._eligible(snap):
+            return False
+        have = self.proposals.get(snap.counts, set()) | set(self.votes.get(snap.counts, {}))
+        if not all(s in have for s in range(self.session.n) if s not in snap.stalled):
+            return False
+        self._sign_vote(snap)
+        log.info("seat %d: every other signer proposed it too; signed the abandon statement naming seats %s",
+                 self.seat, list(snap.stalled))
+        return True
+
+    def _proposal_frame(self, snap: Snapshot) -> dict:
+        return {"t": "propose", "stalled": list(snap.stalled), "length": snap.length, "digest": self._digest(snap),
+                "h": list(snap.counts)}
+
+    def _on_proposal(self, seat: int, frame: dict) -> dict | None:
+        """Seat `seat` proposes to abandon a state: checked against this node's snapshot of it
+        (one unchecked proposal per seat for a state not reached yet). Returns this node's
+        own proposal of that state, if any, as the answer (so both learn it)."""
+        if not self._holds(frame["h"]):
+            self.unplaced_proposals[seat] = frame
+            return None
+        snap = self._state_at(frame["h"], frame["digest"], seat)
+        if snap is None or tuple(frame["stalled"]) != snap.stalled:
+            return None
+        known = seat in self.proposals.get(snap.counts, set())
+        self.proposals.setdefault(snap.counts, set()).add(seat)
+        self._maybe_propose(snap)
+        self._maybe_sign(snap)
+        self._check_records()
+        return self._proposal_frame(snap) if snap.counts in self.proposed and not known else None
+
+    async def _watch_company(self) -> None:
+        """Stop when no other seat's node has sent anything for ALONE_AFTER seconds — since
+        this run started, or (without a time limit, which would otherwise settle it) since
+        the last one went quiet: say so, and keep what this node holds (a later `caravan
+        resume` fetches the rest from any peer that is back)."""
+        if self.session.n == 1:
+            return
+        started = trio.current_time()
+        while not self.finished.is_set():
+            await trio.sleep(1.0)
+            if self.heard and self.genesis.time_limit:
+                continue                                # a stall now goes by the time limit's rules
+            last = max(self.heard.values(), default=started)
+            if trio.current_time() - last >= ALONE_AFTER:
+                where = ("the game was at its final signatures" if self.session.need is not None
+                         and self.session.need.kind == "final" else f"waiting for {self.session.describe_need()}")
+                self._finish("gave-up", f"no other seat's node has answered for {ALONE_AFTER:.0f} s (they may have "
+                                        f"finished or left; {where}): stopped with {len(self.session.log)} "
+                                        f"messages kept — caravan resume {self.session.game_id.hex()[:16]} "
+                                        f"fetches the rest once any of them is back")
+                return
 
     def _sign_vote(self, snap: Snapshot) -> None:
         digest = self._digest(snap)
@@ -655,28 +785,32 @@ class GameNode:
         self._resend_at = 0.0                           # the watchdog sends it at its next tick
         self._wake()
 
-    def _abandon_frames(self) -> list[dict]:
+    def _abandon_frames(self, recent: int = 1) -> list[dict]:
         """What this node tells a peer about abandoning: the record it holds, else its own
-        vote and every signature it holds for that statement."""
+        vote and every signature it holds for that statement, else its `recent` latest
+        proposals."""
         if self.abandon_record is not None:
             return [{"t": "record", "r": self.abandon_record, "h": list(self.record_counts),
                      "digest": self.record_rank[1]}]
         snap = self.vote
         if snap is None:
-            return []
+            return [self._proposal_frame(p) for p in list(self.proposed.values())[-recent:]]
         return [{"t": "abandon", "stalled": list(snap.stalled), "length": snap.length, "digest": self._digest(snap),
                  "h": list(snap.counts), "sig": sig, "by": voter}
                 for voter, sig in sorted(self.votes.get(snap.counts, {}).items())]
 
-    def _vote_shape_ok(self, frame: dict) -> bool:
+    def _statement_shape_ok(self, frame: dict) -> bool:
+        """A proposal's or a vote's statement fields are well formed, `by` not named stalled."""
         n = self.session.n
         stalled, by = frame.get("stalled"), frame.get("by")
         return (type(stalled) is list and 0 < len(stalled) < n and all(type(x) is int for x in stalled)
                 and stalled == sorted(set(stalled)) and 0 <= stalled[0] and stalled[-1] < n
                 and type(frame.get("length")) is int and frame["length"] >= 0
                 and type(frame.get("digest")) is bytes and len(frame["digest"]) == 32
-                and type(frame.get("sig")) is bytes and len(frame["sig"]) == 64
                 and type(by) is int and 0 <= by < n and by not in stalled and self._counts_ok(frame))
+
+    def _vote_shape_ok(self, frame: dict) -> bool:
+        return self._statement_shape_ok(frame) and type(frame.get("sig")) is bytes and len(frame["sig"]) == 64
 
     def _counts_ok(self, frame: dict) -> bool:
         h = frame.get("h")
@@ -698,18 +832,10 @@ class GameNode:
         if snap is None or stalled != snap.stalled:
             return
         self.votes.setdefault(snap.counts, {})[frame["by"]] = frame["sig"]
-        self._maybe_join(snap)
+        self.proposals.setdefault(snap.counts, set()).add(frame["by"])     # a signature is a proposal too
+        self._maybe_propose(snap)
+        self._maybe_sign(snap)
         self._check_records()
-
-    def _maybe_join(self, snap: Snapshot) -> None:
-        """Co-sign another seat's statement for a state this node held (now or before) for at
-        least half the time limit, if it has signed no statement and no final yet."""
-        held = (snap.until if snap.until is not None else self._now()) - snap.since
-        if (self.vote is None and self.recovered and snap.stalled and self.seat not in snap.stalled
-                and self.paused_at != snap.length and not self._signed_final()
-                and held >= self.genesis.time_limit / 2):
-            self._sign_vote(snap)
-            log.info("seat %d: co-signed the abandon statement naming seats %s", self.seat, list(snap.stalled))
 
     async def _send_abandon_frames(self) -> None:
         for frame in self._abandon_frames():
@@ -756,7 +882,7 @@ class GameNode:
             return
         self.abandon_record, self.record_frames = raw, self._frames(snap)
         self.record_counts, self.record_rank = snap.counts, (snap.length, self._digest(snap))
-        stalled = ", ".join(str(s) for s in snap.stalled)
+        stalled = ", ".join(str(s) for s in snap.stalled) + (" (this seat)" if self.seat in snap.stalled else "")
         self._finish("abandoned", f"abandoned by seat {stalled}: no message within {self.genesis.time_limit} s; "
                                   f"the record is co-signed by seats "
                                   f"{', '.join(str(s) for s in range(self.session.n) if s not in snap.stalled)}")
@@ -795,6 +921,12 @@ class GameNode:
             self.bound_port = listeners[0].socket.getsockname()[1]
         if self.session.n == 1:
             self.recovered = True
+        try:
+            return await self._run(task_status, dial_all, listeners)
+        finally:
+            self.store.close()                      # the log, and the game's lock
+
+    async def _run(self, task_status, dial_all: bool, listeners: list[trio.SocketListener] | None) -> dict[str, Any] | None:
         async with trio.open_nursery() as nursery:
             if listeners:
                 nursery.start_soon(trio.serve_listeners, self._incoming, listeners)
@@ -806,6 +938,7 @@ class GameNode:
             nursery.start_soon(self._sync)
             nursery.start_soon(self._play_to_the_end)
             nursery.start_soon(self._watchdog)
+            nursery.start_soon(self._watch_company)
             task_status.started(self.bound_port)
             await self.finished.wait()
             if self.outcome != "store-failed":
@@ -829,7 +962,6 @@ class GameNode:
                         while not self.everyone_has_everything():
                             await trio.sleep(SYNC_INTERVAL / 2)
             nursery.cancel_scope.cancel()
-        self.store.close()
         return self.session.result() if self.outcome == "complete" else None
 
     def cut(self, seat: int) -> None:

@@ -25,7 +25,7 @@ from protocol import abandon, engine as E, games, genesis as G, wire
 from protocol.identity import fingerprint
 from protocol.verify import verify_bytes
 
-from . import discovery, lobby, mdns
+from . import discovery, lobby, mdns, output
 from .client_api import BotDecider, ClientDecider, TcpClientPort, spawn_bot, stdio_channel
 from .chat import Chat
 from .game import GameNode, Progress
@@ -54,8 +54,8 @@ class Status:
         if self.lobby_page is not None and kind in ("lobby", "invite", "hint", "status", "bots", "genesis", "warning",
                                                     "lobby_seats"):
             self.lobby_page(text)
-        if self.json_lines:
-            print(json.dumps({"type": kind, "text": text, **fields}, default=str), flush=True)
+        if self.json_lines:                     # never blocks: a reader may stop reading (node/output.py)
+            output.stdout().line(json.dumps({"type": kind, "text": text, **fields}, default=str))
         elif not self.quiet:
             if self.console is not None:
                 self.console.print(text, markup=False)
@@ -343,6 +343,7 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
             peers["relay"] = seat.relay.with_credentials()     # peers.json is private (0600)
         store = GameStore.create(seat.data_dir, setup.genesis_raw, setup.game_id,
                                  {"secret": setup.secret, "committed": wire.encode([]), "seat": setup.seat}, peers)
+    store.lock()                                    # before anything starts: one process per game
     seat.game_id = setup.game_id.hex()
     status = seat.status
     async with trio.open_nursery() as nursery:
@@ -580,6 +581,7 @@ async def join(target: str | None, seat: Seat, discovery_port: int = discovery.D
 async def resume(game_prefix: str, seat: Seat) -> dict[str, Any] | None:
     """Restart a stored game after a crash: replay, reconnect, resync, continue."""
     store = GameStore.find(seat.data_dir, game_prefix)
+    store.lock()                                    # before its port or broker is touched
     secrets = store.secrets()
     peers = store.peers()
     seat.port = seat.port or int(peers.get("port") or 0)

@@ -12,9 +12,11 @@ names the file and what to do.
 from __future__ import annotations
 
 import errno
+import fcntl
 import json
 import os
 import struct
+import time
 import zlib
 from pathlib import Path
 from typing import Any
@@ -31,10 +33,24 @@ _HEADER = struct.Struct(">II")          # length, CRC-32 of the message
 class StoreError(ValueError):
     """A stored file is missing, damaged or cannot be written; the text says which and
     what to do (one line, for the user)."""
+    resumable = True
+    """Whether `caravan resume` can continue the game once the cause is gone (the CLI then
+    says so); False where resuming cannot help."""
+
+
+class CannotContinue(StoreError):
+    """This seat cannot continue from this data directory as it is (no key for the seat, a
+    secret that is not the seat's): resuming would fail the same way."""
+    resumable = False
 
 
 class StoreWriteError(StoreError):
     """A write failed (disk full, I/O error): nothing more may be signed or sent."""
+
+
+class GameLocked(CannotContinue):
+    """Another live process runs this game from the same data directory (it is running
+    already: resuming is what was just refused)."""
 
 
 def default_data_dir() -> Path:
@@ -82,7 +98,7 @@ def load_identity(data_dir: Path) -> SigningKey:
     if path.exists():
         seed = path.read_bytes()
         if len(seed) != 32:
-            raise StoreError(f"{path} is damaged ({len(seed)} bytes, not a 32-byte key); restore it from a "
+            raise CannotContinue(f"{path} is damaged ({len(seed)} bytes, not a 32-byte key); restore it from a "
                              "backup: games signed with it cannot be continued without it")
         return SigningKey.from_seed(seed)
     key = SigningKey.generate()
@@ -128,12 +144,20 @@ def parse_log(data: bytes, path: Path | str = "messages.log") -> tuple[list[byte
     return out, pos
 
 
+_LOCKS_HELD: set[Path] = set()
+"""Game locks this process holds (a lock is per process: an flock on a second descriptor of
+the same file would refuse its own holder)."""
+
+
 class GameStore:
     """One game's files under <data-dir>/games/<game id hex>/."""
 
     def __init__(self, data_dir: Path, game_id: bytes):
         self.dir = data_dir / "games" / game_id.hex()
         self._log_fd: int | None = None
+        self._lock_fd: int | None = None
+        self._log_size: int | None = None
+        """The log's length as this process last read or wrote it (None: not read yet)."""
 
     @classmethod
     def create(cls, data_dir: Path, genesis_raw: bytes, game_id: bytes, secrets: dict[str, Any],
@@ -158,6 +182,64 @@ class GameStore:
 
     def exists(self) -> bool:
         return (self.dir / "genesis.bin").exists()
+
+    def idle_for(self) -> float:
+        """Seconds since the message log last changed (0 without one): how long a resumed
+        node was away from its game, near enough."""
+        import time
+        try:
+            return max(0.0, time.time() - (self.dir / "messages.log").stat().st_mtime)
+        except OSError:
+            return 0.0
+
+    def running_in(self) -> str | None:
+        """The process id (as written in `lock`) of the live process running this game, if
+        any: a read-only probe, for `caravan games`."""
+        path = self.dir / "lock"
+        if path in _LOCKS_HELD:
+            return str(os.getpid())
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            return None                                 # nobody holds it
+        except OSError:
+            return os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "?"
+        finally:
+            os.close(fd)                                # (drops the probe's shared lock too)
+
+    def lock(self) -> None:
+        """Hold this game's lock (`lock`, with this process's id in it) until `close` or the
+        process ends: a second process on the same game would sign messages this one does
+        not know of, i.e. equivocate for an honest seat (issue 27). The OS drops an flock when
+        its holder dies, so a killed node's lock is simply taken over. Raises GameLocked."""
+        path = self.dir / "lock"
+        if self._lock_fd is not None or path in _LOCKS_HELD:
+            return                                      # this process holds it already
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:
+            raise StoreError(f"cannot open {path}: {exc.strerror or exc}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "?"
+            os.close(fd)
+            if exc.errno not in (errno.EWOULDBLOCK, errno.EACCES):
+                raise StoreError(f"cannot lock {path}: {exc.strerror or exc}") from None
+            raise GameLocked(f"game {self.dir.name[:16]} is already running in process {holder} on this data "
+                             f"directory; stop that process first (two processes on one game would make "
+                             f"this seat sign two different messages)") from None
+        try:
+            os.ftruncate(fd, 0)
+            _write_all(fd, f"{os.getpid()}\n".encode())
+        except OSError as exc:
+            os.close(fd)
+            raise StoreWriteError(f"cannot write {path}: {exc.strerror or exc}") from None
+        self._lock_fd = fd
+        _LOCKS_HELD.add(path)
 
     def _read(self, name: str) -> bytes:
         path = self.dir / name
@@ -194,7 +276,7 @@ class GameStore:
         except wire.WireError:
             ok = False
         if not ok:
-            raise StoreError(f"{path} is damaged; it holds this seat's per-game secret, which no one else has: "
+            raise CannotContinue(f"{path} is damaged; it holds this seat's per-game secret, which no one else has: "
                              "restore it from a backup, or this seat cannot continue (the others can abandon it)")
         return s
 
@@ -221,9 +303,13 @@ class GameStore:
         damaged record elsewhere."""
         path = self.dir / "messages.log"
         if not path.exists():
+            if repair:
+                self._log_size = 0
             return []
         data = self._read("messages.log")
         out, good = parse_log(data, path)
+        if repair:
+            self._log_size = good
         if good != len(data) and repair:
             try:
                 with open(path, "r+b") as fh:
@@ -241,10 +327,22 @@ class GameStore:
                 _write_all(fd, LOG_MAGIC)
                 os.fsync(fd)
                 _fsync_dir(self.dir)
+                if self._log_size in (None, 0):
+                    self._log_size = len(LOG_MAGIC)
         except OSError:
             os.close(fd)
             raise
         return fd
+
+    def _check_unchanged(self, fd: int) -> None:
+        """The log holds exactly what this process read and wrote: another writer (a second
+        process on the same game) may have stored messages of this seat that this one does
+        not know, so signing on would reuse their sequence numbers."""
+        size = os.fstat(fd).st_size
+        if self._log_size is not None and size != self._log_size:
+            raise StoreWriteError(f"{self.dir / 'messages.log'} was changed by another process ({size} bytes, "
+                                  f"{self._log_size} expected); nothing more is signed — stop the other "
+                                  f"process, then run caravan resume {self.dir.name[:16]}")
 
     def append(self, raw: bytes, sync: bool = True) -> None:
         """Append one message, written whole and checked; with `sync` (this node's own
@@ -255,7 +353,12 @@ class GameStore:
         try:
             if self._log_fd is None:
                 self._log_fd = self._open_log()
-            _write_all(self._log_fd, _HEADER.pack(len(raw), zlib.crc32(raw)) + raw)
+            if sync:
+                self._check_unchanged(self._log_fd)
+            record = _HEADER.pack(len(raw), zlib.crc32(raw)) + raw
+            _write_all(self._log_fd, record)
+            if self._log_size is not None:
+                self._log_size += len(record)
             if sync:
                 os.fsync(self._log_fd)
         except OSError as exc:
@@ -264,8 +367,16 @@ class GameStore:
                                   f"{self.dir.name[:16]}") from None
 
     def write_transcript(self, genesis_raw: bytes, log: list[bytes]) -> Path:
+        """Write the transcript, unless the one already there says more (see `_keeps`)."""
         path = self.dir / "transcript.caravan"
-        _write_private(path, transcript.dump(genesis_raw, log))
+        data = transcript.dump(genesis_raw, log)
+        try:
+            old = path.read_bytes()
+        except OSError:
+            old = None
+        if old is not None and old != data and _keeps(old, data):
+            return path
+        _write_private(path, data)
         os.chmod(path, 0o644)
         return path
 
@@ -273,3 +384,28 @@ class GameStore:
         if self._log_fd is not None:
             os.close(self._log_fd)
             self._log_fd = None
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)                     # releases the flock
+            self._lock_fd = None
+            _LOCKS_HELD.discard(self.dir / "lock")
+
+
+def _standing(data: bytes) -> tuple[int, int]:
+    """(rank, messages) of a transcript: 2 finished, 1 abandoned, 0 unfinished, -1 invalid."""
+    from protocol.verify import verify_bytes
+
+    report = verify_bytes(data)
+    if not report.valid:
+        return -1, 0
+    return (2 if report.complete else 1 if report.abandoned_by else 0), report.messages
+
+
+def _keeps(old: bytes, new: bytes) -> bool:
+    """Whether a stored transcript wins over a new one: a finished game over anything less,
+    an abandoned one over an unfinished one, and an unfinished one over a shorter unfinished
+    one — a node that knows less (a lost log, a stale process) never erases what a game
+    reached. Between two abandon records the node's own rule (the earliest state) decides."""
+    (old_rank, old_len), (new_rank, new_len) = _standing(old), _standing(new)
+    if old_rank != new_rank:
+        return old_rank > new_rank
+    return old_rank in (0, 2) and old_len > new_len

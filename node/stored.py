@@ -107,7 +107,9 @@ def describe(directory: Path, my_key: bytes | None) -> StoredGame:
     who = session.describe_need()
     if entry.my_seat is not None and entry.my_seat in entry.waiting_for:
         who += " (you)"
-    entry.detail = f"waiting for {who}; continue with: caravan resume {gid[:16]}"
+    pid = GameStore(directory.parent.parent, bytes.fromhex(gid)).running_in()
+    entry.detail = (f"waiting for {who}; running in process {pid}" if pid is not None
+                    else f"waiting for {who}; continue with: caravan resume {gid[:16]}")
     return entry
 
 

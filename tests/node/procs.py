@@ -19,10 +19,59 @@ def env() -> dict[str, str]:
     return e
 
 
+class Drained:
+    """A process's stdout, read all the time by a thread into memory, so the process never
+    blocks on a full pipe however long the test leaves it unread (issue 27: a node blocked
+    in `print` looks connected but silent to its peers). Reads like the pipe it replaces:
+    readline() ("" at the end), read() (the rest, at the end), iteration."""
+
+    def __init__(self, pipe):
+        self._pipe = pipe
+        self._lines: list[str] = []
+        self._pos = 0
+        self._eof = False
+        self._cond = threading.Condition()
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self) -> None:
+        for line in self._pipe:
+            with self._cond:
+                self._lines.append(line)
+                self._cond.notify_all()
+        with self._cond:
+            self._eof = True
+            self._cond.notify_all()
+
+    def readline(self) -> str:
+        with self._cond:
+            while self._pos >= len(self._lines) and not self._eof:
+                self._cond.wait()
+            if self._pos >= len(self._lines):
+                return ""
+            self._pos += 1
+            return self._lines[self._pos - 1]
+
+    def read(self) -> str:
+        with self._cond:
+            while not self._eof:
+                self._cond.wait()
+            rest, self._pos = self._lines[self._pos:], len(self._lines)
+            return "".join(rest)
+
+    def __iter__(self):
+        return iter(self.readline, "")
+
+    def close(self) -> None:
+        pass                                    # the pump ends with the process's end of the pipe
+
+
 def node(args: list[str], data_dir: Path, log: Path, prefix: list[str] | None = None) -> subprocess.Popen:
-    return subprocess.Popen([*(prefix or []), sys.executable, "-m", "node", *args, "--data-dir", str(data_dir),
+    """A `caravan ... --json` process whose stdout is always drained (read it with read_until)."""
+    proc = subprocess.Popen([*(prefix or []), sys.executable, "-m", "node", *args, "--data-dir", str(data_dir),
                              "--json"], stdout=subprocess.PIPE, stderr=log.open("ab"), text=True, env=env(),
                             cwd=ROOT)
+    proc.stdout = Drained(proc.stdout)
+    return proc
 
 
 class _Deadline:

@@ -40,9 +40,10 @@ class Game:
 
 
 def start(tmp: Path, n: int = 3, rounds: int = 6, time_limit: int = 2, delays: list[float] | None = None,
-          data_dirs: list[Path] | None = None) -> Game:
+          data_dirs: list[Path] | None = None, prefixes: dict[int, list[str]] | None = None) -> Game:
     """Host and join an n-seat fixture game (random bots) on loopback; returns once the
-    genesis is signed."""
+    genesis is signed. `prefixes`: process index (0: the host) -> a command to run that
+    node under (e.g. faketime)."""
     tmp.mkdir(parents=True, exist_ok=True)
     delays = delays or [0.03] * n
     dirs = data_dirs or [tmp / f"n{i}" for i in range(n)]
@@ -55,7 +56,8 @@ def start(tmp: Path, n: int = 3, rounds: int = 6, time_limit: int = 2, delays: l
     try:
         port = read_until(host, "lobby")["port"]
         for i in range(1, n):
-            procs.append(node(["join", f"127.0.0.1:{port}", *common[i]], dirs[i], logs[i]))
+            procs.append(node(["join", f"127.0.0.1:{port}", *common[i]], dirs[i], logs[i],
+                              prefix=(prefixes or {}).get(i)))
         game_id = read_until(host, "genesis")["game_id"]
         seats = [0] + [read_until(p, "start")["seat"] for p in procs[1:]]
     except BaseException:
@@ -72,11 +74,12 @@ def collect(proc: subprocess.Popen, deadline: float) -> tuple[int, list[dict]]:
     """Exit code and JSON lines of a node, waiting until `deadline` (time.monotonic) at most;
     a node still running then is killed and reported as -9 (a hang)."""
     try:
-        out, _ = proc.communicate(timeout=max(0.1, deadline - time.monotonic()))
+        proc.wait(timeout=max(0.1, deadline - time.monotonic()))
     except subprocess.TimeoutExpired:
         proc.kill()
-        out, _ = proc.communicate()
+        proc.wait()
         return -9, []
+    out = proc.stdout.read()
     lines = []
     for line in (out or "").splitlines():
         try:

@@ -1,0 +1,115 @@
+"""Lines for a reader that may stop reading: a node's `--json` stdout.
+
+A `print` to a pipe nobody reads blocks once the pipe is full (64 KiB on Linux), and a node
+blocked there signs nothing while its links look alive: its peers see a connected, silent
+seat (issue 27). So the node hands each line to a bounded buffer that a thread writes out;
+when the buffer is full, lines are dropped and counted, a warning says so on stderr, and
+the next line that gets through says how many were lost. At the end the node waits a
+bounded time for the reader, then exits anyway.
+"""
+
+from __future__ import annotations
+
+import atexit
+import collections
+import json
+import logging
+import os
+import threading
+import time
+
+log = logging.getLogger("caravan.output")
+
+MAX_BUFFERED = 1 << 20
+"""Bytes of output held for a slow reader before lines are dropped."""
+EXIT_DRAIN = 3.0
+"""At exit, how long the process waits for a reader to take the lines still held."""
+
+
+class LineOutput:
+    """Write lines to `fd` from a daemon thread, never blocking the caller."""
+
+    def __init__(self, fd: int = 1, max_bytes: int = MAX_BUFFERED):
+        self.fd, self.max_bytes = fd, max_bytes
+        self.dropped = 0                      # lines lost so far
+        self._unreported = 0                  # of them, not yet told to the reader
+        self._lines: collections.deque[bytes] = collections.deque()
+        self._size = 0
+        self._writing = False
+        self._closed = False                  # the reader is gone (EPIPE): drop everything quietly
+        self._cond = threading.Condition()
+        threading.Thread(target=self._run, name="caravan-output", daemon=True).start()
+
+    def line(self, text: str) -> None:
+        data = (text + "\n").encode()
+        with self._cond:
+            if self._closed:
+                return
+            if self._size + len(data) > self.max_bytes:
+                if not self.dropped:
+                    log.warning("stdout is not being read: output lines are dropped (and counted) "
+                                "until it is; the game goes on")
+                self.dropped += 1
+                self._unreported += 1
+                return
+            self._lines.append(data)
+            self._size += len(data)
+            self._cond.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._lines:
+                    self._cond.wait()
+                data = self._lines.popleft()
+                size = len(data)
+                lost, self._unreported = self._unreported, 0
+                self._writing = True
+            if lost:
+                data = self._dropped_line(lost) + data
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(self.fd, view):]
+            except OSError:                   # the reader closed its end: nothing more to say
+                with self._cond:
+                    self._closed = True
+                    self._lines.clear()
+            with self._cond:
+                self._size -= size
+                self._writing = False
+                self._cond.notify_all()
+
+    @staticmethod
+    def _dropped_line(count: int) -> bytes:
+        text = f"{count} output line(s) were dropped: stdout was not read fast enough"
+        return (json.dumps({"type": "warning", "text": text, "dropped": count}) + "\n").encode()
+
+    def drain(self, timeout: float) -> bool:
+        """Wait up to `timeout` s for every buffered line to be written; False if the reader
+        is still not reading (the lines left are then lost with the process)."""
+        end = time.monotonic() + timeout
+        with self._cond:
+            while (self._lines or self._writing) and not self._closed:
+                left = end - time.monotonic()
+                if left <= 0:
+                    return False
+                self._cond.wait(left)
+        return True
+
+
+_stdout: LineOutput | None = None
+
+
+def stdout() -> LineOutput:
+    """The process's one non-blocking writer of stdout (drained for EXIT_DRAIN s at exit)."""
+    global _stdout
+    if _stdout is None:
+        import sys
+        try:
+            sys.stdout.flush()                # whatever was printed before goes first
+        except (OSError, ValueError):
+            pass
+        _stdout = LineOutput(1)
+        atexit.register(_stdout.drain, EXIT_DRAIN)
+    return _stdout

@@ -1,0 +1,85 @@
+"""A `--json` consumer that stops reading never freezes the node (issue 27, item 6): with
+its stdout a full pipe nobody reads, a node keeps playing, the game finishes on every node,
+and it says on stderr that it dropped output lines; it exits within a bounded time."""
+
+from __future__ import annotations
+
+import fcntl
+import subprocess
+import sys
+import time
+
+from protocol.verify import verify_bytes
+from tests.node.procs import ROOT, env, node, read_until
+from tests.node.stalls import collect
+
+COMMON = ["--bot", "random", "--bind", "127.0.0.1", "--bot-delay", "0.01"]
+
+
+def test_a_node_whose_stdout_is_never_read_keeps_playing(tmp_path):
+    dirs = [tmp_path / f"n{i}" for i in range(3)]
+    logs = [tmp_path / f"n{i}.log" for i in range(3)]
+    host = node(["host", "fixture", "--players", "3", "-o", "rounds=10", "--no-discovery", "--time-limit", "0",
+                 *COMMON], dirs[0], logs[0])
+    procs = [host]
+    try:
+        port = read_until(host, "lobby")["port"]
+        procs.append(node(["join", f"127.0.0.1:{port}", *COMMON, "--seed", "1"], dirs[1], logs[1]))
+        # the consumer of this one reads nothing at all, and its pipe holds only 4 KiB
+        deaf = subprocess.Popen([sys.executable, "-m", "node", "join", f"127.0.0.1:{port}", *COMMON, "--seed", "2",
+                                 "--data-dir", str(dirs[2]), "--json"], stdout=subprocess.PIPE,
+                                stderr=logs[2].open("ab"), env=env(), cwd=ROOT)
+        fcntl.fcntl(deaf.stdout.fileno(), fcntl.F_SETPIPE_SZ, 4096)
+        procs.append(deaf)
+        game_id = read_until(host, "genesis")["game_id"]
+        deadline = time.monotonic() + 120
+        codes = [collect(p, deadline)[0] for p in procs[:2]]
+        try:
+            codes.append(deaf.wait(timeout=max(1, deadline - time.monotonic())))
+        except subprocess.TimeoutExpired:
+            codes.append(-9)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    tails = "\n".join(f"--- {log.name}\n{log.read_text()[-1500:]}" for log in logs)
+    assert codes == [0, 0, 0], (codes, tails)
+    files = {(d / "games" / game_id / "transcript.caravan").read_bytes() for d in dirs}
+    assert len(files) == 1 and verify_bytes(files.pop()).ok, tails
+    left = deaf.stdout.read().decode()                 # what the pipe held: the start of the game
+    assert '"type": "start"' in left
+
+
+def test_lines_past_the_bound_are_dropped_counted_and_told():
+    """The writer never blocks: past its bound it drops lines, warns once on stderr, and the
+    next line the reader gets says how many it lost."""
+    import json
+    import os
+
+    from node.output import LineOutput
+
+    r, w = os.pipe()
+    fcntl.fcntl(w, fcntl.F_SETPIPE_SZ, 4096)
+    filler = b"#" * 4095 + b"\n"
+    os.write(w, filler)                                # the pipe is full before the first line
+    out = LineOutput(w, max_bytes=2000)
+    t0 = time.monotonic()
+    for i in range(2000):
+        out.line(json.dumps({"type": "event", "i": i, "pad": "x" * 40}))
+    assert time.monotonic() - t0 < 2 and out.dropped > 1000
+    assert not out.drain(0.2)                          # nobody reads: the drain gives up
+    got = b""
+    while not out.drain(0.05):
+        got += os.read(r, 65536)
+    out.line(json.dumps({"type": "last"}))
+    assert out.drain(5)
+    os.close(w)
+    while chunk := os.read(r, 65536):
+        got += chunk
+    assert got.startswith(filler)
+    lines = [json.loads(x) for x in got[len(filler):].decode().splitlines()]
+    warning = next(x for x in lines if x["type"] == "warning")
+    kept = [x for x in lines if x["type"] == "event"]
+    assert warning["dropped"] == out.dropped == 2000 - len(kept), (warning, len(kept))
+    assert lines[-1] == {"type": "last"}
