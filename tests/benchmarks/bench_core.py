@@ -102,7 +102,8 @@ def run() -> list[str]:
             workers_cpu = (after.children_user + after.children_system
                            - before.children_user - before.children_system) / 5
             prate = len(msgs) / wall
-            lines.append(f"    with {cpus} worker processes (--jobs {cpus}): {wall * 1e3:.1f} ms wall = {prate:,.0f} msg/s "
+            lines.append(f"    --jobs {cpus} (the replay and {cpus - 1} worker process{'es' if cpus > 2 else ''}): "
+                         f"{wall * 1e3:.1f} ms wall = {prate:,.0f} msg/s "
                          f"= {prate / bound:.2f}× the one-core bound (target > 1 for large transcripts: "
                          f"{_met(prate > bound) if len(msgs) >= 1000 else 'n/a, a small transcript'}); "
                          f"CPU: this process (the replay) {replay_cpu * 1e3:.1f} ms, the workers "
