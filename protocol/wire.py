@@ -100,25 +100,8 @@ def _pack(obj: Any) -> bytes:
 def encode(obj: Any) -> bytes:
     """Encode obj canonically; raises WireError for values that have no canonical form.
 
-    Fast path (every hash and message goes through it): msgpack packs in C and one C-speed
-    read-back checks every map's key order (cached per key tuple); a value with no 0xcb
-    byte holds no float, so the single-precision packing is needed only otherwise. Any
-    doubt goes to `_encode_checked`, so the result or error is the same for every value."""
-    pack, pack_single = _packers_of_this_thread()
-    try:
-        data = pack.pack(obj)
-        if b"\xcb" not in data or pack_single.pack(obj) == data:
-            msgpack.unpackb(data, raw=False, strict_map_key=False, object_hook=_ordered)
-            return data
-    except Exception:
-        pass
-    return _encode_checked(obj)
-
-
-def _encode_checked(obj: Any) -> bytes:
-    """encode, every check made on its own so that the error names the problem: msgpack
-    packs in C, and one read-back checks every map's key order; only values with unsorted
-    maps are rebuilt in Python."""
+    Fast path: msgpack packs in C, and one C-speed read-back checks every map's key order;
+    only values with unsorted maps are rebuilt in Python."""
     data = _pack(obj)
     try:
         msgpack.unpackb(data, raw=False, strict_map_key=False, object_pairs_hook=_check_pairs)
