@@ -1,9 +1,11 @@
-"""Signature checks in worker processes for `caravan verify` (issue #17 item 4).
+"""Signature checks in worker processes for `caravan verify --jobs N` (issues #17 and #25).
 
 Each message's signature is independent of the others and costs most of a replay, so
-workers check chunks of them while this process replays the game in order
-(`protocol.verify.verify_bytes(signatures=...)`): the replay skips only signatures a worker
-accepted, and checks everything else itself, so the verdict cannot change.
+N − 1 workers check chunks of them, starting from the end of the transcript, while this
+process replays the game from the start (`protocol.verify.verify_bytes(signatures=...)`).
+The replay never waits for a worker: it checks every signature no worker has reported yet
+itself, and skips only those a worker accepted, so the verdict cannot change. Where the
+two meet, the workers' remaining chunks are dropped.
 """
 
 from __future__ import annotations
@@ -11,18 +13,21 @@ from __future__ import annotations
 import multiprocessing
 import os
 import threading
-from collections.abc import Collection, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Collection, Generator
+from concurrent.futures import Future, ProcessPoolExecutor
 
 from protocol.identity import Checked
 from protocol.verify import SignatureChecks, check_signatures
 
-# Opt-in (`caravan verify --jobs N`): on an idle 2-core machine bench_core measured 2,556
-# messages in 267 ms on one core and 302 ms with 2 workers (their start and the traffic
-# cost more than the signatures they take over), so nothing starts workers by default.
+# Opt-in (`caravan verify --jobs N`): a worker costs a process start (fork) and the traffic
+# of the messages and results, and pays only with a core to spare. bench_core, 2,556
+# messages, 2 shared cores: at load 5, 109 ms wall with --jobs 2 against 142 ms CPU alone;
+# at load 9-13, in turn with the one-process replay, 0.73-1.26x as fast (the earlier
+# design, whose replay waited for its 2 workers' chunks in order: 0.65-0.78x).
 
-FIRST_CHUNK, MAX_CHUNK = 64, 1024
-"""Small first chunks so the replay starts soon; larger later ones to cut the traffic."""
+CHUNK = 128
+"""Messages per worker task: small enough that little work is lost where the workers
+meet the replay, large enough that the traffic stays a small part of the check."""
 
 
 def usable_cpus() -> int:
@@ -32,27 +37,37 @@ def usable_cpus() -> int:
         return os.cpu_count() or 1
 
 
-def _chunks(total: int, jobs: int) -> Iterator[tuple[int, int]]:
-    start, size = 0, FIRST_CHUNK
-    biggest = max(FIRST_CHUNK, min(MAX_CHUNK, total // (4 * jobs)))
-    while start < total:
-        end = min(total, start + size)
-        yield start, end
-        start, size = end, min(biggest, size * 2)
+def _chunks(total: int, size: int = CHUNK) -> list[tuple[int, int]]:
+    """[start, end) spans of `size` messages covering 0..total in order."""
+    return [(start, min(total, start + size)) for start in range(0, total, size)]
 
 
 def in_processes(jobs: int) -> SignatureChecks:
-    """A `signatures` argument for verify_bytes that checks them in `jobs` worker processes."""
-    def checks(messages: list[bytes]) -> Iterator[tuple[int, Collection[Checked]]]:
+    """A `signatures` argument for verify_bytes: `jobs` processes in all check signatures,
+    this one (the replay) and jobs − 1 workers."""
+    workers = max(1, jobs - 1)
+
+    def checks(messages: list[bytes]) -> Generator[tuple[int, Collection[Checked]], int, None]:
         # fork is the cheap start, and safe while this process runs no other thread
         method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() \
             else "spawn"
-        pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method))
+        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method))
         try:
-            futures = [(end, pool.submit(check_signatures, messages[start:end]))
-                       for start, end in _chunks(len(messages), jobs)]
-            for end, future in futures:
-                yield end, future.result()
+            # from the end backwards: the replay starts at the front
+            pending: list[tuple[int, Future]] = [(start, pool.submit(check_signatures, messages[start:end]))
+                                                 for start, end in reversed(_chunks(len(messages)))]
+            while pending:
+                batch: list[Checked] = []
+                left = []
+                for start, future in pending:
+                    if future.done():
+                        batch += future.result()
+                    else:
+                        left.append((start, future))
+                pending = left
+                done = yield len(batch), batch
+                if done:    # the replay is past these chunks: checking them is wasted work
+                    pending = [(s, f) for s, f in pending if s >= done or not f.cancel()]
         finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+            pool.shutdown(wait=True, cancel_futures=True)     # at most one chunk per worker to finish
     return checks

@@ -112,9 +112,10 @@ def parse(raw: bytes, max_size: int = MAX_MESSAGE) -> Message:
     """Decode and check the shape of a message; raises ParseError naming the problem.
 
     The signature is not checked here (see Message.signature_ok)."""
-    if not isinstance(raw, (bytes, bytearray, memoryview)):
-        raise ParseError(f"expected bytes, got {type(raw).__name__}")
-    raw = bytes(raw)
+    if type(raw) is not bytes:
+        if not isinstance(raw, (bytes, bytearray, memoryview)):
+            raise ParseError(f"expected bytes, got {type(raw).__name__}")
+        raw = bytes(raw)
     if len(raw) > max_size:
         raise ParseError(f"{len(raw)} bytes is over the size limit of {max_size}")
     env_bytes, sig = _split_outer(raw)

@@ -56,9 +56,15 @@ def _error(position: int, exc: Exception) -> dict[str, Any]:
 
 
 SignatureChecks = Callable[[list[bytes]], Iterable[tuple[int, Collection[Checked]]]]
-"""Given the messages, yields (n, checked) in order, n growing: `checked` holds the
-signatures among messages[:n] (those since the last n) that `check_signatures` accepted.
-Lets a caller check signatures elsewhere (in other processes) while the replay runs."""
+"""Given the messages, yields (n, checked): `checked` holds signatures, of any of the
+messages, that `check_signatures` accepted (an empty batch when none is ready yet). The
+replay takes a batch every `POLL` messages and never waits for one: it checks itself
+every signature not reported yet. A generator is sent the replay's position (how many
+messages it has done), so that it can drop work the replay has passed. Lets a caller check
+signatures elsewhere (in other processes) while the replay runs."""
+
+POLL = 16
+"""Messages replayed between two looks at the signature checker's results."""
 
 
 def check_signatures(messages: list[bytes]) -> list[Checked]:
@@ -156,15 +162,18 @@ def _replay(session: Session, messages: list[bytes], report: Report,
     return False."""
     checked: set[Checked] = set()
     ahead: Iterator[tuple[int, Collection[Checked]]] | None = None
-    ready = 0
     if signatures is not None:
         ahead = iter(signatures(messages))
+    checker = ahead
     try:
         with already_checked(checked):
             for position, raw in enumerate(messages, start=1):
-                while ahead is not None and ready < position:
-                    ready, batch = _next_checks(ahead, len(messages))
-                    checked.update(batch)
+                if ahead is not None and position % POLL == 1:
+                    batch = _next_checks(ahead, position - 1)
+                    if batch is None:
+                        ahead = None
+                    else:
+                        checked.update(batch)
                 if progress is not None and position % 50 == 0:
                     progress(position, len(messages))
                 try:
@@ -180,16 +189,18 @@ def _replay(session: Session, messages: list[bytes], report: Report,
                                               f"cheating): {exc}"}
                     return False
     finally:
-        close = getattr(ahead, "close", None)
+        close = getattr(checker, "close", None)
         if close is not None:
             close()     # stop checking the rest after a refusal
     return True
 
 
-def _next_checks(ahead: Iterator[tuple[int, Collection[Checked]]], total: int) -> tuple[int, Collection[Checked]]:
-    """The next batch of checked signatures; if the checker ends or fails (a worker process
-    died), nothing more is taken as checked and the replay checks the rest itself."""
+def _next_checks(ahead: Iterator[tuple[int, Collection[Checked]]], done: int) -> Collection[Checked] | None:
+    """The next batch of checked signatures (telling a generator how far the replay is);
+    None once the checker has ended or failed (a worker process died): then nothing more is
+    taken as checked and the replay checks the rest itself."""
     try:
-        return next(ahead, (total, ()))
+        send = getattr(ahead, "send", None)
+        return (send(done) if send is not None and done else next(ahead))[1]
     except Exception:
-        return total, ()
+        return None

@@ -122,8 +122,44 @@ def _no_ext(code: int, data: bytes) -> Any:
     raise WireError(f"msgpack extension type {code} is not allowed")
 
 
+_ORDERED_KEYS: dict[tuple[str, ...], None] = {}
+"""Key tuples of str-only maps known sorted (messages use a few dozen); bounded below. Only
+str keys: a str never equals a bool, int or float key, so a hit proves the key types too."""
+
+
+def _ordered(d: dict) -> dict:
+    """decode's fast-path object_hook: the keys are str/int, sorted and not repeated (a
+    repeat merged into one key is caught by the byte comparison after the unpack)."""
+    keys = tuple(d)
+    if keys in _ORDERED_KEYS:
+        return d
+    _check_pairs(list(d.items()))
+    if len(_ORDERED_KEYS) < 4096 and all(type(k) is str for k in keys):
+        _ORDERED_KEYS[keys] = None
+    return d
+
+
 def decode(data: bytes, max_size: int = MAX_SIZE) -> Any:
-    """Decode one canonical value, or raise WireError naming what is wrong with the bytes."""
+    """Decode one canonical value, or raise WireError naming what is wrong with the bytes.
+
+    Fast path (every message goes through it): an unpack with a cached key-order check and
+    one re-encoding, accepted only if it reproduces the bytes exactly and cannot hold a
+    float; anything else is decided by `_decode_checked`, so the answer (the value, or the
+    error and its text) is the same as that path gives for every input."""
+    if type(data) is bytes and 0 < len(data) <= max_size:
+        try:
+            obj = msgpack.unpackb(data, raw=False, strict_map_key=False, ext_hook=_no_ext, object_hook=_ordered)
+            pack, pack_single = _packers_of_this_thread()
+            # with no 0xcb byte, an exact re-encoding holds no float (floats encode as 0xcb)
+            if pack.pack(obj) == data and (b"\xcb" not in data or pack_single.pack(obj) == data):
+                return obj
+        except Exception:
+            pass
+    return _decode_checked(data, max_size)
+
+
+def _decode_checked(data: bytes, max_size: int = MAX_SIZE) -> Any:
+    """decode, every check made on its own so that the error names the first problem."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise WireError(f"expected bytes, got {type(data).__name__}")
     data = bytes(data)

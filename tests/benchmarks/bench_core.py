@@ -101,10 +101,16 @@ def run() -> list[str]:
             replay_cpu = (after.user + after.system - before.user - before.system) / 5
             workers_cpu = (after.children_user + after.children_system
                            - before.children_user - before.children_system) / 5
+            # wall against wall, taken in turn, so that a loaded machine slows both alike
+            alone, jobs = interleaved([lambda: verify_bytes(data), lambda: verify_bytes(data, signatures=pool)],
+                                      n=1, rounds=5)
             prate = len(msgs) / wall
-            lines.append(f"    with {cpus} worker processes (--jobs {cpus}): {wall * 1e3:.1f} ms wall = {prate:,.0f} msg/s "
+            lines.append(f"    --jobs {cpus} (the replay and {cpus - 1} worker process{'es' if cpus > 2 else ''}): "
+                         f"{wall * 1e3:.1f} ms wall = {prate:,.0f} msg/s "
                          f"= {prate / bound:.2f}× the one-core bound (target > 1 for large transcripts: "
                          f"{_met(prate > bound) if len(msgs) >= 1000 else 'n/a, a small transcript'}); "
+                         f"in turn with the one-process replay: {jobs * 1e3:.1f} against {alone * 1e3:.1f} ms wall "
+                         f"= {alone / jobs:.2f}× as fast; "
                          f"CPU: this process (the replay) {replay_cpu * 1e3:.1f} ms, the workers "
                          f"{workers_cpu * 1e3:.1f} ms in all; load average {os.getloadavg()[0]:.1f} on {cpus} CPUs")
     return lines
