@@ -296,7 +296,7 @@ def test_the_terminal_labels_each_event_with_the_round_it_happened_in():
     ref = Referee(ENGINE, 2, None, seed=7)
     narrator = runner.Narrator(ENGINE, SimpleNamespace(seats=[0, 1], options=ref.options), 0, NAMES[:2],
                                status, None, lambda: ref.knowledge[0])
-    session = SimpleNamespace(waiting_for=lambda: [], state=ref.state)
+    session = SimpleNamespace(waiting_for=lambda: [], need=None, state=ref.state)
     chooser = random_chooser(random.Random(7))
     told = []
     while True:
