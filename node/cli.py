@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from protocol import games
 
-from . import cli_checks as check
+from . import cli_checks as check, seat_memory
 from .cli_checks import UsageError
 from .cli_tools import (cmd_discover, cmd_games, cmd_options, cmd_simulate, cmd_verify, data_dir, json_line,
                         setup_logging)
@@ -76,6 +76,8 @@ def _run_node(args: argparse.Namespace, make: Callable[[Any], Any], seat: Any) -
                         nursery.cancel_scope.cancel()
                         return
                 nursery.start_soon(watch)
+                if getattr(args, "with_parent", False):
+                    nursery.start_soon(_until_stdin_closes, nursery.cancel_scope, signals_seen)
                 result = await make(seat)
                 nursery.cancel_scope.cancel()
                 return result
@@ -93,6 +95,23 @@ def _run_node(args: argparse.Namespace, make: Callable[[Any], Any], seat: Any) -
     if signals_seen:
         return _paused(args, seat)
     return EXIT_OK if result is not None else EXIT_FAILED
+
+
+async def _until_stdin_closes(scope: Any, signals_seen: list[int]) -> None:
+    """--with-parent: a bot node seated by a person's node pauses when that node's pipe to it
+    closes (the person paused, or their process died), like a signal would stop it."""
+    import os
+
+    import trio
+
+    stream = trio.lowlevel.FdStream(os.dup(0))
+    try:
+        while await stream.receive_some(4096):
+            pass
+    except (OSError, trio.BrokenResourceError, trio.ClosedResourceError):
+        pass
+    signals_seen.append(0)
+    scope.cancel()
 
 
 def _paused(args: argparse.Namespace, seat: Any) -> int:
@@ -163,11 +182,13 @@ def cmd_resume(args: argparse.Namespace) -> int:
     from .store import GameStore
 
     prefix = check.game_id_prefix(args.game_id)
-    seat = _seat(args)
     try:
-        seat.game_id = GameStore.find(seat.data_dir, prefix).dir.name
+        store = GameStore.find(data_dir(args), prefix)
     except LookupError as exc:
         raise UsageError(str(exc)) from None
+    seat_memory.fill_args(args, seat_memory.recall(store.dir))     # as the seat was decided, unless given
+    seat = _seat(args)
+    seat.game_id = store.dir.name
     setup_logging(args)
     return _run_node(args, lambda seat: runner.resume(prefix, seat), seat)
 
@@ -221,6 +242,7 @@ def _node_args(p: argparse.ArgumentParser) -> None:
                    "(kept off the command line; for --relay, an invite, or a resumed relayed game)")
     n.add_argument("--trace", metavar="FILE", help="append message sign/apply times to FILE (for benchmarks)")
     n.add_argument("-q", "--quiet", action="store_true", help="no human status output")
+    n.add_argument("--with-parent", action="store_true", help=argparse.SUPPRESS)   # a person's bot: pause with it
     n.add_argument("-v", "--verbose", action="count", default=0, help="debug logs on stderr (-vv: more)")
 
 

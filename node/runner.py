@@ -11,6 +11,7 @@ import os
 import shutil
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -25,7 +26,7 @@ from protocol import abandon, engine as E, games, genesis as G, wire
 from protocol.identity import fingerprint
 from protocol.verify import verify_bytes
 
-from . import discovery, lobby, mdns
+from . import discovery, lobby, mdns, seat_memory
 from .client_api import BotDecider, ClientDecider, TcpClientPort, spawn_bot, stdio_channel
 from .game import GameNode, Progress
 from .store import GameStore, load_identity
@@ -90,6 +91,8 @@ class Seat:
     """--relay / an invite: the MQTT broker (a relay_url.RelayUrl) all links go through."""
     relay_auth: str | None = None
     """--relay-auth FILE: USER:PASSWORD for the broker (an invite's or a resumed game's)."""
+    bot_homes: list[str] = field(default_factory=list)
+    """The data dirs of the bot nodes seated with this person (`--with-bots`, the home)."""
 
 
 async def open_client_port(seat: Seat) -> TcpClientPort:
@@ -312,6 +315,7 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
         store = GameStore.create(seat.data_dir, setup.genesis_raw, setup.game_id,
                                  {"secret": setup.secret, "committed": wire.encode([]), "seat": setup.seat}, peers)
     seat.game_id = setup.game_id.hex()
+    seat_memory.remember(store.dir, seat, seat.bot_homes if seat.bot_homes else None)
     status = seat.status
     async with trio.open_nursery() as nursery:
         genesis = G.parse(store.genesis())
@@ -369,24 +373,59 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
     return result
 
 
+def _bot_process(args: list[str], home: Path) -> Any:
+    """A bot node bound to this process: its stdin is a pipe from here, and it pauses (exit
+    130) when the pipe closes: when this node pauses or dies, so that it never co-signs an
+    abandon record against its paused person (`--with-parent`)."""
+    import subprocess
+
+    return subprocess.Popen([sys.executable, "-m", "node", *args, "--bind", "127.0.0.1", "--data-dir", str(home),
+                             "-q", "--with-parent"],
+                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=(home / "node.log").open("ab"),
+                            start_new_session=True)
+
+
 def start_bots(kinds: list[str], port: int | str, seat: Seat) -> list[Any]:
     """`host --with-bots`: each bot seat is a full node of its own (an OS process joining this
     lobby on loopback, or with the invite through the relay), exactly as if a friend had
-    joined with `caravan join --bot KIND`."""
-    import subprocess
-
+    joined with `caravan join --bot KIND`. A broker's login goes to each bot in a 0600 file
+    of its own data dir, never on its command line."""
     procs = []
     target = port if isinstance(port, str) else f"127.0.0.1:{port}"
+    seat.bot_homes = []
     for i, kind in enumerate(kinds, start=1):
-        home = seat.data_dir / "bots" / f"bot{i}"
+        home = (seat.data_dir / "bots" / f"bot{i}").resolve()
         home.mkdir(parents=True, exist_ok=True)
         seed = [] if seat.seed is None else ["--seed", str(seat.seed + i)]
-        procs.append(subprocess.Popen(
-            [sys.executable, "-m", "node", "join", target, "--bot", kind, "--bind", "127.0.0.1",
-             "--data-dir", str(home), "--name", f"{kind} bot {i}", "-q", *seed],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=(home / "node.log").open("ab"),
-            start_new_session=True))
+        auth: list[str] = []
+        if seat.relay is not None and seat.relay.username is not None:
+            from .store import _write_private
+            _write_private(home / "relay-auth", f"{seat.relay.username}:{seat.relay.password or ''}\n".encode())
+            auth = ["--relay-auth", str(home / "relay-auth")]
+        procs.append(_bot_process(["join", target, "--bot", kind, "--name", f"{kind} bot {i}", *seed, *auth], home))
+        seat.bot_homes.append(str(home))
     return procs
+
+
+def resume_bots(game_id: str, homes: list[str]) -> list[Any]:
+    """The bot nodes seated with this person come back with it (each resumes with its own
+    remembered settings)."""
+    procs = []
+    for home in homes:
+        path = Path(home)
+        if (path / "games").is_dir() and any((path / "games").glob(f"{game_id}*")):
+            procs.append(_bot_process(["resume", game_id], path))
+    return procs
+
+
+def stop_bots(helpers: list[Any]) -> None:
+    """This node pauses: its bots pause with it (their stdin closes; they stop cleanly)."""
+    for proc in helpers:
+        try:
+            if proc.stdin is not None:
+                proc.stdin.close()
+        except OSError:
+            pass
 
 
 async def host(game: str, players: int, options: dict[str, Any], seat: Seat, announce: bool = True,
@@ -420,22 +459,33 @@ async def host(game: str, players: int, options: dict[str, Any], seat: Seat, ann
     helpers = start_bots(list(bots), port, seat) if bots else []
     if helpers:
         seat.status(f"{len(helpers)} bot(s) joining: {', '.join(bots)}", "bots")
-    try:
-        async with trio.open_nursery() as nursery:
-            if announce:
-                nursery.start_soon(discovery.announce, the_lobby.status, discovery_target, discovery_port)
-            task_status.started(port)
-            setup = await the_lobby.run(listeners, secret)
-            nursery.cancel_scope.cancel()
-    finally:
-        if announcer is not None:                 # say goodbye over mDNS even when interrupted
-            with trio.CancelScope(shield=True), trio.move_on_after(3):
-                await trio.to_thread.run_sync(announcer.close, abandon_on_cancel=True)
-    seat.status("every seat signed the genesis; play starts", "genesis", game_id=setup.game_id.hex())
-    listeners = await trio.open_tcp_listeners(port, host=seat.bind)     # the lobby closed its own
-    result = await play(setup, seat, listeners)
-    await _wait_for_bots(helpers)
+    with _bots_pause_with_me(helpers):
+        try:
+            async with trio.open_nursery() as nursery:
+                if announce:
+                    nursery.start_soon(discovery.announce, the_lobby.status, discovery_target, discovery_port)
+                task_status.started(port)
+                setup = await the_lobby.run(listeners, secret)
+                nursery.cancel_scope.cancel()
+        finally:
+            if announcer is not None:                 # say goodbye over mDNS even when interrupted
+                with trio.CancelScope(shield=True), trio.move_on_after(3):
+                    await trio.to_thread.run_sync(announcer.close, abandon_on_cancel=True)
+        seat.status("every seat signed the genesis; play starts", "genesis", game_id=setup.game_id.hex())
+        listeners = await trio.open_tcp_listeners(port, host=seat.bind)     # the lobby closed its own
+        result = await play(setup, seat, listeners)
+        await _wait_for_bots(helpers)
     return result
+
+
+@contextmanager
+def _bots_pause_with_me(helpers: list[Any]):
+    """If this node stops before the game ends (^C, an error, the home closing), its bots stop too."""
+    try:
+        yield
+    except BaseException:
+        stop_bots(helpers)
+        raise
 
 
 async def _host_relayed(the_lobby: lobby.Lobby, seat: Seat, bots: list[str], task_status) -> dict[str, Any] | None:
@@ -451,17 +501,18 @@ async def _host_relayed(the_lobby: lobby.Lobby, seat: Seat, bots: list[str], tas
                     lobby=the_lobby.lobby_id.hex(), port=None, relay=str(seat.relay))
         seat.status(f"others join with:  caravan join {invite}", "invite", invite=invite)
         relay.announce(the_lobby.lobby_id, {**the_lobby.status(), "port": None})
-        helpers = start_bots(list(bots), seat.relay.invite(the_lobby.lobby_id.hex(), credentials=True), seat) if bots else []
+        helpers = start_bots(list(bots), invite, seat) if bots else []
         if helpers:
             seat.status(f"{len(helpers)} bot(s) joining: {', '.join(bots)}", "bots")
         task_status.started(invite)
-        try:
-            setup = await the_lobby.run(endpoint, os.urandom(32))
-        finally:
-            relay.clear(the_lobby.lobby_id)
-            endpoint.close()
-        seat.status("every seat signed the genesis; play starts", "genesis", game_id=setup.game_id.hex())
-        result = await play(setup, seat, None, relay=relay)
+        with _bots_pause_with_me(helpers):
+            try:
+                setup = await the_lobby.run(endpoint, os.urandom(32))
+            finally:
+                relay.clear(the_lobby.lobby_id)
+                endpoint.close()
+            seat.status("every seat signed the genesis; play starts", "genesis", game_id=setup.game_id.hex())
+            result = await play(setup, seat, None, relay=relay)
     await _wait_for_bots(helpers)
     return result
 
@@ -535,8 +586,13 @@ async def join(target: str | None, seat: Seat, discovery_port: int = discovery.D
 
 
 async def resume(game_prefix: str, seat: Seat) -> dict[str, Any] | None:
-    """Restart a stored game after a crash: replay, reconnect, resync, continue."""
+    """Restart a stored game after a pause or a crash: replay, reconnect, resync, continue;
+    the bot nodes seated with this person come back with it. A game that already ended
+    (finished with its transcript, or abandoned) is said so in one line instead."""
     store = GameStore.find(seat.data_dir, game_prefix)
+    ended = _ended(store, seat)
+    if ended is not None:
+        return ended
     secrets = store.secrets()
     peers = store.peers()
     seat.port = seat.port or int(peers.get("port") or 0)
@@ -549,7 +605,32 @@ async def resume(game_prefix: str, seat: Seat) -> dict[str, Any] | None:
         seat.relay = with_auth(parse_relay_url(peers["relay"]), seat.relay_auth)
     seat.status(f"resuming game {store.dir.name[:16]}" + (f" through the broker {seat.relay}" if seat.relay else ""),
                 "resume")
-    if seat.relay is not None:
-        return await play(setup, seat, None, dial_all=True)
-    listeners = await trio.open_tcp_listeners(seat.port, host=seat.bind)
-    return await play(setup, seat, listeners, dial_all=True)
+    seat.bot_homes = [h for h in seat_memory.recall(store.dir).get("bots") or [] if isinstance(h, str)]
+    helpers = resume_bots(store.dir.name, seat.bot_homes)
+    if helpers:
+        seat.status(f"{len(helpers)} bot(s) seated with you continue too", "bots")
+    with _bots_pause_with_me(helpers):
+        if seat.relay is not None:
+            result = await play(setup, seat, None, dial_all=True)
+        else:
+            listeners = await trio.open_tcp_listeners(seat.port, host=seat.bind)
+            result = await play(setup, seat, listeners, dial_all=True)
+        await _wait_for_bots(helpers)
+    return result
+
+
+def _ended(store: GameStore, seat: Seat) -> dict[str, Any] | None:
+    """None when the stored game can go on; else say in one line how it ended (and on the page
+    of a web seat) and return its result ({} for an abandoned game: nothing to resume)."""
+    from .stored import describe
+
+    transcript = store.dir / "transcript.caravan"
+    if not transcript.exists():
+        return None
+    entry = describe(store.dir, load_identity(seat.data_dir).public)
+    if entry.state not in ("finished", "abandoned"):
+        return None
+    text = f"game {store.dir.name[:16]} already ended: {entry.state}, {entry.detail}; transcript: {transcript}"
+    seat.status(text, "ended", game_id=store.dir.name, state=entry.state, path=str(transcript))
+    seat.game_id = None
+    return entry.result if entry.state == "finished" else {}
