@@ -193,6 +193,81 @@ def cmd_resume(args: argparse.Namespace) -> int:
     return _run_node(args, lambda seat: runner.resume(prefix, seat), seat)
 
 
+def cmd_app(args: argparse.Namespace) -> int:
+    """`caravan` / `caravan app`: the home page, until ^C."""
+    import trio
+
+    from .home import run_home
+    from .home_tables import Network
+
+    network = Network(args.bind, args.discovery_addr, args.discovery_port, args.discovery_bind)
+
+    def tell(url: str) -> None:
+        if args.json:
+            json_line("web", url=url)
+        else:
+            print(f"Caravan is open in your browser; if not, open: {url}\n(^C here closes it; your games "
+                  "pause and continue from the page next time)", file=sys.stderr, flush=True)
+
+    async def main() -> None:
+        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(run_home, data_dir(args), network, args.port, tell, not args.no_browser)
+                async for _ in signals:
+                    nursery.cancel_scope.cancel()
+                    return
+
+    try:
+        trio.run(main)
+    except BaseException as exc:                     # noqa: BLE001 - one line, never a traceback
+        leaf = _main_exception(exc)
+        if isinstance(leaf, KeyboardInterrupt):
+            return EXIT_INTERRUPTED
+        if isinstance(leaf, OSError):
+            print(f"caravan app: {leaf}", file=sys.stderr)
+            return EXIT_USAGE
+        raise
+    return EXIT_INTERRUPTED
+
+
+def cmd_forget(args: argparse.Namespace) -> int:
+    from .home_tables import forget
+    from .store import GameStore
+
+    try:
+        store = GameStore.find(data_dir(args), check.game_id_prefix(args.game_id))
+        trash = forget(data_dir(args), store.dir.name)
+    except LookupError as exc:
+        raise UsageError(str(exc)) from None
+    if args.json:
+        json_line("forgotten", game_id=store.dir.name, path=str(trash))
+    else:
+        print(f"game {store.dir.name[:16]} moved to {trash} (move it back to games/ to keep it)")
+    return EXIT_OK
+
+
+def _app_parser(sub: Any) -> None:
+    a = sub.add_parser("app", help="the home page in your browser (also: caravan with no command)",
+                       description="Serve Caravan's home on 127.0.0.1 and open it in the browser: your games, "
+                                   "new tables with friends or bots, open tables on the LAN, settings.")
+    a.add_argument("--port", type=check.port_number, default=0, help="serve on this port (default: a free one)")
+    a.add_argument("--no-browser", action="store_true", help="print the home's link, do not open it")
+    a.add_argument("--data-dir", help="where keys and games are kept (default: the user data directory)")
+    a.add_argument("--bind", default="0.0.0.0", help="address the games listen on (default: all)")
+    a.add_argument("--discovery-addr", type=check.ipv4, default=None, metavar="IPV4",
+                   help="where to send lobby announcements (default: every interface's broadcast address)")
+    a.add_argument("--discovery-port", type=check.udp_port, default=check.DISCOVERY_PORT)
+    a.add_argument("--discovery-bind", default="0.0.0.0", help="address to listen for announcements on")
+    _json_arg(a, 'one JSON line: {"type": "web", "url": ...}')
+    a.set_defaults(func=cmd_app)
+
+    f = sub.add_parser("forget", help="move a stored game's folder to the trash folder (the home's Forget)")
+    f.add_argument("game_id", help="the game id, or a unique prefix of it (caravan games lists them)")
+    f.add_argument("--data-dir", help="where keys and games are kept (default: the user data directory)")
+    _json_arg(f, 'one JSON line: {"type": "forgotten", "game_id", "path"}')
+    f.set_defaults(func=cmd_forget)
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
     return run_demo(args)
@@ -360,6 +435,7 @@ def build_parser() -> argparse.ArgumentParser:
     _json_arg(m, "the host node's JSON lines, then one 'demo' summary object")
     m.set_defaults(func=cmd_demo)
 
+    _app_parser(sub)
     from clients import replay
     replay.add_parser(sub)
     from clients import tournament
@@ -392,6 +468,9 @@ def _main(argv: list[str] | None) -> int:
     try:
         _load_extra_engines()
         parser = build_parser()
+        argv = list(sys.argv[1:] if argv is None else argv)
+        if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
+            argv = ["app", *argv]                    # `caravan` alone (or with app flags): the home
         try:
             args = parser.parse_args(argv)
         except SystemExit as exc:

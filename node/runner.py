@@ -179,9 +179,9 @@ async def open_web(seat: Seat, nursery: trio.Nursery, saved: dict[str, Any] | No
     seat.web_client = client
     seat.status.lobby_page = client.note
     seat.status(f"play in your browser: {url}", "web", url=url)
-    if not seat.no_browser:
-        import webbrowser
-        await trio.to_thread.run_sync(webbrowser.open, url)
+    if not seat.no_browser:                      # through a file: the token stays off every argv
+        from .browser import open_page
+        await trio.to_thread.run_sync(open_page, url, seat.data_dir, "table.html")
     return client
 
 
@@ -402,6 +402,9 @@ def start_bots(kinds: list[str], port: int | str, seat: Seat) -> list[Any]:
             from .store import _write_private
             _write_private(home / "relay-auth", f"{seat.relay.username}:{seat.relay.password or ''}\n".encode())
             auth = ["--relay-auth", str(home / "relay-auth")]
+        kind, _, think = kind.partition("@")                  # the home's "search@SECONDS"
+        if think:
+            seed += ["--think", think]
         procs.append(_bot_process(["join", target, "--bot", kind, "--name", f"{kind} bot {i}", *seed, *auth], home))
         seat.bot_homes.append(str(home))
     return procs

@@ -28,6 +28,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from clients import render
 
 from .client_api import to_json
+from .web_guard import LocalOnly
 
 log = logging.getLogger("caravan.web")
 
@@ -60,6 +61,7 @@ class WebClient:
             WebSocketRoute("/{token}/ws", self._socket),
             Route("/{path:path}", self._refuse),
         ])
+        self.app = LocalOnly(self.app)             # Host and Origin: this machine's browser only
 
     # ------------------------------------------------------------------ serving
     async def serve(self, port: int = 0, task_status=trio.TASK_STATUS_IGNORED) -> None:
