@@ -230,7 +230,7 @@ class Home:
         if target.startswith("caravan+"):
             check.invite(target, None)
         elif not target or ":" not in target:
-            raise ValueError("paste an invite: HOST:PORT, or caravan+mqtt://HOST:PORT/LOBBY_ID")
+            raise ValueError(f"{target[:80]!r} is not an invite: paste HOST:PORT, or caravan+mqtt://HOST:PORT/LOBBY_ID")
         else:
             host_, _, port = target.rpartition(":")
             if not port.isdigit() or not 0 < int(port) < 65536 or not host_:

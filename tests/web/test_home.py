@@ -1,0 +1,91 @@
+"""The home (`caravan app`) in a real Chromium: a table created from the page with two bots is
+played to the end by clicking and its transcript verifies; Your games offers Replay,
+Transcript and Forget (to the trash folder); bad input is one line on the page."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+from protocol.verify import verify_bytes
+from tests.web.conftest import console_errors
+from tests.web.home_fixtures import start_home
+from tests.web.test_play import play_by_clicking
+
+
+def _wait(driver, what, timeout: float = 60.0):
+    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(what)
+
+
+def create_table(driver, url: str, game: str, players: int, seats: list[str]) -> None:
+    """Fill New table and create it: seat 0 is the person, `seats` the others' choices."""
+    driver.get(url)
+    _wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#game option"))
+    Select(driver.find_element(By.ID, "game")).select_by_value(game)
+    _wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#options input"))
+    Select(driver.find_element(By.ID, "players")).select_by_visible_text(str(players))
+    _wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#seats select")) == players - 1)
+    for select, choice in zip(driver.find_elements(By.CSS_SELECTOR, "#seats select"), seats):
+        Select(select).select_by_value(choice)
+    driver.find_element(By.ID, "create").click()
+
+
+def test_a_table_with_two_bots_from_the_home(tmp_path: Path, browser):
+    home, url = start_home(tmp_path)
+    try:
+        create_table(browser, url, "sabbat", 3, ["bot:heuristic", "bot:random"])
+        _wait(browser, lambda d: "/" + url.split("/")[3] + "/" not in d.current_url, timeout=90)   # the table page
+        table_url = browser.current_url
+        stats = play_by_clicking(browser, table_url, seed=3, timeout=300, reload_after=1000)
+        assert stats["decisions"] > 3
+        assert "Won by" in browser.find_element(By.ID, "result-text").text
+        assert console_errors(browser) == []
+        browser.get(url)
+        row = _wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#game-list tr[data-game]"))
+        _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#game-list a.transcript"), timeout=60)
+        game_id = row.get_attribute("data-game")
+        transcript = tmp_path / "home" / "games" / game_id / "transcript.caravan"
+        report = verify_bytes(transcript.read_bytes())
+        assert report.ok and not report.abandoned_by
+        browser.find_element(By.CSS_SELECTOR, "#game-list a.replay").click()
+        _wait(browser, lambda d: "replay" in d.current_url)
+        assert "Sabbat Magica" in browser.page_source
+        browser.get(url)
+        forget = _wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#game-list button.forget"))
+        forget.click()
+        browser.switch_to.alert.accept()
+        _wait(browser, lambda d: not d.find_elements(By.CSS_SELECTOR, "#game-list tr[data-game]"))
+        assert (tmp_path / "home" / "trash" / game_id / "transcript.caravan").exists()
+    finally:
+        home.proc.terminate()
+        home.stop()
+
+
+def test_bad_input_is_one_line_on_the_page(tmp_path: Path, browser):
+    home, url = start_home(tmp_path)
+    try:
+        browser.get(url)
+        _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#game option"))
+        box = browser.find_element(By.ID, "invite-in")
+        box.send_keys("<b>not an invite</b>")
+        box.submit()
+        error = _wait(browser, lambda d: d.find_element(By.ID, "error") if d.find_element(By.ID, "error")
+                      .is_displayed() else None)
+        assert "<b>not an invite</b>" in error.text and not browser.find_elements(By.CSS_SELECTOR, "#error b")
+        box.clear()
+        box.send_keys("caravan+mqtt://broker.example:1883/zz")
+        box.submit()
+        time.sleep(0.5)
+        _wait(browser, lambda d: "zz" in d.find_element(By.ID, "error").text or "lobby" in
+              d.find_element(By.ID, "error").text.lower())
+        option = browser.find_element(By.CSS_SELECTOR, "#options input")
+        option.clear()
+        option.send_keys("{nonsense")
+        browser.find_element(By.ID, "create").click()
+        _wait(browser, lambda d: option.get_attribute("data-key") in d.find_element(By.ID, "error").text)
+    finally:
+        home.proc.terminate()
+        home.stop()
