@@ -89,3 +89,47 @@ def test_bad_input_is_one_line_on_the_page(tmp_path: Path, browser):
     finally:
         home.proc.terminate()
         home.stop()
+
+
+def _table_url(driver, home_url: str, timeout: float = 90.0) -> str:
+    token = "/" + home_url.split("/")[3] + "/"
+    _wait(driver, lambda d: token not in d.current_url, timeout=timeout)
+    return driver.current_url
+
+
+def test_stop_the_home_then_continue_from_your_games(tmp_path: Path, browser):
+    """The bots pause with their person when the home stops and come back with Continue."""
+    from tests.web.test_play import _click_a_move, _open_decision
+    import random
+
+    home, url = start_home(tmp_path)
+    again = None
+    try:
+        create_table(browser, url, "sabbat", 2, ["bot:random"])
+        table = _table_url(browser, url)
+        browser.find_element(By.ID, "auto").click()
+        rng, made = random.Random(5), 0
+        deadline = time.monotonic() + 120
+        while made < 2 and time.monotonic() < deadline:
+            decision = _wait(browser, lambda d: _open_decision(d))
+            if _click_a_move(browser, rng) != "none":
+                made += 1
+                _wait(browser, lambda d: _open_decision(d) != decision)
+        home.proc.terminate()
+        assert home.stop() == 130
+        bot_log = tmp_path / "home" / "bots" / "bot1" / "node.log"
+        _wait(browser, lambda d: "paused" in bot_log.read_text(), timeout=30)
+        again, url = start_home(tmp_path)
+        browser.get(url)
+        _wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#game-list button.continue")).click()
+        assert _table_url(browser, url) == table                 # the same page, port and token
+        stats = play_by_clicking(browser, table, seed=5, timeout=300, reload_after=1000)
+        assert stats["decisions"] > 0
+        game_id = next((tmp_path / "home" / "games").iterdir()).name
+        report = verify_bytes((tmp_path / "home" / "games" / game_id / "transcript.caravan").read_bytes())
+        assert report.ok and not report.abandoned_by
+    finally:
+        for node in (home, again):
+            if node is not None and node.proc.poll() is None:
+                node.proc.terminate()
+                node.stop()
