@@ -222,12 +222,12 @@ def cmd_app(args: argparse.Namespace) -> int:
     except BaseException as exc:                     # noqa: BLE001 - one line, never a traceback
         leaf = _main_exception(exc)
         if isinstance(leaf, KeyboardInterrupt):
-            return EXIT_INTERRUPTED
+            return EXIT_OK
         if isinstance(leaf, OSError):
             print(f"caravan app: {leaf}", file=sys.stderr)
             return EXIT_USAGE
         raise
-    return EXIT_INTERRUPTED
+    return EXIT_OK                                   # closed: its games pause
 
 
 def cmd_forget(args: argparse.Namespace) -> int:
@@ -266,6 +266,23 @@ def _app_parser(sub: Any) -> None:
     f.add_argument("--data-dir", help="where keys and games are kept (default: the user data directory)")
     _json_arg(f, 'one JSON line: {"type": "forgotten", "game_id", "path"}')
     f.set_defaults(func=cmd_forget)
+
+
+def cmd_rematch(args: argparse.Namespace) -> int:
+    """Play again: a new lobby for the same game, options and seats; the bots re-seated."""
+    from . import runner
+    from .store import GameStore
+
+    try:
+        store = GameStore.find(data_dir(args), check.game_id_prefix(args.game_id))
+    except LookupError as exc:
+        raise UsageError(str(exc)) from None
+    seat_memory.fill_args(args, seat_memory.recall(store.dir))     # as the seat was decided, unless given
+    seat = _seat(args)
+    setup_logging(args, seat.status)
+    return _run_node(args, lambda seat: runner.rematch(store.dir.name, seat, announce=not args.no_discovery,
+                                                        discovery_target=args.discovery_addr,
+                                                        discovery_port=args.discovery_port), seat)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -406,6 +423,18 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a relayed game: reach the others through this broker instead of the one it was played on")
     _node_args(r)
     r.set_defaults(func=cmd_resume)
+
+    a = sub.add_parser("rematch", help="play again: a new lobby for a stored game's game, options and seats",
+                       description="Host a new game like a stored one (same game, options, number of seats and time "
+                                   "limit, a fresh genesis); the bots seated with it are seated again, friends join "
+                                   "the new lobby. The seat decides as it did in that game unless told otherwise.")
+    a.add_argument("game_id", help="the game id, or a unique prefix of it (caravan games lists them)")
+    a.add_argument("--no-discovery", action="store_true", help="do not announce the lobby on the LAN")
+    a.add_argument("--discovery-addr", type=check.ipv4, default=None, metavar="IPV4",
+                   help="where to send announcements (default: every interface's broadcast address)")
+    a.add_argument("--discovery-port", type=check.udp_port, default=check.DISCOVERY_PORT)
+    _node_args(a)
+    a.set_defaults(func=cmd_rematch)
 
     g = sub.add_parser("games", help="list the games stored on this machine and where each stands")
     g.add_argument("--data-dir", help="where keys and games are kept (default: the user data directory)")

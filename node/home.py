@@ -23,7 +23,7 @@ from starlette.routing import Route
 
 from protocol import games
 
-from . import cli_checks as check, discovery
+from . import cli_checks as check, discovery, seat_memory
 from .home_tables import Network, Tables, forget, one_line
 from .store import _write_private
 from .stored import stored_games
@@ -82,7 +82,7 @@ class Home:
         self._games_cache: dict[tuple, dict[str, Any]] = {}
         api = [("state", self.state, "GET"), ("options", self.options, "GET"), ("open", self.open_tables, "GET"),
                ("host", self.host, "POST"), ("join", self.join, "POST"), ("continue", self.resume, "POST"),
-               ("forget", self.forget, "POST"), ("settings", self.save, "POST")]
+               ("forget", self.forget, "POST"), ("settings", self.save, "POST"), ("rematch", self.rematch, "POST")]
         routes = [Route("/{token}/", self._page), Route("/{token}/static/{name}", self._static),
                   Route("/{token}/transcript/{game_id}", self._transcript),
                   Route("/{token}/replay/{game_id}", self._replay)]
@@ -104,6 +104,7 @@ class Home:
             self.tables = Tables(self.data_dir, self.network, nursery)
             binds = await nursery.start(partial(serve, self.app, config))
             self.url = f"{binds[0].rstrip('/')}/{self.token}/"
+            self.tables.home_url = self.url
             task_status.started(self.url)
 
     # ------------------------------------------------------------------ guards
@@ -160,6 +161,7 @@ class Home:
             table = running.get(g.game_id)
             row["table"] = table.to_json() if table else None
             row["title"] = games.get(g.game).title if g.game in games.names() else g.game
+            row["role"] = seat_memory.recall(directory).get("role")
             out.append(row)
         return {"games": out, "tables": [t.to_json() for t in self.tables.tables.values()],
                 "settings": {k: v for k, v in self.settings.items() if k in ("name", "theme", "sound")},
@@ -244,6 +246,15 @@ class Home:
         if table is None:
             table = self.tables.resume(game_id, str(body.get("title") or game_id[:16]))
         return {"table": table.to_json()}
+
+    async def rematch(self, body: dict[str, Any], request: Request) -> dict[str, Any]:
+        game_id = str(body.get("game_id", ""))
+        self._game_dir(game_id)
+        again = next((t for t in self.tables.tables.values() if t.again_of == game_id), None)
+        if again is None:                             # one new table per game, however often asked
+            again = self.tables.rematch(game_id, str(body.get("title") or game_id[:16]))
+            again.again_of = game_id
+        return {"table": again.to_json()}
 
     async def forget(self, body: dict[str, Any], request: Request) -> dict[str, Any]:
         game_id = str(body.get("game_id", ""))

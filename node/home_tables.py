@@ -42,6 +42,7 @@ class Table:
     error: str = ""
     result: Any = None
     scope: trio.CancelScope | None = None
+    again_of: str = ""                # Play again: the game it repeats
 
     def on_line(self, text: str, kind: str, fields: dict[str, Any]) -> None:
         if kind == "web":
@@ -90,10 +91,11 @@ class Tables:
     def __init__(self, data_dir: Path, network: Network, nursery: trio.Nursery):
         self.data_dir, self.network, self.nursery = data_dir, network, nursery
         self.tables: dict[str, Table] = {}
+        self.home_url: str | None = None
 
     def _seat(self, table: Table, name: str | None) -> runner.Seat:
         seat = runner.Seat(self.data_dir, self.network.bind, client="web", status=TableStatus(table))
-        seat.no_browser, seat.name = True, name or None
+        seat.no_browser, seat.name, seat.home_url = True, name or None, self.home_url
         return seat
 
     def running(self, game_id: str) -> Table | None:
@@ -145,6 +147,17 @@ class Tables:
             if memory.get("bind"):
                 seat.bind = memory["bind"]
             return runner.resume(game_id, seat)
+        return self._start(title, run)
+
+
+    def rematch(self, game_id: str, title: str) -> Table:
+        from .store import GameStore
+
+        def run(table: Table):
+            memory = seat_memory.recall(GameStore.find(self.data_dir, game_id).dir)
+            seat = self._seat(table, memory.get("name"))
+            return runner.rematch(game_id, seat, discovery_target=self.network.discovery_addr,
+                                  discovery_port=self.network.discovery_port)
         return self._start(title, run)
 
 

@@ -93,6 +93,12 @@ class Seat:
     """--relay-auth FILE: USER:PASSWORD for the broker (an invite's or a resumed game's)."""
     bot_homes: list[str] = field(default_factory=list)
     """The data dirs of the bot nodes seated with this person (`--with-bots`, the home)."""
+    bot_kinds: list[str] = field(default_factory=list)
+    """Their kinds (re-seated by `caravan rematch`)."""
+    role: str | None = None
+    """"host" or "join": who may offer to play again (the host opens the new lobby)."""
+    home_url: str | None = None
+    """Seated from the home: the table page's game-over box links back to it (and to Play again)."""
 
 
 async def open_client_port(seat: Seat) -> TcpClientPort:
@@ -259,6 +265,14 @@ class Narrator:
                 self.client.show(view, self.waiting_text(waiting), applied_at)    # only the latest picture
 
 
+def _after_game_links(seat: Seat, game_dir: Path, result: Any) -> None:
+    """A table opened from the home: its game-over box links back home, and the host's to Play again."""
+    links = {"home": seat.home_url}
+    if result is not None and seat_memory.recall(game_dir).get("role") == "host":
+        links["play_again"] = f"{seat.home_url}#again={seat.game_id}"
+    seat.web_client.after_game = links
+
+
 def _where(view: dict[str, Any]) -> str:
     for key in ("round", "turn"):
         if key in view:
@@ -315,7 +329,7 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
         store = GameStore.create(seat.data_dir, setup.genesis_raw, setup.game_id,
                                  {"secret": setup.secret, "committed": wire.encode([]), "seat": setup.seat}, peers)
     seat.game_id = setup.game_id.hex()
-    seat_memory.remember(store.dir, seat, seat.bot_homes if seat.bot_homes else None)
+    seat_memory.remember(store.dir, seat)
     status = seat.status
     async with trio.open_nursery() as nursery:
         genesis = G.parse(store.genesis())
@@ -352,6 +366,8 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
         with trio.move_on_after(RESULT_GRACE):
             while narrator[0].outbox.statistics().current_buffer_used:
                 await trio.sleep(0.01)
+            if seat.home_url and seat.web_client is not None:
+                _after_game_links(seat, store.dir, result)
             if hasattr(decider, "result"):
                 await decider.result(result)
             await _let_client_read(decider)
@@ -392,7 +408,7 @@ def start_bots(kinds: list[str], port: int | str, seat: Seat) -> list[Any]:
     of its own data dir, never on its command line."""
     procs = []
     target = port if isinstance(port, str) else f"127.0.0.1:{port}"
-    seat.bot_homes = []
+    seat.bot_homes, seat.bot_kinds = [], list(kinds)
     for i, kind in enumerate(kinds, start=1):
         home = (seat.data_dir / "bots" / f"bot{i}").resolve()
         home.mkdir(parents=True, exist_ok=True)
@@ -439,6 +455,7 @@ async def host(game: str, players: int, options: dict[str, Any], seat: Seat, ann
         return await _serving_page(seat, partial(host, game, players, options, seat, announce, time_limit, bots,
                                                  discovery_target, discovery_port, task_status=task_status))
     key = load_identity(seat.data_dir)
+    seat.role = "host"
     if seat.client and seat.client.startswith("tcp:"):
         await open_client_port(seat)
     the_lobby = lobby.Lobby(key, game, players, options, seat.status, time_limit, seat.name or "")
@@ -560,6 +577,7 @@ async def join(target: str | None, seat: Seat, discovery_port: int = discovery.D
     """Join by HOST:PORT, or by (a prefix of) a lobby id found by discovery, or the only lobby."""
     if seat.client == "web" and seat.web_client is None:
         return await _serving_page(seat, partial(join, target, seat, discovery_port, discovery_bind, wait, via))
+    seat.role = "join"
     if target and target.startswith("caravan+"):
         return await join_relayed(target, seat)
     if target and ":" in target:
@@ -620,6 +638,27 @@ async def resume(game_prefix: str, seat: Seat) -> dict[str, Any] | None:
             result = await play(setup, seat, listeners, dial_all=True)
         await _wait_for_bots(helpers)
     return result
+
+
+async def rematch(game_prefix: str, seat: Seat, announce: bool = True,
+                  discovery_target: str = discovery.BROADCAST,
+                  discovery_port: int = discovery.DISCOVERY_PORT) -> dict[str, Any] | None:
+    """Play again: the same game, options, number of seats and time limit in a new lobby with a
+    fresh genesis, hosted by this node; its own bots are re-seated, friends join with the new
+    invite (or find it under Open tables)."""
+    store = GameStore.find(seat.data_dir, game_prefix)
+    genesis = G.parse(store.genesis())
+    memory = seat_memory.recall(store.dir)
+    kinds = [k for k in memory.get("bot_kinds") or [] if isinstance(k, str)]
+    peers = store.peers()
+    if seat.relay is None and peers.get("relay"):
+        from .relay_url import parse_relay_url, with_auth
+        seat.relay = with_auth(parse_relay_url(peers["relay"]), seat.relay_auth)
+    seat.status(f"play again: {games.get(genesis.game).title} for {len(genesis.seats)} players as in game "
+                f"{store.dir.name[:16]}" + (f", with bots: {', '.join(kinds)}" if kinds else ""),
+                "rematch", game_id=store.dir.name)
+    return await host(genesis.game, len(genesis.seats), dict(genesis.options), seat, announce,
+                      genesis.time_limit, kinds, discovery_target, discovery_port)
 
 
 def _ended(store: GameStore, seat: Seat) -> dict[str, Any] | None:

@@ -23,13 +23,16 @@ SETTINGS = {"think": 1.0, "iterations": None, "bot_delay": 0.0, "name": None, "s
 """Remembered settings and the command line's defaults (a value equal to its default was not given)."""
 
 
-def remember(game_dir: Path, seat: Any, bots: list[str] | None = None) -> None:
+KEPT = ("bots", "bot_kinds", "role")
+"""Kept from the first session: the bot nodes' data dirs and kinds, and whether this seat hosted."""
+
+
+def remember(game_dir: Path, seat: Any) -> None:
     """Write the seat's settings (0600: the file may name a local program to run)."""
     memory = {key: getattr(seat, key, None) for key in (*DECIDERS, *SETTINGS)}
-    if bots is not None:
-        memory["bots"] = bots
-    elif recall(game_dir).get("bots"):
-        memory["bots"] = recall(game_dir)["bots"]
+    before = recall(game_dir)
+    for key, value in (("bots", seat.bot_homes), ("bot_kinds", seat.bot_kinds), ("role", seat.role)):
+        memory[key] = value or before.get(key)
     _write_private(game_dir / SEAT_FILE, json.dumps(memory).encode())
 
 

@@ -54,6 +54,8 @@ class WebClient:
         self._pages: set[trio.MemorySendChannel] = set()
         self.seen_result = trio.Event()
         self.notes: list[str] = []
+        self.after_game: dict[str, str] = {}
+        """Links for the game-over box (the home's: back home, Play again)."""
         self.url = ""
         self.app = Starlette(routes=[
             Route("/{token}/", self._index),
@@ -190,7 +192,7 @@ class WebClient:
         self._broadcast(msg)
 
     async def result(self, result: Any) -> None:
-        self.result_msg = {"type": "result", "result": result}
+        self.result_msg = {"type": "result", "result": result, **self.after_game}
         self._broadcast(self.result_msg)
 
     async def ask(self, decide: dict[str, Any], legal: list[Any]) -> Any:

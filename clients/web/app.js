@@ -79,7 +79,7 @@ function handle(msg) {
       if (state.decide && state.decide.decision === msg.decision) hideDecide();
       break;
     case "error": showError(msg.message); break;
-    case "result": showResult(msg.result); break;
+    case "result": showResult(msg.result); afterGame(msg); break;
   }
 }
 
@@ -112,6 +112,11 @@ function showResult(result) {
   if (result && result.scores) text += " Scores: " + result.scores.map((v, s) => `${who(s)} ${v}`).join(", ") + ".";
   $("result-text").textContent = text;
   $("result").hidden = false;
+}
+
+function afterGame(msg) {            // a table opened from the home: links back to it
+  for (const [id, href] of [["play-again", msg.play_again], ["home", msg.home]])
+    if (href) { $(id).href = href; $(id).hidden = false; }
 }
 
 // ------------------------------------------------------------------ deciding

@@ -61,6 +61,11 @@ function renderGames(list) {
       b.onclick = () => running && g.table.url ? (location.href = g.table.url) : resume(g);
       actions.append(b);
     }
+    if (g.state === "finished" && g.my_seat !== null && g.role === "host") {
+      const b = el("button", "Play again", {class: "again"});
+      b.onclick = () => playAgain(g.game_id, g.title);
+      actions.append(b);
+    }
     if (g.transcript) {
       actions.append(el("a", "Replay", {href: base + "replay/" + g.game_id, class: "replay"}));
       actions.append(el("a", "Transcript", {href: base + "transcript/" + g.game_id, class: "transcript",
@@ -77,6 +82,11 @@ function renderGames(list) {
     row.append(what, actions);
     body.append(row);
   }
+}
+
+async function playAgain(gameId, title) {
+  const r = await act("rematch", {game_id: gameId, title});
+  if (r) follow(r.table);
 }
 
 async function resume(g) {
@@ -247,5 +257,8 @@ for (const r of document.querySelectorAll("input[name=network]"))
   r.onchange = () => { $("broker").hidden = r.value !== "broker" || !r.checked; };
 $("copy").onclick = () => navigator.clipboard.writeText($("invite").textContent)
   .then(() => { $("copy").textContent = "Copied"; }, () => { $("copy").textContent = "Select and copy"; });
-refresh(true);
+refresh(true).then(() => {             // the table page's "Play again" comes here as #again=GAME_ID
+  const again = location.hash.match(/^#again=([0-9a-f]+)$/);
+  if (again) { history.replaceState(null, "", location.pathname); playAgain(again[1]); }
+});
 setInterval(refresh, 1500);
