@@ -33,23 +33,37 @@ def create_table(driver, url: str, game: str, players: int, seats: list[str]) ->
     driver.find_element(By.ID, "create").click()
 
 
-def test_a_table_with_two_bots_from_the_home(tmp_path: Path, browser):
+def _table_url(driver, home_url: str, timeout: float = 90.0) -> str:
+    token = "/" + home_url.split("/")[3] + "/"
+    _wait(driver, lambda d: token not in d.current_url, timeout=timeout)
+    return driver.current_url
+
+
+def test_a_table_with_two_bots_from_the_home_then_play_again(tmp_path: Path, browser):
     home, url = start_home(tmp_path)
     try:
         create_table(browser, url, "sabbat", 3, ["bot:heuristic", "bot:random"])
-        _wait(browser, lambda d: "/" + url.split("/")[3] + "/" not in d.current_url, timeout=90)   # the table page
-        table_url = browser.current_url
-        stats = play_by_clicking(browser, table_url, seed=3, timeout=300, reload_after=1000)
+        first = _table_url(browser, url)
+        stats = play_by_clicking(browser, first, seed=3, timeout=300, reload_after=1000)
         assert stats["decisions"] > 3
         assert "Won by" in browser.find_element(By.ID, "result-text").text
         assert console_errors(browser) == []
+        _wait(browser, lambda d: d.find_element(By.ID, "play-again").is_displayed())
+        browser.find_element(By.ID, "play-again").click()
+        second = _table_url(browser, url)                         # home#again=ID, then the new table
+        assert second != first
+        stats = play_by_clicking(browser, second, seed=4, timeout=300, reload_after=1000)
+        assert "Won by" in browser.find_element(By.ID, "result-text").text
         browser.get(url)
-        row = _wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#game-list tr[data-game]"))
-        _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#game-list a.transcript"), timeout=60)
-        game_id = row.get_attribute("data-game")
-        transcript = tmp_path / "home" / "games" / game_id / "transcript.caravan"
-        report = verify_bytes(transcript.read_bytes())
-        assert report.ok and not report.abandoned_by
+        _wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#game-list a.transcript")) == 2, timeout=60)
+        ids = [r.get_attribute("data-game") for r in browser.find_elements(By.CSS_SELECTOR, "#game-list tr")]
+        genesis = []
+        for game_id in ids:
+            data = (tmp_path / "home" / "games" / game_id / "transcript.caravan").read_bytes()
+            report = verify_bytes(data)
+            assert report.ok and not report.abandoned_by
+            genesis.append((report.game, len(report.result["scores"])))
+        assert genesis == [("sabbat", 3), ("sabbat", 3)]
         browser.find_element(By.CSS_SELECTOR, "#game-list a.replay").click()
         _wait(browser, lambda d: "replay" in d.current_url)
         assert "Sabbat Magica" in browser.page_source
@@ -57,8 +71,8 @@ def test_a_table_with_two_bots_from_the_home(tmp_path: Path, browser):
         forget = _wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#game-list button.forget"))
         forget.click()
         browser.switch_to.alert.accept()
-        _wait(browser, lambda d: not d.find_elements(By.CSS_SELECTOR, "#game-list tr[data-game]"))
-        assert (tmp_path / "home" / "trash" / game_id / "transcript.caravan").exists()
+        _wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#game-list tr[data-game]")) == 1)
+        assert (tmp_path / "home" / "trash" / ids[0] / "transcript.caravan").exists()
     finally:
         home.proc.terminate()
         home.stop()
@@ -89,12 +103,6 @@ def test_bad_input_is_one_line_on_the_page(tmp_path: Path, browser):
     finally:
         home.proc.terminate()
         home.stop()
-
-
-def _table_url(driver, home_url: str, timeout: float = 90.0) -> str:
-    token = "/" + home_url.split("/")[3] + "/"
-    _wait(driver, lambda d: token not in d.current_url, timeout=timeout)
-    return driver.current_url
 
 
 def test_stop_the_home_then_continue_from_your_games(tmp_path: Path, browser):
