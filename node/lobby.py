@@ -134,7 +134,8 @@ class Lobby:
                 raise LobbyError("key already seated")
             joiner = _Joiner(conn, peer, conn.address, port if type(port) is int else 0, clean_name(join.get("name")))
             self.joiners.append(joiner)
-            self.on_status(f"{fingerprint(peer)} joined from {conn.address} "
+            who = f"{joiner.name} ({fingerprint(peer)})" if joiner.name else fingerprint(peer)    # names first
+            self.on_status(f"{who} joined from {conn.address} "
                            f"({1 + len(self.joiners)}/{self.players} seated)")
             if 1 + len(self.joiners) == self.players:
                 self.full.set()
