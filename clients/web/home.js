@@ -230,6 +230,8 @@ async function refresh(first = false) {
   let s;
   try { s = await api("state"); } catch (e) { showError(e.message); return; }
   renderGames(s.games);
+  const waiting = s.tables.filter((t) => ["starting", "lobby"].includes(t.state));
+  if (!current && waiting.length) current = waiting[waiting.length - 1].key;   // a reload keeps the lobby
   if (current) {
     const t = s.tables.find((x) => x.key === current);
     if (t) renderLobby(Object.assign(t, {opened: $("lobby").dataset.opened === current}));

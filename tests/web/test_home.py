@@ -20,9 +20,10 @@ def _wait(driver, what, timeout: float = 60.0):
     return WebDriverWait(driver, timeout, poll_frequency=0.1).until(what)
 
 
-def create_table(driver, url: str, game: str, players: int, seats: list[str]) -> None:
+def create_table(driver, url: str, game: str, players: int, seats: list[str], reload: bool = True) -> None:
     """Fill New table and create it: seat 0 is the person, `seats` the others' choices."""
-    driver.get(url)
+    if reload:
+        driver.get(url)
     _wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#game option"))
     Select(driver.find_element(By.ID, "game")).select_by_value(game)
     _wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#options input"))

@@ -81,3 +81,59 @@ def test_a_friend_finds_the_table_under_open_tables_and_joins(tmp_path: Path, br
         for home in (host, friend):
             home.proc.terminate()
             home.stop()
+
+
+def test_through_a_broker_with_a_pasted_invite(tmp_path: Path, browser):
+    """A table through a real Mosquitto that wants a login: the host's login stays out of its
+    page; the friend pastes the invite (with her own login) and both play from their pages."""
+    from tests.relay.broker import Broker
+
+    broker = Broker(tmp_path, users={"ann": "ann-secret-1", "bea": "bea-secret-2"}).start()
+    host, host_url = start_home(tmp_path, "ada")
+    friend, friend_url = start_home(tmp_path, "bea")
+    try:
+        browser.get(host_url)
+        _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#game option"))
+        browser.find_element(By.CSS_SELECTOR, "input[name=network][value=broker]").click()
+        browser.find_element(By.ID, "relay").send_keys(broker.url)
+        browser.find_element(By.ID, "relay-user").send_keys("ann")
+        browser.find_element(By.ID, "relay-password").send_keys("ann-secret-1")
+        create_table(browser, host_url, "sabbat", 2, ["friend"], reload=False)
+        invite = _wait(browser, lambda d: d.find_element(By.ID, "invite").text, timeout=60)
+        assert invite.startswith("caravan+mqtt://127.0.0.1:") and "ann" not in invite
+        browser.get(host_url)                                      # a fresh page: the login is not in it
+        _wait(browser, lambda d: d.find_element(By.ID, "relay").get_attribute("value"))
+        assert "ann-secret-1" not in browser.page_source
+        assert browser.find_element(By.ID, "relay").get_attribute("value") == broker.url
+        host_tab = browser.current_window_handle
+
+        browser.switch_to.new_window("tab")
+        friend_tab = browser.current_window_handle
+        browser.get(friend_url)
+        box = _wait(browser, lambda d: d.find_element(By.ID, "invite-in"))
+        box.send_keys(invite.replace("caravan+mqtt://", "caravan+mqtt://bea:bea-secret-2@"))
+        box.submit()
+        _table_url(browser, friend_url)
+        browser.switch_to.window(host_tab)
+        _wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#game-list button.continue"), timeout=60).click()
+        _table_url(browser, host_url)
+
+        moves = {host_tab: 0, friend_tab: 0}
+        rng = random.Random(11)
+        deadline = time.monotonic() + 180
+        while min(moves.values()) < 2 and time.monotonic() < deadline:
+            for tab in moves:
+                browser.switch_to.window(tab)
+                try:
+                    if _open_decision(browser) is not None and _click_a_move(browser, rng) != "none":
+                        moves[tab] += 1
+                        time.sleep(0.3)
+                except STALE:
+                    pass
+            time.sleep(0.1)
+        assert min(moves.values()) >= 2, moves
+    finally:
+        for home in (host, friend):
+            home.proc.terminate()
+            home.stop()
+        broker.stop()
