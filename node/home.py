@@ -31,6 +31,7 @@ from .web import STATIC
 from .web_guard import LocalOnly
 
 SETTINGS_FILE = "home.json"
+PICTURES = STATIC.parent.parent / "docs" / "img"
 BOT_KINDS = ("random", "heuristic", "search")
 _STATIC = {"home.html": "text/html", "home.js": "text/javascript", "home.css": "text/css"}
 
@@ -64,6 +65,7 @@ def catalog(players: dict[str, int] | None = None) -> list[dict[str, Any]]:
         n = (players or {}).get(name) or engine.min_players
         helps = option_help(name)
         out.append({"game": name, "title": engine.title, "min": engine.min_players, "max": engine.max_players,
+                    "picture": (PICTURES / f"{name}.png").exists(),
                     "options": [{"key": k, "default": v, "values": (helps.get(k) or {}).get("values", ""),
                                  "help": (helps.get(k) or {}).get("help", "(no description)")}
                                 for k, v in sorted(engine.default_options(n).items())]})
@@ -85,7 +87,7 @@ class Home:
                ("forget", self.forget, "POST"), ("settings", self.save, "POST"), ("rematch", self.rematch, "POST")]
         routes = [Route("/{token}/", self._page), Route("/{token}/static/{name}", self._static),
                   Route("/{token}/transcript/{game_id}", self._transcript),
-                  Route("/{token}/replay/{game_id}", self._replay)]
+                  Route("/{token}/replay/{game_id}", self._replay), Route("/{token}/img/{game}.png", self._picture)]
         routes += [Route(f"/{{token}}/api/{name}", partial(self._api, handler), methods=[method])
                    for name, handler, method in api]
         routes.append(Route("/{path:path}", self._refuse, methods=["GET", "POST", "PUT", "DELETE"]))
@@ -287,6 +289,16 @@ class Home:
             return PlainTextResponse("no transcript yet: the game is not over\n", 404)
         return FileResponse(path, media_type="application/octet-stream",
                             filename=f"caravan-{request.path_params['game_id'][:16]}.caravan")
+
+    async def _picture(self, request: Request) -> Response:
+        """A game's picture for New table (docs/img, where the source tree has it)."""
+        game = request.path_params["game"]
+        if not self._ok(request) or game not in games.names():
+            return await self._refuse(request)
+        path = PICTURES / f"{game}.png"
+        if not path.exists():
+            return PlainTextResponse("no picture\n", 404)
+        return FileResponse(path, media_type="image/png")
 
     async def _replay(self, request: Request) -> Response:
         from clients import replay

@@ -50,7 +50,11 @@ function renderGames(list) {
     const row = el("tr", null, {"data-game": g.game_id});
     const what = el("td");
     what.append(el("strong", g.title), " ", el("span", g.state, {class: "state"}));
-    what.append(el("div", g.detail.replace(/; continue with: .*/, ""), {class: "muted"}));
+    const who = (s) => g.names[s] + (s === g.my_seat ? " (you)" : "");
+    const detail = g.state === "finished" && g.result && g.result.winners
+      ? "won by " + g.result.winners.map(who).join(" and ")
+      : g.detail.replace(/; continue with: .*/, "").replace(/seat (\d+)/g, (m, s) => g.names[s] || m);
+    what.append(el("div", detail, {class: "muted"}));
     what.append(el("div", "players: " + g.names.map((n, i) => i === g.my_seat ? `${n} (you)` : n).join(", "),
                    {class: "muted"}));
     what.append(el("div", "last move " + ago(g.last), {class: "muted"}));
@@ -159,6 +163,11 @@ function seatInputs(n) {
 async function pickGame() {
   const game = catalog.find((g) => g.game === $("game").value);
   $("game-players").textContent = `${game.min}-${game.max} players`;
+  const picture = $("picture");
+  picture.hidden = true;
+  picture.onload = () => { picture.hidden = false; };
+  picture.alt = `${game.title}: a table`;
+  if (game.picture) picture.src = `${base}img/${encodeURIComponent(game.game)}.png`;
   const players = $("players");
   const keep = Number(players.value) || game.min;
   players.replaceChildren(...Array.from({length: game.max - game.min + 1}, (_, i) => el("option", game.min + i)));
