@@ -112,10 +112,8 @@ class Tables:
                 try:
                     table.result = await run(table)
                     table.state = "over"
-                except (LobbyError, LookupError, ValueError, OSError, ConnectionError) as exc:
-                    table.state, table.error = "failed", one_line(exc)
-                except Exception as exc:              # noqa: BLE001 - a table's bug must not stop the home
-                    table.state, table.error = "failed", f"{type(exc).__name__}: {one_line(exc)}"
+                except Exception as exc:              # noqa: BLE001 - a table's failure must not stop the home
+                    table.state, table.error = "failed", describe_failure(exc)
             if scope.cancelled_caught:
                 table.state = "paused"
         self.nursery.start_soon(go)
@@ -163,6 +161,16 @@ class Tables:
 
 def one_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+def describe_failure(exc: BaseException) -> str:
+    """One line for the page: the failure inside trio's exception groups, named as the CLI
+    names it (a known kind by its message, anything else with its type: a bug)."""
+    from .cli import _main_exception
+
+    leaf = _main_exception(exc)
+    known = (LobbyError, LookupError, ValueError, OSError, ConnectionError)
+    return one_line(leaf) if isinstance(leaf, known) else f"{type(leaf).__name__}: {one_line(leaf)}"
 
 
 def forget(data_dir: Path, game_id: str) -> Path:

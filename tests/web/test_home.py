@@ -16,6 +16,13 @@ from tests.web.home_fixtures import start_home
 from tests.web.test_play import play_by_clicking
 
 
+def _closed_port() -> int:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def _wait(driver, what, timeout: float = 60.0):
     return WebDriverWait(driver, timeout, poll_frequency=0.1).until(what)
 
@@ -97,10 +104,18 @@ def test_bad_input_is_one_line_on_the_page(tmp_path: Path, browser):
         _wait(browser, lambda d: "zz" in d.find_element(By.ID, "error").text or "lobby" in
               d.find_element(By.ID, "error").text.lower())
         option = browser.find_element(By.CSS_SELECTOR, "#options input")
+        key = option.get_attribute("data-key")
         option.clear()
         option.send_keys("{nonsense")
         browser.find_element(By.ID, "create").click()
-        _wait(browser, lambda d: option.get_attribute("data-key") in d.find_element(By.ID, "error").text)
+        _wait(browser, lambda d: key in d.find_element(By.ID, "error").text)
+        browser.get(url)                                          # a broker no one answers at
+        _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#options input"))
+        browser.find_element(By.CSS_SELECTOR, "input[name=network][value=broker]").click()
+        browser.find_element(By.ID, "relay").send_keys(f"mqtt://127.0.0.1:{_closed_port()}")
+        browser.find_element(By.ID, "create").click()
+        error = _wait(browser, lambda d: d.find_element(By.ID, "error").text, timeout=60)
+        assert "\n" not in error and "127.0.0.1" in error, error
     finally:
         home.proc.terminate()
         home.stop()
