@@ -266,9 +266,9 @@ class Narrator:
 
 
 def _after_game_links(seat: Seat, game_dir: Path, result: Any) -> None:
-    """A table opened from the home: its game-over box links back home, and the host's to Play again."""
+    """A table opened from the home: its game-over box links back home and to Play again."""
     links = {"home": seat.home_url}
-    if result is not None and seat_memory.recall(game_dir).get("role") == "host":
+    if result is not None and seat_memory.recall(game_dir).get("role") in ("host", "join"):
         links["play_again"] = f"{seat.home_url}#again={seat.game_id}"
     seat.web_client.after_game = links
 
@@ -640,25 +640,85 @@ async def resume(game_prefix: str, seat: Seat) -> dict[str, Any] | None:
     return result
 
 
+PORT_WAIT = 15.0
+"""How long Play again waits for the last game's port (where the friends look for the new lobby)."""
+
+REMATCH_WAIT = 120.0
+"""How long a friend who asked to play again waits for the host's new lobby."""
+
+
 async def rematch(game_prefix: str, seat: Seat, announce: bool = True,
                   discovery_target: str = discovery.BROADCAST,
                   discovery_port: int = discovery.DISCOVERY_PORT) -> dict[str, Any] | None:
-    """Play again: the same game, options, number of seats and time limit in a new lobby with a
-    fresh genesis, hosted by this node; its own bots are re-seated, friends join with the new
-    invite (or find it under Open tables)."""
+    """Play again: the same game, options, number of seats and time limit with a fresh genesis.
+    The seat that hosted opens the new lobby (on its old port when free, where its friends
+    look for it) with its own bots re-seated; a friend's seat joins it there."""
     store = GameStore.find(seat.data_dir, game_prefix)
     genesis = G.parse(store.genesis())
     memory = seat_memory.recall(store.dir)
     kinds = [k for k in memory.get("bot_kinds") or [] if isinstance(k, str)]
     peers = store.peers()
+    names = peers.get("names") if isinstance(peers.get("names"), dict) else {}
     if seat.relay is None and peers.get("relay"):
         from .relay_url import parse_relay_url, with_auth
         seat.relay = with_auth(parse_relay_url(peers["relay"]), seat.relay_auth)
+    if memory.get("role") == "join":
+        return await _join_again(store.dir.name, genesis.game, seat, peers, lobby.clean_name(names.get("0")))
+    people = [lobby.clean_name(names.get(str(i))) or f"seat {i}" for i in range(1 + len(kinds), len(genesis.seats))]
     seat.status(f"play again: {games.get(genesis.game).title} for {len(genesis.seats)} players as in game "
-                f"{store.dir.name[:16]}" + (f", with bots: {', '.join(kinds)}" if kinds else ""),
+                f"{store.dir.name[:16]}" + (f", with bots: {', '.join(kinds)}" if kinds else "")
+                + (f"; waiting for {', '.join(people)} to accept" if people else ""),
                 "rematch", game_id=store.dir.name)
+    old_port = int(peers.get("port") or 0)
+    if not seat.port and old_port and seat.relay is None:
+        with trio.move_on_after(PORT_WAIT):           # the last game's node may still be saying goodbye
+            while not _port_free(seat.bind, old_port):
+                await trio.sleep(0.2)
+            seat.port = old_port
+        if not seat.port:
+            seat.status(f"port {old_port} of the last game is still taken; friends join with the new invite",
+                        "warning")
     return await host(genesis.game, len(genesis.seats), dict(genesis.options), seat, announce,
                       genesis.time_limit, kinds, discovery_target, discovery_port)
+
+
+def _port_free(bind: str, port: int) -> bool:
+    import socket
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((bind, port))
+            return True
+        except OSError:
+            return False
+
+
+async def _join_again(game_id: str, game: str, seat: Seat, peers: dict[str, Any], host_name: str) -> dict[str, Any] | None:
+    """A friend's Play again: join the host's new lobby at its old address, waiting up to
+    REMATCH_WAIT for the host to open it (silence is named: the host's name)."""
+    if seat.client == "web" and seat.web_client is None:
+        return await _serving_page(seat, partial(_join_again, game_id, game, seat, peers, host_name))
+    seat.role = "join"
+    address = (peers.get("peers") or {}).get("0")
+    who = host_name or "the host"
+    if seat.relay is not None or not isinstance(address, list) or len(address) != 2:
+        raise lobby.LobbyError(f"{who} hosted that game through a broker: ask them for the new invite")
+    seat.status(f"play again: {games.get(game).title} as in game {game_id[:16]}; waiting up to "
+                f"{REMATCH_WAIT:.0f} s for {who} to open the new table", "rematch", game_id=game_id)
+    key = load_identity(seat.data_dir)
+    listeners = await trio.open_tcp_listeners(seat.port, host=seat.bind)
+    seat.port = listeners[0].socket.getsockname()[1]
+    deadline = trio.current_time() + REMATCH_WAIT
+    while True:
+        try:
+            setup = await lobby.join(key, str(address[0]), int(address[1]), seat.port, os.urandom(32), seat.status,
+                                     expect_game=game, name=seat.name or "")
+            break
+        except lobby.LobbyError as exc:
+            if str(exc).startswith("the host refused") or trio.current_time() > deadline:
+                raise lobby.LobbyError(f"{who} did not open a new table to play again ({exc})") from None
+            await trio.sleep(1.0)
+    return await play(setup, seat, listeners)
 
 
 def _ended(store: GameStore, seat: Seat) -> dict[str, Any] | None:

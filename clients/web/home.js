@@ -65,7 +65,7 @@ function renderGames(list) {
       b.onclick = () => running && g.table.url ? (location.href = g.table.url) : resume(g);
       actions.append(b);
     }
-    if (g.state === "finished" && g.my_seat !== null && g.role === "host") {
+    if (g.state === "finished" && g.my_seat !== null && g.role) {
       const b = el("button", "Play again", {class: "again"});
       b.onclick = () => playAgain(g.game_id, g.title);
       actions.append(b);

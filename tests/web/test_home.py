@@ -76,11 +76,13 @@ def test_a_table_with_two_bots_from_the_home_then_play_again(tmp_path: Path, bro
         _wait(browser, lambda d: "replay" in d.current_url)
         assert "Sabbat Magica" in browser.page_source
         browser.get(url)
-        forget = _wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#game-list button.forget"))
+        first_game = ids[1]                                      # the list is newest first
+        forget = _wait(browser, lambda d: d.find_element(By.CSS_SELECTOR,
+                                                         f"#game-list tr[data-game='{first_game}'] button.forget"))
         forget.click()
         browser.switch_to.alert.accept()
         _wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#game-list tr[data-game]")) == 1)
-        assert (tmp_path / "home" / "trash" / ids[0] / "transcript.caravan").exists()
+        assert (tmp_path / "home" / "trash" / first_game / "transcript.caravan").exists()
     finally:
         home.proc.terminate()
         home.stop()
