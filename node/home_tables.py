@@ -43,6 +43,9 @@ class Table:
     result: Any = None
     scope: trio.CancelScope | None = None
     again_of: str = ""                # Play again: the game it repeats
+    wait_here: bool = True
+    """Show the lobby on the home (invite, who joined, a failure); False: only this person's bots
+    are to come on this LAN, so the page goes to the table (it shows the lobby too) at once."""
 
     def on_line(self, text: str, kind: str, fields: dict[str, Any]) -> None:
         if kind == "web":
@@ -63,6 +66,7 @@ class Table:
 
     def to_json(self) -> dict[str, Any]:
         return {"key": self.key, "title": self.title, "state": self.state, "lines": self.lines,
+                "wait_here": self.wait_here,
                 "invite": self.invite, "url": self.url, "game_id": self.game_id, "error": self.error}
 
 
@@ -127,7 +131,9 @@ class Tables:
             return runner.host(game, players, options, seat, announce=True, time_limit=time_limit, bots=bots,
                                discovery_target=self.network.discovery_addr,
                                discovery_port=self.network.discovery_port)
-        return self._start(title, run)
+        table = self._start(title, run)
+        table.wait_here = len(bots) + 1 < players or relay is not None    # a broker may be unreachable
+        return table
 
     def join(self, target: str, name: str | None) -> Table:
         def run(table: Table):

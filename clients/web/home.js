@@ -118,7 +118,7 @@ function renderLobby(t) {
   link.hidden = !t.url;
   if (t.url) link.href = t.url;
   if (t.error) showError(t.error);
-  if (t.url && t.state === "playing" && !t.opened) {
+  if (t.url && (t.state === "playing" || (!t.wait_here && t.state !== "failed")) && !t.opened) {
     t.opened = true;
     location.href = t.url;
   }
@@ -244,7 +244,7 @@ async function refresh(first = false) {
   if (current) {
     const t = s.tables.find((x) => x.key === current);
     if (t) renderLobby(Object.assign(t, {opened: $("lobby").dataset.opened === current}));
-    if (t && t.url && t.state === "playing") $("lobby").dataset.opened = current;
+    if (t && t.url && (t.state === "playing" || !t.wait_here)) $("lobby").dataset.opened = current;
   }
   if (first) {
     catalog = s.catalog;
@@ -272,4 +272,7 @@ refresh(true).then(() => {             // the table page's "Play again" comes he
   const again = location.hash.match(/^#again=([0-9a-f]+)$/);
   if (again) { history.replaceState(null, "", location.pathname); playAgain(again[1]); }
 });
-setInterval(refresh, 1500);
+(function poll() {                     // quicker while a table we follow is about to open
+  const soon = current && !$("lobby").dataset.opened;
+  setTimeout(() => refresh().finally(poll), soon ? 250 : 1500);
+})();
