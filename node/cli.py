@@ -186,7 +186,11 @@ def cmd_resume(args: argparse.Namespace) -> int:
         store = GameStore.find(data_dir(args), prefix)
     except LookupError as exc:
         raise UsageError(str(exc)) from None
-    seat_memory.fill_args(args, seat_memory.recall(store.dir))     # as the seat was decided, unless given
+    memory = seat_memory.recall(store.dir)
+    seat_memory.fill_args(args, memory)                             # as the seat was decided, unless given
+    if not memory and not any(getattr(args, k, None) for k in seat_memory.DECIDERS):
+        raise UsageError(f"game {store.dir.name[:16]} keeps no record of how its seat decides (it began before "
+                         "Caravan kept one): add --client web|terminal, or --bot random|heuristic|search")
     seat = _seat(args)
     seat.game_id = store.dir.name
     setup_logging(args)
