@@ -546,6 +546,7 @@ async def _wait_for_bots(helpers: list[Any]) -> None:
     for proc in helpers:
         if proc.poll() is None:
             proc.terminate()
+    stop_bots(helpers)                            # close our ends of their pipes (a home runs for days)
 
 
 async def join_relayed(invite: str, seat: Seat) -> dict[str, Any] | None:
