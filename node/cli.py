@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from protocol import games
 
-from . import cli_checks as check
+from . import cli_checks as check, seat_memory
 from .cli_checks import UsageError
 from .cli_tools import (ReaderMayLeave, cmd_discover, cmd_games, cmd_options, cmd_simulate, cmd_verify, data_dir,
                         setup_logging)
@@ -76,6 +76,8 @@ def _run_node(args: argparse.Namespace, make: Callable[[Any], Any], seat: Any) -
                         nursery.cancel_scope.cancel()
                         return
                 nursery.start_soon(watch)
+                if getattr(args, "with_parent", False):
+                    nursery.start_soon(_until_stdin_closes, nursery.cancel_scope, signals_seen)
                 result = await make(seat)
                 nursery.cancel_scope.cancel()
                 return result
@@ -93,6 +95,23 @@ def _run_node(args: argparse.Namespace, make: Callable[[Any], Any], seat: Any) -
     if signals_seen:
         return _paused(args, seat)
     return EXIT_OK if result is not None else EXIT_FAILED
+
+
+async def _until_stdin_closes(scope: Any, signals_seen: list[int]) -> None:
+    """--with-parent: a bot node seated by a person's node pauses when that node's pipe to it
+    closes (the person paused, or their process died), like a signal would stop it."""
+    import os
+
+    import trio
+
+    stream = trio.lowlevel.FdStream(os.dup(0))
+    try:
+        while await stream.receive_some(4096):
+            pass
+    except (OSError, trio.BrokenResourceError, trio.ClosedResourceError):
+        pass
+    signals_seen.append(0)
+    scope.cancel()
 
 
 def _paused(args: argparse.Namespace, seat: Any) -> int:
@@ -163,13 +182,111 @@ def cmd_resume(args: argparse.Namespace) -> int:
     from .store import GameStore
 
     prefix = check.game_id_prefix(args.game_id)
-    seat = _seat(args)
     try:
-        seat.game_id = GameStore.find(seat.data_dir, prefix).dir.name
+        store = GameStore.find(data_dir(args), prefix)
     except LookupError as exc:
         raise UsageError(str(exc)) from None
+    memory = seat_memory.recall(store.dir)
+    seat_memory.fill_args(args, memory)                             # as the seat was decided, unless given
+    if not memory and not any(getattr(args, k, None) for k in seat_memory.DECIDERS):
+        raise UsageError(f"game {store.dir.name[:16]} keeps no record of how its seat decides (it began before "
+                         "Caravan kept one): add --client web|terminal, or --bot random|heuristic|search")
+    seat = _seat(args)
+    seat.game_id = store.dir.name
     setup_logging(args)
     return _run_node(args, lambda seat: runner.resume(prefix, seat), seat)
+
+
+def cmd_app(args: argparse.Namespace) -> int:
+    """`caravan` / `caravan app`: the home page, until ^C."""
+    import trio
+
+    from .home import run_home
+    from .home_tables import Network
+
+    network = Network(args.bind, args.discovery_addr, args.discovery_port, args.discovery_bind)
+
+    def tell(url: str) -> None:
+        if args.json:
+            json_line("web", url=url)
+        else:
+            print(f"Caravan is open in your browser; if not, open: {url}\n(^C here closes it; your games "
+                  "pause and continue from the page next time)", file=sys.stderr, flush=True)
+
+    async def main() -> None:
+        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(run_home, data_dir(args), network, args.port, tell, not args.no_browser)
+                async for _ in signals:
+                    nursery.cancel_scope.cancel()
+                    return
+
+    try:
+        trio.run(main)
+    except BaseException as exc:                     # noqa: BLE001 - one line, never a traceback
+        leaf = _main_exception(exc)
+        if isinstance(leaf, KeyboardInterrupt):
+            return EXIT_OK
+        if isinstance(leaf, OSError):
+            print(f"caravan app: {leaf}", file=sys.stderr)
+            return EXIT_USAGE
+        raise
+    return EXIT_OK                                   # closed: its games pause
+
+
+def cmd_forget(args: argparse.Namespace) -> int:
+    from .home_tables import forget
+    from .store import GameStore
+
+    try:
+        store = GameStore.find(data_dir(args), check.game_id_prefix(args.game_id))
+        trash = forget(data_dir(args), store.dir.name)
+    except LookupError as exc:
+        raise UsageError(str(exc)) from None
+    if args.json:
+        json_line("forgotten", game_id=store.dir.name, path=str(trash))
+    else:
+        print(f"game {store.dir.name[:16]} moved to {trash} (move it back to games/ to keep it)")
+    return EXIT_OK
+
+
+def _app_parser(sub: Any) -> None:
+    a = sub.add_parser("app", help="the home page in your browser (also: caravan with no command)",
+                       description="Serve Caravan's home on 127.0.0.1 and open it in the browser: your games, "
+                                   "new tables with friends or bots, open tables on the LAN, settings.")
+    a.add_argument("--port", type=check.port_number, default=0, help="serve on this port (default: a free one)")
+    a.add_argument("--no-browser", action="store_true", help="print the home's link, do not open it")
+    a.add_argument("--data-dir", help="where keys and games are kept (default: the user data directory)")
+    a.add_argument("--bind", default="0.0.0.0", help="address the games listen on (default: all)")
+    a.add_argument("--discovery-addr", type=check.ipv4, default=None, metavar="IPV4",
+                   help="where to send lobby announcements (default: every interface's broadcast address)")
+    a.add_argument("--discovery-port", type=check.udp_port, default=check.DISCOVERY_PORT)
+    a.add_argument("--discovery-bind", default="0.0.0.0", help="address to listen for announcements on")
+    _json_arg(a, 'one JSON line: {"type": "web", "url": ...}')
+    a.set_defaults(func=cmd_app)
+
+    f = sub.add_parser("forget", help="move a stored game's folder to the trash folder (the home's Forget)")
+    f.add_argument("game_id", help="the game id, or a unique prefix of it (caravan games lists them)")
+    f.add_argument("--data-dir", help="where keys and games are kept (default: the user data directory)")
+    _json_arg(f, 'one JSON line: {"type": "forgotten", "game_id", "path"}')
+    f.set_defaults(func=cmd_forget)
+
+
+def cmd_rematch(args: argparse.Namespace) -> int:
+    """Play again: a new lobby for the same game, options and seats; the bots re-seated."""
+    from . import runner
+    from .store import GameStore
+
+    try:
+        store = GameStore.find(data_dir(args), check.game_id_prefix(args.game_id))
+    except LookupError as exc:
+        raise UsageError(str(exc)) from None
+    seat_memory.fill_args(args, seat_memory.recall(store.dir))     # as the seat was decided, unless given
+    seat = _seat(args)
+    setup_logging(args, seat.status)
+    return _run_node(args, lambda seat: runner.rematch(store.dir.name, seat, announce=not args.no_discovery,
+                                                        discovery_target=args.discovery_addr,
+                                                        discovery_port=args.discovery_port), seat)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -221,6 +338,7 @@ def _node_args(p: argparse.ArgumentParser) -> None:
                    "(kept off the command line; for --relay, an invite, or a resumed relayed game)")
     n.add_argument("--trace", metavar="FILE", help="append message sign/apply times to FILE (for benchmarks)")
     n.add_argument("-q", "--quiet", action="store_true", help="no human status output")
+    n.add_argument("--with-parent", action="store_true", help=argparse.SUPPRESS)   # a person's bot: pause with it
     n.add_argument("-v", "--verbose", action="count", default=0, help="debug logs on stderr (-vv: more)")
 
 
@@ -311,6 +429,18 @@ def build_parser() -> argparse.ArgumentParser:
     _node_args(r)
     r.set_defaults(func=cmd_resume)
 
+    a = sub.add_parser("rematch", help="play again: a new lobby for a stored game's game, options and seats",
+                       description="Host a new game like a stored one (same game, options, number of seats and time "
+                                   "limit, a fresh genesis); the bots seated with it are seated again, friends join "
+                                   "the new lobby. The seat decides as it did in that game unless told otherwise.")
+    a.add_argument("game_id", help="the game id, or a unique prefix of it (caravan games lists them)")
+    a.add_argument("--no-discovery", action="store_true", help="do not announce the lobby on the LAN")
+    a.add_argument("--discovery-addr", type=check.ipv4, default=None, metavar="IPV4",
+                   help="where to send announcements (default: every interface's broadcast address)")
+    a.add_argument("--discovery-port", type=check.udp_port, default=check.DISCOVERY_PORT)
+    _node_args(a)
+    a.set_defaults(func=cmd_rematch)
+
     g = sub.add_parser("games", help="list the games stored on this machine and where each stands")
     g.add_argument("--data-dir", help="where keys and games are kept (default: the user data directory)")
     _json_arg(g, "one JSON object per game")
@@ -339,6 +469,7 @@ def build_parser() -> argparse.ArgumentParser:
     _json_arg(m, "the host node's JSON lines, then one 'demo' summary object")
     m.set_defaults(func=cmd_demo)
 
+    _app_parser(sub)
     from clients import replay
     replay.add_parser(sub)
     from clients import tournament
@@ -375,6 +506,9 @@ def _main(argv: list[str] | None) -> int:
     try:
         _load_extra_engines()
         parser = build_parser()
+        argv = list(sys.argv[1:] if argv is None else argv)
+        if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
+            argv = ["app", *argv]                    # `caravan` alone (or with app flags): the home
         try:
             args = parser.parse_args(argv)
         except SystemExit as exc:

@@ -139,9 +139,9 @@ class Lobby:
         self.port = 0
         self.relayed = False
 
-    def invite(self, url: Any, credentials: bool = False) -> str:
+    def invite(self, url: Any) -> str:
         """What joiners join this lobby with through the broker `url` (a relay_url.RelayUrl)."""
-        return url.invite(self.lobby_id.hex(), self.pin, credentials)
+        return url.invite(self.lobby_id.hex(), self.pin)
 
     @staticmethod
     def _who(joiner: "_Joiner") -> str:

@@ -46,11 +46,10 @@ class RelayUrl:
         auth = quote(self.username, safe="") + (f":{quote(self.password, safe='')}" if self.password is not None else "")
         return f"{self.scheme}://{auth}@{self.hostport}"
 
-    def invite(self, lobby_id: str, host_pin: bytes, credentials: bool = False) -> str:
-        """The invite for a lobby on this broker, hosted by the key with pin `host_pin`: without
-        credentials (each player brings its own) unless asked (for the host's own
-        `--with-bots` nodes)."""
-        return f"{INVITE_PREFIX}{self.with_credentials() if credentials else self}/{lobby_id}/{host_pin.hex()}"
+    def invite(self, lobby_id: str, host_pin: bytes) -> str:
+        """The invite for a lobby on this broker, hosted by the key with pin `host_pin`, never with
+        credentials: each player brings its own (the host's own bots get its login in a 0600 file)."""
+        return f"{INVITE_PREFIX}{self}/{lobby_id}/{host_pin.hex()}"
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ import os
 import shutil
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -25,7 +26,7 @@ from protocol import abandon, engine as E, games, genesis as G, wire
 from protocol.identity import fingerprint
 from protocol.verify import verify_bytes
 
-from . import discovery, lobby, mdns, output
+from . import discovery, lobby, mdns, output, seat_memory
 from .client_api import BotDecider, ClientDecider, TcpClientPort, spawn_bot, stdio_channel
 from .chat import Chat
 from .game import GameNode, Progress
@@ -92,6 +93,14 @@ class Seat:
     """--relay / an invite: the MQTT broker (a relay_url.RelayUrl) all links go through."""
     relay_auth: str | None = None
     """--relay-auth FILE: USER:PASSWORD for the broker (an invite's or a resumed game's)."""
+    bot_homes: list[str] = field(default_factory=list)
+    """The data dirs of the bot nodes seated with this person (`--with-bots`, the home)."""
+    bot_kinds: list[str] = field(default_factory=list)
+    """Their kinds (re-seated by `caravan rematch`)."""
+    role: str | None = None
+    """"host" or "join": who may offer to play again (the host opens the new lobby)."""
+    home_url: str | None = None
+    """Seated from the home: the table page's game-over box links back to it (and to Play again)."""
 
 
 async def open_client_port(seat: Seat) -> TcpClientPort:
@@ -178,9 +187,9 @@ async def open_web(seat: Seat, nursery: trio.Nursery, saved: dict[str, Any] | No
     seat.web_client = client
     seat.status.lobby_page = client.note
     seat.status(f"play in your browser: {url}", "web", url=url)
-    if not seat.no_browser:
-        import webbrowser
-        await trio.to_thread.run_sync(webbrowser.open, url)
+    if not seat.no_browser:                      # through a file: the token stays off every argv
+        from .browser import open_page
+        await trio.to_thread.run_sync(open_page, url, seat.data_dir, "table.html")
     return client
 
 
@@ -282,6 +291,14 @@ class Narrator:
                                  {"waiting": waiting, "chosen": chosen, "since": applied_at})
 
 
+def _after_game_links(seat: Seat, game_dir: Path, result: Any) -> None:
+    """A table opened from the home: its game-over box links back home and to Play again."""
+    links = {"home": seat.home_url}
+    if result is not None and seat_memory.recall(game_dir).get("role") in ("host", "join"):
+        links["play_again"] = f"{seat.home_url}#again={seat.game_id}"
+    seat.web_client.after_game = links
+
+
 def _where(view: dict[str, Any]) -> str:
     """"round 3: " — from the view *before* the event, so the last action of a round and its
     stewardship carry that round's number, not the next one's."""
@@ -345,6 +362,7 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
                                  {"secret": setup.secret, "committed": wire.encode([]), "seat": setup.seat}, peers)
     store.lock()                                    # before anything starts: one process per game
     seat.game_id = setup.game_id.hex()
+    seat_memory.remember(store.dir, seat)
     status = seat.status
     async with trio.open_nursery() as nursery:
         genesis = G.parse(store.genesis())
@@ -385,6 +403,8 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
         with trio.move_on_after(RESULT_GRACE):
             while narrator[0].outbox.statistics().current_buffer_used:
                 await trio.sleep(0.01)
+            if seat.home_url and seat.web_client is not None:
+                _after_game_links(seat, store.dir, result)
             if hasattr(decider, "result"):
                 await decider.result(result)
             await _let_client_read(decider)
@@ -408,24 +428,62 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
     return result
 
 
+def _bot_process(args: list[str], home: Path) -> Any:
+    """A bot node bound to this process: its stdin is a pipe from here, and it pauses (exit
+    130) when the pipe closes: when this node pauses or dies, so that it never co-signs an
+    abandon record against its paused person (`--with-parent`)."""
+    import subprocess
+
+    return subprocess.Popen([sys.executable, "-m", "node", *args, "--bind", "127.0.0.1", "--data-dir", str(home),
+                             "-q", "--with-parent"],
+                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=(home / "node.log").open("ab"),
+                            start_new_session=True)
+
+
 def start_bots(kinds: list[str], port: int | str, seat: Seat) -> list[Any]:
     """`host --with-bots`: each bot seat is a full node of its own (an OS process joining this
     lobby on loopback, or with the invite through the relay), exactly as if a friend had
-    joined with `caravan join --bot KIND`."""
-    import subprocess
-
+    joined with `caravan join --bot KIND`. A broker's login goes to each bot in a 0600 file
+    of its own data dir, never on its command line."""
     procs = []
     target = port if isinstance(port, str) else f"127.0.0.1:{port}"
+    seat.bot_homes, seat.bot_kinds = [], list(kinds)
     for i, kind in enumerate(kinds, start=1):
-        home = seat.data_dir / "bots" / f"bot{i}"
+        home = (seat.data_dir / "bots" / f"bot{i}").resolve()
         home.mkdir(parents=True, exist_ok=True)
         seed = [] if seat.seed is None else ["--seed", str(seat.seed + i)]
-        procs.append(subprocess.Popen(
-            [sys.executable, "-m", "node", "join", target, "--bot", kind, "--bind", "127.0.0.1",
-             "--data-dir", str(home), "--name", f"{kind} bot {i}", "-q", *seed],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=(home / "node.log").open("ab"),
-            start_new_session=True))
+        auth: list[str] = []
+        if seat.relay is not None and seat.relay.username is not None:
+            from .store import _write_private
+            _write_private(home / "relay-auth", f"{seat.relay.username}:{seat.relay.password or ''}\n".encode())
+            auth = ["--relay-auth", str(home / "relay-auth")]
+        kind, _, think = kind.partition("@")                  # the home's "search@SECONDS"
+        if think:
+            seed += ["--think", think]
+        procs.append(_bot_process(["join", target, "--bot", kind, "--name", f"{kind} bot {i}", *seed, *auth], home))
+        seat.bot_homes.append(str(home))
     return procs
+
+
+def resume_bots(game_id: str, homes: list[str]) -> list[Any]:
+    """The bot nodes seated with this person come back with it (each resumes with its own
+    remembered settings)."""
+    procs = []
+    for home in homes:
+        path = Path(home)
+        if (path / "games").is_dir() and any((path / "games").glob(f"{game_id}*")):
+            procs.append(_bot_process(["resume", game_id], path))
+    return procs
+
+
+def stop_bots(helpers: list[Any]) -> None:
+    """This node pauses: its bots pause with it (their stdin closes; they stop cleanly)."""
+    for proc in helpers:
+        try:
+            if proc.stdin is not None:
+                proc.stdin.close()
+        except OSError:
+            pass
 
 
 async def host(game: str, players: int, options: dict[str, Any], seat: Seat, announce: bool = True,
@@ -436,6 +494,7 @@ async def host(game: str, players: int, options: dict[str, Any], seat: Seat, ann
         return await _serving_page(seat, partial(host, game, players, options, seat, announce, time_limit, bots,
                                                  discovery_target, discovery_port, task_status=task_status))
     key = load_identity(seat.data_dir)
+    seat.role = "host"
     if seat.client and seat.client.startswith("tcp:"):
         await open_client_port(seat)
     the_lobby = lobby.Lobby(key, game, players, options, seat.status, time_limit, seat.name or "")
@@ -462,22 +521,33 @@ async def host(game: str, players: int, options: dict[str, Any], seat: Seat, ann
     helpers = start_bots(list(bots), port, seat) if bots else []
     if helpers:
         seat.status(f"{len(helpers)} bot(s) joining: {', '.join(bots)}", "bots")
-    try:
-        async with trio.open_nursery() as nursery:
-            if announce:
-                nursery.start_soon(discovery.announce, the_lobby.status, discovery_target, discovery_port)
-            task_status.started(port)
-            setup = await the_lobby.run(listeners, secret)
-            nursery.cancel_scope.cancel()
-    finally:
-        if announcer is not None:                 # say goodbye over mDNS even when interrupted
-            with trio.CancelScope(shield=True), trio.move_on_after(3):
-                await trio.to_thread.run_sync(announcer.close, abandon_on_cancel=True)
-    seat.status("every seat signed the genesis; play starts", "genesis", game_id=setup.game_id.hex())
-    listeners = await trio.open_tcp_listeners(port, host=seat.bind)     # the lobby closed its own
-    result = await play(setup, seat, listeners)
-    await _wait_for_bots(helpers)
+    with _bots_pause_with_me(helpers):
+        try:
+            async with trio.open_nursery() as nursery:
+                if announce:
+                    nursery.start_soon(discovery.announce, the_lobby.status, discovery_target, discovery_port)
+                task_status.started(port)
+                setup = await the_lobby.run(listeners, secret)
+                nursery.cancel_scope.cancel()
+        finally:
+            if announcer is not None:                 # say goodbye over mDNS even when interrupted
+                with trio.CancelScope(shield=True), trio.move_on_after(3):
+                    await trio.to_thread.run_sync(announcer.close, abandon_on_cancel=True)
+        seat.status("every seat signed the genesis; play starts", "genesis", game_id=setup.game_id.hex())
+        listeners = await trio.open_tcp_listeners(port, host=seat.bind)     # the lobby closed its own
+        result = await play(setup, seat, listeners)
+        await _wait_for_bots(helpers)
     return result
+
+
+@contextmanager
+def _bots_pause_with_me(helpers: list[Any]):
+    """If this node stops before the game ends (^C, an error, the home closing), its bots stop too."""
+    try:
+        yield
+    except BaseException:
+        stop_bots(helpers)
+        raise
 
 
 async def _host_relayed(the_lobby: lobby.Lobby, seat: Seat, bots: list[str], task_status) -> dict[str, Any] | None:
@@ -493,17 +563,18 @@ async def _host_relayed(the_lobby: lobby.Lobby, seat: Seat, bots: list[str], tas
                     host_key=the_lobby.pin.hex())
         seat.status(f"others join with:  caravan join {invite}", "invite", invite=invite)
         relay.announce(the_lobby.lobby_id, {**the_lobby.status(), "port": None})
-        helpers = start_bots(list(bots), the_lobby.invite(seat.relay, credentials=True), seat) if bots else []
+        helpers = start_bots(list(bots), invite, seat) if bots else []
         if helpers:
             seat.status(f"{len(helpers)} bot(s) joining: {', '.join(bots)}", "bots")
         task_status.started(invite)
-        try:
-            setup = await the_lobby.run(endpoint, os.urandom(32))
-        finally:
-            relay.clear(the_lobby.lobby_id)
-            endpoint.close()
-        seat.status("every seat signed the genesis; play starts", "genesis", game_id=setup.game_id.hex())
-        result = await play(setup, seat, None, relay=relay)
+        with _bots_pause_with_me(helpers):
+            try:
+                setup = await the_lobby.run(endpoint, os.urandom(32))
+            finally:
+                relay.clear(the_lobby.lobby_id)
+                endpoint.close()
+            seat.status("every seat signed the genesis; play starts", "genesis", game_id=setup.game_id.hex())
+            result = await play(setup, seat, None, relay=relay)
     await _wait_for_bots(helpers)
     return result
 
@@ -517,6 +588,7 @@ async def _wait_for_bots(helpers: list[Any]) -> None:
     for proc in helpers:
         if proc.poll() is None:
             proc.terminate()
+    stop_bots(helpers)                            # close our ends of their pipes (a home runs for days)
 
 
 async def join_relayed(invite: str, seat: Seat) -> dict[str, Any] | None:
@@ -549,6 +621,7 @@ async def join(target: str | None, seat: Seat, discovery_port: int = discovery.D
     """Join by HOST:PORT, or by (a prefix of) a lobby id found by discovery, or the only lobby."""
     if seat.client == "web" and seat.web_client is None:
         return await _serving_page(seat, partial(join, target, seat, discovery_port, discovery_bind, wait, via))
+    seat.role = "join"
     if target and target.startswith("caravan+"):
         return await join_relayed(target, seat)
     target, host_pin = lobby.split_host_key(target) if target else (target, None)
@@ -579,9 +652,14 @@ async def join(target: str | None, seat: Seat, discovery_port: int = discovery.D
 
 
 async def resume(game_prefix: str, seat: Seat) -> dict[str, Any] | None:
-    """Restart a stored game after a crash: replay, reconnect, resync, continue."""
+    """Restart a stored game after a pause or a crash: replay, reconnect, resync, continue;
+    the bot nodes seated with this person come back with it. A game that already ended
+    (finished with its transcript, or abandoned) is said so in one line instead."""
     store = GameStore.find(seat.data_dir, game_prefix)
     store.lock()                                    # before its port or broker is touched
+    ended = _ended(store, seat)
+    if ended is not None:
+        return ended
     secrets = store.secrets()
     peers = store.peers()
     seat.port = seat.port or int(peers.get("port") or 0)
@@ -594,7 +672,113 @@ async def resume(game_prefix: str, seat: Seat) -> dict[str, Any] | None:
         seat.relay = with_auth(parse_relay_url(peers["relay"]), seat.relay_auth)
     seat.status(f"resuming game {store.dir.name[:16]}" + (f" through the broker {seat.relay}" if seat.relay else ""),
                 "resume")
-    if seat.relay is not None:
-        return await play(setup, seat, None, dial_all=True)
+    seat.bot_homes = [h for h in seat_memory.recall(store.dir).get("bots") or [] if isinstance(h, str)]
+    helpers = resume_bots(store.dir.name, seat.bot_homes)
+    if helpers:
+        seat.status(f"{len(helpers)} bot(s) seated with you continue too", "bots")
+    with _bots_pause_with_me(helpers):
+        if seat.relay is not None:
+            result = await play(setup, seat, None, dial_all=True)
+        else:
+            listeners = await trio.open_tcp_listeners(seat.port, host=seat.bind)
+            result = await play(setup, seat, listeners, dial_all=True)
+        await _wait_for_bots(helpers)
+    return result
+
+
+PORT_WAIT = 15.0
+"""How long Play again waits for the last game's port (where the friends look for the new lobby)."""
+
+REMATCH_WAIT = 120.0
+"""How long a friend who asked to play again waits for the host's new lobby."""
+
+
+async def rematch(game_prefix: str, seat: Seat, announce: bool = True,
+                  discovery_target: str = discovery.BROADCAST,
+                  discovery_port: int = discovery.DISCOVERY_PORT) -> dict[str, Any] | None:
+    """Play again: the same game, options, number of seats and time limit with a fresh genesis.
+    The seat that hosted opens the new lobby (on its old port when free, where its friends
+    look for it) with its own bots re-seated; a friend's seat joins it there."""
+    store = GameStore.find(seat.data_dir, game_prefix)
+    genesis = G.parse(store.genesis())
+    memory = seat_memory.recall(store.dir)
+    kinds = [k for k in memory.get("bot_kinds") or [] if isinstance(k, str)]
+    peers = store.peers()
+    names = peers.get("names") if isinstance(peers.get("names"), dict) else {}
+    if seat.relay is None and peers.get("relay"):
+        from .relay_url import parse_relay_url, with_auth
+        seat.relay = with_auth(parse_relay_url(peers["relay"]), seat.relay_auth)
+    if memory.get("role") == "join":
+        return await _join_again(store.dir.name, genesis.game, seat, peers, lobby.clean_name(names.get("0")))
+    people = [lobby.clean_name(names.get(str(i))) or f"seat {i}" for i in range(1 + len(kinds), len(genesis.seats))]
+    seat.status(f"play again: {games.get(genesis.game).title} for {len(genesis.seats)} players as in game "
+                f"{store.dir.name[:16]}" + (f", with bots: {', '.join(kinds)}" if kinds else "")
+                + (f"; waiting for {', '.join(people)} to accept" if people else ""),
+                "rematch", game_id=store.dir.name)
+    old_port = int(peers.get("port") or 0)
+    if not seat.port and old_port and seat.relay is None:
+        with trio.move_on_after(PORT_WAIT):           # the last game's node may still be saying goodbye
+            while not _port_free(seat.bind, old_port):
+                await trio.sleep(0.2)
+            seat.port = old_port
+        if not seat.port:
+            seat.status(f"port {old_port} of the last game is still taken; friends join with the new invite",
+                        "warning")
+    return await host(genesis.game, len(genesis.seats), dict(genesis.options), seat, announce,
+                      genesis.time_limit, kinds, discovery_target, discovery_port)
+
+
+def _port_free(bind: str, port: int) -> bool:
+    import socket
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((bind, port))
+            return True
+        except OSError:
+            return False
+
+
+async def _join_again(game_id: str, game: str, seat: Seat, peers: dict[str, Any], host_name: str) -> dict[str, Any] | None:
+    """A friend's Play again: join the host's new lobby at its old address, waiting up to
+    REMATCH_WAIT for the host to open it (silence is named: the host's name)."""
+    if seat.client == "web" and seat.web_client is None:
+        return await _serving_page(seat, partial(_join_again, game_id, game, seat, peers, host_name))
+    seat.role = "join"
+    address = (peers.get("peers") or {}).get("0")
+    who = host_name or "the host"
+    if seat.relay is not None or not isinstance(address, list) or len(address) != 2:
+        raise lobby.LobbyError(f"{who} hosted that game through a broker: ask them for the new invite")
+    seat.status(f"play again: {games.get(game).title} as in game {game_id[:16]}; waiting up to "
+                f"{REMATCH_WAIT:.0f} s for {who} to open the new table", "rematch", game_id=game_id)
+    key = load_identity(seat.data_dir)
     listeners = await trio.open_tcp_listeners(seat.port, host=seat.bind)
-    return await play(setup, seat, listeners, dial_all=True)
+    seat.port = listeners[0].socket.getsockname()[1]
+    deadline = trio.current_time() + REMATCH_WAIT
+    while True:
+        try:
+            setup = await lobby.join(key, str(address[0]), int(address[1]), seat.port, os.urandom(32), seat.status,
+                                     expect_game=game, name=seat.name or "")
+            break
+        except lobby.LobbyError as exc:
+            if str(exc).startswith("the host refused") or trio.current_time() > deadline:
+                raise lobby.LobbyError(f"{who} did not open a new table to play again ({exc})") from None
+            await trio.sleep(1.0)
+    return await play(setup, seat, listeners)
+
+
+def _ended(store: GameStore, seat: Seat) -> dict[str, Any] | None:
+    """None when the stored game can go on; else say in one line how it ended (and on the page
+    of a web seat) and return its result ({} for an abandoned game: nothing to resume)."""
+    from .stored import describe
+
+    transcript = store.dir / "transcript.caravan"
+    if not transcript.exists():
+        return None
+    entry = describe(store.dir, load_identity(seat.data_dir).public)
+    if entry.state not in ("finished", "abandoned"):
+        return None
+    text = f"game {store.dir.name[:16]} already ended: {entry.state}, {entry.detail}; transcript: {transcript}"
+    seat.status(text, "ended", game_id=store.dir.name, state=entry.state, path=str(transcript))
+    seat.game_id = None
+    return entry.result if entry.state == "finished" else {}

@@ -28,6 +28,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from clients import render
 
 from .client_api import to_json
+from .web_guard import LocalOnly
 
 log = logging.getLogger("caravan.web")
 
@@ -54,6 +55,8 @@ class WebClient:
         self.seen_result = trio.Event()
         self.seen_files = trio.Event()
         self.notes: list[str] = []
+        self.after_game: dict[str, str] = {}
+        """Links for the game-over box (the home's: back home, Play again)."""
         self.url = ""
         self.chat: Any = None                    # node/chat.py Chat, once the game runs
         self.app = Starlette(routes=[
@@ -62,6 +65,7 @@ class WebClient:
             WebSocketRoute("/{token}/ws", self._socket),
             Route("/{path:path}", self._refuse),
         ])
+        self.app = LocalOnly(self.app)             # Host and Origin: this machine's browser only
 
     # ------------------------------------------------------------------ serving
     async def serve(self, port: int = 0, task_status=trio.TASK_STATUS_IGNORED) -> None:
@@ -214,7 +218,7 @@ class WebClient:
         self._broadcast(msg)
 
     async def result(self, result: Any) -> None:
-        self.result_msg = {"type": "result", "result": result}
+        self.result_msg = {"type": "result", "result": result, **self.after_game}
         self._broadcast(self.result_msg)
 
     def result_files(self, files: dict[str, Any]) -> None:

@@ -111,7 +111,7 @@ function handle(msg) {
       if (state.decide && state.decide.decision === msg.decision) hideDecide();
       break;
     case "error": showError(msg.message); break;
-    case "result": showResult(msg.result); showFiles(msg); break;
+    case "result": showResult(msg.result); showFiles(msg); afterGame(msg); break;
     case "result_files": showFiles(msg); break;
   }
 }
@@ -350,6 +350,11 @@ $("zoom-in").addEventListener("click", () => { zoom = Math.min(4, currentZoom() 
 $("zoom-out").addEventListener("click", () => { zoom = Math.max(0.3, currentZoom() / 1.25); applyZoom(); });
 $("zoom-fit").addEventListener("click", () => { zoom = null; applyZoom(); });
 window.addEventListener("resize", applyZoom);
+
+function afterGame(msg) {            // a table opened from the home: links back to it
+  for (const [id, href] of [["play-again", msg.play_again], ["home", msg.home]])
+    if (href) { $(id).href = href; $(id).hidden = false; }
+}
 
 // ------------------------------------------------------------------ deciding
 function showDecide(msg) {

@@ -1,0 +1,278 @@
+// Caravan's home: talks to this machine's own caravan process (node/home.py) under the page's
+// token. Every name, option and invite is put in the page as text (never as markup).
+const base = location.pathname.endsWith("/") ? location.pathname : location.pathname + "/";
+const $ = (id) => document.getElementById(id);
+let catalog = [], current = null, shownGames = "";
+
+function el(tag, text, attrs = {}) {
+  const e = document.createElement(tag);
+  if (text !== undefined && text !== null) e.textContent = String(text);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  return e;
+}
+
+function showError(text) {
+  $("error").textContent = text || "";
+  $("error").hidden = !text;
+}
+
+async function api(path, body) {
+  const opts = body === undefined ? {} : {method: "POST", headers: {"Content-Type": "application/json"},
+                                          body: JSON.stringify(body)};
+  const r = await fetch(base + "api/" + path, opts);
+  const data = await r.json().catch(() => ({error: `the home answered ${r.status}`}));
+  if (!r.ok || data.error) throw new Error(data.error || `the home answered ${r.status}`);
+  return data;
+}
+
+async function act(path, body) {
+  try { showError(""); return await api(path, body); }
+  catch (e) { showError(e.message); return null; }
+}
+
+// ------------------------------------------------------------------ your games
+function ago(t) {
+  const s = Math.max(0, Date.now() / 1000 - t);
+  if (s < 90) return "just now";
+  if (s < 5400) return `${Math.round(s / 60)} min ago`;
+  if (s < 129600) return `${Math.round(s / 3600)} h ago`;
+  return `${Math.round(s / 86400)} days ago`;
+}
+
+function renderGames(list) {
+  const key = JSON.stringify(list.map((g) => [g.game_id, g.state, g.detail, g.table && g.table.state]));
+  if (key === shownGames) return;
+  shownGames = key;
+  const body = $("game-list").tBodies[0];
+  body.replaceChildren();
+  $("no-games").hidden = list.length > 0;
+  for (const g of list) {
+    const row = el("tr", null, {"data-game": g.game_id});
+    const what = el("td");
+    what.append(el("strong", g.title), " ", el("span", g.state, {class: "state"}));
+    const who = (s) => g.names[s] + (s === g.my_seat ? " (you)" : "");
+    const detail = g.state === "finished" && g.result && g.result.winners
+      ? "won by " + g.result.winners.map(who).join(" and ")
+      : g.detail.replace(/; continue with: .*/, "").replace(/seat (\d+)/g, (m, s) => g.names[s] || m);
+    what.append(el("div", detail, {class: "muted"}));
+    what.append(el("div", "players: " + g.names.map((n, i) => i === g.my_seat ? `${n} (you)` : n).join(", "),
+                   {class: "muted"}));
+    what.append(el("div", "last move " + ago(g.last), {class: "muted"}));
+    const actions = el("td", null, {class: "actions"});
+    const running = g.table && ["starting", "lobby", "playing"].includes(g.table.state);
+    if (g.state === "playing" && g.my_seat !== null) {
+      const b = el("button", running ? "Open" : "Continue", {class: "continue primary"});
+      b.onclick = () => running && g.table.url ? (location.href = g.table.url) : resume(g);
+      actions.append(b);
+    }
+    if (g.state === "finished" && g.my_seat !== null && g.role) {
+      const b = el("button", "Play again", {class: "again"});
+      b.onclick = () => playAgain(g.game_id, g.title);
+      actions.append(b);
+    }
+    if (g.transcript) {
+      actions.append(el("a", "Replay", {href: base + "replay/" + g.game_id, class: "replay"}));
+      actions.append(el("a", "Transcript", {href: base + "transcript/" + g.game_id, class: "transcript",
+                                            download: ""}));
+    }
+    if (!running) {
+      const f = el("button", "Forget", {class: "forget"});
+      f.onclick = async () => {
+        if (!confirm("Move this game's folder to the trash folder?")) return;
+        if (await act("forget", {game_id: g.game_id})) refresh();
+      };
+      actions.append(f);
+    }
+    row.append(what, actions);
+    body.append(row);
+  }
+}
+
+async function playAgain(gameId, title) {
+  const r = await act("rematch", {game_id: gameId, title});
+  if (r) follow(r.table);
+}
+
+async function resume(g) {
+  const r = await act("continue", {game_id: g.game_id, title: g.title});
+  if (r) follow(r.table);
+}
+
+// ------------------------------------------------------------------ the lobby of the table we follow
+function follow(table) {
+  current = table.key;
+  renderLobby(table);
+  $("lobby").scrollIntoView();
+}
+
+function renderLobby(t) {
+  $("lobby").hidden = false;
+  $("lobby-title").textContent = t.title;
+  const states = {starting: "starting…", lobby: "waiting for every seat to be taken",
+                  playing: "playing: the table opens", over: "over", paused: "paused", failed: "could not go on"};
+  $("lobby-state").textContent = (states[t.state] || t.state) + (t.error ? ": " + t.error : "");
+  $("invite-row").hidden = !t.invite;
+  $("invite").textContent = t.invite;
+  $("lobby-lines").replaceChildren(...t.lines.map((l) => el("li", l)));
+  const link = $("table-link");
+  link.hidden = !t.url;
+  if (t.url) link.href = t.url;
+  if (t.error) showError(t.error);
+  if (t.url && (t.state === "playing" || (!t.wait_here && t.state !== "failed")) && !t.opened) {
+    t.opened = true;
+    location.href = t.url;
+  }
+}
+
+// ------------------------------------------------------------------ new table
+function optionInputs(game) {
+  const box = $("options");
+  box.replaceChildren();
+  for (const o of game.options) {
+    const row = el("div", null, {class: "option"});
+    const label = el("label", o.key + " ");
+    const input = el("input", null, {"data-key": o.key, size: 18});
+    input.value = typeof o.default === "string" ? o.default : JSON.stringify(o.default);
+    input.dataset.default = input.value;
+    label.append(input);
+    row.append(label, el("span", `${o.help}${o.values ? " (" + o.values + ")" : ""}; default ${input.value}`,
+                         {class: "help"}));
+    box.append(row);
+  }
+}
+
+function seatInputs(n) {
+  const box = $("seats");
+  const old = [...box.querySelectorAll("select")].map((s) => s.value);
+  box.replaceChildren();
+  for (let i = 1; i < n; i++) {
+    const label = el("label", `seat ${i} `);
+    const sel = el("select", null, {"data-seat": i});
+    for (const [v, t] of [["friend", "a friend"], ["bot:heuristic", "heuristic bot"], ["bot:random", "random bot"],
+                          ["bot:search", "search bot"]]) sel.append(el("option", t, {value: v}));
+    sel.value = old[i - 1] || "bot:heuristic";
+    const think = el("input", null, {type: "number", min: "0.1", step: "0.1", value: "1", size: 4,
+                                     title: "search bot: seconds to think per move"});
+    think.hidden = sel.value !== "bot:search";
+    sel.onchange = () => { think.hidden = sel.value !== "bot:search"; };
+    label.append(sel, think);
+    box.append(label);
+  }
+}
+
+async function pickGame() {
+  const game = catalog.find((g) => g.game === $("game").value);
+  $("game-players").textContent = `${game.min}-${game.max} players`;
+  const picture = $("picture");
+  picture.hidden = true;
+  picture.onload = () => { picture.hidden = false; };
+  picture.alt = `${game.title}: a table`;
+  if (game.picture) picture.src = `${base}img/${encodeURIComponent(game.game)}.png`;
+  const players = $("players");
+  const keep = Number(players.value) || game.min;
+  players.replaceChildren(...Array.from({length: game.max - game.min + 1}, (_, i) => el("option", game.min + i)));
+  players.value = String(Math.min(Math.max(keep, game.min), game.max));
+  await pickPlayers();
+}
+
+async function pickPlayers() {
+  const n = Number($("players").value);
+  seatInputs(n);
+  const r = await act(`options?game=${encodeURIComponent($("game").value)}&players=${n}`);
+  if (r) optionInputs(r.catalog.find((g) => g.game === $("game").value));
+}
+
+async function create(ev) {
+  ev.preventDefault();
+  const seats = [...$("seats").querySelectorAll("label")].map((l) => {
+    const v = l.querySelector("select").value, think = l.querySelector("input").value;
+    return v === "bot:search" ? `${v}@${think}` : v;
+  });
+  const options = {};
+  for (const i of $("options").querySelectorAll("input"))
+    if (i.value !== i.dataset.default) options[i.dataset.key] = i.value;
+  const network = document.querySelector("input[name=network]:checked").value;
+  const body = {game: $("game").value, seats, options, network, time_limit: Number($("time-limit").value)};
+  if (network === "broker") Object.assign(body, {relay: $("relay").value, relay_user: $("relay-user").value,
+                                                relay_password: $("relay-password").value});
+  const r = await act("host", body);
+  $("relay-password").value = "";
+  if (r) follow(r.table);
+}
+
+// ------------------------------------------------------------------ open tables
+async function look() {
+  $("looking").textContent = "listening…";
+  const r = await act("open");
+  $("looking").textContent = "";
+  if (!r) return;
+  const others = r.lobbies.filter((l) => !l.mine);
+  $("lobbies").replaceChildren(...(others.length ? others.map((l) => {
+    const li = el("li", `${l.title}: ${l.seated}/${l.players} seated, at ${l.address} (${l.name}) `,
+                  {"data-lobby": l.lobby});
+    const b = el("button", "Join", {class: "join"});
+    b.onclick = () => join(l.address);
+    li.append(b);
+    return li;
+  }) : [el("li", "no open table heard on this LAN", {class: "muted"})]));
+}
+
+async function join(invite) {
+  const r = await act("join", {invite});
+  if (r) follow(r.table);
+}
+
+// ------------------------------------------------------------------ settings
+function applyTheme(theme) {
+  document.documentElement.classList.toggle("dark", theme === "dark");
+  document.documentElement.classList.toggle("light", theme === "light");
+}
+
+async function saveSettings(ev) {
+  ev.preventDefault();
+  const r = await act("settings", {name: $("name").value, theme: $("theme").value, sound: $("sound").checked});
+  if (r) { $("saved").textContent = "saved"; applyTheme(r.settings.theme); }
+}
+
+// ------------------------------------------------------------------ start
+async function refresh(first = false) {
+  let s;
+  try { s = await api("state"); } catch (e) { showError(e.message); return; }
+  renderGames(s.games);
+  const waiting = s.tables.filter((t) => ["starting", "lobby"].includes(t.state));
+  if (!current && waiting.length) current = waiting[waiting.length - 1].key;   // a reload keeps the lobby
+  if (current) {
+    const t = s.tables.find((x) => x.key === current);
+    if (t) renderLobby(Object.assign(t, {opened: $("lobby").dataset.opened === current}));
+    if (t && t.url && (t.state === "playing" || !t.wait_here)) $("lobby").dataset.opened = current;
+  }
+  if (first) {
+    catalog = s.catalog;
+    $("game").replaceChildren(...catalog.map((g) => el("option", g.title, {value: g.game})));
+    $("name").value = s.settings.name || "";
+    $("theme").value = s.settings.theme || "auto";
+    $("sound").checked = !!s.settings.sound;
+    $("relay").value = s.relay || "";
+    applyTheme(s.settings.theme);
+    await pickGame();
+  }
+}
+
+$("game").onchange = pickGame;
+$("players").onchange = pickPlayers;
+$("new-form").onsubmit = create;
+$("look").onclick = look;
+$("join-form").onsubmit = (ev) => { ev.preventDefault(); join($("invite-in").value.trim()); };
+$("settings-form").onsubmit = saveSettings;
+for (const r of document.querySelectorAll("input[name=network]"))
+  r.onchange = () => { $("broker").hidden = r.value !== "broker" || !r.checked; };
+$("copy").onclick = () => navigator.clipboard.writeText($("invite").textContent)
+  .then(() => { $("copy").textContent = "Copied"; }, () => { $("copy").textContent = "Select and copy"; });
+refresh(true).then(() => {             // the table page's "Play again" comes here as #again=GAME_ID
+  const again = location.hash.match(/^#again=([0-9a-f]+)$/);
+  if (again) { history.replaceState(null, "", location.pathname); playAgain(again[1]); }
+});
+(function poll() {                     // quicker while a table we follow is about to open
+  const soon = current && !$("lobby").dataset.opened;
+  setTimeout(() => refresh().finally(poll), soon ? 250 : 1500);
+})();

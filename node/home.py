@@ -1,0 +1,333 @@
+"""`caravan` (or `caravan app`): the home page, served by this one process on 127.0.0.1.
+
+It lists the stored games (Continue, Replay, Transcript, Forget), opens new tables (game,
+players, options with their help, each seat a friend or a bot, LAN or an MQTT broker), shows
+open LAN lobbies and joins them or a pasted invite, and keeps the person's settings. Every
+game runs in this process with the CLI's own node code (node/home_tables.py) and is played
+on its own table page (node/web.py). Every URL carries the per-install token; Host and
+Origin are checked (node/web_guard.py); anything else gets 403."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import trio
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+
+from protocol import games
+
+from . import cli_checks as check, discovery, seat_memory
+from .home_tables import Network, Tables, forget, one_line
+from .store import _write_private
+from .stored import stored_games
+from .web import STATIC
+from .web_guard import LocalOnly
+
+SETTINGS_FILE = "home.json"
+PICTURES = STATIC.parent.parent / "docs" / "img"
+BOT_KINDS = ("random", "heuristic", "search")
+_STATIC = {"home.html": "text/html", "home.js": "text/javascript", "home.css": "text/css"}
+
+
+def load_settings(data_dir: Path) -> dict[str, Any]:
+    """The person's settings and the per-install token (created on first use; 0600)."""
+    try:
+        data = json.loads((data_dir / SETTINGS_FILE).read_text())
+        data = data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        data = {}
+    if not isinstance(data.get("token"), str) or len(data["token"]) < 16:
+        data["token"] = secrets.token_urlsafe(18)
+        save_settings(data_dir, data)
+    return data
+
+
+def save_settings(data_dir: Path, data: dict[str, Any]) -> None:
+    data_dir.mkdir(parents=True, exist_ok=True)
+    _write_private(data_dir / SETTINGS_FILE, json.dumps(data).encode())
+
+
+def catalog(players: dict[str, int] | None = None) -> list[dict[str, Any]]:
+    """Every installed game with its player counts and options (help and default), as
+    `caravan options` prints them."""
+    from .cli_tools import option_help
+
+    out = []
+    for name in games.names():
+        engine = games.get(name)
+        n = (players or {}).get(name) or engine.min_players
+        helps = option_help(name)
+        out.append({"game": name, "title": engine.title, "min": engine.min_players, "max": engine.max_players,
+                    "picture": (PICTURES / f"{name}.png").exists(),
+                    "options": [{"key": k, "default": v, "values": (helps.get(k) or {}).get("values", ""),
+                                 "help": (helps.get(k) or {}).get("help", "(no description)")}
+                                for k, v in sorted(engine.default_options(n).items())]})
+    return out
+
+
+class Home:
+    """The home's routes; `tables` runs the games."""
+
+    def __init__(self, data_dir: Path, network: Network):
+        self.data_dir, self.network = data_dir, network
+        self.settings = load_settings(data_dir)
+        self.token: str = self.settings["token"]
+        self.tables: Tables | None = None
+        self.url = ""
+        self._games_cache: dict[tuple, dict[str, Any]] = {}
+        api = [("state", self.state, "GET"), ("options", self.options, "GET"), ("open", self.open_tables, "GET"),
+               ("host", self.host, "POST"), ("join", self.join, "POST"), ("continue", self.resume, "POST"),
+               ("forget", self.forget, "POST"), ("settings", self.save, "POST"), ("rematch", self.rematch, "POST")]
+        routes = [Route("/{token}/", self._page), Route("/{token}/static/{name}", self._static),
+                  Route("/{token}/transcript/{game_id}", self._transcript),
+                  Route("/{token}/replay/{game_id}", self._replay), Route("/{token}/img/{game}.png", self._picture)]
+        routes += [Route(f"/{{token}}/api/{name}", partial(self._api, handler), methods=[method])
+                   for name, handler, method in api]
+        routes.append(Route("/{path:path}", self._refuse, methods=["GET", "POST", "PUT", "DELETE"]))
+        self.app = LocalOnly(Starlette(routes=routes))
+
+    async def serve(self, port: int = 0, task_status=trio.TASK_STATUS_IGNORED) -> None:
+        """Serve on 127.0.0.1:port and run the tables until cancelled; task_status gets the URL."""
+        from hypercorn.config import Config
+        from hypercorn.trio import serve
+
+        config = Config()
+        config.bind = [f"127.0.0.1:{port}"]
+        config.accesslog = config.errorlog = None
+        config.graceful_timeout = 0.5
+        async with trio.open_nursery() as nursery:
+            self.tables = Tables(self.data_dir, self.network, nursery)
+            binds = await nursery.start(partial(serve, self.app, config))
+            self.url = f"{binds[0].rstrip('/')}/{self.token}/"
+            self.tables.home_url = self.url
+            task_status.started(self.url)
+
+    # ------------------------------------------------------------------ guards
+    def _ok(self, request: Request) -> bool:
+        return secrets.compare_digest(request.path_params.get("token", "").encode(), self.token.encode())
+
+    async def _refuse(self, request: Request) -> Response:
+        return PlainTextResponse("forbidden: this page needs the link caravan printed\n", 403)
+
+    async def _page(self, request: Request) -> Response:
+        if not self._ok(request):
+            return await self._refuse(request)
+        return FileResponse(STATIC / "home.html", headers={"Cache-Control": "no-store"})
+
+    async def _static(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        if not self._ok(request) or name not in _STATIC:
+            return await self._refuse(request)
+        return FileResponse(STATIC / name, media_type=_STATIC[name], headers={"Cache-Control": "no-store"})
+
+    async def _api(self, handler, request: Request) -> Response:
+        if not self._ok(request):
+            return await self._refuse(request)
+        body: dict[str, Any] = {}
+        if request.method == "POST":
+            try:
+                body = await request.json()
+            except ValueError:
+                body = None
+            if not isinstance(body, dict):
+                return JSONResponse({"error": "expected a JSON object"}, 400)
+        try:
+            return JSONResponse(await handler(body, request))
+        except (check.UsageError, LookupError, ValueError, OSError) as exc:
+            return JSONResponse({"error": one_line(exc)}, 400)
+
+    def _game_dir(self, game_id: str) -> Path:
+        if not isinstance(game_id, str) or not game_id.isalnum():
+            raise LookupError(f"no stored game {str(game_id)[:16]!r}")
+        path = self.data_dir / "games" / game_id
+        if not path.is_dir():
+            raise LookupError(f"no stored game {game_id[:16]}")
+        return path
+
+    # ------------------------------------------------------------------ your games
+    async def state(self, body: dict[str, Any], request: Request) -> dict[str, Any]:
+        listed = await trio.to_thread.run_sync(stored_games, self.data_dir)
+        running = {t.game_id: t for t in self.tables.tables.values() if t.game_id}
+        out = []
+        for g in reversed(listed):
+            row = g.to_json()
+            directory = Path(g.directory)
+            row["last"] = max((p.stat().st_mtime for p in directory.iterdir()), default=0)
+            table = running.get(g.game_id)
+            row["table"] = table.to_json() if table else None
+            row["title"] = games.get(g.game).title if g.game in games.names() else g.game
+            row["role"] = seat_memory.recall(directory).get("role")
+            out.append(row)
+        return {"games": out, "tables": [t.to_json() for t in self.tables.tables.values()],
+                "settings": {k: v for k, v in self.settings.items() if k in ("name", "theme", "sound")},
+                "relay": self.settings.get("relay_shown", ""), "catalog": catalog()}
+
+    async def options(self, body: dict[str, Any], request: Request) -> dict[str, Any]:
+        game, players = request.query_params.get("game", ""), request.query_params.get("players", "0")
+        engine = check.engine(game)
+        n = check.players(engine, int(players) if players.isdigit() else engine.min_players)
+        return {"catalog": catalog({game: n})}
+
+    async def open_tables(self, body: dict[str, Any], request: Request) -> dict[str, Any]:
+        found = await discovery.discover(1.5, self.network.discovery_port, self.network.discovery_bind, via="udp")
+        mine = {t.invite.rsplit(":", 1)[-1] for t in self.tables.tables.values() if t.state == "lobby"}
+        return {"lobbies": [{"lobby": a.lobby, "title": a.title, "game": a.game, "players": a.players,
+                             "seated": a.seated, "address": f"{a.host}:{a.port}", "name": a.name,
+                             "mine": str(a.port) in mine} for a in found]}
+
+    # ------------------------------------------------------------------ actions
+    async def host(self, body: dict[str, Any], request: Request) -> dict[str, Any]:
+        engine = check.engine(str(body.get("game", "")))
+        seats = body.get("seats")
+        if not isinstance(seats, list) or not all(isinstance(s, str) for s in seats):
+            raise ValueError("seats must be a list: friend, or bot:KIND[@SECONDS]")
+        players = check.players(engine, len(seats) + 1)
+        raw = body.get("options") or {}
+        if not isinstance(raw, dict):
+            raise ValueError("options must be an object of KEY: VALUE")
+        options = check.options(engine, [f"{k}={v}" for k, v in raw.items()], players)
+        bots = [self._bot(s) for s in seats if s != "friend"]
+        friends = len(seats) - len(bots)
+        limit = int(body.get("time_limit") or 300) if friends else 0     # only your own bots: never abandoned
+        relay = None
+        if body.get("network") == "broker":
+            relay = self._relay(body)
+        table = self.tables.host(engine.name, engine.title, players, options, bots, limit,
+                                 self.settings.get("name"), relay)
+        return {"table": table.to_json()}
+
+    @staticmethod
+    def _bot(seat: str) -> str:
+        kind, _, think = seat.removeprefix("bot:").partition("@")
+        if kind not in BOT_KINDS or (think and check.seconds(think) <= 0):
+            raise ValueError(f"unknown seat {seat!r}: friend, or bot:random|heuristic|search[@SECONDS]")
+        return seat.removeprefix("bot:")
+
+    def _relay(self, body: dict[str, Any]) -> Any:
+        """The broker (its login remembered in home.json, 0600, never sent back to the page)."""
+        from dataclasses import replace
+
+        from .relay_url import parse_relay_url
+
+        text = str(body.get("relay") or self.settings.get("relay") or "")
+        url = parse_relay_url(text)
+        user, password = body.get("relay_user"), body.get("relay_password")
+        if user:
+            url = replace(url, username=str(user), password=str(password or ""))
+        elif self.settings.get("relay") and url.username is None:
+            saved = parse_relay_url(self.settings["relay"])
+            if (saved.host, saved.port) == (url.host, url.port):
+                url = saved
+        self.settings["relay"], self.settings["relay_shown"] = url.with_credentials(), str(url)
+        save_settings(self.data_dir, self.settings)
+        return url
+
+    async def join(self, body: dict[str, Any], request: Request) -> dict[str, Any]:
+        target = str(body.get("invite", "")).strip()
+        if target.startswith("caravan+"):
+            check.invite(target, None)
+        elif not target or ":" not in target:
+            raise ValueError(f"{target[:80]!r} is not an invite: paste HOST:PORT, or caravan+mqtt://HOST:PORT/LOBBY_ID")
+        else:
+            host_, _, port = target.rpartition(":")
+            if not port.isdigit() or not 0 < int(port) < 65536 or not host_:
+                raise ValueError(f"{target!r} is not HOST:PORT (the port is a number 1-65535)")
+        return {"table": self.tables.join(target, self.settings.get("name")).to_json()}
+
+    async def resume(self, body: dict[str, Any], request: Request) -> dict[str, Any]:
+        game_id = str(body.get("game_id", ""))
+        self._game_dir(game_id)
+        table = self.tables.running(game_id)
+        if table is None:
+            table = self.tables.resume(game_id, str(body.get("title") or game_id[:16]))
+        return {"table": table.to_json()}
+
+    async def rematch(self, body: dict[str, Any], request: Request) -> dict[str, Any]:
+        game_id = str(body.get("game_id", ""))
+        self._game_dir(game_id)
+        again = next((t for t in self.tables.tables.values() if t.again_of == game_id), None)
+        if again is None:                             # one new table per game, however often asked
+            again = self.tables.rematch(game_id, str(body.get("title") or game_id[:16]))
+            again.again_of = game_id
+        return {"table": again.to_json()}
+
+    async def forget(self, body: dict[str, Any], request: Request) -> dict[str, Any]:
+        game_id = str(body.get("game_id", ""))
+        self._game_dir(game_id)
+        if self.tables.running(game_id):
+            raise ValueError("this game is running here; it can be forgotten once it is paused or over")
+        return {"trash": str(forget(self.data_dir, game_id))}
+
+    async def save(self, body: dict[str, Any], request: Request) -> dict[str, Any]:
+        from .lobby import clean_name
+
+        if "name" in body:
+            self.settings["name"] = clean_name(str(body["name"])) or ""
+        if body.get("theme") in ("light", "dark", "auto"):
+            self.settings["theme"] = body["theme"]
+        if "sound" in body:
+            self.settings["sound"] = bool(body["sound"])
+        save_settings(self.data_dir, self.settings)
+        return {"settings": {k: self.settings.get(k) for k in ("name", "theme", "sound")}}
+
+    # ------------------------------------------------------------------ files
+    async def _transcript(self, request: Request) -> Response:
+        if not self._ok(request):
+            return await self._refuse(request)
+        try:
+            path = self._game_dir(request.path_params["game_id"]) / "transcript.caravan"
+        except LookupError:
+            return PlainTextResponse("no such game\n", 404)
+        if not path.exists():
+            return PlainTextResponse("no transcript yet: the game is not over\n", 404)
+        return FileResponse(path, media_type="application/octet-stream",
+                            filename=f"caravan-{request.path_params['game_id'][:16]}.caravan")
+
+    async def _picture(self, request: Request) -> Response:
+        """A game's picture for New table (docs/img, where the source tree has it)."""
+        game = request.path_params["game"]
+        if not self._ok(request) or game not in games.names():
+            return await self._refuse(request)
+        path = PICTURES / f"{game}.png"
+        if not path.exists():
+            return PlainTextResponse("no picture\n", 404)
+        return FileResponse(path, media_type="image/png")
+
+    async def _replay(self, request: Request) -> Response:
+        from clients import replay
+        from protocol.verify import verify_bytes
+
+        if not self._ok(request):
+            return await self._refuse(request)
+        try:
+            path = self._game_dir(request.path_params["game_id"]) / "transcript.caravan"
+            data = path.read_bytes()
+        except (LookupError, OSError):
+            return PlainTextResponse("no transcript yet: the game is not over\n", 404)
+
+        def build() -> str:
+            report = verify_bytes(data)
+            title = games.get(report.game).title if report.game else "Caravan"
+            return replay.html(report, replay.frames(data, report), title)
+        return HTMLResponse(await trio.to_thread.run_sync(build), headers={"Cache-Control": "no-store"})
+
+
+async def run_home(data_dir: Path, network: Network, port: int, status, open_browser: bool) -> None:
+    """Serve the home until cancelled; `status(url)` is told where."""
+    home = Home(data_dir, network)
+    async with trio.open_nursery() as nursery:
+        try:
+            url = await nursery.start(home.serve, port)
+        except OSError as exc:
+            raise OSError(f"cannot serve the home on 127.0.0.1:{port}: {exc.strerror or exc}") from None
+        status(url)
+        if open_browser:
+            from .browser import open_page
+            await trio.to_thread.run_sync(open_page, url, data_dir)

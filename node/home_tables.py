@@ -1,0 +1,193 @@
+"""The games the home runs in its own process: each is the CLI's own node code (runner.host,
+runner.join, runner.resume) with the seat played on its table page (node/web.py); what the
+node says (lobby lines, the invite, errors) is kept for the home's lobby view."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from . import runner, seat_memory
+from .lobby import LobbyError
+
+
+class TableStatus(runner.Status):
+    """The node's status lines, kept for the page instead of printed."""
+
+    def __init__(self, table: "Table"):
+        super().__init__(json_lines=False, quiet=True)
+        self.table = table
+
+    def __call__(self, text: str, kind: str = "status", **fields: Any) -> None:
+        super().__call__(text, kind, **fields)
+        self.table.on_line(text, kind, fields)
+
+
+@dataclass
+class Table:
+    """One game the home hosts, joins or continues."""
+    key: str
+    title: str
+    state: str = "starting"           # starting | lobby | playing | over | paused | failed
+    lines: list[str] = field(default_factory=list)
+    invite: str = ""
+    url: str = ""                     # the table page
+    game_id: str = ""
+    error: str = ""
+    result: Any = None
+    scope: trio.CancelScope | None = None
+    again_of: str = ""                # Play again: the game it repeats
+    wait_here: bool = True
+    """Show the lobby on the home (invite, who joined, a failure); False: only this person's bots
+    are to come on this LAN, so the page goes to the table (it shows the lobby too) at once."""
+
+    def on_line(self, text: str, kind: str, fields: dict[str, Any]) -> None:
+        if kind == "web":
+            self.url = fields.get("url", "")
+            return
+        if kind == "invite":
+            self.invite = fields.get("invite", "")
+        elif kind == "lobby" and fields.get("port"):
+            self.invite = f"{lan_address()}:{fields['port']}"
+            self.state = "lobby"
+        elif kind in ("genesis", "start"):
+            self.game_id = fields.get("game_id", self.game_id)
+            self.state = "playing"
+        elif kind == "ended":
+            self.game_id, self.state = fields.get("game_id", self.game_id), "over"
+        if kind not in ("event",):
+            self.lines = (self.lines + [text])[-20:]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, "title": self.title, "state": self.state, "lines": self.lines,
+                "wait_here": self.wait_here,
+                "invite": self.invite, "url": self.url, "game_id": self.game_id, "error": self.error}
+
+
+def lan_address() -> str:
+    """This machine's address on the LAN, as friends reach it (no packet is sent)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect(("192.0.2.1", 9))               # TEST-NET: only picks the outgoing interface
+            return s.getsockname()[0]
+        except OSError:
+            return "127.0.0.1"
+
+
+@dataclass
+class Network:
+    """Where the home's games meet: the LAN (and how it announces/listens), or a broker."""
+    bind: str = "0.0.0.0"
+    discovery_addr: str | None = None
+    discovery_port: int = 47474
+    discovery_bind: str = "0.0.0.0"
+
+
+class Tables:
+    """The running tables, started in the home's nursery."""
+
+    def __init__(self, data_dir: Path, network: Network, nursery: trio.Nursery):
+        self.data_dir, self.network, self.nursery = data_dir, network, nursery
+        self.tables: dict[str, Table] = {}
+        self.home_url: str | None = None
+
+    def _seat(self, table: Table, name: str | None) -> runner.Seat:
+        seat = runner.Seat(self.data_dir, self.network.bind, client="web", status=TableStatus(table))
+        seat.no_browser, seat.name, seat.home_url = True, name or None, self.home_url
+        return seat
+
+    def running(self, game_id: str) -> Table | None:
+        return next((t for t in self.tables.values() if t.game_id == game_id and t.state in
+                     ("starting", "lobby", "playing")), None)
+
+    def _start(self, title: str, run) -> Table:
+        table = Table(secrets.token_hex(6), title)
+        self.tables[table.key] = table
+
+        async def go() -> None:
+            with trio.CancelScope() as scope:
+                table.scope = scope
+                try:
+                    table.result = await run(table)
+                    table.state = "over"
+                except Exception as exc:              # noqa: BLE001 - a table's failure must not stop the home
+                    table.state, table.error = "failed", describe_failure(exc)
+            if scope.cancelled_caught:
+                table.state = "paused"
+        self.nursery.start_soon(go)
+        return table
+
+    def host(self, game: str, title: str, players: int, options: dict[str, Any], bots: list[str],
+             time_limit: int, name: str | None, relay: Any = None) -> Table:
+        def run(table: Table):
+            seat = self._seat(table, name)
+            seat.relay = relay
+            return runner.host(game, players, options, seat, announce=True, time_limit=time_limit, bots=bots,
+                               discovery_target=self.network.discovery_addr,
+                               discovery_port=self.network.discovery_port)
+        table = self._start(title, run)
+        table.wait_here = len(bots) + 1 < players or relay is not None    # a broker may be unreachable
+        return table
+
+    def join(self, target: str, name: str | None) -> Table:
+        def run(table: Table):
+            seat = self._seat(table, name)
+            return runner.join(target, seat, self.network.discovery_port, self.network.discovery_bind, 3.0)
+        return self._start(f"joining {target}", run)
+
+    def resume(self, game_id: str, title: str) -> Table:
+        from .store import GameStore
+
+        def run(table: Table):
+            table.game_id = game_id
+            memory = seat_memory.recall(GameStore.find(self.data_dir, game_id).dir)
+            seat = self._seat(table, memory.get("name"))
+            if memory.get("bind"):
+                seat.bind = memory["bind"]
+            return runner.resume(game_id, seat)
+        return self._start(title, run)
+
+
+    def rematch(self, game_id: str, title: str) -> Table:
+        from .store import GameStore
+
+        def run(table: Table):
+            memory = seat_memory.recall(GameStore.find(self.data_dir, game_id).dir)
+            seat = self._seat(table, memory.get("name"))
+            return runner.rematch(game_id, seat, discovery_target=self.network.discovery_addr,
+                                  discovery_port=self.network.discovery_port)
+        return self._start(title, run)
+
+
+def one_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+def describe_failure(exc: BaseException) -> str:
+    """One line for the page: the failure inside trio's exception groups, named as the CLI
+    names it (a known kind by its message, anything else with its type: a bug)."""
+    from .cli import _main_exception
+
+    leaf = _main_exception(exc)
+    known = (LobbyError, LookupError, ValueError, OSError, ConnectionError)
+    return one_line(leaf) if isinstance(leaf, known) else f"{type(leaf).__name__}: {one_line(leaf)}"
+
+
+def forget(data_dir: Path, game_id: str) -> Path:
+    """Move a stored game's folder to the trash folder (nothing is deleted)."""
+    source = data_dir / "games" / game_id
+    if not source.is_dir() or "/" in game_id or game_id.startswith("."):
+        raise LookupError(f"no stored game {game_id[:16]}")
+    trash = data_dir / "trash"
+    trash.mkdir(exist_ok=True)
+    target = trash / game_id
+    if target.exists():
+        target = trash / f"{game_id}.{os.getpid()}.{secrets.token_hex(2)}"
+    source.rename(target)
+    return target

@@ -1,0 +1,66 @@
+"""Redraw the home's README pictures (docs/img/home.png, home-lobby.png, play-again.png) in
+headless Chromium: a game against two bots played to the end by clicking (its game-over box
+offers Play again), then a lobby waiting for a friend, then the home.
+
+    python -m tests.web.home_screenshots docs/img
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import tests.web.conftest as conftest
+from tests.node import procs
+
+
+def _without_test_engines() -> dict[str, str]:
+    e = procs.env()
+    e.pop("CARAVAN_ENGINES", None)             # only the real games in the pictures
+    return e
+
+
+def main(out: Path) -> None:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+
+    from tests.web.home_fixtures import api, start_home
+    from tests.web.test_home import _table_url, _wait, create_table
+    from tests.web.test_play import play_by_clicking
+
+    conftest.env = _without_test_engines
+    options = Options()
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,900"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+    with tempfile.TemporaryDirectory() as tmp:
+        home, url = start_home(Path(tmp))
+        try:
+            api(url, "settings", {"name": "Ada"})
+            create_table(driver, url, "sabbat", 3, ["bot:heuristic", "bot:random"])
+            play_by_clicking(driver, _table_url(driver, url), seed=3, timeout=300, reload_after=1000)
+            _wait(driver, lambda d: d.find_element(By.ID, "play-again").is_displayed())
+            driver.execute_script("document.getElementById('result').scrollIntoView({block: 'center'})")
+            time.sleep(0.5)
+            driver.save_screenshot(str(out / "play-again.png"))
+            create_table(driver, url, "sare", 3, ["friend", "bot:heuristic"])
+            _wait(driver, lambda d: "joined" in d.find_element(By.ID, "lobby-lines").text, timeout=60)
+            driver.execute_script("window.scrollTo(0, 0)")
+            time.sleep(1)
+            driver.save_screenshot(str(out / "home-lobby.png"))
+            driver.get(url)
+            time.sleep(3)
+            driver.save_screenshot(str(out / "home.png"))
+        finally:
+            driver.quit()
+            home.proc.terminate()
+            home.stop()
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1] if len(sys.argv) > 1 else "docs/img"))
