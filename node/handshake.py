@@ -57,15 +57,18 @@ def _valid_hello(hello: object) -> bool:
             and len(hello["nonce"]) == 32 and type(hello.get("eph")) is bytes and len(hello["eph"]) == 32)
 
 
-async def handshake(conn: Connection, key: SigningKey, scope: bytes, *, dialer: bool = True) -> bytes:
+async def handshake(conn: Connection, key: SigningKey, scope: bytes, *, dialer: bool = True,
+                    received: dict | None = None) -> bytes:
     """Run the handshake on a connection this side opened (`dialer`) or accepted; returns
-    the peer's proven public key, with `conn` sealed from then on, or raises HandshakeError."""
+    the peer's proven public key, with `conn` sealed from then on, or raises HandshakeError.
+    `received`: the peer's hello, already read (a spectator reads it first to learn the
+    game id it names as its scope)."""
     eph = nacl.public.PrivateKey.generate()
     mine = {"t": "hello", "v": VERSION, "scope": scope, "key": key.public, "nonce": os.urandom(32),
             "eph": bytes(eph.public_key)}
     with trio.move_on_after(HANDSHAKE_TIMEOUT) as timer:
         await conn.send(mine)
-        hello = await conn.recv()
+        hello = received if received is not None else await conn.recv()
         if not _valid_hello(hello):
             raise HandshakeError("the peer did not send a valid hello")
         if hello.get("scope") != scope:

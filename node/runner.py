@@ -28,6 +28,7 @@ from protocol.verify import verify_bytes
 from . import discovery, lobby, mdns
 from .client_api import BotDecider, ClientDecider, TcpClientPort, spawn_bot, stdio_channel
 from .game import GameNode, Progress
+from .spectators import Spectators
 from .store import GameStore, load_identity
 
 log = logging.getLogger("caravan.runner")
@@ -90,6 +91,8 @@ class Seat:
     """--relay / an invite: the MQTT broker (a relay_url.RelayUrl) all links go through."""
     relay_auth: str | None = None
     """--relay-auth FILE: USER:PASSWORD for the broker (an invite's or a resumed game's)."""
+    spectators: bool | None = None
+    """host --spectators yes|no (None: yes on a LAN, no through a broker)."""
 
 
 async def open_client_port(seat: Seat) -> TcpClientPort:
@@ -306,7 +309,7 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
     store = GameStore(seat.data_dir, setup.game_id)
     if not store.exists():
         peers = {"peers": {str(k): list(v) for k, v in setup.peers.items()}, "port": seat.port,
-                 "names": {str(i): n for i, n in enumerate(setup.names) if n}}
+                 "names": {str(i): n for i, n in enumerate(setup.names) if n}, "spectators": setup.spectators}
         if seat.relay is not None:
             peers["relay"] = seat.relay.with_credentials()     # peers.json is private (0600)
         store = GameStore.create(seat.data_dir, setup.genesis_raw, setup.game_id,
@@ -334,6 +337,7 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
                                lambda: node_ref[0].player.knowledge if node_ref[0] else {})
         node = GameNode(store, key, decider, (seat.bind, seat.port), setup.peers, progress,
                         relay=relay.endpoint(setup.game_id) if relay is not None else None)
+        node.spectators = Spectators(node, setup.spectators)
         node_ref[0] = node
         nursery.start_soon(narrator[0].deliver)
         status(f"game {setup.game_id.hex()[:16]} ({engine.title}): seat {setup.seat} of {node.session.n}, "
@@ -399,7 +403,8 @@ async def host(game: str, players: int, options: dict[str, Any], seat: Seat, ann
     key = load_identity(seat.data_dir)
     if seat.client and seat.client.startswith("tcp:"):
         await open_client_port(seat)
-    the_lobby = lobby.Lobby(key, game, players, options, seat.status, time_limit, seat.name or "")
+    watchable = seat.spectators if seat.spectators is not None else seat.relay is None
+    the_lobby = lobby.Lobby(key, game, players, options, seat.status, time_limit, seat.name or "", watchable)
     if seat.relay is not None:
         return await _host_relayed(the_lobby, seat, bots, task_status)
     listeners = await trio.open_tcp_listeners(seat.port, host=seat.bind)
@@ -543,7 +548,8 @@ async def resume(game_prefix: str, seat: Seat) -> dict[str, Any] | None:
     known = peers.get("names") if isinstance(peers.get("names"), dict) else {}
     setup = lobby.Setup(store.genesis(), bytes.fromhex(store.dir.name), int(secrets.get("seat", -1)),
                         secrets["secret"], {int(k): tuple(v) for k, v in peers["peers"].items()},
-                        [lobby.clean_name(known.get(str(i))) for i in range(len(G.parse(store.genesis()).seats))])
+                        [lobby.clean_name(known.get(str(i))) for i in range(len(G.parse(store.genesis()).seats))],
+                        peers.get("spectators", not peers.get("relay")) is True)
     if seat.relay is None and peers.get("relay"):
         from .relay_url import parse_relay_url, with_auth
         seat.relay = with_auth(parse_relay_url(peers["relay"]), seat.relay_auth)
