@@ -140,10 +140,6 @@ def html(report: Report, steps: list[dict[str, Any]], title: str) -> str:
 
 
 REPLAY_CSS = """
-.badge { padding: .2em .7em; border-radius: 6px; font-weight: 600; }
-.badge.ok { background: var(--ok); color: var(--bg); }
-.badge.warn { background: var(--accent); color: var(--bg); }
-.badge.bad { background: var(--hi); color: var(--bg); }
 #controls { display: flex; gap: .4em; align-items: center; margin-bottom: .6em; flex-wrap: wrap; }
 #slider { flex: 1; min-width: 10em; }
 #log li.now { background: var(--panel); font-weight: 600; }

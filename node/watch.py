@@ -344,10 +344,11 @@ def add_parser(sub: Any) -> None:
                                    "Exit 0: the game ended and its transcript verifies; 1: a message failed, the "
                                    "node refused or went away; 2: bad usage; 130: interrupted.")
     w.add_argument("target", help="HOST:PORT of a player's game or of an open lobby ([IPv6]:PORT)")
-    w.add_argument("--client", choices=["web", "terminal"], default="web",
-                   help="web (default): the table page in your browser, spectator mode; terminal: the game in "
-                        "words on this terminal")
-    w.add_argument("--json", action="store_true", help="JSON lines on stdout for scripts (specs/cli.md), no page")
+    w.add_argument("--client", choices=["web", "terminal"], default=None,
+                   help="web (default without --json): the table page in your browser, spectator mode; terminal: "
+                        "the game in words on this terminal")
+    w.add_argument("--json", action="store_true", help="JSON lines on stdout for scripts (specs/cli.md); no page "
+                                                       "unless --client web")
     w.add_argument("--out", help="write the transcript here (default: DATA_DIR/watched/GAME_ID.caravan)")
     w.add_argument("--data-dir", help="where watched transcripts are kept (default: the user data directory)")
     w.add_argument("--web-port", type=int, default=0, metavar="PORT", help="--client web: serve the page on this port")
@@ -370,7 +371,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
         raise UsageError(f"--web-port must be 0-65535, not {args.web_port}")
     status = Status(args.json, args.quiet)
     setup_logging(args, status)
-    client = None if args.json else args.client
+    client = args.client or (None if args.json else "web")
 
     def say(text: str, kind: str = "status", **fields: Any) -> None:
         if kind != "event" or args.json:           # a terminal or a page narrates the events itself
@@ -383,7 +384,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
                     async for _ in signals:
                         raise KeyboardInterrupt
                 nursery.start_soon(interrupt)
-                show: Any = Quiet() if client is None else Terminal()
+                show: Any = Quiet() if client is None else Terminal(sys.stderr if args.json else sys.stdout)
                 if client == "web":
                     show = Page(await _serve_page(nursery, args, say))
                 code = await watch(args.target, data_dir(args), Path(args.out) if args.out else None, show, say)

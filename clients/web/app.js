@@ -61,6 +61,11 @@ function handle(msg) {
       const name = msg.names ? msg.names[msg.seat] : `seat ${msg.seat}`;
       $("me").textContent = name === `seat ${msg.seat}` ? `you are seat ${msg.seat} of ${msg.seats}`
         : `you are ${name}, seat ${msg.seat} of ${msg.seats}`;
+      if (msg.spectator) {   // caravan watch: the public view, no moves
+        $("me").textContent = `spectator of ${msg.seats} players: you see only what is public`;
+        auto.parentElement.hidden = true;
+        $("conn").textContent = "following the game (caravan watch)";
+      }
       break;
     case "history":
       $("log").replaceChildren();
@@ -71,6 +76,7 @@ function handle(msg) {
     case "board":
       $("board").innerHTML = msg.svg;
       $("status").textContent = msg.status;
+      if (msg.badge) showBadge(msg.badge);
       markTargets();
       if (msg.at) requestAnimationFrame(() => latencies.push(Date.now() - msg.at * 1000));
       break;
@@ -93,6 +99,13 @@ function addEvent(msg) {
     log.appendChild(li);
   }
   log.scrollTop = log.scrollHeight;
+}
+
+function showBadge(badge) {   // a spectator's count of verified messages, or the one that failed
+  let el = $("badge");
+  if (!el) { el = document.createElement("span"); el.id = "badge"; $("me").after(el); }
+  el.className = "badge " + badge.kind;
+  el.textContent = badge.text;
 }
 
 function showError(text) {
