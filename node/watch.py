@@ -37,6 +37,9 @@ GAME_STARTS_WITHIN = 15.0
 SILENCE = 24 * 3600.0
 """A feed may be quiet this long (players think); TCP tells us when the node goes away."""
 
+PAGE_WAIT = 300.0
+"""After a bad message, how long the page stays served for someone to open it and read why."""
+
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
@@ -242,9 +245,17 @@ class Page:
         self._board(replica)
 
     async def end(self, replica: Replica, result: Any) -> None:
-        await self.client.result(result)
-        with trio.move_on_after(5):
-            await self.client.seen_result.wait()
+        """Keep the page served until it has shown the end: the result, or (after a bad
+        message) the badge naming it, for which a page may still be opened (PAGE_WAIT)."""
+        if replica.error is None:
+            await self.client.result(result)
+            with trio.move_on_after(5):
+                await self.client.seen_result.wait()
+            return
+        with trio.move_on_after(PAGE_WAIT):
+            while not self.client._pages:
+                await trio.sleep(0.1)
+            await trio.sleep(1)                        # its snapshot (with the badge) goes out
 
 
 class Quiet:
@@ -292,6 +303,7 @@ async def watch(target: str, out_dir: Path, out: Path | None, show: Any, say) ->
     if replica.error is not None:
         say(f"transcript so far (up to the message before the bad one): {path}", "transcript",
             path=str(path), verified=False)
+        await show.end(replica, None)
         return EXIT_FAILED
     result = replica.session.result() if replica.session.complete else None
     if result is not None:
