@@ -34,6 +34,8 @@ from .lobby import LobbyError, _open_tcp, clean_name
 
 GAME_STARTS_WITHIN = 15.0
 """After the lobby closes, how long the game's node may take to listen on the same port."""
+REFUSED_RETRY = 3.0
+"""How long a refused connection is tried again (see _reach)."""
 SILENCE = 24 * 3600.0
 """A feed may be quiet this long (players think); TCP tells us when the node goes away."""
 
@@ -163,19 +165,32 @@ async def _wait_in_lobby(conn: Connection, info: dict, where: str, say) -> None:
     await conn.aclose()
 
 
+async def _reach(host: str, port: int, where: str) -> Connection:
+    """A TCP connection; a refused one is tried again for REFUSED_RETRY seconds (a host's
+    node closes its lobby and opens its game on the same port, a moment apart)."""
+    deadline = trio.current_time() + REFUSED_RETRY
+    while True:
+        try:
+            return await _open_tcp(host, port, where)
+        except LobbyError as exc:
+            if "refused" not in str(exc) or trio.current_time() >= deadline:
+                raise WatchError(f"{exc}; is the game over, or is it another port?") from None
+            await trio.sleep(0.2)
+
+
 async def open_feed(target: str, say) -> tuple[Connection, bytes]:
     """A sealed link to a player's node that will send this spectator the game, and the game
     id the node proved in the handshake."""
     host, port = _address(target)
     where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-    conn = await _open_tcp(host, port, where)
+    conn = await _reach(host, port, where)
     first = await _first(conn, where)
     if first["t"] == "lobby":
         await _wait_in_lobby(conn, first, where, say)
         with trio.move_on_after(GAME_STARTS_WITHIN):
             while True:
                 try:
-                    conn = await _open_tcp(host, port, where)
+                    conn = await _reach(host, port, where)
                     first = await _first(conn, where)
                     break
                 except (LobbyError, WatchError):
