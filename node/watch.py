@@ -156,7 +156,7 @@ async def _wait_in_lobby(conn: Connection, info: dict, where: str, say) -> None:
     if frame.get("t") != "watching":
         raise WatchError(f"{where} answered {frame.get('t')!r} to a spectator (a different Caravan version?)")
     say(f"waiting in lobby {lobby_id[:8]} for {info.get('title')} to start "
-        f"({frame.get('seated')}/{frame.get('players')} seated)", "lobby", lobby=lobby_id)
+        f"({frame.get('seated')}/{frame.get('players')} seated)", "status", lobby=lobby_id)
     try:
         while await conn.recv() is not None:
             pass
@@ -432,8 +432,6 @@ def cmd_watch(args: argparse.Namespace) -> int:
         text = str(leaf) if isinstance(leaf, known) else f"{type(leaf).__name__}: {leaf}"
         if isinstance(leaf, HandshakeError):
             text = f"the handshake with {args.target} failed: {text}"
-        if args.json:
-            status(text, "error")
         print(f"caravan watch: {text}", file=sys.stderr, flush=True)
         return EXIT_FAILED
 

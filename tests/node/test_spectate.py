@@ -56,7 +56,7 @@ def game_transcript(tmp_path: Path) -> bytes:
 def test_spectators_from_the_start_and_mid_game_end_with_the_players_transcript(tmp_path, game, players):
     h, port = host(tmp_path, game, players)
     early = watcher(tmp_path, "early", port)                 # waits in the lobby: sees the first message
-    assert early.wait_for("lobby")["lobby"]
+    assert early.wait_for("status")["lobby"]
     watching = early.wait_for("watching", timeout=60)
     assert watching["game"] == game and watching["seats"] == players
     for _ in range(10):                                      # the game is under way
