@@ -342,6 +342,10 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
         nursery.start_soon(narrator[0].deliver)
         status(f"game {setup.game_id.hex()[:16]} ({engine.title}): seat {setup.seat} of {node.session.n}, "
                f"key {fingerprint(key.public)}", "start", game_id=setup.game_id.hex(), seat=setup.seat)
+        if relay is not None and setup.spectators:
+            from .watch import watch_invite
+            invite = watch_invite(seat.relay, setup.game_id, key.public)
+            status(f"others may watch with:  caravan watch {invite}", "watch_invite", invite=invite)
         result = await node.run(listeners=listeners, dial_all=dial_all)
         if node.abandon_record is not None:
             stalled = abandon.parse_record(node.abandon_record)[0]

@@ -11,11 +11,11 @@ public view, and at the end writes the transcript, byte for byte the players' ow
 from __future__ import annotations
 
 import argparse
-import math
 import signal
 import sys
+from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, AsyncIterator
 
 import trio
 
@@ -109,6 +109,24 @@ class Replica:
 
 
 # ----------------------------------------------------------------------------- reaching the game
+
+def watch_invite(url: Any, game_id: bytes, key: bytes) -> str:
+    """What others watch a relayed game with: the broker, the game and one player's inbox."""
+    from .relay import inbox_of
+    return url.invite(f"watch/{game_id.hex()}/{inbox_of(key)}")
+
+
+def parse_watch_invite(text: str) -> tuple[Any, bytes, str]:
+    """`caravan+mqtt://HOST:PORT/watch/GAME_ID/INBOX` -> (the broker, the game id, the inbox)."""
+    from .relay_url import INVITE_PREFIX, parse_relay_url
+    head, _, path = text.removeprefix(INVITE_PREFIX).partition("/watch/")
+    game, _, inbox = path.lower().partition("/")
+    hexdigits = set("0123456789abcdef")
+    if len(game) != 64 or len(inbox) != 16 or not set(game + inbox) <= hexdigits:
+        raise ValueError(f"{text!r} is not a watch invite: it must end with /watch/GAME_ID/INBOX (64 and 16 hex "
+                         "digits; copy the whole line a player's node printed)")
+    return parse_relay_url(head), bytes.fromhex(game), inbox
+
 
 def _address(target: str) -> tuple[str, int]:
     host, _, port = target.rpartition(":")
@@ -291,10 +309,41 @@ class Quiet:
 
 # ----------------------------------------------------------------------------- watching
 
-async def watch(target: str, out_dir: Path, out: Path | None, show: Any, say) -> int:
+@asynccontextmanager
+async def _feed(target: str, say, relay_auth: str | None) -> AsyncIterator[tuple[Any, bytes]]:
+    """The link to a player's node and the game id it proved: over TCP, or through the broker
+    of a watch invite (as a throwaway key's inbox, dialling the player's inbox)."""
+    if not target.startswith("caravan+"):
+        conn, scope = await open_feed(target, say)
+        try:
+            yield conn, scope
+        finally:
+            await conn.aclose()
+        return
+    from . import relay as relay_mod
+    from .relay_url import with_auth
+
+    url, game_id, inbox = parse_watch_invite(target)
+    key = SigningKey.generate()
+    async with relay_mod.connect(with_auth(url, relay_auth), key.public) as relay:
+        endpoint = relay.endpoint(game_id)
+        try:
+            link = await endpoint.dial(inbox)
+            first = await _first(link, target)
+            if first["t"] != "hello" or first.get("scope") != game_id:
+                raise WatchError(f"the player at {target} is not in that game")
+            await handshake(link, key, game_id, dialer=True, received=first)
+            try:
+                yield link, game_id
+            finally:
+                await link.aclose()
+        finally:
+            endpoint.close()
+
+
+async def watch(target: str, out_dir: Path, out: Path | None, show: Any, say, relay_auth: str | None = None) -> int:
     """Watch until the game ends or a message fails; the exit code."""
-    conn, scope = await open_feed(target, say)
-    try:
+    async with _feed(target, say, relay_auth) as (conn, scope):
         frame = await _refused(conn, target)
         if frame.get("t") != "genesis" or type(frame.get("g")) is not bytes:
             raise WatchError(f"{target} did not send the game's genesis (a different Caravan version?)")
@@ -309,8 +358,6 @@ async def watch(target: str, out_dir: Path, out: Path | None, show: Any, say) ->
             "watching", game=g.game, game_id=g.game_id.hex(), seats=len(g.seats), names=replica.names)
         show.start(replica)
         outcome = await _follow(conn, replica, show, say)
-    finally:
-        await conn.aclose()
     path = out or out_dir / "watched" / f"{replica.genesis.game_id.hex()}.caravan"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(replica.transcript())
@@ -370,7 +417,9 @@ def add_parser(sub: Any) -> None:
                                    "it. At the end the transcript is written (the same bytes as the players'). "
                                    "Exit 0: the game ended and its transcript verifies; 1: a message failed, the "
                                    "node refused or went away; 2: bad usage; 130: interrupted.")
-    w.add_argument("target", help="HOST:PORT of a player's game or of an open lobby ([IPv6]:PORT)")
+    w.add_argument("target", help="HOST:PORT of a player's game or of an open lobby ([IPv6]:PORT), or a watch "
+                                  "invite (caravan+mqtt://HOST:PORT/watch/GAME_ID/INBOX) printed by a player's node "
+                                  "of a relayed game whose host allowed spectators")
     w.add_argument("--client", choices=["web", "terminal"], default=None,
                    help="web (default without --json): the table page in your browser, spectator mode; terminal: "
                         "the game in words on this terminal")
@@ -380,6 +429,7 @@ def add_parser(sub: Any) -> None:
     w.add_argument("--data-dir", help="where watched transcripts are kept (default: the user data directory)")
     w.add_argument("--web-port", type=int, default=0, metavar="PORT", help="--client web: serve the page on this port")
     w.add_argument("--no-browser", action="store_true", help="--client web: print the page's link, do not open it")
+    w.add_argument("--relay-auth", metavar="FILE", help="a watch invite's broker: USER:PASSWORD on FILE's first line")
     w.add_argument("-q", "--quiet", action="store_true", help="no human status output")
     w.add_argument("-v", "--verbose", action="count", default=0, help="debug logs on stderr")
     w.set_defaults(func=cmd_watch)
@@ -391,7 +441,11 @@ def cmd_watch(args: argparse.Namespace) -> int:
     from .runner import Status
 
     try:
-        _address(args.target)
+        if args.target.startswith("caravan+"):
+            from .relay_url import with_auth
+            with_auth(parse_watch_invite(args.target)[0], args.relay_auth)
+        else:
+            _address(args.target)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     if not 0 <= args.web_port < 65536:
@@ -414,7 +468,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
                 show: Any = Quiet() if client is None else Terminal(sys.stderr if args.json else sys.stdout)
                 if client == "web":
                     show = Page(await _serve_page(nursery, args, say))
-                code = await watch(args.target, data_dir(args), Path(args.out) if args.out else None, show, say)
+                code = await watch(args.target, data_dir(args), Path(args.out) if args.out else None, show, say,
+                                   args.relay_auth)
                 nursery.cancel_scope.cancel()
                 return code
 
@@ -428,7 +483,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
             return EXIT_INTERRUPTED
         if args.verbose:
             raise
-        known = (WatchError, LobbyError, HandshakeError, FrameError, OSError, ValueError)
+        known = (WatchError, LobbyError, HandshakeError, FrameError, OSError, ValueError, trio.TooSlowError)
         text = str(leaf) if isinstance(leaf, known) else f"{type(leaf).__name__}: {leaf}"
         if isinstance(leaf, HandshakeError):
             text = f"the handshake with {args.target} failed: {text}"
