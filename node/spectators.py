@@ -12,7 +12,7 @@ messages are the node's own log, never copied into a queue).
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, Callable
 
 import trio
 
@@ -33,10 +33,15 @@ REFUSED_NO = "this table does not allow spectators (its host chose --spectators 
 
 
 class Spectators:
-    """The spectators of one GameNode: `allowed` is the host's choice, kept with the game."""
+    """The spectators of one GameNode (`allowed` is the host's choice, kept with the game), or
+    of a watcher that relays to other spectators (node/watch.py): `node` has `genesis_raw`,
+    `session.log`, `changed` (an Event replaced at every change), `outcome`, `outcome_text`;
+    `names()` gives the players' names (default: the game's peers.json)."""
 
-    def __init__(self, node: Any, allowed: bool, limit: int = MAX_SPECTATORS):
+    def __init__(self, node: Any, allowed: bool, limit: int = MAX_SPECTATORS,
+                 names: Callable[[], Any] | None = None):
         self.node, self.allowed, self.limit = node, allowed, limit
+        self.names = names or (lambda: node.store.peers().get("names") or {})
         self.sent: dict[int, int] = {}           # spectator number -> messages of the log sent
         self._next = 0
 
@@ -89,7 +94,7 @@ class Spectators:
 
     async def _feed(self, conn: Connection, number: int) -> None:
         node = self.node
-        names = node.store.peers().get("names") or {}
+        names = self.names()
         await self._send(conn, {"t": "genesis", "g": node.genesis_raw,
                                 "names": {str(k): str(v) for k, v in names.items()} if isinstance(names, dict) else {}})
         while True:

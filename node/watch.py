@@ -29,8 +29,10 @@ from protocol.session import Session
 from protocol.verify import Report, _error, verify_bytes
 
 from .frames import Connection, FrameError
+from .game import HANDSHAKE_FRAME, LINGER, MAX_UNAUTHENTICATED, _peer_name
 from .handshake import HandshakeError, handshake
 from .lobby import LobbyError, _open_tcp, clean_name
+from .spectators import Spectators
 
 GAME_STARTS_WITHIN = 15.0
 """After the lobby closes, how long the game's node may take to listen on the same port."""
@@ -341,9 +343,61 @@ async def _feed(target: str, say, relay_auth: str | None) -> AsyncIterator[tuple
             endpoint.close()
 
 
-async def watch(target: str, out_dir: Path, out: Path | None, show: Any, say, relay_auth: str | None = None) -> int:
-    """Watch until the game ends or a message fails; the exit code."""
-    async with _feed(target, say, relay_auth) as (conn, scope):
+class Relayed:
+    """This watcher's verified log, served to other spectators (`--serve PORT`) by the same
+    node/spectators.py code a player's node uses: they verify every message themselves, so
+    they need not trust this watcher either."""
+
+    def __init__(self, replica: Replica):
+        self.genesis_raw, self.session = replica.genesis_raw, replica.session
+        self.names = {str(s): n for s, n in enumerate(replica.names)}
+        self.changed = trio.Event()
+        self.outcome: str | None = None
+        self.outcome_text = ""
+
+    def wake(self) -> None:
+        self.changed.set()
+        self.changed = trio.Event()
+
+    def end(self, outcome: str, text: str) -> None:
+        self.outcome, self.outcome_text = outcome, text
+        self.wake()
+
+
+async def _serve_others(relayed: Relayed, spectators: Spectators, bind: str, port: int, say,
+                        task_status=trio.TASK_STATUS_IGNORED) -> None:
+    """Accept other spectators on bind:port (the same handshake, scope: the game id)."""
+    key, game_id = SigningKey.generate(), relayed.session.game_id
+    busy = [0]
+
+    async def incoming(stream: trio.SocketStream) -> None:
+        conn = Connection(stream, _peer_name(stream), max_frame=HANDSHAKE_FRAME)
+        if busy[0] >= MAX_UNAUTHENTICATED:
+            await conn.aclose()
+            return
+        busy[0] += 1
+        try:
+            await handshake(conn, key, game_id, dialer=False)
+        except (HandshakeError, FrameError, trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            await conn.aclose()
+            return
+        finally:
+            busy[0] -= 1
+        await spectators.serve(conn, conn.address)
+
+    listeners = await trio.open_tcp_listeners(port, host=bind)
+    bound = listeners[0].socket.getsockname()[1]
+    say(f"serving other spectators on port {bound} (at most {spectators.limit}): caravan watch HOST:{bound}",
+        "serving", port=bound)
+    task_status.started(bound)
+    await trio.serve_listeners(incoming, listeners)
+
+
+async def watch(target: str, out_dir: Path, out: Path | None, show: Any, say, relay_auth: str | None = None,
+                serve: tuple[str, int] | None = None) -> int:
+    """Watch until the game ends or a message fails; the exit code. `serve` (bind, port):
+    relay the verified messages to other spectators meanwhile."""
+    async with _feed(target, say, relay_auth) as (conn, scope), trio.open_nursery() as nursery:
         frame = await _refused(conn, target)
         if frame.get("t") != "genesis" or type(frame.get("g")) is not bytes:
             raise WatchError(f"{target} did not send the game's genesis (a different Caravan version?)")
@@ -357,7 +411,18 @@ async def watch(target: str, out_dir: Path, out: Path | None, show: Any, say, re
         say(f"watching game {g.game_id.hex()[:16]} ({replica.engine.title}, {len(g.seats)} players) from {target}",
             "watching", game=g.game, game_id=g.game_id.hex(), seats=len(g.seats), names=replica.names)
         show.start(replica)
-        outcome = await _follow(conn, replica, show, say)
+        relayed = spectators = None
+        if serve is not None:
+            relayed = Relayed(replica)
+            spectators = Spectators(relayed, True, names=lambda: relayed.names)
+            await nursery.start(_serve_others, relayed, spectators, serve[0], serve[1], say)
+        outcome = await _follow(conn, replica, show, say, relayed)
+        if relayed is not None:
+            relayed.end("complete" if replica.session.complete else "stopped", outcome)
+            with trio.move_on_after(LINGER):
+                while not spectators.caught_up():
+                    await trio.sleep(0.05)
+        nursery.cancel_scope.cancel()
     path = out or out_dir / "watched" / f"{replica.genesis.game_id.hex()}.caravan"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(replica.transcript())
@@ -379,7 +444,7 @@ async def watch(target: str, out_dir: Path, out: Path | None, show: Any, say, re
     return EXIT_OK if report.ok else EXIT_FAILED
 
 
-async def _follow(conn: Connection, replica: Replica, show: Any, say) -> str:
+async def _follow(conn: Connection, replica: Replica, show: Any, say, relayed: Relayed | None = None) -> str:
     """Apply every message the node sends until its end frame; stop at the first bad one."""
     while True:
         try:
@@ -405,6 +470,8 @@ async def _follow(conn: Connection, replica: Replica, show: Any, say) -> str:
         for msg in msgs:
             say(msg["text"], "event", seat=msg["seat"], event=msg["event"], verified=replica.verified)
         show.events(replica, msgs)
+        if relayed is not None:
+            relayed.wake()
 
 
 # ----------------------------------------------------------------------------- the command
@@ -429,6 +496,9 @@ def add_parser(sub: Any) -> None:
     w.add_argument("--data-dir", help="where watched transcripts are kept (default: the user data directory)")
     w.add_argument("--web-port", type=int, default=0, metavar="PORT", help="--client web: serve the page on this port")
     w.add_argument("--no-browser", action="store_true", help="--client web: print the page's link, do not open it")
+    w.add_argument("--serve", type=int, metavar="PORT", help="relay the verified game to other spectators on this "
+                   "TCP port (0: any free one), so the players' nodes carry less; they verify it all themselves")
+    w.add_argument("--bind", default="0.0.0.0", help="--serve: the address to listen on (default: all)")
     w.add_argument("--relay-auth", metavar="FILE", help="a watch invite's broker: USER:PASSWORD on FILE's first line")
     w.add_argument("-q", "--quiet", action="store_true", help="no human status output")
     w.add_argument("-v", "--verbose", action="count", default=0, help="debug logs on stderr")
@@ -448,8 +518,9 @@ def cmd_watch(args: argparse.Namespace) -> int:
             _address(args.target)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    if not 0 <= args.web_port < 65536:
-        raise UsageError(f"--web-port must be 0-65535, not {args.web_port}")
+    for flag, port in (("--web-port", args.web_port), ("--serve", args.serve)):
+        if port is not None and not 0 <= port < 65536:
+            raise UsageError(f"{flag} must be 0-65535, not {port}")
     status = Status(args.json, args.quiet)
     setup_logging(args, status)
     client = args.client or (None if args.json else "web")
@@ -469,7 +540,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
                 if client == "web":
                     show = Page(await _serve_page(nursery, args, say))
                 code = await watch(args.target, data_dir(args), Path(args.out) if args.out else None, show, say,
-                                   args.relay_auth)
+                                   args.relay_auth, None if args.serve is None else (args.bind, args.serve))
                 nursery.cancel_scope.cancel()
                 return code
 

@@ -190,3 +190,22 @@ async def test_a_tampered_message_is_shown_invalid_with_its_signer(tmp_path):
     assert f"message #{bad}, signed by seat {seat} ({fingerprint(signer)})" in invalid[0]["text"]
     verified = [m["verified"] for m in lines if m["type"] == "event"]
     assert verified and max(verified) == bad - 1
+
+
+def test_a_spectator_relays_to_other_spectators(tmp_path):
+    """`caravan watch --serve PORT`: other spectators watch through it (the players' node
+    serves one link) and still verify everything themselves, ending with the same bytes."""
+    h, port = host(tmp_path, "sabbat", 3, delay="0.05")
+    relay = watcher(tmp_path, "relay", port, "--serve", "0", "--bind", "127.0.0.1")
+    served = relay.wait_for("serving", timeout=60)["port"]
+    relay.wait_for("event", timeout=60)
+    downstream = [watcher(tmp_path, f"down{i}", served) for i in range(2)]
+    for w in downstream:
+        assert w.wait_for("watching", timeout=30)["seats"] == 3
+    for w in [relay, *downstream]:
+        assert w.wait_for("transcript", timeout=240)["verified"] is True
+        assert w.stop() == 0
+    assert h.stop(timeout=60) == 0
+    players_copy = game_transcript(tmp_path)
+    for name in ("relay", "down0", "down1"):
+        assert (tmp_path / f"{name}.caravan").read_bytes() == players_copy
