@@ -142,7 +142,7 @@ async def _first(conn: Connection, where: str) -> dict:
         with trio.fail_after(10):
             frame = await conn.recv()
     except (trio.TooSlowError, FrameError) as exc:
-        raise WatchError(f"{where} is not a Caravan game or lobby ({exc or 'it sent nothing for 10 s'})") from None
+        raise WatchError(f"{where} is not a Caravan game or lobby ({str(exc) or 'it sent nothing for 10 s'})") from None
     if frame is None:
         raise WatchError(f"{where} closed the connection without a word")
     if type(frame) is not dict or frame.get("t") not in ("lobby", "hello"):

@@ -18,6 +18,7 @@ from node.handshake import handshake
 from protocol import chain, genesis as G, transcript
 from protocol.identity import SigningKey, fingerprint
 from protocol.verify import verify_bytes
+from tests.node.cli_spec import json_types
 from tests.node.procs import ROOT, env
 from tests.web.conftest import Node
 
@@ -190,6 +191,9 @@ async def test_a_tampered_message_is_shown_invalid_with_its_signer(tmp_path):
     assert f"message #{bad}, signed by seat {seat} ({fingerprint(signer)})" in invalid[0]["text"]
     verified = [m["verified"] for m in lines if m["type"] == "event"]
     assert verified and max(verified) == bad - 1
+    types = json_types()                                     # every line is in specs/cli.md, with its fields
+    for m in lines:
+        assert m["type"] in types and not set(types[m["type"]]) - set(m), m
 
 
 def test_a_spectator_relays_to_other_spectators(tmp_path):
