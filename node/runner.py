@@ -523,16 +523,11 @@ async def join(target: str | None, seat: Seat, discovery_port: int = discovery.D
     else:
         seat.status(f"looking for lobbies on the LAN ({via}: UDP port {discovery_port}"
                     f"{', mDNS' if via != 'udp' and mdns.available() else ''})...")
-        found = await discovery.discover(wait, discovery_port, discovery_bind,
-                                          until_first=bool(target), via=via)
-        if target:
-            found = [a for a in found if a.lobby.startswith(target.lower())]
-        if not found:
-            raise lobby.LobbyError("no open lobby found; try caravan join HOST:PORT")
-        if len(found) > 1:
-            raise lobby.LobbyError("several lobbies are open; name one:\n  " +
-                                   "\n  ".join(a.describe() for a in found))
-        address = (found[0].host, found[0].port)
+        try:
+            found = await discovery.find_one(target, "join", wait, discovery_port, discovery_bind, via)
+        except LookupError as exc:
+            raise lobby.LobbyError(str(exc)) from None
+        address = (found.host, found.port)
     key = load_identity(seat.data_dir)
     if seat.client and seat.client.startswith("tcp:"):
         await open_client_port(seat)

@@ -28,6 +28,7 @@ from protocol.need import EngineFault
 from protocol.session import Session
 from protocol.verify import Report, _error, verify_bytes
 
+from .cli_checks import host_port, join_target, port_number
 from .frames import Connection, FrameError
 from .game import HANDSHAKE_FRAME, LINGER, MAX_UNAUTHENTICATED, _peer_name
 from .handshake import HandshakeError, handshake
@@ -130,13 +131,6 @@ def parse_watch_invite(text: str) -> tuple[Any, bytes, str]:
     return parse_relay_url(head), bytes.fromhex(game), inbox
 
 
-def _address(target: str) -> tuple[str, int]:
-    host, _, port = target.rpartition(":")
-    if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise ValueError(f"TARGET must be HOST:PORT (a game's or its lobby's), not {target!r}")
-    return host.strip("[]"), int(port)
-
-
 async def _first(conn: Connection, where: str) -> dict:
     try:
         with trio.fail_after(10):
@@ -201,7 +195,7 @@ async def _reach(host: str, port: int, where: str) -> Connection:
 async def open_feed(target: str, say) -> tuple[Connection, bytes]:
     """A sealed link to a player's node that will send this spectator the game, and the game
     id the node proved in the handshake."""
-    host, port = _address(target)
+    host, port = host_port(target)
     where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     conn = await _reach(host, port, where)
     first = await _first(conn, where)
@@ -484,9 +478,10 @@ def add_parser(sub: Any) -> None:
                                    "it. At the end the transcript is written (the same bytes as the players'). "
                                    "Exit 0: the game ended and its transcript verifies; 1: a message failed, the "
                                    "node refused or went away; 2: bad usage; 130: interrupted.")
-    w.add_argument("target", help="HOST:PORT of a player's game or of an open lobby ([IPv6]:PORT), or a watch "
-                                  "invite (caravan+mqtt://HOST:PORT/watch/GAME_ID/INBOX) printed by a player's node "
-                                  "of a relayed game whose host allowed spectators")
+    w.add_argument("target", nargs="?", help="HOST:PORT of a player's game or of an open lobby ([IPv6]:PORT), a "
+                   "lobby id (prefix) from caravan discover (default: the only open lobby), or a watch invite "
+                   "(caravan+mqtt://HOST:PORT/watch/GAME_ID/INBOX) printed by a player's node of a relayed game "
+                   "whose host allowed spectators")
     w.add_argument("--client", choices=["web", "terminal"], default=None,
                    help="web (default without --json): the table page in your browser, spectator mode; terminal: "
                         "the game in words on this terminal")
@@ -494,12 +489,14 @@ def add_parser(sub: Any) -> None:
                                                        "unless --client web")
     w.add_argument("--out", help="write the transcript here (default: DATA_DIR/watched/GAME_ID.caravan)")
     w.add_argument("--data-dir", help="where watched transcripts are kept (default: the user data directory)")
-    w.add_argument("--web-port", type=int, default=0, metavar="PORT", help="--client web: serve the page on this port")
+    w.add_argument("--web-port", type=port_number, default=0, metavar="PORT", help="--client web: serve the page on this port")
     w.add_argument("--no-browser", action="store_true", help="--client web: print the page's link, do not open it")
-    w.add_argument("--serve", type=int, metavar="PORT", help="relay the verified game to other spectators on this "
+    w.add_argument("--serve", type=port_number, metavar="PORT", help="relay the verified game to other spectators on this "
                    "TCP port (0: any free one), so the players' nodes carry less; they verify it all themselves")
     w.add_argument("--bind", default="0.0.0.0", help="--serve: the address to listen on (default: all)")
     w.add_argument("--relay-auth", metavar="FILE", help="a watch invite's broker: USER:PASSWORD on FILE's first line")
+    from .cli import _discovery_args
+    _discovery_args(w)
     w.add_argument("-q", "--quiet", action="store_true", help="no human status output")
     w.add_argument("-v", "--verbose", action="count", default=0, help="debug logs on stderr")
     w.set_defaults(func=cmd_watch)
@@ -510,17 +507,15 @@ def cmd_watch(args: argparse.Namespace) -> int:
     from .cli_tools import data_dir, setup_logging
     from .runner import Status
 
+    target = args.target
     try:
-        if args.target.startswith("caravan+"):
+        if target and target.startswith("caravan+"):
             from .relay_url import with_auth
-            with_auth(parse_watch_invite(args.target)[0], args.relay_auth)
+            with_auth(parse_watch_invite(target)[0], args.relay_auth)
         else:
-            _address(args.target)
+            target = join_target(target)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    for flag, port in (("--web-port", args.web_port), ("--serve", args.serve)):
-        if port is not None and not 0 <= port < 65536:
-            raise UsageError(f"{flag} must be 0-65535, not {port}")
     status = Status(args.json, args.quiet)
     setup_logging(args, status)
     client = args.client or (None if args.json else "web")
@@ -539,7 +534,14 @@ def cmd_watch(args: argparse.Namespace) -> int:
                 show: Any = Quiet() if client is None else Terminal(sys.stderr if args.json else sys.stdout)
                 if client == "web":
                     show = Page(await _serve_page(nursery, args, say))
-                code = await watch(args.target, data_dir(args), Path(args.out) if args.out else None, show, say,
+                where = target
+                if not where or ":" not in where:
+                    from . import discovery
+                    say(f"looking for lobbies on the LAN ({args.via}: UDP port {args.discovery_port})...")
+                    found = await discovery.find_one(where, "watch", args.wait, args.discovery_port,
+                                                     args.discovery_bind, args.via)
+                    where = f"[{found.host}]:{found.port}" if ":" in found.host else f"{found.host}:{found.port}"
+                code = await watch(where, data_dir(args), Path(args.out) if args.out else None, show, say,
                                    args.relay_auth, None if args.serve is None else (args.bind, args.serve))
                 nursery.cancel_scope.cancel()
                 return code
@@ -554,7 +556,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
             return EXIT_INTERRUPTED
         if args.verbose:
             raise
-        known = (WatchError, LobbyError, HandshakeError, FrameError, OSError, ValueError, trio.TooSlowError)
+        known = (WatchError, LobbyError, HandshakeError, FrameError, OSError, ValueError, LookupError,
+                 trio.TooSlowError)
         text = str(leaf) if isinstance(leaf, known) else f"{type(leaf).__name__}: {leaf}"
         if isinstance(leaf, HandshakeError):
             text = f"the handshake with {args.target} failed: {text}"

@@ -213,3 +213,22 @@ def test_a_spectator_relays_to_other_spectators(tmp_path):
     players_copy = game_transcript(tmp_path)
     for name in ("relay", "down0", "down1"):
         assert (tmp_path / f"{name}.caravan").read_bytes() == players_copy
+
+
+def test_watch_a_lobby_found_by_discovery(tmp_path):
+    """`caravan watch LOBBY_ID_PREFIX`: the lobby announced on the LAN (here: loopback, a
+    port of the test's own) is found, waited in, and its game watched to the end."""
+    from tests.relay.broker import free_port
+
+    udp = str(free_port())
+    h = Node(["host", "sabbat", "--players", "3", "--bot", "random", "--with-bots", "random,random",
+              "--discovery-addr", "127.0.0.1", "--discovery-port", udp, "--bind", "127.0.0.1", "--time-limit", "0",
+              "--bot-delay", "0.05", "--seed", "1"], tmp_path / "host2", tmp_path / "host2.log")
+    lobby = h.wait_for("lobby")["lobby"]
+    w = Node(["watch", lobby[:8], "--json", "--via", "udp", "--discovery-port", udp, "--discovery-bind", "127.0.0.1",
+              "--out", str(tmp_path / "found.caravan")], tmp_path / "found", tmp_path / "found.log")
+    assert w.wait_for("watching", timeout=60)["seats"] == 3
+    assert w.wait_for("transcript", timeout=240)["verified"] is True
+    assert w.stop() == 0 and h.stop(timeout=60) == 0
+    [path] = (tmp_path / "host2" / "games").glob("*/transcript.caravan")
+    assert (tmp_path / "found.caravan").read_bytes() == path.read_bytes()
