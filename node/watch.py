@@ -166,8 +166,12 @@ async def _wait_in_lobby(conn: Connection, info: dict, where: str, say) -> None:
         raise WatchError(f"{where} sent a lobby without an id")
     await handshake(conn, SigningKey.generate(), bytes.fromhex(lobby_id), dialer=True)
     await conn.send({"t": "watch"})
-    frame = await _refused(conn, where)
-    if frame.get("t") != "watching":
+    frame = await conn.recv()
+    if frame is None:
+        return                                        # the lobby filled up and closed meanwhile
+    if type(frame) is dict and frame.get("t") == "refused":
+        raise WatchError(f"{where} refused this spectator: {frame.get('why')}")
+    if type(frame) is not dict or frame.get("t") != "watching":
         raise WatchError(f"{where} answered {frame.get('t')!r} to a spectator (a different Caravan version?)")
     say(f"waiting in lobby {lobby_id[:8]} for {info.get('title')} to start "
         f"({frame.get('seated')}/{frame.get('players')} seated)", "status", lobby=lobby_id)
@@ -200,7 +204,10 @@ async def open_feed(target: str, say) -> tuple[Connection, bytes]:
     conn = await _reach(host, port, where)
     first = await _first(conn, where)
     if first["t"] == "lobby":
-        await _wait_in_lobby(conn, first, where, say)
+        try:
+            await _wait_in_lobby(conn, first, where, say)
+        except (HandshakeError, FrameError, trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            await conn.aclose()                       # the lobby filled up and closed meanwhile: its game starts
         with trio.move_on_after(GAME_STARTS_WITHIN):
             while True:
                 try:
@@ -558,6 +565,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
             raise
         known = (WatchError, LobbyError, HandshakeError, FrameError, OSError, ValueError, LookupError,
                  trio.TooSlowError)
+        if isinstance(leaf, (trio.BrokenResourceError, trio.ClosedResourceError)):
+            leaf = WatchError(f"the link to {args.target} broke ({leaf})")
         text = str(leaf) if isinstance(leaf, known) else f"{type(leaf).__name__}: {leaf}"
         if isinstance(leaf, HandshakeError):
             text = f"the handshake with {args.target} failed: {text}"
