@@ -69,10 +69,12 @@ class Spectators:
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._deaf, conn, address, nursery.cancel_scope)
-                await self._feed(conn, number)
+                try:                                  # caught here: a nursery would wrap it in a group
+                    await self._feed(conn, number)
+                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError, trio.TooSlowError) as exc:
+                    why = "it took no frame for %.0f s" % SEND_TIMEOUT if isinstance(exc, trio.TooSlowError) else exc
+                    log.info("spectator %d at %s cut off: %s", number, address, why)
                 nursery.cancel_scope.cancel()
-        except (FrameError, trio.BrokenResourceError, trio.ClosedResourceError, OSError, trio.TooSlowError) as exc:
-            log.info("spectator %d at %s cut off: %s", number, address, str(exc) or type(exc).__name__)
         finally:
             del self.sent[number]
             await conn.aclose()
