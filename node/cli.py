@@ -38,6 +38,8 @@ def _seat(args: argparse.Namespace):
     seat.think, seat.iterations = args.think, args.iterations
     seat.relay_auth = args.relay_auth
     seat.relay = check.relay(getattr(args, "relay", None), args.relay_auth)
+    if getattr(args, "spectators", None):
+        seat.spectators = args.spectators == "yes"
     return seat
 
 
@@ -400,6 +402,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="how long a player may take for a move before the others may end the game as "
                         "abandoned by that player (0: no limit; default 300)")
     h.add_argument("--no-discovery", action="store_true", help="do not announce the lobby on the LAN")
+    h.add_argument("--spectators", choices=["yes", "no"], default=None,
+                   help="may others watch this table with caravan watch (default: yes on a LAN, no through a broker)")
     h.add_argument("--with-bots", default="", metavar="KIND,...",
                    help="fill seats with bots on this machine, one node each (e.g. heuristic,random); "
                         "the other seats are for people joining")
@@ -472,6 +476,8 @@ def build_parser() -> argparse.ArgumentParser:
     _app_parser(sub)
     from clients import replay
     replay.add_parser(sub)
+    from . import watch
+    watch.add_parser(sub)
     from clients import tournament
     tournament.add_parser(sub)
     return p

@@ -120,6 +120,20 @@ async def discover(timeout: float = 3.0, port: int = DISCOVERY_PORT, bind: str =
     return sorted(found.values(), key=lambda a: a.lobby)
 
 
+async def find_one(target: str | None, command: str, timeout: float = 3.0, port: int = DISCOVERY_PORT,
+                   bind: str = "0.0.0.0", via: str = "both") -> Announcement:
+    """The one open lobby whose id starts with `target` (or the only one, for None); a
+    LookupError saying what to do when there is none, or several (`command`: join or watch)."""
+    found = await discover(timeout, port, bind, until_first=bool(target), via=via)
+    if target:
+        found = [a for a in found if a.lobby.startswith(target.lower())]
+    if not found:
+        raise LookupError(f"no open lobby found; try caravan {command} HOST:PORT")
+    if len(found) > 1:
+        raise LookupError("several lobbies are open; name one:\n  " + "\n  ".join(a.describe() for a in found))
+    return found[0]
+
+
 async def _listen(timeout: float, port: int, bind: str, until_first: bool) -> list[Announcement]:
     found: dict[str, Announcement] = {}
     sock = trio.socket.socket(trio.socket.AF_INET, trio.socket.SOCK_DGRAM)

@@ -161,6 +161,7 @@ class GameNode:
         self._rebuilt_at: dict[int, tuple[int, ...]] = {}   # peer -> this node's counts at its last rebuild
         self._rebuilt_by: dict[int, tuple[int, ...]] = {}   # peer -> the rebuilt state it last named
         self._resend_at = 0.0
+        self.spectators: Any = None              # node/spectators.py: serves keys that hold no seat
         self.chat: Any = None                    # node/chat.py: talk beside the game, never in the transcript
         store.lock()                             # one process per game folder (GameLocked otherwise)
         self.down_for = store.idle_for()
@@ -540,6 +541,9 @@ class GameNode:
         finally:
             self.unauthenticated -= 1
         conn.max_frame = MAX_FRAME
+        if peer not in self.session.seat_of and self.spectators is not None:
+            await self.spectators.serve(conn, address)
+            return
         if peer not in self.session.seat_of or peer == self.key.public:
             log.warning("seat %d: %s proved key %s, which holds no other seat in this game; dropped",
                         self.seat, address, fingerprint(peer))
@@ -959,7 +963,7 @@ class GameNode:
                         self._write_transcript()
                 elif self.outcome == "complete":
                     with trio.move_on_after(LINGER):
-                        while not self.everyone_has_everything():
+                        while not self.everyone_has_everything() or (self.spectators and not self.spectators.caught_up()):
                             await trio.sleep(SYNC_INTERVAL / 2)
             nursery.cancel_scope.cancel()
         return self.session.result() if self.outcome == "complete" else None

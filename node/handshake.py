@@ -132,12 +132,15 @@ def _auth_problem(auth: Any, peer_key: bytes, signed: bytes) -> str | None:
 
 
 async def handshake(conn: Connection, key: SigningKey, scope: bytes, *, dialer: bool = True,
-                    expect: bytes | None = None, on_hello: Callable[[], None] = lambda: None) -> bytes:
+                    expect: bytes | None = None, on_hello: Callable[[], None] = lambda: None,
+                    received: dict | None = None) -> bytes:
     """Run the handshake on a connection this side opened (`dialer`) or accepted; returns
     the peer's proven public key, with `conn` sealed from then on, or raises HandshakeError.
     `expect`: the pin (`key_pin`) the peer's key must have; any other key is refused (over a
     relay its frames are dropped as not this link's, and the real peer's are waited for).
-    `on_hello` is called once the peer's hello checked (a lobby spares such links in a flood)."""
+    `on_hello` is called once the peer's hello checked (a lobby spares such links in a flood).
+    `received`: the peer's hello, already read (a spectator reads it first to learn the game id
+    it names as its scope); it is checked exactly like one read here."""
     eph = nacl.public.PrivateKey.generate()
     link = getattr(conn, "link_id", b"")
     mine = {"t": "hello", "v": VERSION, "scope": scope, "key": key.public, "nonce": os.urandom(32),
@@ -148,7 +151,7 @@ async def handshake(conn: Connection, key: SigningKey, scope: bytes, *, dialer: 
 
         def hello_problem(frame: Any) -> str | None:
             return _hello_problem(frame, mine, scope, link, _role(not dialer), conn, expect)
-        hello = await conn.recv(accept=lambda f: hello_problem(f) is None)
+        hello = received if received is not None else await conn.recv(accept=lambda f: hello_problem(f) is None)
         why = hello_problem(hello)
         if why:
             raise HandshakeError(why)

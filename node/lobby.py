@@ -34,10 +34,13 @@ from protocol.player import beacon_chain
 
 from .frames import Connection, FrameError
 from .handshake import HandshakeError, handshake, key_pin, parse_pin, pin_inbox
+from .spectators import REFUSED_NO
 
 log = logging.getLogger("caravan.lobby")
 
 BEACON_LENGTH = 8192
+MAX_LOBBY_WATCHERS = 8
+"""Spectators that may wait in an open lobby for its game to start."""
 LOBBY_TIMEOUT = 30.0
 """A joiner must answer each lobby request (tip, signature) within this many seconds."""
 MAX_PENDING = 32
@@ -83,6 +86,8 @@ class Setup:
     peers: dict[int, tuple[str, int]]
     names: list[str] = field(default_factory=list)
     """The players' chosen names by seat (not signed: shown to people, never trusted)."""
+    spectators: bool = True
+    """The host's choice: may this table be watched (node/spectators.py)."""
 
 
 @dataclass
@@ -103,10 +108,10 @@ def _peer_host(stream: Any) -> str:
         return "?"
 
 
-async def _expect(conn: Connection, kind: str, timeout: float = LOBBY_TIMEOUT) -> dict:
+async def _expect(conn: Connection, kind: str, timeout: float = LOBBY_TIMEOUT, also: str = "") -> dict:
     with trio.fail_after(timeout):
         frame = await conn.recv()
-    if type(frame) is not dict or frame.get("t") != kind:
+    if type(frame) is not dict or frame.get("t") not in (kind, also or kind):
         got = frame.get("t") if type(frame) is dict else type(frame).__name__
         raise LobbyError(f"expected {kind!r}, got {got!r}")
     return frame
@@ -116,7 +121,8 @@ class Lobby:
     """The host's side. `run` returns the Setup once every seat has signed."""
 
     def __init__(self, key: SigningKey, game: str, players: int, options: dict[str, Any],
-                 on_status: Callable[[str], None] = lambda s: None, time_limit: int = 0, name: str = ""):
+                 on_status: Callable[[str], None] = lambda s: None, time_limit: int = 0, name: str = "",
+                 spectators: bool = True):
         self.name = clean_name(name)
         engine = games.get(game)
         if not engine.min_players <= players <= engine.max_players:
@@ -138,6 +144,8 @@ class Lobby:
         self.on_status = on_status
         self.port = 0
         self.relayed = False
+        self.spectators = spectators
+        self.watchers = 0
 
     def invite(self, url: Any) -> str:
         """What joiners join this lobby with through the broker `url` (a relay_url.RelayUrl)."""
@@ -164,7 +172,8 @@ class Lobby:
         await self._welcome_link(Connection(stream, _peer_host(stream)))
 
     def _advert(self) -> dict[str, Any]:
-        return {"t": "lobby", **self.status(), "options": self.options, "time_limit": self.time_limit}
+        return {"t": "lobby", **self.status(), "options": self.options, "time_limit": self.time_limit,
+                "spectators": self.spectators}
 
     async def _authenticate(self, conn: Connection) -> bytes | None:
         """The handshake of a new link, one of at most MAX_PENDING (for a new one the oldest
@@ -201,7 +210,10 @@ class Lobby:
             if peer is None:
                 await conn.aclose()
                 return
-            join = await _expect(conn, "join")
+            join = await _expect(conn, "join", also="watch")
+            if join["t"] == "watch":
+                await self._watcher(conn)
+                return
             port = join.get("port")
             if not self.relayed and (type(port) is not int or not 0 < port < 65536):
                 raise LobbyError("join without a valid port")
@@ -230,6 +242,28 @@ class Lobby:
         except (LobbyError, HandshakeError, FrameError, trio.TooSlowError, trio.BrokenResourceError,
                 trio.ClosedResourceError, OSError) as exc:
             log.warning("lobby: %s dropped: %s", conn.address, str(exc))   # not exc: its frames hold the buffers
+            await conn.aclose()
+
+    async def _watcher(self, conn: Connection) -> None:
+        """A spectator waiting for the game: told whether it may watch, then the link closes
+        when the game starts (it then dials this port again, where the game is served)."""
+        if not self.spectators or self.watchers >= MAX_LOBBY_WATCHERS:
+            why = REFUSED_NO if not self.spectators else f"busy: {MAX_LOBBY_WATCHERS} spectators are already waiting for this lobby"
+            await conn.send({"t": "refused", "why": why})
+            await conn.aclose()
+            return
+        self.watchers += 1
+        try:
+            await conn.send({"t": "watching", **self.status()})
+            async with trio.open_nursery() as nursery:
+                async def leaves() -> None:
+                    await _gone(conn)                # a spectator sends nothing: any frame ends it too
+                    nursery.cancel_scope.cancel()
+                nursery.start_soon(leaves)
+                await self.done.wait()
+                nursery.cancel_scope.cancel()
+        finally:
+            self.watchers -= 1
             await conn.aclose()
 
     async def run(self, listeners: list[trio.SocketListener] | Any, secret: bytes,
@@ -284,11 +318,12 @@ class Lobby:
             peers = [None] + [[j.host, j.port] for j in joiners]
             names = [self.name] + [j.name for j in joiners]
             for j in joiners:
-                await j.conn.send({"t": "start", "genesis": raw, "peers": peers, "names": names})
+                await j.conn.send({"t": "start", "genesis": raw, "peers": peers, "names": names,
+                                   "spectators": self.spectators})
         except (FrameError, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
             raise LobbyError(f"a player dropped out while the genesis was signed: {exc}") from None
         return Setup(raw, gid, 0, secret,
-                     {seat: (j.host, j.port) for seat, j in enumerate(joiners, start=1)}, names)
+                     {seat: (j.host, j.port) for seat, j in enumerate(joiners, start=1)}, names, self.spectators)
 
 
 async def _gone(conn: Connection) -> bool:
@@ -483,7 +518,8 @@ async def join(key: SigningKey, host: str, port: int, my_port: int, secret: byte
             peers[s] = (host, port) if addr is None else (str(addr[0]), int(addr[1]))
         names = start.get("names")
         names = [clean_name(n) for n in names] if type(names) is list and len(names) == len(genesis.seats) else []
-        return Setup(start["genesis"], genesis.game_id, seat, secret, peers, names)
+        return Setup(start["genesis"], genesis.game_id, seat, secret, peers, names,
+                     start.get("spectators", relay is None) is True)
     except (FrameError, HandshakeError, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError,
             OSError, G.BadGenesis, KeyError, TypeError, ValueError) as exc:
         hint = " (a different Caravan version?)" if isinstance(exc, HandshakeError) else ""

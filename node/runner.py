@@ -30,6 +30,7 @@ from . import discovery, lobby, mdns, output, seat_memory
 from .client_api import BotDecider, ClientDecider, TcpClientPort, spawn_bot, stdio_channel
 from .chat import Chat
 from .game import GameNode, Progress
+from .spectators import Spectators
 from .store import GameStore, load_identity
 
 log = logging.getLogger("caravan.runner")
@@ -101,6 +102,8 @@ class Seat:
     """"host" or "join": who may offer to play again (the host opens the new lobby)."""
     home_url: str | None = None
     """Seated from the home: the table page's game-over box links back to it (and to Play again)."""
+    spectators: bool | None = None
+    """host --spectators yes|no (None: yes on a LAN, no through a broker)."""
 
 
 async def open_client_port(seat: Seat) -> TcpClientPort:
@@ -355,7 +358,7 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
     store = GameStore(seat.data_dir, setup.game_id)
     if not store.exists():
         peers = {"peers": {str(k): list(v) for k, v in setup.peers.items()}, "port": seat.port,
-                 "names": {str(i): n for i, n in enumerate(setup.names) if n}}
+                 "names": {str(i): n for i, n in enumerate(setup.names) if n}, "spectators": setup.spectators}
         if seat.relay is not None:
             peers["relay"] = seat.relay.with_credentials()     # peers.json is private (0600)
         store = GameStore.create(seat.data_dir, setup.genesis_raw, setup.game_id,
@@ -385,6 +388,7 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
                                lambda: node_ref[0].player.knowledge if node_ref[0] else {})
         node = GameNode(store, key, decider, (seat.bind, seat.port), setup.peers, progress,
                         relay=relay.endpoint(setup.game_id) if relay is not None else None)
+        node.spectators = Spectators(node, setup.spectators)
         node_ref[0] = node
         node.chat = Chat(store.dir, key, setup.game_id, list(genesis.seats), names)
         node.chat.send = node._send_all
@@ -393,6 +397,10 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
         nursery.start_soon(narrator[0].deliver)
         status(f"game {setup.game_id.hex()[:16]} ({engine.title}): seat {setup.seat} of {node.session.n}, "
                f"key {fingerprint(key.public)}", "start", game_id=setup.game_id.hex(), seat=setup.seat)
+        if relay is not None and setup.spectators:
+            from .watch import watch_invite
+            invite = watch_invite(seat.relay, setup.game_id, key.public)
+            status(f"others may watch with:  caravan watch {invite}", "watch_invite", invite=invite)
         result = await node.run(listeners=listeners, dial_all=dial_all)
         if node.abandon_record is not None:
             stalled = abandon.parse_record(node.abandon_record)[0]
@@ -497,7 +505,8 @@ async def host(game: str, players: int, options: dict[str, Any], seat: Seat, ann
     seat.role = "host"
     if seat.client and seat.client.startswith("tcp:"):
         await open_client_port(seat)
-    the_lobby = lobby.Lobby(key, game, players, options, seat.status, time_limit, seat.name or "")
+    watchable = seat.spectators if seat.spectators is not None else seat.relay is None
+    the_lobby = lobby.Lobby(key, game, players, options, seat.status, time_limit, seat.name or "", watchable)
     if seat.relay is not None:
         return await _host_relayed(the_lobby, seat, bots, task_status)
     listeners = await trio.open_tcp_listeners(seat.port, host=seat.bind)
@@ -631,16 +640,11 @@ async def join(target: str | None, seat: Seat, discovery_port: int = discovery.D
     else:
         seat.status(f"looking for lobbies on the LAN ({via}: UDP port {discovery_port}"
                     f"{', mDNS' if via != 'udp' and mdns.available() else ''})...")
-        found = await discovery.discover(wait, discovery_port, discovery_bind,
-                                          until_first=bool(target), via=via)
-        if target:
-            found = [a for a in found if a.lobby.startswith(target.lower())]
-        if not found:
-            raise lobby.LobbyError("no open lobby found; try caravan join HOST:PORT")
-        if len(found) > 1:
-            raise lobby.LobbyError("several lobbies are open; name one:\n  " +
-                                   "\n  ".join(a.describe() for a in found))
-        address = (found[0].host, found[0].port)
+        try:
+            found = await discovery.find_one(target, "join", wait, discovery_port, discovery_bind, via)
+        except LookupError as exc:
+            raise lobby.LobbyError(str(exc)) from None
+        address = (found.host, found.port)
     key = load_identity(seat.data_dir)
     if seat.client and seat.client.startswith("tcp:"):
         await open_client_port(seat)
@@ -666,7 +670,8 @@ async def resume(game_prefix: str, seat: Seat) -> dict[str, Any] | None:
     known = peers.get("names") if isinstance(peers.get("names"), dict) else {}
     setup = lobby.Setup(store.genesis(), bytes.fromhex(store.dir.name), int(secrets.get("seat", -1)),
                         secrets["secret"], {int(k): tuple(v) for k, v in peers["peers"].items()},
-                        [lobby.clean_name(known.get(str(i))) for i in range(len(G.parse(store.genesis()).seats))])
+                        [lobby.clean_name(known.get(str(i))) for i in range(len(G.parse(store.genesis()).seats))],
+                        peers.get("spectators", not peers.get("relay")) is True)
     if seat.relay is None and peers.get("relay"):
         from .relay_url import parse_relay_url, with_auth
         seat.relay = with_auth(parse_relay_url(peers["relay"]), seat.relay_auth)

@@ -90,6 +90,11 @@ function handle(msg) {
       const name = msg.names ? msg.names[msg.seat] : `seat ${msg.seat}`;
       $("me").textContent = name === `seat ${msg.seat}` ? `you are seat ${msg.seat} of ${msg.seats}`
         : `you are ${name}, seat ${msg.seat} of ${msg.seats}`;
+      if (msg.spectator) {   // caravan watch: the public view, no moves
+        $("me").textContent = `spectator of ${msg.seats} players: you see only what is public`;
+        auto.parentElement.hidden = true;
+        $("conn").textContent = "following the game (caravan watch)";
+      }
       break;
     case "history":
       $("log").replaceChildren();
@@ -101,6 +106,7 @@ function handle(msg) {
       state.board = msg;
       showBoard(msg.svg);
       showStatus();
+      if (msg.badge) showBadge(msg.badge);
       markTargets();
       if (msg.at) requestAnimationFrame(() => latencies.push(Date.now() - msg.at * 1000));
       break;
@@ -223,6 +229,13 @@ $("chat-form").addEventListener("submit", (e) => {
   ws.send(JSON.stringify({ type: "chat", text: input.value }));
   input.value = "";
 });
+
+function showBadge(badge) {   // a spectator's count of verified messages, or the one that failed
+  let el = $("badge");
+  if (!el) { el = document.createElement("span"); el.id = "badge"; $("me").after(el); }
+  el.className = "badge " + badge.kind;
+  el.textContent = badge.text;
+}
 
 function showError(text) {
   const box = $("error");

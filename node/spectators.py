@@ -1,0 +1,115 @@
+"""A player's node serving spectators (specs/node.md "Spectators").
+
+A spectator dials a player's game port and runs the usual handshake with a throwaway key
+that holds no seat. It gets the signed genesis, then every logged message in log order,
+then each new one as it is logged; it sends nothing. It signs nothing the players need, is
+never awaited, never counted for abandon records, and cannot make the node do anything:
+the node only reads from its own log, a page at a time, and cuts off a spectator that
+sends a frame, falls behind or exceeds the cap. Memory per spectator is one counter (the
+messages are the node's own log, never copied into a queue).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Callable
+
+import trio
+
+from .frames import Connection, FrameError
+
+log = logging.getLogger("caravan.spectators")
+
+MAX_SPECTATORS = 4
+"""Spectators one player's node serves at once; more are refused (they may try another player)."""
+SEND_TIMEOUT = 10.0
+"""A spectator that does not take a frame within this many seconds is cut off."""
+PAGE = 64
+"""Messages sent per turn of a spectator's feed before it looks at the game again."""
+SPECTATOR_FRAME = 256
+"""The largest frame a spectator may send: it must send nothing, so any frame cuts it off."""
+
+REFUSED_NO = "this table does not allow spectators (its host chose --spectators no)"
+
+
+class Spectators:
+    """The spectators of one GameNode (`allowed` is the host's choice, kept with the game), or
+    of a watcher that relays to other spectators (node/watch.py): `node` has `genesis_raw`,
+    `session.log`, `changed` (an Event replaced at every change), `outcome`, `outcome_text`;
+    `names()` gives the players' names (default: the game's peers.json)."""
+
+    def __init__(self, node: Any, allowed: bool, limit: int = MAX_SPECTATORS,
+                 names: Callable[[], Any] | None = None):
+        self.node, self.allowed, self.limit = node, allowed, limit
+        self.names = names or (lambda: node.store.peers().get("names") or {})
+        self.sent: dict[int, int] = {}           # spectator number -> messages of the log sent
+        self._next = 0
+
+    def caught_up(self) -> bool:
+        """Every spectator has been sent the whole log and the end (the node lingers for this)."""
+        return not self.sent
+
+    async def serve(self, conn: Connection, address: str) -> None:
+        """An authenticated link whose key holds no seat: a spectator, or refused with a reason."""
+        why = None
+        if not self.allowed:
+            why = REFUSED_NO
+        elif len(self.sent) >= self.limit:
+            why = f"busy: this player's node already serves {self.limit} spectators; try another player's node"
+        if why is not None:
+            log.info("spectator at %s refused: %s", address, why)
+            with trio.move_on_after(1):
+                await conn.send({"t": "refused", "why": why})
+            await conn.aclose()
+            return
+        number, self._next = self._next, self._next + 1
+        self.sent[number] = 0
+        conn.max_frame = SPECTATOR_FRAME
+        log.info("spectator %d at %s watching (%d of at most %d)", number, address, len(self.sent), self.limit)
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._deaf, conn, address, nursery.cancel_scope)
+                try:                                  # caught here: a nursery would wrap it in a group
+                    await self._feed(conn, number)
+                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError, trio.TooSlowError) as exc:
+                    why = "it took no frame for %.0f s" % SEND_TIMEOUT if isinstance(exc, trio.TooSlowError) else exc
+                    log.info("spectator %d at %s cut off: %s", number, address, why)
+                nursery.cancel_scope.cancel()
+        finally:
+            del self.sent[number]
+            await conn.aclose()
+
+    async def _deaf(self, conn: Connection, address: str, scope: trio.CancelScope) -> None:
+        """A spectator sends nothing: the first frame (or anything over SPECTATOR_FRAME bytes)
+        or its leaving ends the link."""
+        try:
+            frame = await conn.recv()
+            if frame is not None:
+                log.warning("spectator at %s sent a frame; spectators only listen: cut off", address)
+        except (FrameError, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+            log.warning("spectator at %s cut off: %s", address, exc)
+        scope.cancel()
+
+    async def _send(self, conn: Connection, frame: dict) -> None:
+        with trio.fail_after(SEND_TIMEOUT):
+            await conn.send(frame)
+
+    async def _feed(self, conn: Connection, number: int) -> None:
+        node = self.node
+        names = self.names()
+        await self._send(conn, {"t": "genesis", "g": node.genesis_raw,
+                                "names": {str(k): str(v) for k, v in names.items()} if isinstance(names, dict) else {}})
+        while True:
+            changed = node.changed
+            logged = node.session.log
+            done = self.sent[number]
+            if done < len(logged):
+                for raw in logged[done:done + PAGE]:
+                    await self._send(conn, {"t": "msg", "m": raw})
+                    self.sent[number] += 1
+                await trio.sleep(0)
+                continue
+            if node.outcome is not None:
+                await self._send(conn, {"t": "end", "outcome": node.outcome, "text": node.outcome_text})
+                return
+            await changed.wait()

@@ -1,0 +1,589 @@
+"""`caravan watch TARGET`: watch a game live as a spectator (specs/node.md "Spectators").
+
+The watcher dials a player's node (a game's HOST:PORT, or its lobby's: then it waits there
+for the game to start), gets the signed genesis and every message so far, then each new
+one, and feeds them to the same strict Session the verifier uses: each message is checked
+(signature, chain link, proofs, rules) on arrival, in the order the node logged it. It
+holds no seat and signs no game message (its handshake key is thrown away), sees only the
+public view, and at the end writes the transcript, byte for byte the players' own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+import trio
+
+from clients import narrate, render
+from clients.replay import badge
+from protocol import games, genesis as G, transcript
+from protocol.errors import Rejected
+from protocol.identity import SigningKey
+from protocol.need import EngineFault
+from protocol.session import Session
+from protocol.verify import Report, _error, verify_bytes
+
+from .cli_checks import host_port, join_target, port_number
+from .frames import Connection, FrameError
+from .game import HANDSHAKE_FRAME, LINGER, MAX_UNAUTHENTICATED, _peer_name
+from .handshake import HandshakeError, handshake
+from .lobby import LobbyError, _open_tcp, clean_name
+from .spectators import Spectators
+
+GAME_STARTS_WITHIN = 15.0
+"""After the lobby closes, how long the game's node may take to listen on the same port."""
+REFUSED_RETRY = 3.0
+"""How long a refused connection is tried again (see _reach)."""
+SILENCE = 24 * 3600.0
+"""A feed may be quiet this long (players think); TCP tells us when the node goes away."""
+
+PAGE_WAIT = 300.0
+"""After a bad message, how long the page stays served for someone to open it and read why."""
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+class WatchError(Exception):
+    """Watching cannot go on: one line for the user."""
+
+
+class Replica:
+    """The spectator's replica: the verifier's strict Session (every message must apply, in
+    the order sent) and the spectator's running narration of it."""
+
+    def __init__(self, genesis_raw: bytes, names: dict[str, str]):
+        self.genesis_raw = genesis_raw
+        self.genesis = G.parse(genesis_raw)
+        self.engine = games.get(self.genesis.game)
+        n = len(self.genesis.seats)
+        self.names = [clean_name(names.get(str(s))) or f"seat {s}" for s in range(n)]
+        self.session = Session(self.genesis, self.engine, strict=True)
+        self.table = narrate.Table(self.engine, self.genesis.options, n, None, self.names)
+        self.verified = 0
+        self.error: dict[str, Any] | None = None
+
+    async def receive(self, raw: bytes) -> list[dict[str, Any]] | None:
+        """Check and apply one message; its events as client-API event lines, or None when it
+        fails (then `error` says which message, who signed it and why)."""
+        position = self.verified + 1
+        job = self.session.proof_checks(raw)
+        if job is not None:
+            await trio.to_thread.run_sync(job.run)       # a shuffle's proofs take a while: off the loop
+        try:
+            receipt = self.session.receive(raw, job)
+        except Rejected as exc:
+            self.error = _error(position, exc)
+            return None
+        except EngineFault as exc:
+            self.error = {"position": position, "code": "engine-fault", "seat": None, "fingerprint": None,
+                          "reason": f"the rules engine failed here (a bug in Caravan): {exc}"}
+            return None
+        if receipt.status != "applied":
+            self.error = {"position": position, "code": "out-of-order", "seat": None, "fingerprint": None,
+                          "reason": f"the node sent a message that does not follow its log ({receipt.status})"}
+            return None
+        self.verified = position
+        out = []
+        for event in receipt.events:
+            info, lines = self.table.apply(event)
+            out.append({"type": "event", "seat": narrate.acting_seat(info), "text": "\n".join(lines),
+                        "event": info})
+        return out
+
+    def badge(self) -> tuple[str, str]:
+        """(css class, text): how far the game verified, or which message failed."""
+        if self.error is not None:
+            return badge(Report(False, False, error=self.error))
+        return "ok", f"verified so far: {self.verified} messages"
+
+    def waiting(self) -> str:
+        if self.session.complete:
+            return "the game is over"
+        who = self.session.waiting_for()
+        return "waiting for " + ", ".join(narrate.seat_name(self.names, s) for s in who) if who else ""
+
+    def transcript(self) -> bytes:
+        return transcript.dump(self.genesis_raw, self.session.log)
+
+
+# ----------------------------------------------------------------------------- reaching the game
+
+def watch_invite(url: Any, game_id: bytes, key: bytes) -> str:
+    """What others watch a relayed game with: the broker, the game and one player's inbox."""
+    from .relay import inbox_of
+    return url.invite(f"watch/{game_id.hex()}/{inbox_of(key)}")
+
+
+def parse_watch_invite(text: str) -> tuple[Any, bytes, str]:
+    """`caravan+mqtt://HOST:PORT/watch/GAME_ID/INBOX` -> (the broker, the game id, the inbox)."""
+    from .relay_url import INVITE_PREFIX, parse_relay_url
+    head, _, path = text.removeprefix(INVITE_PREFIX).partition("/watch/")
+    game, _, inbox = path.lower().partition("/")
+    hexdigits = set("0123456789abcdef")
+    if len(game) != 64 or len(inbox) != 16 or not set(game + inbox) <= hexdigits:
+        raise ValueError(f"{text!r} is not a watch invite: it must end with /watch/GAME_ID/INBOX (64 and 16 hex "
+                         "digits; copy the whole line a player's node printed)")
+    return parse_relay_url(head), bytes.fromhex(game), inbox
+
+
+async def _first(conn: Connection, where: str) -> dict:
+    try:
+        with trio.fail_after(10):
+            frame = await conn.recv()
+    except (trio.TooSlowError, FrameError) as exc:
+        raise WatchError(f"{where} is not a Caravan game or lobby ({str(exc) or 'it sent nothing for 10 s'})") from None
+    if frame is None:
+        raise WatchError(f"{where} closed the connection without a word")
+    if type(frame) is not dict or frame.get("t") not in ("lobby", "hello"):
+        raise WatchError(f"{where} is not a Caravan game or lobby")
+    return frame
+
+
+async def _refused(conn: Connection, where: str) -> dict:
+    """The next frame; a refusal becomes the WatchError that says why."""
+    frame = await conn.recv()
+    if frame is None:
+        raise WatchError(f"{where} closed the link")
+    if type(frame) is not dict:
+        raise WatchError(f"{where} sent something that is not a frame map")
+    if frame.get("t") == "refused":
+        raise WatchError(f"{where} refused this spectator: {frame.get('why')}")
+    return frame
+
+
+async def _wait_in_lobby(conn: Connection, info: dict, where: str, say) -> None:
+    """Wait in an open lobby (it says whether the table may be watched) until it closes: its
+    game then starts on the same port."""
+    if info.get("spectators") is False:
+        raise WatchError(f"{where}: this table does not allow spectators (its host chose --spectators no)")
+    lobby_id = info.get("lobby")
+    if type(lobby_id) is not str:
+        raise WatchError(f"{where} sent a lobby without an id")
+    await handshake(conn, SigningKey.generate(), bytes.fromhex(lobby_id), dialer=True)
+    await conn.send({"t": "watch"})
+    frame = await conn.recv()
+    if type(frame) is dict and frame.get("t") == "lobby":     # the host's advert again, now sealed: trusted
+        info = frame
+        frame = await conn.recv()
+    if frame is None:
+        return                                        # the lobby filled up and closed meanwhile
+    if type(frame) is dict and frame.get("t") == "refused":
+        raise WatchError(f"{where} refused this spectator: {frame.get('why')}")
+    if type(frame) is not dict or frame.get("t") != "watching":
+        raise WatchError(f"{where} answered {frame.get('t')!r} to a spectator (a different Caravan version?)")
+    say(f"waiting in lobby {lobby_id[:8]} for {info.get('title')} to start "
+        f"({frame.get('seated')}/{frame.get('players')} seated)", "status", lobby=lobby_id)
+    try:
+        while await conn.recv() is not None:
+            pass
+    except (FrameError, trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+        pass
+    await conn.aclose()
+
+
+async def _reach(host: str, port: int, where: str) -> Connection:
+    """A TCP connection; a refused one is tried again for REFUSED_RETRY seconds (a host's
+    node closes its lobby and opens its game on the same port, a moment apart)."""
+    deadline = trio.current_time() + REFUSED_RETRY
+    while True:
+        try:
+            return await _open_tcp(host, port, where)
+        except LobbyError as exc:
+            if "refused" not in str(exc) or trio.current_time() >= deadline:
+                raise WatchError(f"{exc}; is the game over, or is it another port?") from None
+            await trio.sleep(0.2)
+
+
+async def open_feed(target: str, say) -> tuple[Connection, bytes]:
+    """A sealed link to a player's node that will send this spectator the game, and the game
+    id the node proved in the handshake."""
+    host, port = host_port(target)
+    where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    conn = await _reach(host, port, where)
+    first = await _first(conn, where)
+    if first["t"] == "lobby":
+        try:
+            await _wait_in_lobby(conn, first, where, say)
+        except (HandshakeError, FrameError, trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            await conn.aclose()                       # the lobby filled up and closed meanwhile: its game starts
+        with trio.move_on_after(GAME_STARTS_WITHIN):
+            while True:
+                try:
+                    conn = await _reach(host, port, where)
+                    first = await _first(conn, where)
+                    break
+                except (LobbyError, WatchError):
+                    await trio.sleep(0.2)
+        if first["t"] != "hello":
+            raise WatchError(f"the lobby at {where} closed but no game started there within "
+                             f"{GAME_STARTS_WITHIN:.0f} s")
+    scope = first.get("scope")
+    if type(scope) is not bytes:
+        raise WatchError(f"{where} is not a Caravan game")
+    await handshake(conn, SigningKey.generate(), scope, dialer=True, received=first)
+    return conn, scope
+
+
+# ----------------------------------------------------------------------------- showing it
+
+class Terminal:
+    """The game in words on stdout, with the spectator's picture at the start and the end."""
+
+    def __init__(self, out=sys.stdout):
+        self.out = out
+
+    def start(self, replica: Replica) -> None:
+        print(render.text(replica.engine.name, replica.table.view, replica.names), file=self.out, flush=True)
+
+    def events(self, replica: Replica, msgs: list[dict[str, Any]]) -> None:
+        for msg in msgs:
+            for line in filter(None, msg["text"].split("\n")):
+                print(f"[{replica.verified:>4} verified] {line}", file=self.out, flush=True)
+
+    def failed(self, replica: Replica) -> None:
+        pass
+
+    async def end(self, replica: Replica, result: Any) -> None:
+        print(render.text(replica.engine.name, replica.table.view, replica.names), file=self.out, flush=True)
+
+
+class Page:
+    """The table page in spectator mode (node/web.py serves it): the spectator's picture,
+    the narration, a badge with the count of verified messages; no moves."""
+
+    def __init__(self, client: Any):
+        self.client = client
+
+    def _board(self, replica: Replica) -> None:
+        kind, text = replica.badge()
+        status = replica.waiting()
+        self.client.board = {"type": "board", "svg": render.svg(replica.engine.name, replica.table.view, replica.names),
+                             "status": status, "at": None, "badge": {"kind": kind, "text": text}}
+        self.client._broadcast(self.client.board)
+
+    def start(self, replica: Replica) -> None:
+        g = replica.genesis
+        self.client.hello_msg = {"type": "hello", "spectator": True, "game": g.game, "title": replica.engine.title,
+                                 "seat": None, "seats": len(g.seats), "names": replica.names,
+                                 "game_id": g.game_id.hex(), "options": g.options}
+        self.client._broadcast(self.client.hello_msg)
+        self._board(replica)
+
+    def events(self, replica: Replica, msgs: list[dict[str, Any]]) -> None:
+        for msg in msgs:
+            self.client.event(msg)
+        self._board(replica)
+
+    def failed(self, replica: Replica) -> None:
+        self.client.event({"type": "event", "seat": None, "text": replica.badge()[1], "event": None})
+        self._board(replica)
+
+    async def end(self, replica: Replica, result: Any) -> None:
+        """Keep the page served until it has shown the end: the result, or (after a bad
+        message) the badge naming it, for which a page may still be opened (PAGE_WAIT)."""
+        if replica.error is None:
+            await self.client.result(result)
+            with trio.move_on_after(5):
+                await self.client.seen_result.wait()
+            return
+        with trio.move_on_after(PAGE_WAIT):
+            while not self.client._pages:
+                await trio.sleep(0.1)
+            await trio.sleep(1)                        # its snapshot (with the badge) goes out
+
+
+class Quiet:
+    """--json: the lines are the status lines; nothing else to show."""
+
+    def start(self, replica: Replica) -> None:
+        pass
+
+    def events(self, replica: Replica, msgs: list[dict[str, Any]]) -> None:
+        pass
+
+    def failed(self, replica: Replica) -> None:
+        pass
+
+    async def end(self, replica: Replica, result: Any) -> None:
+        pass
+
+
+# ----------------------------------------------------------------------------- watching
+
+@asynccontextmanager
+async def _feed(target: str, say, relay_auth: str | None) -> AsyncIterator[tuple[Any, bytes]]:
+    """The link to a player's node and the game id it proved: over TCP, or through the broker
+    of a watch invite (as a throwaway key's inbox, dialling the player's inbox)."""
+    if not target.startswith("caravan+"):
+        conn, scope = await open_feed(target, say)
+        try:
+            yield conn, scope
+        finally:
+            await conn.aclose()
+        return
+    from . import relay as relay_mod
+    from .relay_url import with_auth
+
+    url, game_id, inbox = parse_watch_invite(target)
+    key = SigningKey.generate()
+    async with relay_mod.connect(with_auth(url, relay_auth), key.public) as relay:
+        endpoint = relay.endpoint(game_id)
+        try:
+            link = await endpoint.dial(inbox)
+            first = await _first(link, target)
+            if first["t"] != "hello" or first.get("scope") != game_id:
+                raise WatchError(f"the player at {target} is not in that game")
+            await handshake(link, key, game_id, dialer=True, received=first)
+            try:
+                yield link, game_id
+            finally:
+                await link.aclose()
+        finally:
+            endpoint.close()
+
+
+class Relayed:
+    """This watcher's verified log, served to other spectators (`--serve PORT`) by the same
+    node/spectators.py code a player's node uses: they verify every message themselves, so
+    they need not trust this watcher either."""
+
+    def __init__(self, replica: Replica):
+        self.genesis_raw, self.session = replica.genesis_raw, replica.session
+        self.names = {str(s): n for s, n in enumerate(replica.names)}
+        self.changed = trio.Event()
+        self.outcome: str | None = None
+        self.outcome_text = ""
+
+    def wake(self) -> None:
+        self.changed.set()
+        self.changed = trio.Event()
+
+    def end(self, outcome: str, text: str) -> None:
+        self.outcome, self.outcome_text = outcome, text
+        self.wake()
+
+
+async def _serve_others(relayed: Relayed, spectators: Spectators, bind: str, port: int, say,
+                        task_status=trio.TASK_STATUS_IGNORED) -> None:
+    """Accept other spectators on bind:port (the same handshake, scope: the game id)."""
+    key, game_id = SigningKey.generate(), relayed.session.game_id
+    busy = [0]
+
+    async def incoming(stream: trio.SocketStream) -> None:
+        conn = Connection(stream, _peer_name(stream), max_frame=HANDSHAKE_FRAME)
+        if busy[0] >= MAX_UNAUTHENTICATED:
+            await conn.aclose()
+            return
+        busy[0] += 1
+        try:
+            await handshake(conn, key, game_id, dialer=False)
+        except (HandshakeError, FrameError, trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            await conn.aclose()
+            return
+        finally:
+            busy[0] -= 1
+        await spectators.serve(conn, conn.address)
+
+    listeners = await trio.open_tcp_listeners(port, host=bind)
+    bound = listeners[0].socket.getsockname()[1]
+    say(f"serving other spectators on port {bound} (at most {spectators.limit}): caravan watch HOST:{bound}",
+        "serving", port=bound)
+    task_status.started(bound)
+    await trio.serve_listeners(incoming, listeners)
+
+
+async def watch(target: str, out_dir: Path, out: Path | None, show: Any, say, relay_auth: str | None = None,
+                serve: tuple[str, int] | None = None) -> int:
+    """Watch until the game ends or a message fails; the exit code. `serve` (bind, port):
+    relay the verified messages to other spectators meanwhile."""
+    async with _feed(target, say, relay_auth) as (conn, scope), trio.open_nursery() as nursery:
+        frame = await _refused(conn, target)
+        if frame.get("t") != "genesis" or type(frame.get("g")) is not bytes:
+            raise WatchError(f"{target} did not send the game's genesis (a different Caravan version?)")
+        try:
+            replica = Replica(frame["g"], frame.get("names") if isinstance(frame.get("names"), dict) else {})
+        except (Rejected, KeyError) as exc:
+            raise WatchError(f"{target} sent a genesis that does not verify: {exc}") from None
+        if replica.genesis.game_id != scope:
+            raise WatchError(f"{target} sent the genesis of another game than the one it named")
+        g = replica.genesis
+        say(f"watching game {g.game_id.hex()[:16]} ({replica.engine.title}, {len(g.seats)} players) from {target}",
+            "watching", game=g.game, game_id=g.game_id.hex(), seats=len(g.seats), names=replica.names)
+        show.start(replica)
+        relayed = spectators = None
+        if serve is not None:
+            relayed = Relayed(replica)
+            spectators = Spectators(relayed, True, names=lambda: relayed.names)
+            await nursery.start(_serve_others, relayed, spectators, serve[0], serve[1], say)
+        outcome = await _follow(conn, replica, show, say, relayed)
+        if relayed is not None:
+            relayed.end("complete" if replica.session.complete else "stopped", outcome)
+            with trio.move_on_after(LINGER):
+                while not spectators.caught_up():
+                    await trio.sleep(0.05)
+        nursery.cancel_scope.cancel()
+    path = out or out_dir / "watched" / f"{replica.genesis.game_id.hex()}.caravan"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(replica.transcript())
+    report = verify_bytes(path.read_bytes())
+    if replica.error is not None:
+        say(f"transcript so far (up to the message before the bad one): {path}", "transcript",
+            path=str(path), verified=False)
+        await show.end(replica, None)
+        return EXIT_FAILED
+    result = replica.session.result() if replica.session.complete else None
+    if result is not None:
+        winners = ", ".join(narrate.seat_name(replica.names, w) for w in result.get("winners", []))
+        say(f"game over: won by {winners}; scores {result.get('scores')}", "result", result=result)
+    else:
+        say(f"the game did not finish here: {outcome}", "unfinished", outcome=outcome)
+    say(f"transcript: {path} ({'verified' if report.ok else 'NOT verified: ' + str((report.error or {}).get('reason'))})",
+        "transcript", path=str(path), verified=report.ok, messages=replica.verified)
+    await show.end(replica, result)
+    return EXIT_OK if report.ok else EXIT_FAILED
+
+
+async def _follow(conn: Connection, replica: Replica, show: Any, say, relayed: Relayed | None = None) -> str:
+    """Apply every message the node sends until its end frame; stop at the first bad one."""
+    while True:
+        try:
+            with trio.fail_after(SILENCE):
+                frame = await conn.recv()
+        except (FrameError, trio.BrokenResourceError, trio.ClosedResourceError, OSError, trio.TooSlowError) as exc:
+            return f"the link to the player's node broke ({exc})"
+        if frame is None:
+            return "the player's node closed the link before the end"
+        if type(frame) is not dict:
+            return "the player's node sent something that is not a frame map"
+        if frame.get("t") == "end":
+            return str(frame.get("text") or frame.get("outcome"))
+        if frame.get("t") != "msg" or type(frame.get("m")) is not bytes:
+            return f"the player's node sent an unexpected {frame.get('t')!r} frame"
+        msgs = await replica.receive(frame["m"])
+        if msgs is None:
+            kind, text = replica.badge()
+            err = replica.error or {}
+            say(text, "invalid", **{k: err.get(k) for k in ("position", "seat", "fingerprint", "code", "reason")})
+            show.failed(replica)
+            return text
+        for msg in msgs:
+            say(msg["text"], "event", seat=msg["seat"], event=msg["event"], verified=replica.verified)
+        show.events(replica, msgs)
+        if relayed is not None:
+            relayed.wake()
+
+
+# ----------------------------------------------------------------------------- the command
+
+def add_parser(sub: Any) -> None:
+    w = sub.add_parser("watch", help="watch a game live as a spectator, verifying every message as it arrives",
+                       description="Connect to a player's node (the HOST:PORT of its game, or of its lobby: then "
+                                   "wait for the game to start), receive every signed message so far and then "
+                                   "each new one, check each on arrival and show the game as a spectator sees "
+                                   "it. At the end the transcript is written (the same bytes as the players'). "
+                                   "Exit 0: the game ended and its transcript verifies; 1: a message failed, the "
+                                   "node refused or went away; 2: bad usage; 130: interrupted.")
+    w.add_argument("target", nargs="?", help="HOST:PORT of a player's game or of an open lobby ([IPv6]:PORT), a "
+                   "lobby id (prefix) from caravan discover (default: the only open lobby), or a watch invite "
+                   "(caravan+mqtt://HOST:PORT/watch/GAME_ID/INBOX) printed by a player's node of a relayed game "
+                   "whose host allowed spectators")
+    w.add_argument("--client", choices=["web", "terminal"], default=None,
+                   help="web (default without --json): the table page in your browser, spectator mode; terminal: "
+                        "the game in words on this terminal")
+    w.add_argument("--json", action="store_true", help="JSON lines on stdout for scripts (specs/cli.md); no page "
+                                                       "unless --client web")
+    w.add_argument("--out", help="write the transcript here (default: DATA_DIR/watched/GAME_ID.caravan)")
+    w.add_argument("--data-dir", help="where watched transcripts are kept (default: the user data directory)")
+    w.add_argument("--web-port", type=port_number, default=0, metavar="PORT", help="--client web: serve the page on this port")
+    w.add_argument("--no-browser", action="store_true", help="--client web: print the page's link, do not open it")
+    w.add_argument("--serve", type=port_number, metavar="PORT", help="relay the verified game to other spectators on this "
+                   "TCP port (0: any free one), so the players' nodes carry less; they verify it all themselves")
+    w.add_argument("--bind", default="0.0.0.0", help="--serve: the address to listen on (default: all)")
+    w.add_argument("--relay-auth", metavar="FILE", help="a watch invite's broker: USER:PASSWORD on FILE's first line")
+    from .cli import _discovery_args
+    _discovery_args(w)
+    w.add_argument("-q", "--quiet", action="store_true", help="no human status output")
+    w.add_argument("-v", "--verbose", action="count", default=0, help="debug logs on stderr")
+    w.set_defaults(func=cmd_watch)
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    from .cli_checks import UsageError
+    from .cli_tools import data_dir, setup_logging
+    from .runner import Status
+
+    target = args.target
+    try:
+        if target and target.startswith("caravan+"):
+            from .relay_url import with_auth
+            with_auth(parse_watch_invite(target)[0], args.relay_auth)
+        else:
+            target = join_target(target)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    status = Status(args.json, args.quiet)
+    setup_logging(args, status)
+    client = args.client or (None if args.json else "web")
+
+    def say(text: str, kind: str = "status", **fields: Any) -> None:
+        if kind != "event" or args.json:           # a terminal or a page narrates the events itself
+            status(text, kind, **fields)
+
+    async def main() -> int:
+        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async with trio.open_nursery() as nursery:
+                async def interrupt() -> None:
+                    async for _ in signals:
+                        raise KeyboardInterrupt
+                nursery.start_soon(interrupt)
+                show: Any = Quiet() if client is None else Terminal(sys.stderr if args.json else sys.stdout)
+                if client == "web":
+                    show = Page(await _serve_page(nursery, args, say))
+                where = target
+                if not where or ":" not in where:
+                    from . import discovery
+                    say(f"looking for lobbies on the LAN ({args.via}: UDP port {args.discovery_port})...")
+                    found = await discovery.find_one(where, "watch", args.wait, args.discovery_port,
+                                                     args.discovery_bind, args.via)
+                    where = f"[{found.host}]:{found.port}" if ":" in found.host else f"{found.host}:{found.port}"
+                code = await watch(where, data_dir(args), Path(args.out) if args.out else None, show, say,
+                                   args.relay_auth, None if args.serve is None else (args.bind, args.serve))
+                nursery.cancel_scope.cancel()
+                return code
+
+    try:
+        return trio.run(main)
+    except BaseException as exc:                    # noqa: BLE001 - one line, never a traceback
+        from .cli import _main_exception
+        leaf = _main_exception(exc)
+        if isinstance(leaf, KeyboardInterrupt):
+            print("caravan watch: stopped watching (the players' game goes on)", file=sys.stderr, flush=True)
+            return EXIT_INTERRUPTED
+        if args.verbose:
+            raise
+        known = (WatchError, LobbyError, HandshakeError, FrameError, OSError, ValueError, LookupError,
+                 trio.TooSlowError)
+        if isinstance(leaf, (trio.BrokenResourceError, trio.ClosedResourceError)):
+            leaf = WatchError(f"the link to {args.target} broke ({leaf})")
+        text = str(leaf) if isinstance(leaf, known) else f"{type(leaf).__name__}: {leaf}"
+        if isinstance(leaf, HandshakeError):
+            text = f"the handshake with {args.target} failed: {text}"
+        print(f"caravan watch: {text}", file=sys.stderr, flush=True)
+        return EXIT_FAILED
+
+
+async def _serve_page(nursery: trio.Nursery, args: argparse.Namespace, say) -> Any:
+    from .web import WebClient
+
+    client = WebClient()
+    url = await nursery.start(client.serve, args.web_port)
+    say(f"watch in your browser: {url}", "web", url=url)
+    if not args.no_browser:
+        import webbrowser
+        await trio.to_thread.run_sync(webbrowser.open, url)
+    return client

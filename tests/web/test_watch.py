@@ -1,0 +1,176 @@
+"""`caravan watch --client web` in real Chromium: the table page in spectator mode, with
+nothing on the page or in its WebSocket frames that a spectator may not see (issue 26)."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import trio
+
+from clients import narrate, render
+from node.frames import Connection
+from node.handshake import handshake
+from protocol import chain, games, genesis as G, transcript
+from protocol.identity import SigningKey, fingerprint
+from protocol.session import Session
+from protocol.verify import verify_bytes
+from tests.node.procs import ROOT, env
+from tests.node.test_spectate import game_transcript, host
+from tests.web.conftest import Node, console_errors
+
+CASES = [("sare", 3), ("sabbat", 3), ("nomads", 3)]
+
+
+@pytest.fixture
+def chrome(chrome_paths):
+    """Chromium that logs the WebSocket frames it receives (the performance log)."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+
+    options = Options()
+    options.binary_location = chrome_paths[0]
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1400,1000"):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+    driver = webdriver.Chrome(service=Service(chrome_paths[1]), options=options)
+    driver.set_page_load_timeout(30)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def ws_frames(driver) -> list[dict]:
+    out = []
+    for entry in driver.get_log("performance"):
+        msg = json.loads(entry["message"])["message"]
+        if msg["method"] == "Network.webSocketFrameReceived":
+            out.append(json.loads(msg["params"]["response"]["payloadData"]))
+    return out
+
+
+def wait_until(check, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"not within {timeout} s: {what}")
+
+
+def _badge(driver) -> str:
+    """The badge's text ("" until the first picture made the page add it)."""
+    found = driver.find_elements("id", "badge")
+    return found[0].text if found else ""
+
+
+def spectator_story(data: bytes, names: list[str]) -> tuple[set[str], set[str], dict[int, int]]:
+    """From the finished transcript: every spectator picture and sentence of the game (the
+    replay's pipeline: strict session, spectator view, renderer), and the deck cards that
+    stayed hidden to the end (handle -> card, decoded with the published keys)."""
+    genesis_raw, messages = transcript.load(data)
+    genesis = G.parse(genesis_raw)
+    engine = games.get(genesis.game)
+    session = Session(genesis, engine, strict=True)
+    table = narrate.Table(engine, genesis.options, len(genesis.seats), None, names)
+    pictures, sentences = {render.svg(engine.name, table.view, names)}, set()
+    for raw in messages:
+        for event in session.receive(raw).events:
+            _, lines = table.apply(event)
+            pictures.add(render.svg(engine.name, table.view, names))
+            sentences.update(lines)
+    return pictures, sentences, session.audit(retired=True)
+
+
+def resolved_handles(value, out: set[int]) -> set[int]:
+    """Every deck handle a JSON value resolves to a card ({"handle": h, "card": ...})."""
+    if isinstance(value, dict):
+        if "handle" in value and "card" in value:
+            out.add(value["handle"])
+        for v in value.values():
+            resolved_handles(v, out)
+    elif isinstance(value, list):
+        for v in value:
+            resolved_handles(v, out)
+    return out
+
+
+@pytest.mark.parametrize("game, players", CASES)
+def test_the_spectator_page_shows_only_the_public_game(tmp_path: Path, chrome, game: str, players: int):
+    h, port = host(tmp_path, game, players, delay="0.05")
+    w = Node(["watch", f"127.0.0.1:{port}", "--client", "web", "--no-browser", "--json",
+              "--out", str(tmp_path / "watched.caravan")], tmp_path / "watcher", tmp_path / "watcher.log")
+    url = w.wait_for("web", timeout=30)["url"]
+    w.wait_for("watching", timeout=60)
+    chrome.get(url)
+    badge = wait_until(lambda: re.fullmatch(r"verified so far: (\d+) messages", _badge(chrome)), 60, "the badge")
+    assert int(badge.group(1)) >= 0
+    me = chrome.find_element("id", "me").text
+    assert me.startswith("spectator of 3 players")
+    assert not chrome.find_element("id", "auto").is_displayed()
+    w.wait_for("transcript", timeout=240)
+    wait_until(lambda: chrome.find_element("id", "result").is_displayed(), 30, "the result on the page")
+    assert chrome.find_elements("css selector", "button.move") == [], "a spectator is never offered a move"
+    assert chrome.find_element("id", "decide").get_attribute("hidden") is not None
+    assert console_errors(chrome) == []
+    frames = ws_frames(chrome)
+    assert w.stop() == 0 and h.stop(timeout=60) == 0
+    data = game_transcript(tmp_path)
+    assert (tmp_path / "watched.caravan").read_bytes() == data
+    hello = next(f for f in frames if f["type"] == "hello")
+    assert hello["spectator"] is True and hello["seat"] is None
+    pictures, sentences, hidden = spectator_story(data, hello["names"])
+    boards = [f for f in frames if f["type"] == "board"]
+    assert boards and all(b["svg"] in pictures for b in boards), "the page showed a picture no spectator sees"
+    lines = [line for f in frames if f["type"] == "event" for line in f["text"].split("\n") if line]
+    for f in frames:
+        if f["type"] == "history":
+            lines += [line for e in f["events"] for line in e["text"].split("\n") if line]
+    assert lines and set(lines) <= sentences, "the page narrated something a spectator is not told"
+    assert not resolved_handles(frames, set()) & set(hidden), "a card hidden to the end was resolved"
+    assert not any(f["type"] == "decide" for f in frames)
+    assert verify_bytes(data).ok
+
+
+def test_a_tampered_message_shows_on_the_page_with_its_signer(tmp_path: Path, chrome):
+    data = (ROOT / "specs" / "vectors" / "fixture-2p.caravan").read_bytes()
+    genesis_raw, messages = transcript.load(data)
+    genesis = G.parse(genesis_raw)
+    bad = 4
+    forged = bytearray(messages[bad - 1])
+    forged[-1] ^= 1
+    signer = chain.parse(messages[bad - 1]).author
+
+    async def fake_node(stream):
+        conn = Connection(stream, "spectator")
+        await handshake(conn, SigningKey.generate(), genesis.game_id, dialer=False)
+        await conn.send({"t": "genesis", "g": genesis_raw, "names": {}})
+        for raw in messages[:bad - 1] + [bytes(forged)] + messages[bad:]:
+            await conn.send({"t": "msg", "m": raw})
+        await trio.sleep(60)
+
+    async def run() -> None:
+        async with trio.open_nursery() as nursery:
+            listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+            nursery.start_soon(trio.serve_listeners, fake_node, listeners)
+            port = listeners[0].socket.getsockname()[1]
+            w = Node(["watch", f"127.0.0.1:{port}", "--client", "web", "--no-browser", "--json"],
+                     tmp_path / "watcher", tmp_path / "watcher.log")
+            url = await trio.to_thread.run_sync(lambda: w.wait_for("web", timeout=30)["url"])
+            await trio.to_thread.run_sync(chrome.get, url)
+            text = f"NOT VALID: message #{bad}, signed by seat {genesis.seats.index(signer)} ({fingerprint(signer)})"
+            await trio.to_thread.run_sync(lambda: wait_until(lambda: text in _badge(chrome), 30,
+                                                               "the bad message on the page"))
+            assert "bad" in chrome.find_element("id", "badge").get_attribute("class").split()
+            assert text in chrome.find_element("id", "log").text
+            await trio.to_thread.run_sync(w.stop)
+            nursery.cancel_scope.cancel()
+
+    trio.run(run)
