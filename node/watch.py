@@ -115,8 +115,9 @@ class Replica:
 
 def watch_invite(url: Any, game_id: bytes, key: bytes) -> str:
     """What others watch a relayed game with: the broker, the game and one player's inbox."""
-    from .relay import inbox_of
-    return url.invite(f"watch/{game_id.hex()}/{inbox_of(key)}")
+    from .handshake import inbox_of
+    from .relay_url import INVITE_PREFIX
+    return f"{INVITE_PREFIX}{url}/watch/{game_id.hex()}/{inbox_of(key)}"
 
 
 def parse_watch_invite(text: str) -> tuple[Any, bytes, str]:
