@@ -17,7 +17,7 @@ from protocol import games
 
 from . import cli_checks as check, seat_memory
 from .cli_checks import UsageError
-from .cli_tools import (ReaderMayLeave, cmd_discover, cmd_games, cmd_options, cmd_simulate, cmd_verify, data_dir,
+from .cli_tools import (ReaderMayLeave, cmd_discover, cmd_games, cmd_options, cmd_simulate, cmd_verify, data_dir, json_line,
                         setup_logging)
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -184,6 +184,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
     from .store import GameStore
 
     prefix = check.game_id_prefix(args.game_id)
+    check.relay(args.relay, args.relay_auth)                         # what was given is checked first
     try:
         store = GameStore.find(data_dir(args), prefix)
     except LookupError as exc:
