@@ -231,14 +231,9 @@ class Home:
 
     async def join(self, body: dict[str, Any], request: Request) -> dict[str, Any]:
         target = str(body.get("invite", "")).strip()
-        if target.startswith("caravan+"):
-            check.invite(target, None)
-        elif not target or ":" not in target:
-            raise ValueError(f"{target[:80]!r} is not an invite: paste HOST:PORT, or caravan+mqtt://HOST:PORT/LOBBY_ID")
-        else:
-            host_, _, port = target.rpartition(":")
-            if not port.isdigit() or not 0 < int(port) < 65536 or not host_:
-                raise ValueError(f"{target!r} is not HOST:PORT (the port is a number 1-65535)")
+        if not target or (":" not in target and not target.startswith("caravan+")):
+            raise ValueError(f"{target[:80]!r} is not an invite: paste HOST:PORT/KEY, or caravan+mqtt://HOST:PORT/LOBBY_ID/KEY")
+        target = check.join_target(target)             # the CLI's own check (a ValueError): HOST:PORT[/KEY] or an invite
         return {"table": self.tables.join(target, self.settings.get("name")).to_json()}
 
     async def resume(self, body: dict[str, Any], request: Request) -> dict[str, Any]:

@@ -54,7 +54,8 @@ class Table:
         if kind == "invite":
             self.invite = fields.get("invite", "")
         elif kind == "lobby" and fields.get("port"):
-            self.invite = f"{lan_address()}:{fields['port']}"
+            key = f"/{fields['host_key']}" if fields.get("host_key") else ""    # joiners refuse any other host
+            self.invite = f"{lan_address()}:{fields['port']}{key}"
             self.state = "lobby"
         elif kind in ("genesis", "start"):
             self.game_id = fields.get("game_id", self.game_id)

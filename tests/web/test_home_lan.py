@@ -33,7 +33,7 @@ def test_a_friend_finds_the_table_under_open_tables_and_joins(tmp_path: Path, br
         create_table(browser, host_url, "sabbat", 2, ["friend"])
         _wait(browser, lambda d: d.find_element(By.ID, "invite").text)
         invite = browser.find_element(By.ID, "invite").text
-        assert re.fullmatch(r"\d+\.\d+\.\d+\.\d+:\d+", invite), invite         # the host's real HOST:PORT
+        assert re.fullmatch(r"\d+\.\d+\.\d+\.\d+:\d+/[0-9a-f]{32}", invite), invite   # the host's real HOST:PORT/KEY
 
         browser.switch_to.window(friend_tab)
         deadline = time.monotonic() + 60
