@@ -1,12 +1,5 @@
 """Sa-Rê rules engine (specs/sa-re.md). Section numbers in IllegalAction refer to that spec.
-
-State layout (all plain ints, strings and lists, so clone/encode are trivial):
-  pieces[p] : list of [kind, space, built, steps, pyramid_no, built_turn, fresh]
-  res[p]    : [W, G, S, J] tokens in the warehouses (J only transiently in phase 3)
-  gain[p]   : [W, G, S, J] tokens gained this season, beside the site
-  slots[p]  : [W, G, S, J] tokens lying on production cards (worker / Port production)
-Resources are indexed 0 W, 1 G, 2 S, 3 J (Joker).
-"""
+The state record is in state.py, the queries the view shares in rules.py."""
 
 from __future__ import annotations
 
@@ -16,45 +9,22 @@ from typing import Any
 from ...engine import (Act, BadOptions, Decide, DeckReturn, DeckReturned, DeckReveal, DeckRevealed,
                        DeckShow, DeckShown, DeckShuffle, DeckShuffled, Finished, IllegalAction, Random,
                        Rolled)
-from .data import (ADJ, ADMIN, ARCH_START, BARR, CARAVAN_MAX, CARD_KIND, CARP, COST, DOUBLE, GARDENS, GOLDS,
+from .data import (ADMIN, ARCH_START, BARR, CARAVAN_MAX, CARD_KIND, CARP, COST, DOUBLE, GARDENS, GOLDS,
                    HORUS, KINDS, KIND_INDEX, LIB, MARKET, MASON, MB, NILE, N_CARDS, N_SPACES, PALACE, PORT,
                    PRODUCES, PRODUCTION, PYR, PYRAMIDS, RED, RES, RES_INDEX, SUPPLY, TEMPLE, TR1, TURN_LIMIT,
                    WH, WH_CAP)
+from .rules import (ALL_SPACES, NEAR, NILE_MASK, SPACES_IN, TYPES3, built_count, built_kinds, can_use, capacity,
+                    goal_met, has_built, n_projects, progress, project_cost, projects_stay_placed, seat_at,
+                    standing, tiebreak_key)
+from .rules import first_player, port_reduces  # noqa: F401  (re-exported: bots and tests read them here)
+from .state import FIELDS, SareState, _cp
+from .view import build_view
 
 SCENARIOS = ("scribe", "priest", "pharaoh")
-PYRAMID_PICKS = ("top", "free")
-SHOE_FACES = ("down", "up")          # SR-14: the Season cards in the shoe face down, or face up (option)      # which Pyramid a project takes: the top of the sorted stack, or any left
+PYRAMID_PICKS = ("top", "free")      # which Pyramid a project takes: the top of the sorted stack, or any left
+SHOE_FACES = ("down", "up")          # SR-14: the Season cards in the shoe face down, or face up (option)
 PYR_STARTED = 1 << 13          # done-mask bit: a Pyramid step was ever built (no second Pyramid)
 ADMIN_MASK = sum(1 << k for k in ADMIN)
-TYPES3 = (0, 1, 2)
-
-FIELDS = (
-    "n", "scenario", "architect", "turn_limit", "pyramid_pick", "shoe_face", "top",
-    "order", "fp", "turn", "phase", "stage", "cur",
-    "board", "pyr_avail", "reserve",
-    "pieces", "res", "gain", "slots", "ptok", "rev", "black", "car", "car_use", "done_mask", "used", "spare",
-    "growth", "status", "p1_new", "charter", "oracle", "lib_j", "palace_cards", "kept", "kept_cards",
-    "dbl_pile", "dbl", "dbl_first", "down", "display",
-    "shoe", "aside", "discard", "dark", "removed", "hosh",
-    "temple_hand", "temple_owner", "temple_pos", "reveal_q",
-    "card", "horus", "in_horus", "lone", "taken", "tlev", "poll_gold", "sub",
-    "winners", "scores", "end_reason",
-)
-
-
-class SareState:
-    """`ver` counts applied steps; `_lc` (legal actions) and `_ev`/`_es` (the expected step) are
-    caches valid while `ver` has not moved (a test that edits a state by hand bumps `ver`)."""
-    __slots__ = FIELDS + ("ver", "_lc", "_ev", "_es")
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, SareState) and ENGINE.encode(self) == ENGINE.encode(other)
-
-
-def _cp(v: Any) -> Any:
-    if type(v) is list:
-        return [_cp(x) if type(x) is list else x for x in v]
-    return v
 
 
 def _ill(msg: str, rule: str) -> IllegalAction:
@@ -75,154 +45,6 @@ def _seek(st, wanted) -> bool:
         cur += 1
     st.cur = cur
     return False
-
-
-def seat_at(st: SareState, i: int) -> int:
-    return st.order[(st.fp + i) % st.n]
-
-
-def first_player(st: SareState) -> int:
-    return st.order[st.fp] if st.order else 0
-
-
-def built_count(st: SareState, p: int, kind: int) -> int:
-    return sum(1 for pc in st.pieces[p] if pc[0] == kind and pc[2])
-
-
-def has_built(st: SareState, p: int, kind: int) -> bool:
-    for pc in st.pieces[p]:
-        if pc[0] == kind and pc[2]:
-            return True
-    return False
-
-
-def built_kinds(st: SareState, p: int) -> int:
-    """Bit mask of the kinds the seat has built (bit k: has_built(st, p, k))."""
-    mask = 0
-    for pc in st.pieces[p]:
-        if pc[2]:
-            mask |= 1 << pc[0]
-    return mask
-
-
-def can_use(st: SareState, p: int, kind: int) -> bool:
-    """The seat owns a built `kind` administrative building still on its day side."""
-    return not (st.used[p] >> kind) & 1 and has_built(st, p, kind)
-
-
-def n_projects(st: SareState, p: int) -> int:
-    return sum(1 for pc in st.pieces[p] if not pc[2])
-
-
-def capacity(st: SareState, p: int) -> int:
-    return WH_CAP * built_count(st, p, WH)
-
-
-def admin_built(st: SareState, p: int) -> int:
-    return sum(1 for pc in st.pieces[p] if pc[2] and pc[0] in ADMIN)
-
-
-def standing(st: SareState) -> list[int]:
-    """The seats still pushing their luck, in turn order."""
-    order, fp, status = st.order, st.fp, st.status
-    return [p for p in order[fp:] + order[:fp] if status[p] == 0]
-
-
-def pyramid_piece(st: SareState, p: int):
-    for pc in st.pieces[p]:
-        if pc[0] == PYR:
-            return pc
-    return None
-
-
-def projects_stay_placed(st: SareState, p: int, gone: list) -> bool:
-    """Architect (4.4): without the built piece `gone`, every project of the seat is still on or
-    next to a built building ("while respecting the placement rule")."""
-    near = projects = 0
-    for pc in st.pieces[p]:
-        if not pc[2]:
-            projects |= 1 << pc[1]
-        elif pc is not gone:
-            near |= _NEAR[pc[1]]
-    return not projects & ~near
-
-
-def reductions(st: SareState, p: int, space: int) -> list[int]:
-    """[W, G, S] reductions from production buildings built before this turn (4.3)."""
-    red = [0, 0, 0]
-    adj = ADJ[space]
-    for pc in st.pieces[p]:
-        k = pc[0]
-        if pc[2] and pc[5] < st.turn and (k == CARP or k == MASON or k == GOLDS) and (pc[1] == space or pc[1] in adj):
-            red[PRODUCES[k]] += 1
-    return red
-
-
-def port_reduces(st: SareState, p: int, space: int) -> bool:
-    if space not in NILE:
-        return False
-    for pc in st.pieces[p]:
-        if pc[0] == PORT and pc[2] and pc[5] < st.turn:
-            return True
-    return False
-
-
-def base_cost(pc: list) -> tuple:
-    if pc[0] == PYR:
-        return PYRAMIDS[pc[4]][1]
-    return COST[pc[0]]
-
-
-def project_cost(st: SareState, p: int, pc: list, pt: int) -> list[int] | None:
-    """Cost [W,G,S] of building piece `pc` with the Port reduction on type pt (-1: none)."""
-    base = base_cost(pc)
-    red = reductions(st, p, pc[1])
-    cost = [max(0, base[t] - red[t]) for t in TYPES3]
-    if pt >= 0:
-        if cost[pt] <= 0:
-            return None
-        cost[pt] -= 1
-    return cost
-
-
-def progress(st: SareState, p: int) -> int:
-    """Progress toward the scenario's end condition (the result's score)."""
-    port = adm = covered = 0                  # covered: bit mask of the spaces under a building or a Pyramid step
-    pyr = None                                # pyramid_piece(st, p)
-    for pc in st.pieces[p]:
-        k = pc[0]
-        if pc[2]:
-            covered |= 1 << pc[1]
-            if k == PORT:
-                port = 1
-            elif k in ADMIN:
-                adm += 1
-        elif k == PYR and pc[3] >= 1:
-            covered |= 1 << pc[1]
-        if k == PYR and pyr is None:
-            pyr = pc
-    if st.scenario == "scribe":
-        return bin(covered).count("1") + (1 if pyr is not None and pyr[3] >= 1 else 0)
-    pyr_done = 1 if pyr is not None and pyr[2] else 0
-    if st.scenario == "priest":
-        return port + pyr_done + min(adm, 3)
-    return port + pyr_done + adm
-
-
-_GOAL = {"scribe": 13, "priest": 5, "pharaoh": 8}
-
-
-def goal_met(st: SareState, p: int) -> bool:
-    return progress(st, p) == _GOAL[st.scenario]
-
-
-def tiebreak_key(st: SareState, p: int) -> tuple:
-    """Higher is better (8.2): admin buildings, completed Pyramid (lower number better), steps, Pyramid size."""
-    pyr = pyramid_piece(st, p)
-    if pyr is None:
-        return (admin_built(st, p), 0, 0, 0, 0)
-    size = 5 - pyr[4]
-    return (admin_built(st, p), 1 if pyr[2] else 0, size if pyr[2] else 0, pyr[3], size)
 
 
 # ------------------------------------------------------------------ token movement
@@ -484,7 +306,7 @@ class SareEngine:
             else:
                 other |= bit
             if built:
-                near |= _NEAR[s]
+                near |= NEAR[s]
                 if k == MB:
                     m += 1
                 elif k == WH:
@@ -492,12 +314,12 @@ class SareEngine:
             else:
                 n_proj += 1
         # spaces open to a new production project, to an administrative/main project, to the Port (4.4)
-        prod_ok = _ALL_SPACES & ~prod2 & ~other
+        prod_ok = ALL_SPACES & ~prod2 & ~other
         arch = st.architect
         if arch:
             prod_ok &= near
         empty = prod_ok & ~prod1
-        port_ok = empty & _NILE_MASK
+        port_ok = empty & NILE_MASK
         if n_proj + 1 <= 2 * m:
             mask = st.done_mask[p]
             board = st.board
@@ -506,17 +328,17 @@ class SareEngine:
             blocked = st.p1_new[p] | ((mask | present) & _NON_PRODUCTION)
             kinds = sum(compress(_KIND_BITS, map(_POSITIVE, board))) & ~blocked
             if kinds:                              # in kind order, each in space order
-                spaces = _SPACES[prod_ok]
-                for k in _SPACES[kinds & _PRODUCTION_KINDS]:      # _SPACES[mask]: the set bits of a mask
+                spaces = SPACES_IN[prod_ok]
+                for k in SPACES_IN[kinds & _PRODUCTION_KINDS]:      # SPACES_IN[mask]: the set bits of a mask
                     out.extend(map(_PROJECT[k].__getitem__, spaces))
-                spaces = _SPACES[empty]
-                for k in _SPACES[kinds & _NON_PRODUCTION]:
-                    out.extend(map(_PROJECT[k].__getitem__, _SPACES[port_ok] if k == PORT else spaces))
+                spaces = SPACES_IN[empty]
+                for k in SPACES_IN[kinds & _NON_PRODUCTION]:
+                    out.extend(map(_PROJECT[k].__getitem__, SPACES_IN[port_ok] if k == PORT else spaces))
             if st.pyr_avail and not mask & ((1 << PYR) | PYR_STARTED) and not present >> PYR & 1:
                 if st.pyramid_pick == "free":     # any Pyramid left (option, R-09)
-                    out.extend(["project", KINDS[PYR], s, no] for s in _SPACES[empty] for no in st.pyr_avail)
+                    out.extend(["project", KINDS[PYR], s, no] for s in SPACES_IN[empty] for no in st.pyr_avail)
                 else:
-                    out.extend(_PROJECT[PYR][s] for s in _SPACES[empty])
+                    out.extend(_PROJECT[PYR][s] for s in SPACES_IN[empty])
         lone = None
         for i, pc in enumerate(pcs):
             k, s, built, steps, _no, _turn, fresh = pc
@@ -538,7 +360,7 @@ class SareEngine:
                 if not (k == PYR and steps > 0):
                     # an unbuilt piece only matters on its own space, which is never a target
                     spaces = (prod_ok if k in PRODUCTION else (port_ok if k == PORT else empty)) & ~(1 << s)
-                    out.extend(map(_MOVE[i].__getitem__, _SPACES[spaces]))
+                    out.extend(map(_MOVE[i].__getitem__, SPACES_IN[spaces]))
         return out
 
     def _can_demolish(self, st: SareState, p: int, pc: list, m: int, n_proj: int, placement: bool = True) -> bool:
@@ -648,7 +470,7 @@ class SareEngine:
         seat's reducing buildings gathered once by the caller)."""
         space = pc[1]
         base = PYRAMIDS[pc[4]][1] if pc[0] == PYR else COST[pc[0]]
-        near = _NEAR[space]
+        near = NEAR[space]
         cost = list(base)
         for s, t in sources:
             if near >> s & 1 and cost[t] > 0:
@@ -1377,7 +1199,6 @@ class SareEngine:
         return st
 
     def view(self, st: SareState, seat: int | None, knowledge: dict | None = None) -> dict:
-        from .view import build_view
         return build_view(self, st, seat, knowledge or {})
 
     def describe(self, st: SareState, seat: int, action: Any) -> str:
@@ -1433,16 +1254,16 @@ def _lone_near(pcs: list) -> int:
     once = twice = projects = 0              # spaces on or next to at least one / two built pieces
     for pc in pcs:
         if pc[2]:
-            near = _NEAR[pc[1]]
+            near = NEAR[pc[1]]
             twice |= once & near
             once |= near
         else:
             projects |= 1 << pc[1]
     if projects & ~once:
-        return _ALL_SPACES
+        return ALL_SPACES
     lone = 0
-    for s in _SPACES[projects & ~twice]:     # near exactly one built piece: the one on a space near it
-        lone |= _NEAR[s]
+    for s in SPACES_IN[projects & ~twice]:     # near exactly one built piece: the one on a space near it
+        lone |= NEAR[s]
     return lone
 
 
@@ -1469,11 +1290,6 @@ _MOVE = [[["move", i, s] for s in range(N_SPACES)] for i in range(_MAX_PIECES)]
 _CANCEL = [["cancel", i] for i in range(_MAX_PIECES)]
 _DEMOLISH = [["demolish", i] for i in range(_MAX_PIECES)]
 
-# sets of board spaces as bit masks (bit s: space s)
-_ALL_SPACES = (1 << N_SPACES) - 1
-_NEAR = tuple(1 << s | sum(1 << x for x in ADJ[s]) for s in range(N_SPACES))     # a space and its neighbours
-_NILE_MASK = sum(1 << s for s in NILE)
-_SPACES = tuple(tuple(s for s in range(N_SPACES) if m >> s & 1) for m in range(1 << N_SPACES))
 _KIND_BITS = tuple(1 << k for k in range(12))        # the kinds with tiles on the board (st.board)
 _POSITIVE = (0).__lt__
 _PRODUCTION_KINDS = sum(1 << k for k in PRODUCTION)
