@@ -178,7 +178,11 @@ class SareEngine:
     def expected(self, st: SareState):
         if st._ev == st.ver:
             return st._es
-        step = self._expected(st)
+        stg = st.stage
+        if stg in _LEGAL_AT and not st.reveal_q:       # a decision stage (the common case): _expected, inlined
+            step = _DECIDE[st.sub[1] if stg == "market" else st.order[(st.fp + st.cur) % st.n]]
+        else:
+            step = self._expected(st)
         st._ev = st.ver
         st._es = step
         return step
@@ -244,7 +248,13 @@ class SareEngine:
         lc = st._lc                                    # _cached_legal, inlined
         if lc is not None and lc[0] == st.ver and lc[1] == seat:
             return list(lc[2])                         # a copy: callers may sort or shuffle it
-        out = self._legal(st, seat)
+        stg = st.stage
+        legal = _LEGAL_AT.get(stg)                     # _legal's common case, inlined
+        if (legal is not None and not st.reveal_q
+                and (st.sub[1] if stg == "market" else st.order[(st.fp + st.cur) % st.n]) == seat):
+            out = legal(self, st, seat)
+        else:
+            out = self._legal(st, seat)
         st._lc = (st.ver, seat, out)
         return list(out)
 
@@ -513,7 +523,7 @@ class SareEngine:
             legal = lc[2] if lc is not None and lc[0] == st.ver and lc[1] == seat else self._cached_legal(st, seat)
             if a is None or a not in legal:
                 raise _ill(f"{action!r} is not legal now ({self._rule_hint(st)})", self._rule_hint(st))
-            self._act(st, seat, a)
+            _ACT_AT[st.stage](self, st, seat, a)
         elif isinstance(step, Random):
             if not isinstance(event, Rolled) or not isinstance(event.values, (list, tuple)) or len(event.values) != 1:
                 raise _ill("expected the joint random draw", "3.1")
@@ -660,81 +670,78 @@ class SareEngine:
         st.stage = "poll"
 
     # -------------------------------------------------------------- decisions
-    def _act(self, st: SareState, p: int, a: list) -> None:
-        stg = st.stage
-        op = a[0]
-        if stg == "p1":                                # the frequent stages first
-            self._act_p1(st, p, a)
-        elif stg == "poll":
-            self._act_poll(st, p, a)
-        elif stg == "p3":
-            self._act_p3(st, p, a)
-        elif stg == "setup":
-            st.pieces[p] = [[WH, a[1], 1, 0, 0, 0, 0], [MB, a[2], 1, 0, 0, 0, 0]]
-            st.cur += 1
-            if st.cur >= st.n:
-                st.phase = "p1"
-                st.stage = "p1_next"
-                st.cur = 0
-        elif stg == "market":
-            if op == "done":
-                st.stage = st.sub[4]
-                if st.stage == "poll" and st.status[p] != 0:   # a laid-down owner's Market-only slot
-                    st.stage = "poll_next"
-                    st.cur += 1
-                elif st.stage == "market_final":
-                    st.stage = "mf_next"
-                    st.cur += 1
-                st.sub = []
-            else:
-                t = st.sub[2]
-                x, y = RES_INDEX[a[1]], RES_INDEX[a[2]]
-                st.res[p][x] -= 1
-                st.res[t][x] += 1
-                st.res[t][y] -= 1
-                st.res[p][y] += 1
-                st.sub[3] -= 1
-        elif stg == "palace":
-            if op == "palace":
-                st.used[p] |= 1 << PALACE
-                st.palace_cards[p].append(st.card)
-                st.taken = True
-                st.stage = "resolve"
-            else:
+    def _act_setup(self, st: SareState, p: int, a: list) -> None:
+        st.pieces[p] = [[WH, a[1], 1, 0, 0, 0, 0], [MB, a[2], 1, 0, 0, 0, 0]]
+        st.cur += 1
+        if st.cur >= st.n:
+            st.phase = "p1"
+            st.stage = "p1_next"
+            st.cur = 0
+
+    def _act_market(self, st: SareState, p: int, a: list) -> None:
+        if a[0] == "done":
+            st.stage = st.sub[4]
+            if st.stage == "poll" and st.status[p] != 0:   # a laid-down owner's Market-only slot
+                st.stage = "poll_next"
                 st.cur += 1
-                st.stage = "palace_next"
-        elif stg == "tw":
-            if op == "gardens":
-                st.used[p] |= 1 << GARDENS
-                st.tlev[p] = 1
-            elif op == "library":
-                st.used[p] |= 1 << LIB
-                st.tlev[p] = 0
-                if take(st, 3):
-                    st.lib_j[p] += 1
-            else:
-                st.cur += 1
-                st.stage = "tw_next"
-        elif stg == "market_final":
-            if op == "market":
-                self._start_market(st, p, a[1], "market_final")
-            else:
-                st.cur += 1
+            elif st.stage == "market_final":
                 st.stage = "mf_next"
-        elif stg == "temple_pos":
-            st.temple_pos = a[1]
-            st.stage = "temple_ret"
-        elif stg == "store":
-            if op == "joker":
-                t = RES_INDEX[a[1]]
-                st.res[p][3] -= 1
-                st.reserve[3] += 1
-                st.reserve[t] -= 1
-                st.res[p][t] += 1
-            else:
-                t = RES_INDEX[a[1]]
-                st.res[p][t] -= 1
-                st.reserve[t] += 1
+                st.cur += 1
+            st.sub = []
+        else:
+            t = st.sub[2]
+            x, y = RES_INDEX[a[1]], RES_INDEX[a[2]]
+            st.res[p][x] -= 1
+            st.res[t][x] += 1
+            st.res[t][y] -= 1
+            st.res[p][y] += 1
+            st.sub[3] -= 1
+
+    def _act_palace(self, st: SareState, p: int, a: list) -> None:
+        if a[0] == "palace":
+            st.used[p] |= 1 << PALACE
+            st.palace_cards[p].append(st.card)
+            st.taken = True
+            st.stage = "resolve"
+        else:
+            st.cur += 1
+            st.stage = "palace_next"
+
+    def _act_tw(self, st: SareState, p: int, a: list) -> None:
+        op = a[0]
+        if op == "gardens":
+            st.used[p] |= 1 << GARDENS
+            st.tlev[p] = 1
+        elif op == "library":
+            st.used[p] |= 1 << LIB
+            st.tlev[p] = 0
+            if take(st, 3):
+                st.lib_j[p] += 1
+        else:
+            st.cur += 1
+            st.stage = "tw_next"
+
+    def _act_market_final(self, st: SareState, p: int, a: list) -> None:
+        if a[0] == "market":
+            self._start_market(st, p, a[1], "market_final")
+        else:
+            st.cur += 1
+            st.stage = "mf_next"
+
+    def _act_temple_pos(self, st: SareState, p: int, a: list) -> None:
+        st.temple_pos = a[1]
+        st.stage = "temple_ret"
+
+    def _act_store(self, st: SareState, p: int, a: list) -> None:
+        t = RES_INDEX[a[1]]
+        if a[0] == "joker":
+            st.res[p][3] -= 1
+            st.reserve[3] += 1
+            st.reserve[t] -= 1
+            st.res[p][t] += 1
+        else:
+            st.res[p][t] -= 1
+            st.reserve[t] += 1
 
     def _start_market(self, st: SareState, p: int, t: int, back: str) -> None:
         st.used[p] |= 1 << MARKET
@@ -1303,3 +1310,9 @@ _LEGAL_AT = {"setup": SareEngine._legal_setup, "p1": SareEngine._legal_p1, "poll
              "market_final": SareEngine._legal_market_final, "p3": SareEngine._legal_p3,
              "store": SareEngine._legal_store}
 """The decision stages and their legal-action generators."""
+
+_ACT_AT = {"setup": SareEngine._act_setup, "p1": SareEngine._act_p1, "poll": SareEngine._act_poll,
+           "market": SareEngine._act_market, "palace": SareEngine._act_palace, "tw": SareEngine._act_tw,
+           "market_final": SareEngine._act_market_final, "p3": SareEngine._act_p3, "store": SareEngine._act_store,
+           "temple_pos": SareEngine._act_temple_pos}
+"""The decision stages and what a legal action does there."""
