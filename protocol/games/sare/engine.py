@@ -638,7 +638,7 @@ class SareEngine:
         st.shoe.pop(0)
         st.top = []
         st.card = card
-        st.lone = len(standing(st)) == 1
+        st.lone = st.status.count(0) == 1              # len(standing(st)) == 1
         st.taken = False
         st.cur = 0
         st.stage = "palace_next"
@@ -988,32 +988,52 @@ class SareEngine:
 
     # -------------------------------------------------------------- automatic transitions
     def _advance(self, st: SareState) -> None:
+        """Move on through the stages that need no decision nor event, up to the next that does
+        (the frequent stages first)."""
         n = st.n
         while not st.reveal_q:
             stg = st.stage
-            if stg not in _ADVANCING:
-                return
-            if stg == "p1_next":
+            if stg == "poll_next":
+                st.poll_gold = False
+                order, fp, status = st.order, st.fp, st.status
+                cur = st.cur
+                while cur < n:                          # the next seat polled: standing, or lying down with
+                    p = order[(fp + cur) % n]           # a Market or the oracle still to use (SR-24, R-05)
+                    if status[p] == 0 or (status[p] == 1 and (can_use(st, p, MARKET) or self._oracle_open(st, p))):
+                        break
+                    cur += 1
+                st.cur = cur
+                if cur < n:
+                    st.stage = "poll"
+                    return
+                if 0 in status:                         # someone still stands
+                    st.in_horus = False
+                    st.stage = "draw"
+                else:
+                    st.stage = "season_end"
+            elif stg == "store":
+                p = st.order[(st.fp + st.cur) % n]
+                res = st.res[p]
+                if res[3] > 0 or res[0] + res[1] + res[2] > capacity(st, p):
+                    return
+                st.cur += 1
+                st.stage = "p3_next"
+            elif stg == "p1_next":
                 if st.cur >= n:
                     self._start_p2(st)
                 else:
                     st.stage = "p1"
                     return
+            elif stg == "p3_next":
+                if st.cur >= n:
+                    self._end_turn(st)
+                else:
+                    st.stage = "p3"
+                    return
             elif stg == "poll_start":
                 st.cur = 0
                 st.stage = "poll_next"
                 self._show_top(st)
-            elif stg == "poll_next":
-                st.poll_gold = False
-                if _seek(st, lambda p: st.status[p] == 0 or (st.status[p] == 1 and (
-                        can_use(st, p, MARKET) or self._oracle_open(st, p)))):
-                    st.stage = "poll"
-                    return
-                if standing(st):
-                    st.in_horus = False
-                    st.stage = "draw"
-                else:
-                    st.stage = "season_end"
             elif stg == "draw":
                 if not st.shoe:                         # empty shoe: everyone still standing stops (SR-27)
                     st.horus = 0
@@ -1024,27 +1044,23 @@ class SareEngine:
                 else:
                     return
             elif stg == "palace_next":
-                if _seek(st, lambda p: st.status[p] == 0 and can_use(st, p, PALACE)):
+                order, fp, status = st.order, st.fp, st.status
+                cur = st.cur
+                while cur < n:                          # the next standing seat with a Palace on its day side
+                    p = order[(fp + cur) % n]
+                    if status[p] == 0 and can_use(st, p, PALACE):
+                        break
+                    cur += 1
+                st.cur = cur
+                if cur < n:
                     st.stage = "palace"
                     return
                 st.stage = "resolve"
             elif stg == "resolve":
                 self._resolve(st)
-            elif stg == "tw_next":
-                if _seek(st, lambda p: st.status[p] == 0 and ((st.tlev[p] == 2 and can_use(st, p, GARDENS))
-                                                          or (st.tlev[p] == 1 and can_use(st, p, LIB)))):
-                    st.stage = "tw"
-                    return
-                self._apply_troubles(st)
-            elif stg == "tw":
-                p = seat_at(st, st.cur)                 # after Gardens, the same seat may add the Library
-                if (st.tlev[p] == 1 and can_use(st, p, LIB)):
-                    return
-                st.cur += 1
-                st.stage = "tw_next"
             elif stg == "after_card":
                 st.card = -1
-                if not standing(st):
+                if 0 not in st.status:                  # nobody stands
                     st.horus = 0
                     st.in_horus = False
                     st.stage = "season_end"
@@ -1068,19 +1084,18 @@ class SareEngine:
                     st.stage = "market_final"
                     return
                 self._finish_season(st)
-            elif stg == "p3_next":
-                if st.cur >= n:
-                    self._end_turn(st)
-                else:
-                    st.stage = "p3"
+            elif stg == "tw_next":
+                if _seek(st, lambda p: st.status[p] == 0 and ((st.tlev[p] == 2 and can_use(st, p, GARDENS))
+                                                          or (st.tlev[p] == 1 and can_use(st, p, LIB)))):
+                    st.stage = "tw"
                     return
-            elif stg == "store":
-                p = seat_at(st, st.cur)
-                res = st.res[p]
-                if res[3] > 0 or sum(res[:3]) > capacity(st, p):
+                self._apply_troubles(st)
+            elif stg == "tw":
+                p = seat_at(st, st.cur)                 # after Gardens, the same seat may add the Library
+                if (st.tlev[p] == 1 and can_use(st, p, LIB)):
                     return
                 st.cur += 1
-                st.stage = "p3_next"
+                st.stage = "tw_next"
             else:
                 return
 

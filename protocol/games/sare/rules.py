@@ -26,7 +26,11 @@ def first_player(st: SareState) -> int:
 
 
 def built_count(st: SareState, p: int, kind: int) -> int:
-    return sum(1 for pc in st.pieces[p] if pc[0] == kind and pc[2])
+    count = 0
+    for pc in st.pieces[p]:
+        if pc[0] == kind and pc[2]:
+            count += 1
+    return count
 
 
 def has_built(st: SareState, p: int, kind: int) -> bool:
@@ -51,7 +55,11 @@ def can_use(st: SareState, p: int, kind: int) -> bool:
 
 
 def n_projects(st: SareState, p: int) -> int:
-    return sum(1 for pc in st.pieces[p] if not pc[2])
+    count = 0
+    for pc in st.pieces[p]:
+        if not pc[2]:
+            count += 1
+    return count
 
 
 def capacity(st: SareState, p: int) -> int:
@@ -59,7 +67,11 @@ def capacity(st: SareState, p: int) -> int:
 
 
 def admin_built(st: SareState, p: int) -> int:
-    return sum(1 for pc in st.pieces[p] if pc[2] and pc[0] in ADMIN)
+    count = 0
+    for pc in st.pieces[p]:
+        if pc[2] and pc[0] in ADMIN:
+            count += 1
+    return count
 
 
 def standing(st: SareState) -> list[int]:
