@@ -308,7 +308,7 @@ class SareEngine:
         for k, s, built, _steps, _no, _turn, _fresh in pcs:
             bit = 1 << s
             present |= 1 << k
-            if k in PRODUCTION:
+            if k < _N_PRODUCTION:                    # k in PRODUCTION
                 if prod1 & bit:
                     prod2 |= bit
                 else:
@@ -338,20 +338,31 @@ class SareEngine:
             blocked = st.p1_new[p] | ((mask | present) & _NON_PRODUCTION)
             kinds = sum(compress(_KIND_BITS, map(_POSITIVE, board))) & ~blocked
             if kinds:                              # in kind order, each in space order
-                spaces = SPACES_IN[prod_ok]
+                lo, hi = prod_ok & _LOW, prod_ok >> _HALF
                 for k in SPACES_IN[kinds & _PRODUCTION_KINDS]:      # SPACES_IN[mask]: the set bits of a mask
-                    out.extend(map(_PROJECT[k].__getitem__, spaces))
-                spaces = SPACES_IN[empty]
+                    at_lo, at_hi = _PROJECT_AT[k]
+                    out += at_lo[lo]
+                    out += at_hi[hi]
+                lo, hi = empty & _LOW, empty >> _HALF
                 for k in SPACES_IN[kinds & _NON_PRODUCTION]:
-                    out.extend(map(_PROJECT[k].__getitem__, SPACES_IN[port_ok] if k == PORT else spaces))
+                    at_lo, at_hi = _PROJECT_AT[k]
+                    if k == PORT:
+                        out += at_lo[port_ok & _LOW]
+                        out += at_hi[port_ok >> _HALF]
+                    else:
+                        out += at_lo[lo]
+                        out += at_hi[hi]
             if st.pyr_avail and not mask & ((1 << PYR) | PYR_STARTED) and not present >> PYR & 1:
                 if st.pyramid_pick == "free":     # any Pyramid left (option, R-09)
                     out.extend(["project", KINDS[PYR], s, no] for s in SPACES_IN[empty] for no in st.pyr_avail)
                 else:
-                    out.extend(_PROJECT[PYR][s] for s in SPACES_IN[empty])
+                    at_lo, at_hi = _PROJECT_AT[PYR]
+                    out += at_lo[empty & _LOW]
+                    out += at_hi[empty >> _HALF]
         lone = None
-        for i, pc in enumerate(pcs):
-            k, s, built, steps, _no, _turn, fresh = pc
+        i = -1
+        for k, s, built, steps, _no, _turn, fresh in pcs:
+            i += 1
             if built:                                # _can_demolish, with the seat's facts gathered once
                 if k == MB:
                     if m <= 1 or n_proj > 2 * (m - 1):
@@ -369,8 +380,10 @@ class SareEngine:
                 out.append(_CANCEL[i])
                 if not (k == PYR and steps > 0):
                     # an unbuilt piece only matters on its own space, which is never a target
-                    spaces = (prod_ok if k in PRODUCTION else (port_ok if k == PORT else empty)) & ~(1 << s)
-                    out.extend(map(_MOVE[i].__getitem__, SPACES_IN[spaces]))
+                    spaces = (prod_ok if k < _N_PRODUCTION else (port_ok if k == PORT else empty)) & ~(1 << s)
+                    at_lo, at_hi = _MOVE_AT[i]
+                    out += at_lo[spaces & _LOW]
+                    out += at_hi[spaces >> _HALF]
         return out
 
     def _can_demolish(self, st: SareState, p: int, pc: list, m: int, n_proj: int, placement: bool = True) -> bool:
@@ -1311,10 +1324,28 @@ _MAX_PIECES = 64          # a seat's pieces: at most 4 tiles of each of 12 kinds
 _MOVE = [[["move", i, s] for s in range(N_SPACES)] for i in range(_MAX_PIECES)]
 _CANCEL = [["cancel", i] for i in range(_MAX_PIECES)]
 _DEMOLISH = [["demolish", i] for i in range(_MAX_PIECES)]
+_HALF = (N_SPACES + 1) // 2
+_LOW = (1 << _HALF) - 1
+
+
+def _at_spaces(actions: list) -> tuple[tuple, tuple]:
+    """Tables of the actions (one per space) at the spaces of a mask, in space order, by half masks:
+    lo[mask & _LOW] + hi[mask >> _HALF] == [actions[s] for s in SPACES_IN[mask]] (two look-ups and two
+    tuple concatenations instead of one step per space)."""
+    lo = tuple(tuple(actions[s] for s in range(_HALF) if m >> s & 1) for m in range(1 << _HALF))
+    hi = tuple(tuple(actions[_HALF + s] for s in range(N_SPACES - _HALF) if m >> s & 1)
+               for m in range(1 << (N_SPACES - _HALF)))
+    return lo, hi
+
+
+_PROJECT_AT = [_at_spaces(actions) for actions in _PROJECT]
+_MOVE_AT = [_at_spaces(actions) for actions in _MOVE]
 
 _KIND_BITS = tuple(1 << k for k in range(12))        # the kinds with tiles on the board (st.board)
 _POSITIVE = (0).__lt__
 _PRODUCTION_KINDS = sum(1 << k for k in PRODUCTION)
+_N_PRODUCTION = len(PRODUCTION)
+assert PRODUCTION == frozenset(range(_N_PRODUCTION)), "the production kinds come first: k in PRODUCTION is k < 5"
 _NON_PRODUCTION = sum(1 << k for k in range(13) if k not in PRODUCTION)
 
 
