@@ -10,7 +10,7 @@ from ...engine import (Act, BadOptions, Decide, DeckReturn, DeckReturned, DeckRe
                        DeckShow, DeckShown, DeckShuffle, DeckShuffled, Finished, IllegalAction, Random,
                        Rolled)
 from .data import (ADMIN, ARCH_START, BARR, CARAVAN_MAX, CARD_KIND, CARP, COST, DOUBLE, GARDENS, GOLDS,
-                   HORUS, KINDS, KIND_INDEX, LIB, MARKET, MASON, MB, NILE, N_CARDS, N_SPACES, PALACE, PORT,
+                   HORUS, KINDS, KIND_INDEX, LIB, MARKET, MASON, MB, N_CARDS, N_SPACES, PALACE, PORT,
                    PRODUCES, PRODUCTION, PYR, PYRAMIDS, RED, RES, RES_INDEX, SUPPLY, TEMPLE, TR1, TURN_LIMIT,
                    WH, WH_CAP)
 from .rules import (ALL_SPACES, NEAR, NILE_MASK, SPACES_IN, TYPES3, built_count, built_kinds, can_use, capacity,
@@ -445,39 +445,61 @@ class SareEngine:
         pcs = st.pieces[p]
         if not revolt and not st.charter[p]:
             spare = st.spare[p]
+            w, g, s = slots[0] + res[0] - spare[0], slots[1] + res[1] - spare[1], slots[2] + res[2] - spare[2]
             jok = slots[3] + res[3]
             cu = st.car_use[p]
             if cu or jok:                            # keep a typed token: Jokers / caravans pay instead (R-02)
-                out.extend(_SPARE[t] for t in TYPES3 if slots[t] + res[t] > spare[t])
+                out += _SPARES[(w > 0) | (g > 0) << 1 | (s > 0) << 2]
             if cu:                                   # a caravan cashed into a held token of choice (R-10)
                 reserve = st.reserve
-                out.extend(_CASH[t] for t in TYPES3 if reserve[t] > 0)
+                out += _CASHES[(reserve[0] > 0) | (reserve[1] > 0) << 1 | (reserve[2] > 0) << 2]
             sources = []                             # production buildings and the Port built before this turn
             port = False
             todo = []
             turn = st.turn
-            for i, pc in enumerate(pcs):
-                if pc[2]:
-                    if pc[5] < turn:
-                        k = pc[0]
+            i = -1
+            for k, space, built, _steps, _no, built_turn, fresh in pcs:
+                i += 1
+                if built:
+                    if built_turn < turn:
                         if k == CARP or k == MASON or k == GOLDS:
-                            sources.append((pc[1], PRODUCES[k]))
+                            sources.append((NEAR[space], PRODUCES[k]))
                         elif k == PORT:
                             port = True
-                elif not (pc[0] == PYR and pc[6] == 2):     # one Pyramid step per turn (7.4)
+                elif not (k == PYR and fresh == 2):     # one Pyramid step per turn (7.4)
                     todo.append(i)
-            if todo:
-                avail = [slots[0] + res[0] - spare[0], slots[1] + res[1] - spare[1], slots[2] + res[2] - spare[2]]
-                for i in todo:
-                    self._build_options(i, pcs[i], sources, port, avail, jok, cu, out)
+            for i in todo:                           # every way to pay for building piece i (project_cost and
+                pc = pcs[i]                          # port_reduces, with the reducing buildings gathered once)
+                space = pc[1]
+                bit = 1 << space
+                cw, cg, cs = PYRAMIDS[pc[4]][1] if pc[0] == PYR else COST[pc[0]]
+                for near, t in sources:
+                    if near & bit:
+                        if t == 0:
+                            if cw > 0:
+                                cw -= 1
+                        elif t == 1:
+                            if cg > 0:
+                                cg -= 1
+                        elif cs > 0:
+                            cs -= 1
+                gw, gg, gs = cw - w, cg - g, cs - s          # tokens missing per type
+                missing = (gw if gw > 0 else 0) + (gg if gg > 0 else 0) + (gs if gs > 0 else 0)
+                if port and bit & NILE_MASK and (cw > 0 or cg > 0 or cs > 0):
+                    # the Port's -1 on a type the cost still has: one token fewer missing when that type was short
+                    for pt, c, gap in ((0, cw, gw), (1, cg, gg), (2, cs, gs)):
+                        if c > 0:
+                            self._pay_ways(out, i, RES[pt], missing - 1 if gap > 0 else missing, jok, cu)
+                else:
+                    self._pay_ways(out, i, "-", missing, jok, cu)
         if st.car[p] < CARAVAN_MAX:
             if revolt:
                 w, g, s, j = res
             else:
                 w, g, s, j = res[0] + slots[0], res[1] + slots[1], res[2] + slots[2], res[3] + slots[3]
             # the pairs of tokens the seat can pay: by how many of each type it has, counting to 2
-            out.extend(_CHARTERS[(w if w < 2 else 2) * 27 + (g if g < 2 else 2) * 9 + (s if s < 2 else 2) * 3
-                                 + (j if j < 2 else 2)])
+            out += _CHARTERS[(w if w < 2 else 2) * 27 + (g if g < 2 else 2) * 9 + (s if s < 2 else 2) * 3
+                             + (j if j < 2 else 2)]
         if st.architect:                 # RB Architect "demolish buildings during your construction phase" (R-04)
             m = built_count(st, p, MB)
             n_proj = n_projects(st, p)
@@ -487,33 +509,16 @@ class SareEngine:
         return out
 
     @staticmethod
-    def _build_options(i: int, pc: list, sources: list, port: bool, avail: list, jok: int, cu: int,
-                       out: list) -> None:
-        """Append every way to pay for building piece i (project_cost and port_reduces, with the
-        seat's reducing buildings gathered once by the caller)."""
-        space = pc[1]
-        base = PYRAMIDS[pc[4]][1] if pc[0] == PYR else COST[pc[0]]
-        near = NEAR[space]
-        cost = list(base)
-        for s, t in sources:
-            if near >> s & 1 and cost[t] > 0:
-                cost[t] -= 1
-        if port and space in NILE:
-            pts = [t for t in TYPES3 if cost[t] > 0] or _NO_PORT
-        else:
-            pts = _NO_PORT
-        gap = (cost[0] - avail[0], cost[1] - avail[1], cost[2] - avail[2])      # tokens missing per type
-        missing = (gap[0] if gap[0] > 0 else 0) + (gap[1] if gap[1] > 0 else 0) + (gap[2] if gap[2] > 0 else 0)
-        for pt in pts:
-            short = missing - 1 if pt >= 0 and gap[pt] > 0 else missing     # the Port's -1 on type pt
-            if short > jok + cu:
-                continue
-            ptn = RES[pt] if pt >= 0 else "-"
-            for j in range(min(jok, short), -1, -1):
-                c = short - j
-                if c > cu:
-                    break
-                out.append(["build", i, ptn, j, c])
+    def _pay_ways(out: list, i: int, port_type: str, short: int, jok: int, cu: int) -> None:
+        """Append the ways to pay `short` missing tokens for building piece i: Jokers first (most
+        Jokers first), caravans for the rest (7.2, R-02)."""
+        if short > jok + cu:
+            return
+        for j in range(short if short < jok else jok, -1, -1):
+            c = short - j
+            if c > cu:
+                break
+            out.append(["build", i, port_type, j, c])
 
     def _legal_store(self, st: SareState, p: int) -> list:
         res = st.res[p]
@@ -1309,6 +1314,8 @@ _FINISHED = Finished()
 _DONE = ["done"]
 _SPARE = [["spare", RES[t]] for t in range(3)]
 _CASH = [["cash", RES[t]] for t in range(3)]
+_SPARES = tuple(tuple(_SPARE[t] for t in range(3) if m >> t & 1) for m in range(8))     # by a mask of types
+_CASHES = tuple(tuple(_CASH[t] for t in range(3) if m >> t & 1) for m in range(8))
 _CHARTER = [[["charter", RES[a], RES[b]] for b in range(4)] for a in range(4)]
 
 
