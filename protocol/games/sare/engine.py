@@ -232,12 +232,12 @@ class SareEngine:
         for p in range(st.n):
             items.extend(st.palace_cards[p])
             items.extend(st.kept_cards[p])
-        items.extend(["h", h] for h in st.shoe)
-        items.extend(["h", h] for h in st.dark)
+        items += [["h", h] for h in st.shoe]
+        items += [["h", h] for h in st.dark]
         if st.aside:
             items.append(["h", st.aside])
         for p in range(st.n):
-            items.extend(["h", h] for h in st.kept[p])
+            items += [["h", h] for h in st.kept[p]]
         return items
 
     def _dark_items(self, st: SareState) -> list:
@@ -400,25 +400,25 @@ class SareEngine:
         usable = built & ~st.used[p]                # can_use, for every kind at once
         oracle = st.aside and not st.oracle[p] and built >> TEMPLE & 1      # _oracle_open
         if st.status[p] != 0:                       # a laid-down Market or Temple owner's slot (SR-24, R-05)
-            out = [["market", t] for t in range(st.n) if t != p] if usable >> MARKET & 1 else []
+            out = list(_MARKETS[st.n][p]) if usable >> MARKET & 1 else []
             if oracle:
-                out.append(["oracle"])
-            return out + [["pass"]]
-        out: list = [["continue"], ["stop"]]
+                out.append(_ORACLE)
+            out.append(_PASS)
+            return out
+        out: list = [_CONTINUE, _STOP]
         if not st.poll_gold and st.res[p][1] > 0 and st.rev[p] > st.black[p]:
-            out.append(["gold"])
+            out.append(_GOLD)
         if usable >> BARR & 1:
+            status, rev = st.status, st.rev
             for t in range(st.n):
-                if t != p and st.status[t] == 0 and st.rev[t] + 1 < RED:
-                    out.append(["barracks", t])
+                if t != p and status[t] == 0 and rev[t] + 1 < RED:
+                    out.append(_BARRACKS[t])
         if usable >> MARKET & 1:
-            for t in range(st.n):
-                if t != p:
-                    out.append(["market", t])
+            out += _MARKETS[st.n][p]
         if usable >> TEMPLE & 1 and st.shoe:
-            out.append(["temple"])
+            out.append(_TEMPLE)
         if oracle:
-            out.append(["oracle"])
+            out.append(_ORACLE)
         return out
 
     def _oracle_open(self, st: SareState, p: int) -> bool:
@@ -522,9 +522,10 @@ class SareEngine:
 
     def _legal_store(self, st: SareState, p: int) -> list:
         res = st.res[p]
-        if res[3] > 0:
-            return [["joker", RES[t]] for t in TYPES3 if st.reserve[t] > 0] + [["discard", "J"]]
-        return [["discard", RES[t]] for t in TYPES3 if res[t] > 0]
+        if res[3] > 0:                               # a Joker: turned into a type the reserve has, or discarded
+            r = st.reserve
+            return list(_JOKERS[(r[0] > 0) | (r[1] > 0) << 1 | (r[2] > 0) << 2])
+        return list(_DISCARDS[(res[0] > 0) | (res[1] > 0) << 1 | (res[2] > 0) << 2])
 
     # -------------------------------------------------------------- apply
     def apply(self, st: SareState, event) -> None:
@@ -573,7 +574,6 @@ class SareEngine:
         st.ver += 1
         if not st.reveal_q and st.stage in _ADVANCING:      # else _advance has nothing to do
             self._advance(st)
-        st.ver += 1
 
     def _rule_hint(self, st: SareState) -> str:
         return {"setup": "2.2", "p1": "4", "poll": "5.3", "market": "6.4", "palace": "5.5", "tw": "5.5",
@@ -1264,17 +1264,15 @@ def _dbl_has_gold(d: int) -> bool:
 
 def _fresh_ints(hs) -> bool:
     """Distinct positive ints (new deck handles)."""
-    for h in hs:
-        if type(h) is not int or h <= 0:
-            return False
-    return len(set(hs)) == len(hs)
+    return not hs or (set(map(type, hs)) == _INT and min(hs) > 0 and len(set(hs)) == len(hs))
 
 
 def _card_ids(cards) -> bool:
-    for c in cards:
-        if type(c) is not int or not 0 <= c < N_CARDS:
-            return False
-    return True
+    """Season card ids (ints 0..N_CARDS-1)."""
+    return not cards or (set(map(type, cards)) == _INT and min(cards) >= 0 and max(cards) < N_CARDS)
+
+
+_INT = {int}
 
 
 def _norm(action: Any) -> Any:
@@ -1314,6 +1312,11 @@ _FINISHED = Finished()
 _DONE = ["done"]
 _SPARE = [["spare", RES[t]] for t in range(3)]
 _CASH = [["cash", RES[t]] for t in range(3)]
+_CONTINUE, _STOP, _GOLD, _TEMPLE, _ORACLE, _PASS = ["continue"], ["stop"], ["gold"], ["temple"], ["oracle"], ["pass"]
+_BARRACKS = [["barracks", t] for t in range(4)]
+_MARKETS = [[tuple(["market", t] for t in range(n) if t != p) for p in range(n)] for n in range(5)]   # [n][seat]
+_JOKERS = tuple(tuple(["joker", RES[t]] for t in range(3) if m >> t & 1) + (["discard", "J"],) for m in range(8))
+_DISCARDS = tuple(tuple(["discard", RES[t]] for t in range(3) if m >> t & 1) for m in range(8))
 _SPARES = tuple(tuple(_SPARE[t] for t in range(3) if m >> t & 1) for m in range(8))     # by a mask of types
 _CASHES = tuple(tuple(_CASH[t] for t in range(3) if m >> t & 1) for m in range(8))
 _CHARTER = [[["charter", RES[a], RES[b]] for b in range(4)] for a in range(4)]
