@@ -298,7 +298,7 @@ class SareEngine:
         return [["market", t] for t in range(st.n) if t != seat] + [["pass"]]
 
     def _legal_setup(self, st: SareState, seat: int) -> list:
-        return [["place", a, b] for a in range(N_SPACES) for b in range(N_SPACES)]
+        return list(_PLACES)
 
     def _legal_p1(self, st: SareState, p: int) -> list:
         out: list = [_DONE]
@@ -1119,18 +1119,20 @@ class SareEngine:
 
     def _start_p2(self, st: SareState) -> None:
         st.phase = "p2"
-        for i in range(st.n):                          # Master Builder grumbling (4.2)
-            p = seat_at(st, i)
-            m = n_proj = 0
+        order, fp, n = st.order, st.fp, st.n
+        rev, black, status = st.rev, st.black, st.status
+        for i in range(n):                             # Master Builder grumbling (4.2), in turn order
+            p = order[(fp + i) % n]
+            pen = 0                                    # projects beyond the built Master Builders
             for pc in st.pieces[p]:
                 if not pc[2]:
-                    n_proj += 1
+                    pen += 1
                 elif pc[0] == MB:
-                    m += 1
-            pen = max(0, n_proj - m)
-            st.rev[p] = min(RED, st.black[p] + pen)
-            st.status[p] = 0
-            if st.rev[p] >= RED:
+                    pen -= 1
+            r = black[p] + pen if pen > 0 else black[p]
+            rev[p] = r if r < RED else RED
+            status[p] = 0
+            if r >= RED:
                 self._revolt(st, p)
         if not st.dbl_pile:
             st.dbl_pile = list(range(len(DOUBLE)))
@@ -1144,15 +1146,19 @@ class SareEngine:
     def _finish_season(self, st: SareState) -> None:
         if _dbl_has_gold(st.dbl) and st.down:          # the last to lie down wins a Gold double card (5.1)
             self._award_double(st, st.down[-1])
-        for t in TYPES3:
-            st.reserve[t] += st.display[t]
+        reserve, display = st.reserve, st.display
+        reserve[0] += display[0]
+        reserve[1] += display[1]
+        reserve[2] += display[2]
         st.display = [0, 0, 0]
         st.phase = "p3"
         for p in range(st.n):
             g = st.gain[p]
             r = st.res[p]
-            for t in range(4):
-                r[t] += g[t]
+            r[0] += g[0]
+            r[1] += g[1]
+            r[2] += g[2]
+            r[3] += g[3]
             st.gain[p] = [0, 0, 0, 0]
             st.car_use[p] = st.car[p]
             st.charter[p] = 0
@@ -1161,20 +1167,24 @@ class SareEngine:
         st.stage = "p3_next"
 
     def _end_turn(self, st: SareState) -> None:
+        reserve = st.reserve
         for p in range(st.n):                          # production cards refilled (7.6, SR-11)
             producers = [0, 0, 0, 0]                   # _producers(st, p, t) for every t
             for pc in st.pieces[p]:
                 k = pc[0]
-                if k == PYR and pc[6] == 2:
-                    pc[6] = 0
-                if pc[2] and k in PRODUCES:
+                if k == PYR:
+                    if pc[6] == 2:
+                        pc[6] = 0
+                elif pc[2] and k in PRODUCES:
                     producers[PRODUCES[k]] += 1
             slots = st.slots[p]
             for t in range(4):
                 need = producers[t] - slots[t]
-                while need > 0 and take(st, t):
-                    slots[t] += 1
-                    need -= 1
+                if need > 0:                           # one token at a time while the reserve has one
+                    if need > reserve[t]:
+                        need = reserve[t]
+                    slots[t] += need
+                    reserve[t] -= need
         met = [p for p in range(st.n) if goal_met(st, p)]
         if met or st.turn >= st.turn_limit:
             cands = met or list(range(st.n))
@@ -1268,8 +1278,11 @@ def _fresh_ints(hs) -> bool:
 
 
 def _card_ids(cards) -> bool:
-    """Season card ids (ints 0..N_CARDS-1)."""
-    return not cards or (set(map(type, cards)) == _INT and min(cards) >= 0 and max(cards) < N_CARDS)
+    """Season card ids (ints 0..N_CARDS-1); one or two at a time, so a plain loop."""
+    for c in cards:
+        if type(c) is not int or not 0 <= c < N_CARDS:
+            return False
+    return True
 
 
 _INT = {int}
@@ -1312,6 +1325,7 @@ _FINISHED = Finished()
 _DONE = ["done"]
 _SPARE = [["spare", RES[t]] for t in range(3)]
 _CASH = [["cash", RES[t]] for t in range(3)]
+_PLACES = tuple(["place", a, b] for a in range(N_SPACES) for b in range(N_SPACES))
 _CONTINUE, _STOP, _GOLD, _TEMPLE, _ORACLE, _PASS = ["continue"], ["stop"], ["gold"], ["temple"], ["oracle"], ["pass"]
 _BARRACKS = [["barracks", t] for t in range(4)]
 _MARKETS = [[tuple(["market", t] for t in range(n) if t != p) for p in range(n)] for n in range(5)]   # [n][seat]
@@ -1356,6 +1370,7 @@ _POSITIVE = (0).__lt__
 _PRODUCTION_KINDS = sum(1 << k for k in PRODUCTION)
 _N_PRODUCTION = len(PRODUCTION)
 assert PRODUCTION == frozenset(range(_N_PRODUCTION)), "the production kinds come first: k in PRODUCTION is k < 5"
+assert PYR not in PRODUCES, "a Pyramid produces nothing (_end_turn tests it first)"
 _NON_PRODUCTION = sum(1 << k for k in range(13) if k not in PRODUCTION)
 
 
