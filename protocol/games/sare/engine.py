@@ -13,9 +13,8 @@ from .data import (ADMIN, ARCH_START, BARR, CARAVAN_MAX, CARD_KIND, CARP, COST, 
                    HORUS, KINDS, KIND_INDEX, LIB, MARKET, MASON, MB, N_CARDS, N_SPACES, PALACE, PORT,
                    PRODUCES, PRODUCTION, PYR, PYRAMIDS, RED, RES, RES_INDEX, SUPPLY, TEMPLE, TR1, TURN_LIMIT,
                    WH, WH_CAP)
-from .rules import (ALL_SPACES, NEAR, NILE_MASK, SPACES_IN, TYPES3, built_count, built_kinds, can_use, capacity,
-                    goal_met, has_built, n_projects, progress, project_cost, projects_stay_placed, seat_at,
-                    standing, tiebreak_key)
+from .rules import (ALL_SPACES, NEAR, NILE_MASK, SPACES_IN, TYPES3, built_count, built_kinds, capacity, goal_met,
+                    n_projects, progress, project_cost, projects_stay_placed, seat_at, standing, tiebreak_key)
 from .rules import first_player, port_reduces  # noqa: F401  (re-exported: bots and tests read them here)
 from .state import FIELDS, SareState, _cp
 from .view import build_view
@@ -32,6 +31,23 @@ def _ill(msg: str, rule: str) -> IllegalAction:
 
 
 # ------------------------------------------------------------------ small queries
+
+def _built_mask(st: SareState, p: int) -> int:
+    """built_kinds(st, p), cached per seat while `ver` has not moved (apply carries it over the
+    steps that build nothing): the poll, Palace and Gardens/Library checks ask it at every step."""
+    if st._bkv != st.ver:
+        st._bk = [-1] * st.n
+        st._bkv = st.ver
+    mask = st._bk[p]
+    if mask < 0:
+        mask = st._bk[p] = built_kinds(st, p)
+    return mask
+
+
+def _can_use(st: SareState, p: int, kind: int) -> bool:
+    """can_use(st, p, kind), from the cached built kinds."""
+    return not st.used[p] >> kind & 1 and _built_mask(st, p) >> kind & 1 == 1
+
 
 def _seek(st, wanted) -> bool:
     """Advance st.cur (in turn order, from where it is) to the next seat for which
@@ -172,6 +188,7 @@ class SareEngine:
         st.ver = 0
         st._lc = None
         st._ev = -1
+        st._bkv = -1
         return st
 
     # -------------------------------------------------------------- steps
@@ -248,10 +265,9 @@ class SareEngine:
         lc = st._lc                                    # _cached_legal, inlined
         if lc is not None and lc[0] == st.ver and lc[1] == seat:
             return list(lc[2])                         # a copy: callers may sort or shuffle it
-        stg = st.stage
-        legal = _LEGAL_AT.get(stg)                     # _legal's common case, inlined
-        if (legal is not None and not st.reveal_q
-                and (st.sub[1] if stg == "market" else st.order[(st.fp + st.cur) % st.n]) == seat):
+        step = st._es if st._ev == st.ver else self.expected(st)
+        legal = _LEGAL_AT.get(st.stage)                # _legal's common case, inlined: the seat's decision
+        if legal is not None and step.__class__ is Decide and step.seat == seat:
             out = legal(self, st, seat)
         else:
             out = self._legal(st, seat)
@@ -287,9 +303,9 @@ class SareEngine:
     def _legal_tw(self, st: SareState, seat: int) -> list:
         out = []
         lev = st.tlev[seat]
-        if lev == 2 and can_use(st, seat, GARDENS):
+        if lev == 2 and _can_use(st, seat, GARDENS):
             out.append(["gardens"])
-        if lev == 1 and can_use(st, seat, LIB):
+        if lev == 1 and _can_use(st, seat, LIB):
             out.append(["library"])
         out.append(["pass"])
         return out
@@ -396,7 +412,7 @@ class SareEngine:
         return not (placement and st.architect) or projects_stay_placed(st, p, pc)
 
     def _legal_poll(self, st: SareState, p: int) -> list:
-        built = built_kinds(st, p)
+        built = _built_mask(st, p)
         usable = built & ~st.used[p]                # can_use, for every kind at once
         oracle = st.aside and not st.oracle[p] and built >> TEMPLE & 1      # _oracle_open
         if st.status[p] != 0:                       # a laid-down Market or Temple owner's slot (SR-24, R-05)
@@ -424,7 +440,7 @@ class SareEngine:
     def _oracle_open(self, st: SareState, p: int) -> bool:
         """RB Temple "may also, at any time, consult the oracles": once a season (the card does not
         change), in any of the owner's poll slots, standing or lying down (R-05)."""
-        return bool(st.aside) and not st.oracle[p] and has_built(st, p, TEMPLE)
+        return bool(st.aside) and not st.oracle[p] and _built_mask(st, p) >> TEMPLE & 1 == 1
 
     def _legal_market(self, st: SareState, p: int) -> list:
         t = st.sub[2]
@@ -529,7 +545,8 @@ class SareEngine:
 
     # -------------------------------------------------------------- apply
     def apply(self, st: SareState, event) -> None:
-        step = st._es if st._ev == st.ver else self.expected(st)
+        ver, stage = st.ver, st.stage
+        step = st._es if st._ev == ver else self.expected(st)
         if step.__class__ is Decide:
             if not isinstance(event, Act):
                 raise _ill(f"expected a decision by seat {step.seat}, got {type(event).__name__}", "3.1")
@@ -571,7 +588,9 @@ class SareEngine:
             self._returned(st, event.returned, list(event.kept))
         else:
             raise _ill("the game is over", "8.1")
-        st.ver += 1
+        st.ver = ver + 1
+        if st._bkv == ver and stage not in _BUILDING:       # nothing built or demolished: still valid
+            st._bkv = ver + 1
         if not st.reveal_q and st.stage in _ADVANCING:      # else _advance has nothing to do
             self._advance(st)
 
@@ -1017,7 +1036,7 @@ class SareEngine:
                 cur = st.cur
                 while cur < n:                          # the next seat polled: standing, or lying down with
                     p = order[(fp + cur) % n]           # a Market or the oracle still to use (SR-24, R-05)
-                    if status[p] == 0 or (status[p] == 1 and (can_use(st, p, MARKET) or self._oracle_open(st, p))):
+                    if status[p] == 0 or (status[p] == 1 and (_can_use(st, p, MARKET) or self._oracle_open(st, p))):
                         break
                     cur += 1
                 st.cur = cur
@@ -1066,7 +1085,7 @@ class SareEngine:
                 cur = st.cur
                 while cur < n:                          # the next standing seat with a Palace on its day side
                     p = order[(fp + cur) % n]
-                    if status[p] == 0 and can_use(st, p, PALACE):
+                    if status[p] == 0 and _can_use(st, p, PALACE):
                         break
                     cur += 1
                 st.cur = cur
@@ -1098,19 +1117,19 @@ class SareEngine:
                 for i in range(n):
                     st.reveal_q.extend(st.kept[seat_at(st, i)])
             elif stg == "mf_next":
-                if _seek(st, lambda p: st.status[p] == 1 and can_use(st, p, MARKET)):
+                if _seek(st, lambda p: st.status[p] == 1 and _can_use(st, p, MARKET)):
                     st.stage = "market_final"
                     return
                 self._finish_season(st)
             elif stg == "tw_next":
-                if _seek(st, lambda p: st.status[p] == 0 and ((st.tlev[p] == 2 and can_use(st, p, GARDENS))
-                                                          or (st.tlev[p] == 1 and can_use(st, p, LIB)))):
+                if _seek(st, lambda p: st.status[p] == 0 and ((st.tlev[p] == 2 and _can_use(st, p, GARDENS))
+                                                          or (st.tlev[p] == 1 and _can_use(st, p, LIB)))):
                     st.stage = "tw"
                     return
                 self._apply_troubles(st)
             elif stg == "tw":
                 p = seat_at(st, st.cur)                 # after Gardens, the same seat may add the Library
-                if (st.tlev[p] == 1 and can_use(st, p, LIB)):
+                if (st.tlev[p] == 1 and _can_use(st, p, LIB)):
                     return
                 st.cur += 1
                 st.stage = "tw_next"
@@ -1232,6 +1251,7 @@ class SareEngine:
         new.ver = st.ver
         new._lc = None
         new._ev = -1
+        new._bkv = -1
         return new
 
     def encode(self, st: SareState) -> dict:
@@ -1246,6 +1266,7 @@ class SareEngine:
         st.ver = 0
         st._lc = None
         st._ev = -1
+        st._bkv = -1
         return st
 
     def view(self, st: SareState, seat: int | None, knowledge: dict | None = None) -> dict:
@@ -1295,6 +1316,9 @@ def _norm(action: Any) -> Any:
     return action if isinstance(action, list) else None
 
 
+_BUILDING = frozenset(("order", "setup", "p1", "p3"))
+"""The stages whose steps can change which kinds a seat has built (the Architect's start, the setup,
+builds and demolitions): _built_mask's cache is not carried over them."""
 _ADVANCING = frozenset(("p1_next", "poll_start", "poll_next", "draw", "palace_next", "resolve", "tw_next", "tw",
                         "after_card", "season_end", "mf_next", "p3_next", "store"))
 """The stages _advance moves on from by itself (at every other stage it waits for an event)."""

@@ -27,9 +27,10 @@ FIELDS = (
 
 
 class SareState:
-    """`ver` counts applied steps; `_lc` (legal actions) and `_ev`/`_es` (the expected step) are
-    caches valid while `ver` has not moved (a test that edits a state by hand bumps `ver`)."""
-    __slots__ = FIELDS + ("ver", "_lc", "_ev", "_es")
+    """`ver` counts applied steps; `_lc` (legal actions), `_ev`/`_es` (the expected step) and
+    `_bkv`/`_bk` (each seat's built kinds) are caches valid while `ver` has not moved (a test that
+    edits a state by hand bumps `ver`); the engine carries `_bk` over the steps that build nothing."""
+    __slots__ = FIELDS + ("ver", "_lc", "_ev", "_es", "_bkv", "_bk")
 
     def __eq__(self, other: object) -> bool:
         """Equal when every field is (what comparing the encoded states tells)."""

@@ -14,6 +14,7 @@ from protocol import engine as E
 from protocol.games.sare import ENGINE
 from protocol.games.sare import engine as S
 from protocol.games.sare.data import MB, NILE, PYR, RES
+from protocol.games.sare.rules import built_kinds
 from protocol.referee import Referee
 
 from .util import K, add_built, fresh, touch
@@ -55,6 +56,7 @@ def _check(st, seat, legal) -> int:
     """Assert the cached values against a fresh computation; returns how many demolitions were offered."""
     assert ENGINE.expected(st) == ENGINE._expected(st)
     assert legal == ENGINE._legal(st, seat)
+    assert [S._built_mask(st, p) for p in range(st.n)] == [built_kinds(st, p) for p in range(st.n)]
     offered = {a[1] for a in legal if a[0] == "demolish"}
     if st.stage == "p1" or (st.stage == "p3" and st.architect):     # R-04: Architect demolitions in phase 3
         assert offered == _demolitions_by_rule(st, seat), (st.stage, st.pieces[seat])
@@ -97,6 +99,29 @@ def test_the_step_cache_follows_a_hand_edit_once_the_version_moves():
     st.ver += 1
     after = ENGINE.expected(st)
     assert after != before and after == ENGINE._expected(st)
+
+
+def test_the_built_kinds_cache_follows_builds_demolitions_and_hand_edits():
+    """_built_mask is carried over the steps that build nothing (apply): after every step of random
+    games it equals built_kinds, for every seat, also when a build or demolition just happened, and
+    a hand edit is seen once the version moves."""
+    changed = 0
+    for options in OPTION_SETS:
+        for seed in range(4):
+            rng = random.Random(seed)
+            ref = Referee(ENGINE, 2 + seed % 3, options, seed=seed)
+            before = None
+            while ref.step(lambda seat, legal, r: legal[rng.randrange(len(legal))]) is not None:
+                st = ref.state
+                now = [built_kinds(st, p) for p in range(st.n)]
+                assert [S._built_mask(st, p) for p in range(st.n)] == now
+                changed += before is not None and now != before
+                before = now
+    assert changed > 20                       # builds and demolitions happened between the checks
+    st = fresh(2)
+    assert S._built_mask(st, 0) == built_kinds(st, 0)
+    add_built(st, 0, "temple", 3)                                      # a hand edit, then util.touch
+    assert S._built_mask(st, 0) >> K["temple"] & 1
 
 
 def test_a_stranded_architect_project_blocks_every_demolition():
