@@ -13,9 +13,9 @@ from .data import (ADMIN, ARCH_START, BARR, CARAVAN_MAX, CARD_KIND, CARP, COST, 
                    HORUS, KINDS, KIND_INDEX, LIB, MARKET, MASON, MB, N_CARDS, N_SPACES, PALACE, PORT,
                    PRODUCES, PRODUCTION, PYR, PYRAMIDS, RED, RES, RES_INDEX, SUPPLY, TEMPLE, TR1, TURN_LIMIT,
                    WH, WH_CAP)
-from .rules import (ALL_SPACES, NEAR, NILE_MASK, SPACES_IN, TYPES3, built_count, built_kinds, capacity, goal_met,
+from .rules import (ALL_SPACES, GOAL, NEAR, NILE_MASK, SPACES_IN, TYPES3, built_count, built_kinds, capacity,
                     n_projects, progress, project_cost, projects_stay_placed, seat_at, standing, tiebreak_key)
-from .rules import first_player, port_reduces  # noqa: F401  (re-exported: bots and tests read them here)
+from .rules import first_player, goal_met, port_reduces  # noqa: F401  (re-exported: bots and tests read them here)
 from .state import FIELDS, SareState, _cp
 from .view import build_view
 
@@ -213,7 +213,7 @@ class SareEngine:
         if stg == "order":
             return Random((("perm", st.n),))
         if stg == "dbl":
-            return Random((("int", len(st.dbl_pile)),))
+            return _DRAW_DOUBLE[len(st.dbl_pile)]
         if stg == "shuffle":
             return DeckShuffle("season", tuple(self._gather(st)))
         if stg == "dark_shuffle":
@@ -550,16 +550,17 @@ class SareEngine:
         if step.__class__ is Decide:
             if not isinstance(event, Act):
                 raise _ill(f"expected a decision by seat {step.seat}, got {type(event).__name__}", "3.1")
-            if event.seat != step.seat:
-                raise _ill(f"it is seat {step.seat}'s decision, not seat {event.seat}'s", "3.1")
-            action = event.action
-            a = action if type(action) is list else _norm(action)
             seat = step.seat
+            if event.seat != seat:
+                raise _ill(f"it is seat {seat}'s decision, not seat {event.seat}'s", "3.1")
+            a = event.action
+            if type(a) is not list:
+                a = _norm(a)
             lc = st._lc                              # legal_actions was asked first: its cached list
-            legal = lc[2] if lc is not None and lc[0] == st.ver and lc[1] == seat else self._cached_legal(st, seat)
+            legal = lc[2] if lc is not None and lc[0] == ver and lc[1] == seat else self._cached_legal(st, seat)
             if a is None or a not in legal:
-                raise _ill(f"{action!r} is not legal now ({self._rule_hint(st)})", self._rule_hint(st))
-            _ACT_AT[st.stage](self, st, seat, a)
+                raise _ill(f"{event.action!r} is not legal now ({self._rule_hint(st)})", self._rule_hint(st))
+            _ACT_AT[stage](self, st, seat, a)
         elif isinstance(step, Random):
             if not isinstance(event, Rolled) or not isinstance(event.values, (list, tuple)) or len(event.values) != 1:
                 raise _ill("expected the joint random draw", "3.1")
@@ -1204,7 +1205,8 @@ class SareEngine:
                         need = reserve[t]
                     slots[t] += need
                     reserve[t] -= need
-        met = [p for p in range(st.n) if goal_met(st, p)]
+        goal = GOAL[st.scenario]
+        met = [p for p in range(st.n) if progress(st, p) == goal]          # goal_met
         if met or st.turn >= st.turn_limit:
             cands = met or list(range(st.n))
             if met:
@@ -1343,6 +1345,7 @@ def _lone_near(pcs: list) -> int:
 
 
 _DECIDE = tuple(Decide(seat) for seat in range(4))       # steps are frozen: one instance per seat
+_DRAW_DOUBLE = tuple(Random((("int", k),)) for k in range(len(DOUBLE) + 1))     # by the double cards left
 _FINISHED = Finished()
 
 # shared, never mutated action lists (legal_actions is called on every decision)

@@ -161,11 +161,11 @@ def progress(st: SareState, p: int) -> int:
     return port + pyr_done + adm
 
 
-_GOAL = {"scribe": 13, "priest": 5, "pharaoh": 8}
+GOAL = {"scribe": 13, "priest": 5, "pharaoh": 8}     # the progress that ends the game, by scenario
 
 
 def goal_met(st: SareState, p: int) -> bool:
-    return progress(st, p) == _GOAL[st.scenario]
+    return progress(st, p) == GOAL[st.scenario]
 
 
 def tiebreak_key(st: SareState, p: int) -> tuple:
