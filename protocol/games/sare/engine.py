@@ -828,7 +828,11 @@ class SareEngine:
                 st.reserve[t] += extra
 
     def _producers(self, st: SareState, p: int, t: int) -> int:
-        return sum(1 for pc in st.pieces[p] if pc[2] and PRODUCES.get(pc[0], -1) == t)
+        count = 0
+        for pc in st.pieces[p]:
+            if pc[2] and PRODUCES.get(pc[0], -1) == t:
+                count += 1
+        return count
 
     def _act_poll(self, st: SareState, p: int, a: list) -> None:
         op = a[0]
@@ -1084,9 +1088,10 @@ class SareEngine:
             elif stg == "palace_next":
                 order, fp, status = st.order, st.fp, st.status
                 cur = st.cur
+                used = st.used
                 while cur < n:                          # the next standing seat with a Palace on its day side
                     p = order[(fp + cur) % n]
-                    if status[p] == 0 and _can_use(st, p, PALACE):
+                    if status[p] == 0 and not used[p] >> PALACE & 1 and _built_mask(st, p) >> PALACE & 1:
                         break
                     cur += 1
                 st.cur = cur
