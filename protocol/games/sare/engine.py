@@ -506,7 +506,7 @@ class SareEngine:
                     for pt, c, gap in ((0, cw, gw), (1, cg, gg), (2, cs, gs)):
                         if c > 0:
                             self._pay_ways(out, i, RES[pt], missing - 1 if gap > 0 else missing, jok, cu)
-                else:
+                elif missing <= jok + cu:                 # else no way to pay (the common case)
                     self._pay_ways(out, i, "-", missing, jok, cu)
         if st.car[p] < CARAVAN_MAX:
             if revolt:
