@@ -1329,6 +1329,8 @@ builds and demolitions): _built_mask's cache is not carried over them."""
 _ADVANCING = frozenset(("p1_next", "poll_start", "poll_next", "draw", "palace_next", "resolve", "tw_next", "tw",
                         "after_card", "season_end", "mf_next", "p3_next", "store"))
 """The stages _advance moves on from by itself (at every other stage it waits for an event)."""
+
+
 def _lone_near(pcs: list) -> int:
     """Architect (projects_stay_placed for every built piece at once): the spaces whose built piece
     must stay, because a project has no other built piece on or next to it; every space when a
