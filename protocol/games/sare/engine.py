@@ -14,7 +14,7 @@ from .data import (ADMIN, ARCH_START, BARR, CARAVAN_MAX, CARD_KIND, CARP, COST, 
                    PRODUCES, PRODUCTION, PYR, PYRAMIDS, RED, RES, RES_INDEX, SUPPLY, TEMPLE, TR1, TURN_LIMIT,
                    WH, WH_CAP)
 from .rules import (ALL_SPACES, GOAL, NEAR, NILE_MASK, SPACES_IN, TYPES3, built_count, built_kinds, capacity,
-                    n_projects, progress, project_cost, projects_stay_placed, seat_at, standing, tiebreak_key)
+                    progress, project_cost, projects_stay_placed, seat_at, standing, tiebreak_key)
 from .rules import first_player, goal_met, port_reduces  # noqa: F401  (re-exported: bots and tests read them here)
 from .state import FIELDS, SareState, _cp
 from .view import build_view
@@ -517,11 +517,20 @@ class SareEngine:
             out += _CHARTERS[(w if w < 2 else 2) * 27 + (g if g < 2 else 2) * 9 + (s if s < 2 else 2) * 3
                              + (j if j < 2 else 2)]
         if st.architect:                 # RB Architect "demolish buildings during your construction phase"
-            m = built_count(st, p, MB)
-            n_proj = n_projects(st, p)
+            m = wh = n_proj = 0                      # _can_demolish for every built piece, its facts gathered once
+            for pc in pcs:
+                if not pc[2]:
+                    n_proj += 1
+                elif pc[0] == MB:
+                    m += 1
+                elif pc[0] == WH:
+                    wh += 1
             lone = _lone_near(pcs)
-            out.extend(_DEMOLISH[i] for i, pc in enumerate(pcs)
-                       if pc[2] and not lone >> pc[1] & 1 and self._can_demolish(st, p, pc, m, n_proj, False))
+            mb_ok = m > 1 and n_proj <= 2 * (m - 1)
+            wh_ok = res[0] + res[1] + res[2] <= WH_CAP * (wh - 1)
+            for i, pc in enumerate(pcs):
+                if pc[2] and not lone >> pc[1] & 1 and (mb_ok if pc[0] == MB else wh_ok if pc[0] == WH else True):
+                    out.append(_DEMOLISH[i])
         return out
 
     @staticmethod
