@@ -1201,16 +1201,19 @@ class SareEngine:
         st.stage = "p3_next"
 
     def _end_turn(self, st: SareState) -> None:
+        n = st.n
+        goal = GOAL[st.scenario]
+        met = [p for p in range(n) if progress(st, p) == goal]      # goal_met (the refill below moves no progress)
+        over = bool(met) or st.turn >= st.turn_limit
         reserve = st.reserve
-        for p in range(st.n):                          # production cards refilled (7.6, SR-11)
+        for p in range(n):                             # production cards refilled (7.6, SR-11)
             producers = [0, 0, 0, 0]                   # _producers(st, p, t) for every t
             for pc in st.pieces[p]:
-                k = pc[0]
-                if k == PYR:
-                    if pc[6] == 2:
-                        pc[6] = 0
-                elif pc[2] and k in PRODUCES:
-                    producers[PRODUCES[k]] += 1
+                mark = pc[6]                           # 2: this turn's Pyramid step; 1: placed or moved this turn,
+                if mark and (mark == 2 or not over):   # which stays on the final state when the game ends here
+                    pc[6] = 0
+                if pc[2] and pc[0] in PRODUCES:
+                    producers[PRODUCES[pc[0]]] += 1
             slots = st.slots[p]
             for t in range(4):
                 need = producers[t] - slots[t]
@@ -1219,10 +1222,8 @@ class SareEngine:
                         need = reserve[t]
                     slots[t] += need
                     reserve[t] -= need
-        goal = GOAL[st.scenario]
-        met = [p for p in range(st.n) if progress(st, p) == goal]          # goal_met
-        if met or st.turn >= st.turn_limit:
-            cands = met or list(range(st.n))
+        if over:
+            cands = met or list(range(n))
             if met:
                 keys = {p: tiebreak_key(st, p) for p in cands}
                 st.end_reason = "goal"
@@ -1231,20 +1232,17 @@ class SareEngine:
                 st.end_reason = "turn_limit"
             best = max(keys.values())
             st.winners = sorted(p for p in cands if keys[p] == best)
-            st.scores = [progress(st, p) for p in range(st.n)]
+            st.scores = [progress(st, p) for p in range(n)]
             st.phase = "over"
             st.stage = "over"
             return
         st.turn += 1
-        st.fp = (st.fp + 1) % st.n                     # the shoe passes to the left (8.3)
-        for p in range(st.n):
+        st.fp = (st.fp + 1) % n                        # the shoe passes to the left (8.3)
+        for p in range(n):
             st.status[p] = 0
             st.rev[p] = st.black[p]
             st.used[p] = 0
             st.p1_new[p] = 0
-            for pc in st.pieces[p]:
-                if pc[6] == 1:
-                    pc[6] = 0
         st.phase = "p1"
         st.cur = 0
         st.stage = "p1_next"
@@ -1413,7 +1411,6 @@ _POSITIVE = (0).__lt__
 _PRODUCTION_KINDS = sum(1 << k for k in PRODUCTION)
 _N_PRODUCTION = len(PRODUCTION)
 assert PRODUCTION == frozenset(range(_N_PRODUCTION)), "the production kinds come first: k in PRODUCTION is k < 5"
-assert PYR not in PRODUCES, "a Pyramid produces nothing (_end_turn tests it first)"
 _NON_PRODUCTION = sum(1 << k for k in range(13) if k not in PRODUCTION)
 
 
