@@ -13,7 +13,7 @@ import pytest
 from protocol import engine as E
 from protocol.games.sare import ENGINE
 from protocol.games.sare import engine as S
-from protocol.games.sare.data import MB, NILE, PYR, RES
+from protocol.games.sare.data import MB, N_SPACES, NILE, PYR, RES
 from protocol.games.sare.rules import built_kinds
 from protocol.referee import Referee
 
@@ -161,3 +161,13 @@ def test_port_reduced_builds_equal_the_rule():
         assert builds == _builds_by_rule(st, p)
         with_port += any(a[2] != "-" for a in builds)
     assert with_port > 5
+
+
+def test_the_space_tables_list_the_actions_at_every_mask():
+    """_at_spaces (phase 1's projects and moves by half masks) gives, for every mask of spaces, the
+    actions at exactly its spaces in space order, as the plain loop over SPACES_IN does."""
+    actions = [["move", 0, s] for s in range(N_SPACES)]
+    lo, hi = S._at_spaces(actions)
+    for mask in range(1 << N_SPACES):
+        assert list(lo[mask & S._LOW] + hi[mask >> S._HALF]) == [actions[s] for s in S.SPACES_IN[mask]]
+    assert S._PROJECT_AT[K["temple"]][0][1] == (["project", "temple", 0],)
