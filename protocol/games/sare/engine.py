@@ -535,8 +535,8 @@ class SareEngine:
 
     @staticmethod
     def _pay_ways(out: list, i: int, port_type: str, short: int, jok: int, cu: int) -> None:
-        """Append the ways to pay `short` missing tokens for building piece i: Jokers first (most
-        Jokers first), caravans for the rest (7.2, R-02)."""
+        """Append the build actions for piece i: every split of the `short` missing tokens between
+        Jokers and caravan credits the seat has (§7.2, R-02), the most Jokers first."""
         if short > jok + cu:
             return
         for j in range(short if short < jok else jok, -1, -1):
