@@ -16,7 +16,7 @@ from .data import (ADMIN, ARCH_START, BARR, CARAVAN_MAX, CARD_KIND, CARP, COST, 
 from .rules import (ALL_SPACES, GOAL, NEAR, NILE_MASK, SPACES_IN, TYPES3, built_count, built_kinds, capacity,
                     progress, project_cost, projects_stay_placed, seat_at, standing, tiebreak_key)
 from .rules import first_player, goal_met, port_reduces  # noqa: F401  (re-exported: bots and tests read them here)
-from .state import FIELDS, SareState, _cp
+from .state import FIELDS, SareState, copy_lists
 from .view import build_view
 
 SCENARIOS = ("scribe", "priest", "pharaoh")
@@ -1261,7 +1261,7 @@ class SareEngine:
         new = SareState.__new__(SareState)
         for f in FIELDS:
             v = getattr(st, f)
-            setattr(new, f, _cp(v) if type(v) is list else v)
+            setattr(new, f, copy_lists(v) if type(v) is list else v)
         new.ver = st.ver
         new._lc = None
         new._ev = -1
@@ -1269,14 +1269,14 @@ class SareEngine:
         return new
 
     def encode(self, st: SareState) -> dict:
-        return {f: _cp(getattr(st, f)) for f in FIELDS}
+        return {f: copy_lists(getattr(st, f)) for f in FIELDS}
 
     def decode(self, value: dict) -> SareState:
         if not isinstance(value, dict) or set(value) != set(FIELDS):
             raise ValueError("not an encoded Sa-Rê state")
         st = SareState.__new__(SareState)
         for f in FIELDS:
-            setattr(st, f, _cp(value[f]))
+            setattr(st, f, copy_lists(value[f]))
         st.ver = 0
         st._lc = None
         st._ev = -1

@@ -37,7 +37,8 @@ class SareState:
         return isinstance(other, SareState) and all(getattr(self, f) == getattr(other, f) for f in FIELDS)
 
 
-def _cp(v: Any) -> Any:
+def copy_lists(v: Any) -> Any:
+    """A copy of a field's value, its nested lists copied too (clone, encode, decode)."""
     if type(v) is list:
-        return [_cp(x) if type(x) is list else x for x in v]
+        return [copy_lists(x) if type(x) is list else x for x in v]
     return v
