@@ -1,12 +1,5 @@
 """Sa-Rê rules engine (specs/sa-re.md). Section numbers in IllegalAction refer to that spec.
-
-State layout (all plain ints, strings and lists, so clone/encode are trivial):
-  pieces[p] : list of [kind, space, built, steps, pyramid_no, built_turn, fresh]
-  res[p]    : [W, G, S, J] tokens in the warehouses (J only transiently in phase 3)
-  gain[p]   : [W, G, S, J] tokens gained this season, beside the site
-  slots[p]  : [W, G, S, J] tokens lying on production cards (worker / Port production)
-Resources are indexed 0 W, 1 G, 2 S, 3 J (Joker).
-"""
+The state record is in state.py, the queries the view shares in rules.py."""
 
 from __future__ import annotations
 
@@ -16,45 +9,21 @@ from typing import Any
 from ...engine import (Act, BadOptions, Decide, DeckReturn, DeckReturned, DeckReveal, DeckRevealed,
                        DeckShow, DeckShown, DeckShuffle, DeckShuffled, Finished, IllegalAction, Random,
                        Rolled)
-from .data import (ADJ, ADMIN, ARCH_START, BARR, CARAVAN_MAX, CARD_KIND, CARP, COST, DOUBLE, GARDENS, GOLDS,
-                   HORUS, KINDS, KIND_INDEX, LIB, MARKET, MASON, MB, NILE, N_CARDS, N_SPACES, PALACE, PORT,
+from .data import (ADMIN, ARCH_START, BARR, CARAVAN_MAX, CARD_KIND, CARP, COST, DOUBLE, GARDENS, GOLDS,
+                   HORUS, KINDS, KIND_INDEX, LIB, MARKET, MASON, MB, N_CARDS, N_SPACES, PALACE, PORT,
                    PRODUCES, PRODUCTION, PYR, PYRAMIDS, RED, RES, RES_INDEX, SUPPLY, TEMPLE, TR1, TURN_LIMIT,
                    WH, WH_CAP)
+from .rules import (ALL_SPACES, GOAL, NEAR, NILE_MASK, SPACES_IN, TYPES3, built_count, built_kinds, capacity,
+                    progress, project_cost, projects_stay_placed, seat_at, standing, tiebreak_key)
+from .rules import first_player, goal_met, port_reduces  # noqa: F401  (re-exported: bots and tests read them here)
+from .state import FIELDS, SareState, copy_lists
+from .view import build_view
 
 SCENARIOS = ("scribe", "priest", "pharaoh")
-PYRAMID_PICKS = ("top", "free")
-SHOE_FACES = ("down", "up")          # SR-14: the Season cards in the shoe face down, or face up (option)      # which Pyramid a project takes: the top of the sorted stack, or any left
+PYRAMID_PICKS = ("top", "free")      # which Pyramid a project takes: the top of the sorted stack, or any left
+SHOE_FACES = ("down", "up")          # SR-14: the Season cards in the shoe face down, or face up (option)
 PYR_STARTED = 1 << 13          # done-mask bit: a Pyramid step was ever built (no second Pyramid)
 ADMIN_MASK = sum(1 << k for k in ADMIN)
-TYPES3 = (0, 1, 2)
-
-FIELDS = (
-    "n", "scenario", "architect", "turn_limit", "pyramid_pick", "shoe_face", "top",
-    "order", "fp", "turn", "phase", "stage", "cur",
-    "board", "pyr_avail", "reserve",
-    "pieces", "res", "gain", "slots", "ptok", "rev", "black", "car", "car_use", "done_mask", "used", "spare",
-    "growth", "status", "p1_new", "charter", "oracle", "lib_j", "palace_cards", "kept", "kept_cards",
-    "dbl_pile", "dbl", "dbl_first", "down", "display",
-    "shoe", "aside", "discard", "dark", "removed", "hosh",
-    "temple_hand", "temple_owner", "temple_pos", "reveal_q",
-    "card", "horus", "in_horus", "lone", "taken", "tlev", "poll_gold", "sub",
-    "winners", "scores", "end_reason",
-)
-
-
-class SareState:
-    """`ver` counts applied steps; `_lc` (legal actions) and `_ev`/`_es` (the expected step) are
-    caches valid while `ver` has not moved (a test that edits a state by hand bumps `ver`)."""
-    __slots__ = FIELDS + ("ver", "_lc", "_ev", "_es")
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, SareState) and ENGINE.encode(self) == ENGINE.encode(other)
-
-
-def _cp(v: Any) -> Any:
-    if type(v) is list:
-        return [_cp(x) if type(x) is list else x for x in v]
-    return v
 
 
 def _ill(msg: str, rule: str) -> IllegalAction:
@@ -62,6 +31,23 @@ def _ill(msg: str, rule: str) -> IllegalAction:
 
 
 # ------------------------------------------------------------------ small queries
+
+def _built_mask(st: SareState, p: int) -> int:
+    """built_kinds(st, p), cached per seat while `ver` has not moved (apply carries it over the
+    steps that build nothing): the poll, Palace and Gardens/Library checks ask it at every step."""
+    if st._bkv != st.ver:
+        st._bk = [-1] * st.n
+        st._bkv = st.ver
+    mask = st._bk[p]
+    if mask < 0:
+        mask = st._bk[p] = built_kinds(st, p)
+    return mask
+
+
+def _can_use(st: SareState, p: int, kind: int) -> bool:
+    """can_use(st, p, kind), from the cached built kinds."""
+    return not st.used[p] >> kind & 1 and _built_mask(st, p) >> kind & 1 == 1
+
 
 def _seek(st, wanted) -> bool:
     """Advance st.cur (in turn order, from where it is) to the next seat for which
@@ -75,154 +61,6 @@ def _seek(st, wanted) -> bool:
         cur += 1
     st.cur = cur
     return False
-
-
-def seat_at(st: SareState, i: int) -> int:
-    return st.order[(st.fp + i) % st.n]
-
-
-def first_player(st: SareState) -> int:
-    return st.order[st.fp] if st.order else 0
-
-
-def built_count(st: SareState, p: int, kind: int) -> int:
-    return sum(1 for pc in st.pieces[p] if pc[0] == kind and pc[2])
-
-
-def has_built(st: SareState, p: int, kind: int) -> bool:
-    for pc in st.pieces[p]:
-        if pc[0] == kind and pc[2]:
-            return True
-    return False
-
-
-def built_kinds(st: SareState, p: int) -> int:
-    """Bit mask of the kinds the seat has built (bit k: has_built(st, p, k))."""
-    mask = 0
-    for pc in st.pieces[p]:
-        if pc[2]:
-            mask |= 1 << pc[0]
-    return mask
-
-
-def can_use(st: SareState, p: int, kind: int) -> bool:
-    """The seat owns a built `kind` administrative building still on its day side."""
-    return not (st.used[p] >> kind) & 1 and has_built(st, p, kind)
-
-
-def n_projects(st: SareState, p: int) -> int:
-    return sum(1 for pc in st.pieces[p] if not pc[2])
-
-
-def capacity(st: SareState, p: int) -> int:
-    return WH_CAP * built_count(st, p, WH)
-
-
-def admin_built(st: SareState, p: int) -> int:
-    return sum(1 for pc in st.pieces[p] if pc[2] and pc[0] in ADMIN)
-
-
-def standing(st: SareState) -> list[int]:
-    """The seats still pushing their luck, in turn order."""
-    order, fp, status = st.order, st.fp, st.status
-    return [p for p in order[fp:] + order[:fp] if status[p] == 0]
-
-
-def pyramid_piece(st: SareState, p: int):
-    for pc in st.pieces[p]:
-        if pc[0] == PYR:
-            return pc
-    return None
-
-
-def projects_stay_placed(st: SareState, p: int, gone: list) -> bool:
-    """Architect (4.4): without the built piece `gone`, every project of the seat is still on or
-    next to a built building ("while respecting the placement rule")."""
-    near = projects = 0
-    for pc in st.pieces[p]:
-        if not pc[2]:
-            projects |= 1 << pc[1]
-        elif pc is not gone:
-            near |= _NEAR[pc[1]]
-    return not projects & ~near
-
-
-def reductions(st: SareState, p: int, space: int) -> list[int]:
-    """[W, G, S] reductions from production buildings built before this turn (4.3)."""
-    red = [0, 0, 0]
-    adj = ADJ[space]
-    for pc in st.pieces[p]:
-        k = pc[0]
-        if pc[2] and pc[5] < st.turn and (k == CARP or k == MASON or k == GOLDS) and (pc[1] == space or pc[1] in adj):
-            red[PRODUCES[k]] += 1
-    return red
-
-
-def port_reduces(st: SareState, p: int, space: int) -> bool:
-    if space not in NILE:
-        return False
-    for pc in st.pieces[p]:
-        if pc[0] == PORT and pc[2] and pc[5] < st.turn:
-            return True
-    return False
-
-
-def base_cost(pc: list) -> tuple:
-    if pc[0] == PYR:
-        return PYRAMIDS[pc[4]][1]
-    return COST[pc[0]]
-
-
-def project_cost(st: SareState, p: int, pc: list, pt: int) -> list[int] | None:
-    """Cost [W,G,S] of building piece `pc` with the Port reduction on type pt (-1: none)."""
-    base = base_cost(pc)
-    red = reductions(st, p, pc[1])
-    cost = [max(0, base[t] - red[t]) for t in TYPES3]
-    if pt >= 0:
-        if cost[pt] <= 0:
-            return None
-        cost[pt] -= 1
-    return cost
-
-
-def progress(st: SareState, p: int) -> int:
-    """Progress toward the scenario's end condition (the result's score)."""
-    port = adm = covered = 0                  # covered: bit mask of the spaces under a building or a Pyramid step
-    pyr = None                                # pyramid_piece(st, p)
-    for pc in st.pieces[p]:
-        k = pc[0]
-        if pc[2]:
-            covered |= 1 << pc[1]
-            if k == PORT:
-                port = 1
-            elif k in ADMIN:
-                adm += 1
-        elif k == PYR and pc[3] >= 1:
-            covered |= 1 << pc[1]
-        if k == PYR and pyr is None:
-            pyr = pc
-    if st.scenario == "scribe":
-        return bin(covered).count("1") + (1 if pyr is not None and pyr[3] >= 1 else 0)
-    pyr_done = 1 if pyr is not None and pyr[2] else 0
-    if st.scenario == "priest":
-        return port + pyr_done + min(adm, 3)
-    return port + pyr_done + adm
-
-
-_GOAL = {"scribe": 13, "priest": 5, "pharaoh": 8}
-
-
-def goal_met(st: SareState, p: int) -> bool:
-    return progress(st, p) == _GOAL[st.scenario]
-
-
-def tiebreak_key(st: SareState, p: int) -> tuple:
-    """Higher is better (8.2): admin buildings, completed Pyramid (lower number better), steps, Pyramid size."""
-    pyr = pyramid_piece(st, p)
-    if pyr is None:
-        return (admin_built(st, p), 0, 0, 0, 0)
-    size = 5 - pyr[4]
-    return (admin_built(st, p), 1 if pyr[2] else 0, size if pyr[2] else 0, pyr[3], size)
 
 
 # ------------------------------------------------------------------ token movement
@@ -350,13 +188,18 @@ class SareEngine:
         st.ver = 0
         st._lc = None
         st._ev = -1
+        st._bkv = -1
         return st
 
     # -------------------------------------------------------------- steps
     def expected(self, st: SareState):
         if st._ev == st.ver:
             return st._es
-        step = self._expected(st)
+        stg = st.stage
+        if stg in _LEGAL_AT and not st.reveal_q:       # a decision stage (the common case): _expected, inlined
+            step = _DECIDE[st.sub[1] if stg == "market" else st.order[(st.fp + st.cur) % st.n]]
+        else:
+            step = self._expected(st)
         st._ev = st.ver
         st._es = step
         return step
@@ -370,7 +213,7 @@ class SareEngine:
         if stg == "order":
             return Random((("perm", st.n),))
         if stg == "dbl":
-            return Random((("int", len(st.dbl_pile)),))
+            return _DRAW_DOUBLE[len(st.dbl_pile)]
         if stg == "shuffle":
             return DeckShuffle("season", tuple(self._gather(st)))
         if stg == "dark_shuffle":
@@ -406,12 +249,12 @@ class SareEngine:
         for p in range(st.n):
             items.extend(st.palace_cards[p])
             items.extend(st.kept_cards[p])
-        items.extend(["h", h] for h in st.shoe)
-        items.extend(["h", h] for h in st.dark)
+        items += [["h", h] for h in st.shoe]
+        items += [["h", h] for h in st.dark]
         if st.aside:
             items.append(["h", st.aside])
         for p in range(st.n):
-            items.extend(["h", h] for h in st.kept[p])
+            items += [["h", h] for h in st.kept[p]]
         return items
 
     def _dark_items(self, st: SareState) -> list:
@@ -422,7 +265,12 @@ class SareEngine:
         lc = st._lc                                    # _cached_legal, inlined
         if lc is not None and lc[0] == st.ver and lc[1] == seat:
             return list(lc[2])                         # a copy: callers may sort or shuffle it
-        out = self._legal(st, seat)
+        step = st._es if st._ev == st.ver else self.expected(st)
+        legal = _LEGAL_AT.get(st.stage)                # _legal's common case, inlined: the seat's decision
+        if legal is not None and step.__class__ is Decide and step.seat == seat:
+            out = legal(self, st, seat)
+        else:
+            out = self._legal(st, seat)
         st._lc = (st.ver, seat, out)
         return list(out)
 
@@ -455,9 +303,9 @@ class SareEngine:
     def _legal_tw(self, st: SareState, seat: int) -> list:
         out = []
         lev = st.tlev[seat]
-        if lev == 2 and can_use(st, seat, GARDENS):
+        if lev == 2 and _can_use(st, seat, GARDENS):
             out.append(["gardens"])
-        if lev == 1 and can_use(st, seat, LIB):
+        if lev == 1 and _can_use(st, seat, LIB):
             out.append(["library"])
         out.append(["pass"])
         return out
@@ -466,7 +314,7 @@ class SareEngine:
         return [["market", t] for t in range(st.n) if t != seat] + [["pass"]]
 
     def _legal_setup(self, st: SareState, seat: int) -> list:
-        return [["place", a, b] for a in range(N_SPACES) for b in range(N_SPACES)]
+        return list(_PLACES)
 
     def _legal_p1(self, st: SareState, p: int) -> list:
         out: list = [_DONE]
@@ -476,7 +324,7 @@ class SareEngine:
         for k, s, built, _steps, _no, _turn, _fresh in pcs:
             bit = 1 << s
             present |= 1 << k
-            if k in PRODUCTION:
+            if k < _N_PRODUCTION:                    # k in PRODUCTION
                 if prod1 & bit:
                     prod2 |= bit
                 else:
@@ -484,7 +332,7 @@ class SareEngine:
             else:
                 other |= bit
             if built:
-                near |= _NEAR[s]
+                near |= NEAR[s]
                 if k == MB:
                     m += 1
                 elif k == WH:
@@ -492,12 +340,12 @@ class SareEngine:
             else:
                 n_proj += 1
         # spaces open to a new production project, to an administrative/main project, to the Port (4.4)
-        prod_ok = _ALL_SPACES & ~prod2 & ~other
+        prod_ok = ALL_SPACES & ~prod2 & ~other
         arch = st.architect
         if arch:
             prod_ok &= near
         empty = prod_ok & ~prod1
-        port_ok = empty & _NILE_MASK
+        port_ok = empty & NILE_MASK
         if n_proj + 1 <= 2 * m:
             mask = st.done_mask[p]
             board = st.board
@@ -506,20 +354,31 @@ class SareEngine:
             blocked = st.p1_new[p] | ((mask | present) & _NON_PRODUCTION)
             kinds = sum(compress(_KIND_BITS, map(_POSITIVE, board))) & ~blocked
             if kinds:                              # in kind order, each in space order
-                spaces = _SPACES[prod_ok]
-                for k in _SPACES[kinds & _PRODUCTION_KINDS]:      # _SPACES[mask]: the set bits of a mask
-                    out.extend(map(_PROJECT[k].__getitem__, spaces))
-                spaces = _SPACES[empty]
-                for k in _SPACES[kinds & _NON_PRODUCTION]:
-                    out.extend(map(_PROJECT[k].__getitem__, _SPACES[port_ok] if k == PORT else spaces))
+                lo, hi = prod_ok & _LOW, prod_ok >> _HALF
+                for k in SPACES_IN[kinds & _PRODUCTION_KINDS]:      # SPACES_IN[mask]: the set bits of a mask
+                    at_lo, at_hi = _PROJECT_AT[k]
+                    out += at_lo[lo]
+                    out += at_hi[hi]
+                lo, hi = empty & _LOW, empty >> _HALF
+                for k in SPACES_IN[kinds & _NON_PRODUCTION]:
+                    at_lo, at_hi = _PROJECT_AT[k]
+                    if k == PORT:
+                        out += at_lo[port_ok & _LOW]
+                        out += at_hi[port_ok >> _HALF]
+                    else:
+                        out += at_lo[lo]
+                        out += at_hi[hi]
             if st.pyr_avail and not mask & ((1 << PYR) | PYR_STARTED) and not present >> PYR & 1:
                 if st.pyramid_pick == "free":     # any Pyramid left (option, R-09)
-                    out.extend(["project", KINDS[PYR], s, no] for s in _SPACES[empty] for no in st.pyr_avail)
+                    out.extend(["project", KINDS[PYR], s, no] for s in SPACES_IN[empty] for no in st.pyr_avail)
                 else:
-                    out.extend(_PROJECT[PYR][s] for s in _SPACES[empty])
+                    at_lo, at_hi = _PROJECT_AT[PYR]
+                    out += at_lo[empty & _LOW]
+                    out += at_hi[empty >> _HALF]
         lone = None
-        for i, pc in enumerate(pcs):
-            k, s, built, steps, _no, _turn, fresh = pc
+        i = -1
+        for k, s, built, steps, _no, _turn, fresh in pcs:
+            i += 1
             if built:                                # _can_demolish, with the seat's facts gathered once
                 if k == MB:
                     if m <= 1 or n_proj > 2 * (m - 1):
@@ -537,8 +396,10 @@ class SareEngine:
                 out.append(_CANCEL[i])
                 if not (k == PYR and steps > 0):
                     # an unbuilt piece only matters on its own space, which is never a target
-                    spaces = (prod_ok if k in PRODUCTION else (port_ok if k == PORT else empty)) & ~(1 << s)
-                    out.extend(map(_MOVE[i].__getitem__, _SPACES[spaces]))
+                    spaces = (prod_ok if k < _N_PRODUCTION else (port_ok if k == PORT else empty)) & ~(1 << s)
+                    at_lo, at_hi = _MOVE_AT[i]
+                    out += at_lo[spaces & _LOW]
+                    out += at_hi[spaces >> _HALF]
         return out
 
     def _can_demolish(self, st: SareState, p: int, pc: list, m: int, n_proj: int, placement: bool = True) -> bool:
@@ -551,35 +412,35 @@ class SareEngine:
         return not (placement and st.architect) or projects_stay_placed(st, p, pc)
 
     def _legal_poll(self, st: SareState, p: int) -> list:
-        built = built_kinds(st, p)
+        built = _built_mask(st, p)
         usable = built & ~st.used[p]                # can_use, for every kind at once
         oracle = st.aside and not st.oracle[p] and built >> TEMPLE & 1      # _oracle_open
         if st.status[p] != 0:                       # a laid-down Market or Temple owner's slot (SR-24, R-05)
-            out = [["market", t] for t in range(st.n) if t != p] if usable >> MARKET & 1 else []
+            out = list(_MARKETS[st.n][p]) if usable >> MARKET & 1 else []
             if oracle:
-                out.append(["oracle"])
-            return out + [["pass"]]
-        out: list = [["continue"], ["stop"]]
+                out.append(_ORACLE)
+            out.append(_PASS)
+            return out
+        out: list = [_CONTINUE, _STOP]
         if not st.poll_gold and st.res[p][1] > 0 and st.rev[p] > st.black[p]:
-            out.append(["gold"])
+            out.append(_GOLD)
         if usable >> BARR & 1:
+            status, rev = st.status, st.rev
             for t in range(st.n):
-                if t != p and st.status[t] == 0 and st.rev[t] + 1 < RED:
-                    out.append(["barracks", t])
+                if t != p and status[t] == 0 and rev[t] + 1 < RED:
+                    out.append(_BARRACKS[t])
         if usable >> MARKET & 1:
-            for t in range(st.n):
-                if t != p:
-                    out.append(["market", t])
+            out += _MARKETS[st.n][p]
         if usable >> TEMPLE & 1 and st.shoe:
-            out.append(["temple"])
+            out.append(_TEMPLE)
         if oracle:
-            out.append(["oracle"])
+            out.append(_ORACLE)
         return out
 
     def _oracle_open(self, st: SareState, p: int) -> bool:
         """RB Temple "may also, at any time, consult the oracles": once a season (the card does not
         change), in any of the owner's poll slots, standing or lying down (R-05)."""
-        return bool(st.aside) and not st.oracle[p] and has_built(st, p, TEMPLE)
+        return bool(st.aside) and not st.oracle[p] and _built_mask(st, p) >> TEMPLE & 1 == 1
 
     def _legal_market(self, st: SareState, p: int) -> list:
         t = st.sub[2]
@@ -600,98 +461,115 @@ class SareEngine:
         pcs = st.pieces[p]
         if not revolt and not st.charter[p]:
             spare = st.spare[p]
+            w, g, s = slots[0] + res[0] - spare[0], slots[1] + res[1] - spare[1], slots[2] + res[2] - spare[2]
             jok = slots[3] + res[3]
             cu = st.car_use[p]
             if cu or jok:                            # keep a typed token: Jokers / caravans pay instead (R-02)
-                out.extend(_SPARE[t] for t in TYPES3 if slots[t] + res[t] > spare[t])
+                out += _SPARES[(w > 0) | (g > 0) << 1 | (s > 0) << 2]
             if cu:                                   # a caravan cashed into a held token of choice (R-10)
                 reserve = st.reserve
-                out.extend(_CASH[t] for t in TYPES3 if reserve[t] > 0)
+                out += _CASHES[(reserve[0] > 0) | (reserve[1] > 0) << 1 | (reserve[2] > 0) << 2]
             sources = []                             # production buildings and the Port built before this turn
             port = False
             todo = []
             turn = st.turn
-            for i, pc in enumerate(pcs):
-                if pc[2]:
-                    if pc[5] < turn:
-                        k = pc[0]
+            i = -1
+            for k, space, built, _steps, _no, built_turn, fresh in pcs:
+                i += 1
+                if built:
+                    if built_turn < turn:
                         if k == CARP or k == MASON or k == GOLDS:
-                            sources.append((pc[1], PRODUCES[k]))
+                            sources.append((NEAR[space], PRODUCES[k]))
                         elif k == PORT:
                             port = True
-                elif not (pc[0] == PYR and pc[6] == 2):     # one Pyramid step per turn (7.4)
+                elif not (k == PYR and fresh == 2):     # one Pyramid step per turn (7.4)
                     todo.append(i)
-            if todo:
-                avail = [slots[0] + res[0] - spare[0], slots[1] + res[1] - spare[1], slots[2] + res[2] - spare[2]]
-                for i in todo:
-                    self._build_options(i, pcs[i], sources, port, avail, jok, cu, out)
+            for i in todo:                           # every way to pay for building piece i (project_cost and
+                pc = pcs[i]                          # port_reduces, with the reducing buildings gathered once)
+                space = pc[1]
+                bit = 1 << space
+                cw, cg, cs = PYRAMIDS[pc[4]][1] if pc[0] == PYR else COST[pc[0]]
+                for near, t in sources:
+                    if near & bit:
+                        if t == 0:
+                            if cw > 0:
+                                cw -= 1
+                        elif t == 1:
+                            if cg > 0:
+                                cg -= 1
+                        elif cs > 0:
+                            cs -= 1
+                gw, gg, gs = cw - w, cg - g, cs - s          # tokens missing per type
+                missing = (gw if gw > 0 else 0) + (gg if gg > 0 else 0) + (gs if gs > 0 else 0)
+                if port and bit & NILE_MASK and (cw > 0 or cg > 0 or cs > 0):
+                    # the Port's -1 on a type the cost still has: one token fewer missing when that type was short
+                    for pt, c, gap in ((0, cw, gw), (1, cg, gg), (2, cs, gs)):
+                        if c > 0:
+                            self._pay_ways(out, i, RES[pt], missing - 1 if gap > 0 else missing, jok, cu)
+                elif missing <= jok + cu:                 # else no way to pay (the common case)
+                    self._pay_ways(out, i, "-", missing, jok, cu)
         if st.car[p] < CARAVAN_MAX:
             if revolt:
                 w, g, s, j = res
             else:
                 w, g, s, j = res[0] + slots[0], res[1] + slots[1], res[2] + slots[2], res[3] + slots[3]
             # the pairs of tokens the seat can pay: by how many of each type it has, counting to 2
-            out.extend(_CHARTERS[(w if w < 2 else 2) * 27 + (g if g < 2 else 2) * 9 + (s if s < 2 else 2) * 3
-                                 + (j if j < 2 else 2)])
+            out += _CHARTERS[(w if w < 2 else 2) * 27 + (g if g < 2 else 2) * 9 + (s if s < 2 else 2) * 3
+                             + (j if j < 2 else 2)]
         if st.architect:                 # RB Architect "demolish buildings during your construction phase" (R-04)
-            m = built_count(st, p, MB)
-            n_proj = n_projects(st, p)
+            m = wh = n_proj = 0                      # _can_demolish for every built piece, its facts gathered once
+            for pc in pcs:
+                if not pc[2]:
+                    n_proj += 1
+                elif pc[0] == MB:
+                    m += 1
+                elif pc[0] == WH:
+                    wh += 1
             lone = _lone_near(pcs)
-            out.extend(_DEMOLISH[i] for i, pc in enumerate(pcs)
-                       if pc[2] and not lone >> pc[1] & 1 and self._can_demolish(st, p, pc, m, n_proj, False))
+            mb_ok = m > 1 and n_proj <= 2 * (m - 1)
+            wh_ok = res[0] + res[1] + res[2] <= WH_CAP * (wh - 1)
+            for i, pc in enumerate(pcs):
+                if pc[2] and not lone >> pc[1] & 1 and (mb_ok if pc[0] == MB else wh_ok if pc[0] == WH else True):
+                    out.append(_DEMOLISH[i])
         return out
 
     @staticmethod
-    def _build_options(i: int, pc: list, sources: list, port: bool, avail: list, jok: int, cu: int,
-                       out: list) -> None:
-        """Append every way to pay for building piece i (project_cost and port_reduces, with the
-        seat's reducing buildings gathered once by the caller)."""
-        space = pc[1]
-        base = PYRAMIDS[pc[4]][1] if pc[0] == PYR else COST[pc[0]]
-        near = _NEAR[space]
-        cost = list(base)
-        for s, t in sources:
-            if near >> s & 1 and cost[t] > 0:
-                cost[t] -= 1
-        if port and space in NILE:
-            pts = [t for t in TYPES3 if cost[t] > 0] or _NO_PORT
-        else:
-            pts = _NO_PORT
-        gap = (cost[0] - avail[0], cost[1] - avail[1], cost[2] - avail[2])      # tokens missing per type
-        missing = (gap[0] if gap[0] > 0 else 0) + (gap[1] if gap[1] > 0 else 0) + (gap[2] if gap[2] > 0 else 0)
-        for pt in pts:
-            short = missing - 1 if pt >= 0 and gap[pt] > 0 else missing     # the Port's -1 on type pt
-            if short > jok + cu:
-                continue
-            ptn = RES[pt] if pt >= 0 else "-"
-            for j in range(min(jok, short), -1, -1):
-                c = short - j
-                if c > cu:
-                    break
-                out.append(["build", i, ptn, j, c])
+    def _pay_ways(out: list, i: int, port_type: str, short: int, jok: int, cu: int) -> None:
+        """Append the build actions for piece i: every split of the `short` missing tokens between
+        Jokers and caravan credits the seat has (§7.2, R-02), the most Jokers first."""
+        if short > jok + cu:
+            return
+        for j in range(short if short < jok else jok, -1, -1):
+            c = short - j
+            if c > cu:
+                break
+            out.append(["build", i, port_type, j, c])
 
     def _legal_store(self, st: SareState, p: int) -> list:
         res = st.res[p]
-        if res[3] > 0:
-            return [["joker", RES[t]] for t in TYPES3 if st.reserve[t] > 0] + [["discard", "J"]]
-        return [["discard", RES[t]] for t in TYPES3 if res[t] > 0]
+        if res[3] > 0:                               # a Joker: turned into a type the reserve has, or discarded
+            r = st.reserve
+            return list(_JOKERS[(r[0] > 0) | (r[1] > 0) << 1 | (r[2] > 0) << 2])
+        return list(_DISCARDS[(res[0] > 0) | (res[1] > 0) << 1 | (res[2] > 0) << 2])
 
     # -------------------------------------------------------------- apply
     def apply(self, st: SareState, event) -> None:
-        step = st._es if st._ev == st.ver else self.expected(st)
+        ver, stage = st.ver, st.stage
+        step = st._es if st._ev == ver else self.expected(st)
         if step.__class__ is Decide:
             if not isinstance(event, Act):
                 raise _ill(f"expected a decision by seat {step.seat}, got {type(event).__name__}", "3.1")
-            if event.seat != step.seat:
-                raise _ill(f"it is seat {step.seat}'s decision, not seat {event.seat}'s", "3.1")
-            action = event.action
-            a = action if type(action) is list else _norm(action)
             seat = step.seat
+            if event.seat != seat:
+                raise _ill(f"it is seat {seat}'s decision, not seat {event.seat}'s", "3.1")
+            a = event.action
+            if type(a) is not list:
+                a = _norm(a)
             lc = st._lc                              # legal_actions was asked first: its cached list
-            legal = lc[2] if lc is not None and lc[0] == st.ver and lc[1] == seat else self._cached_legal(st, seat)
+            legal = lc[2] if lc is not None and lc[0] == ver and lc[1] == seat else self._cached_legal(st, seat)
             if a is None or a not in legal:
-                raise _ill(f"{action!r} is not legal now ({self._rule_hint(st)})", self._rule_hint(st))
-            self._act(st, seat, a)
+                raise _ill(f"{event.action!r} is not legal now ({self._rule_hint(st)})", self._rule_hint(st))
+            _ACT_AT[stage](self, st, seat, a)
         elif isinstance(step, Random):
             if not isinstance(event, Rolled) or not isinstance(event.values, (list, tuple)) or len(event.values) != 1:
                 raise _ill("expected the joint random draw", "3.1")
@@ -720,10 +598,11 @@ class SareEngine:
             self._returned(st, event.returned, list(event.kept))
         else:
             raise _ill("the game is over", "8.1")
-        st.ver += 1
+        st.ver = ver + 1
+        if st._bkv == ver and stage not in _BUILDING:       # nothing built or demolished: still valid
+            st._bkv = ver + 1
         if not st.reveal_q and st.stage in _ADVANCING:      # else _advance has nothing to do
             self._advance(st)
-        st.ver += 1
 
     def _rule_hint(self, st: SareState) -> str:
         return {"setup": "2.2", "p1": "4", "poll": "5.3", "market": "6.4", "palace": "5.5", "tw": "5.5",
@@ -806,7 +685,7 @@ class SareEngine:
         st.shoe.pop(0)
         st.top = []
         st.card = card
-        st.lone = len(standing(st)) == 1
+        st.lone = st.status.count(0) == 1              # len(standing(st)) == 1
         st.taken = False
         st.cur = 0
         st.stage = "palace_next"
@@ -838,81 +717,78 @@ class SareEngine:
         st.stage = "poll"
 
     # -------------------------------------------------------------- decisions
-    def _act(self, st: SareState, p: int, a: list) -> None:
-        stg = st.stage
-        op = a[0]
-        if stg == "p1":                                # the frequent stages first
-            self._act_p1(st, p, a)
-        elif stg == "poll":
-            self._act_poll(st, p, a)
-        elif stg == "p3":
-            self._act_p3(st, p, a)
-        elif stg == "setup":
-            st.pieces[p] = [[WH, a[1], 1, 0, 0, 0, 0], [MB, a[2], 1, 0, 0, 0, 0]]
-            st.cur += 1
-            if st.cur >= st.n:
-                st.phase = "p1"
-                st.stage = "p1_next"
-                st.cur = 0
-        elif stg == "market":
-            if op == "done":
-                st.stage = st.sub[4]
-                if st.stage == "poll" and st.status[p] != 0:   # a laid-down owner's Market-only slot
-                    st.stage = "poll_next"
-                    st.cur += 1
-                elif st.stage == "market_final":
-                    st.stage = "mf_next"
-                    st.cur += 1
-                st.sub = []
-            else:
-                t = st.sub[2]
-                x, y = RES_INDEX[a[1]], RES_INDEX[a[2]]
-                st.res[p][x] -= 1
-                st.res[t][x] += 1
-                st.res[t][y] -= 1
-                st.res[p][y] += 1
-                st.sub[3] -= 1
-        elif stg == "palace":
-            if op == "palace":
-                st.used[p] |= 1 << PALACE
-                st.palace_cards[p].append(st.card)
-                st.taken = True
-                st.stage = "resolve"
-            else:
+    def _act_setup(self, st: SareState, p: int, a: list) -> None:
+        st.pieces[p] = [[WH, a[1], 1, 0, 0, 0, 0], [MB, a[2], 1, 0, 0, 0, 0]]
+        st.cur += 1
+        if st.cur >= st.n:
+            st.phase = "p1"
+            st.stage = "p1_next"
+            st.cur = 0
+
+    def _act_market(self, st: SareState, p: int, a: list) -> None:
+        if a[0] == "done":
+            st.stage = st.sub[4]
+            if st.stage == "poll" and st.status[p] != 0:   # a laid-down owner's Market-only slot
+                st.stage = "poll_next"
                 st.cur += 1
-                st.stage = "palace_next"
-        elif stg == "tw":
-            if op == "gardens":
-                st.used[p] |= 1 << GARDENS
-                st.tlev[p] = 1
-            elif op == "library":
-                st.used[p] |= 1 << LIB
-                st.tlev[p] = 0
-                if take(st, 3):
-                    st.lib_j[p] += 1
-            else:
-                st.cur += 1
-                st.stage = "tw_next"
-        elif stg == "market_final":
-            if op == "market":
-                self._start_market(st, p, a[1], "market_final")
-            else:
-                st.cur += 1
+            elif st.stage == "market_final":
                 st.stage = "mf_next"
-        elif stg == "temple_pos":
-            st.temple_pos = a[1]
-            st.stage = "temple_ret"
-        elif stg == "store":
-            if op == "joker":
-                t = RES_INDEX[a[1]]
-                st.res[p][3] -= 1
-                st.reserve[3] += 1
-                st.reserve[t] -= 1
-                st.res[p][t] += 1
-            else:
-                t = RES_INDEX[a[1]]
-                st.res[p][t] -= 1
-                st.reserve[t] += 1
+                st.cur += 1
+            st.sub = []
+        else:
+            t = st.sub[2]
+            x, y = RES_INDEX[a[1]], RES_INDEX[a[2]]
+            st.res[p][x] -= 1
+            st.res[t][x] += 1
+            st.res[t][y] -= 1
+            st.res[p][y] += 1
+            st.sub[3] -= 1
+
+    def _act_palace(self, st: SareState, p: int, a: list) -> None:
+        if a[0] == "palace":
+            st.used[p] |= 1 << PALACE
+            st.palace_cards[p].append(st.card)
+            st.taken = True
+            st.stage = "resolve"
+        else:
+            st.cur += 1
+            st.stage = "palace_next"
+
+    def _act_tw(self, st: SareState, p: int, a: list) -> None:
+        op = a[0]
+        if op == "gardens":
+            st.used[p] |= 1 << GARDENS
+            st.tlev[p] = 1
+        elif op == "library":
+            st.used[p] |= 1 << LIB
+            st.tlev[p] = 0
+            if take(st, 3):
+                st.lib_j[p] += 1
+        else:
+            st.cur += 1
+            st.stage = "tw_next"
+
+    def _act_market_final(self, st: SareState, p: int, a: list) -> None:
+        if a[0] == "market":
+            self._start_market(st, p, a[1], "market_final")
+        else:
+            st.cur += 1
+            st.stage = "mf_next"
+
+    def _act_temple_pos(self, st: SareState, p: int, a: list) -> None:
+        st.temple_pos = a[1]
+        st.stage = "temple_ret"
+
+    def _act_store(self, st: SareState, p: int, a: list) -> None:
+        t = RES_INDEX[a[1]]
+        if a[0] == "joker":
+            st.res[p][3] -= 1
+            st.reserve[3] += 1
+            st.reserve[t] -= 1
+            st.res[p][t] += 1
+        else:
+            st.res[p][t] -= 1
+            st.reserve[t] += 1
 
     def _start_market(self, st: SareState, p: int, t: int, back: str) -> None:
         st.used[p] |= 1 << MARKET
@@ -961,7 +837,11 @@ class SareEngine:
                 st.reserve[t] += extra
 
     def _producers(self, st: SareState, p: int, t: int) -> int:
-        return sum(1 for pc in st.pieces[p] if pc[2] and PRODUCES.get(pc[0], -1) == t)
+        count = 0
+        for pc in st.pieces[p]:
+            if pc[2] and PRODUCES.get(pc[0], -1) == t:
+                count += 1
+        return count
 
     def _act_poll(self, st: SareState, p: int, a: list) -> None:
         op = a[0]
@@ -1159,32 +1039,52 @@ class SareEngine:
 
     # -------------------------------------------------------------- automatic transitions
     def _advance(self, st: SareState) -> None:
+        """Move on through the stages that need no decision nor event, up to the next that does
+        (the frequent stages first)."""
         n = st.n
         while not st.reveal_q:
             stg = st.stage
-            if stg not in _ADVANCING:
-                return
-            if stg == "p1_next":
+            if stg == "poll_next":
+                st.poll_gold = False
+                order, fp, status = st.order, st.fp, st.status
+                cur = st.cur
+                while cur < n:                          # the next seat polled: standing, or lying down with
+                    p = order[(fp + cur) % n]           # a Market or the oracle still to use (SR-24, R-05)
+                    if status[p] == 0 or (status[p] == 1 and (_can_use(st, p, MARKET) or self._oracle_open(st, p))):
+                        break
+                    cur += 1
+                st.cur = cur
+                if cur < n:
+                    st.stage = "poll"
+                    return
+                if 0 in status:                         # someone still stands
+                    st.in_horus = False
+                    st.stage = "draw"
+                else:
+                    st.stage = "season_end"
+            elif stg == "store":
+                p = st.order[(st.fp + st.cur) % n]
+                res = st.res[p]
+                if res[3] > 0 or res[0] + res[1] + res[2] > capacity(st, p):
+                    return
+                st.cur += 1
+                st.stage = "p3_next"
+            elif stg == "p1_next":
                 if st.cur >= n:
                     self._start_p2(st)
                 else:
                     st.stage = "p1"
                     return
+            elif stg == "p3_next":
+                if st.cur >= n:
+                    self._end_turn(st)
+                else:
+                    st.stage = "p3"
+                    return
             elif stg == "poll_start":
                 st.cur = 0
                 st.stage = "poll_next"
                 self._show_top(st)
-            elif stg == "poll_next":
-                st.poll_gold = False
-                if _seek(st, lambda p: st.status[p] == 0 or (st.status[p] == 1 and (
-                        can_use(st, p, MARKET) or self._oracle_open(st, p)))):
-                    st.stage = "poll"
-                    return
-                if standing(st):
-                    st.in_horus = False
-                    st.stage = "draw"
-                else:
-                    st.stage = "season_end"
             elif stg == "draw":
                 if not st.shoe:                         # empty shoe: everyone still standing stops (SR-27)
                     st.horus = 0
@@ -1195,27 +1095,24 @@ class SareEngine:
                 else:
                     return
             elif stg == "palace_next":
-                if _seek(st, lambda p: st.status[p] == 0 and can_use(st, p, PALACE)):
+                order, fp, status = st.order, st.fp, st.status
+                cur = st.cur
+                used = st.used
+                while cur < n:                          # the next standing seat with a Palace on its day side
+                    p = order[(fp + cur) % n]
+                    if status[p] == 0 and not used[p] >> PALACE & 1 and _built_mask(st, p) >> PALACE & 1:
+                        break
+                    cur += 1
+                st.cur = cur
+                if cur < n:
                     st.stage = "palace"
                     return
                 st.stage = "resolve"
             elif stg == "resolve":
                 self._resolve(st)
-            elif stg == "tw_next":
-                if _seek(st, lambda p: st.status[p] == 0 and ((st.tlev[p] == 2 and can_use(st, p, GARDENS))
-                                                          or (st.tlev[p] == 1 and can_use(st, p, LIB)))):
-                    st.stage = "tw"
-                    return
-                self._apply_troubles(st)
-            elif stg == "tw":
-                p = seat_at(st, st.cur)                 # after Gardens, the same seat may add the Library
-                if (st.tlev[p] == 1 and can_use(st, p, LIB)):
-                    return
-                st.cur += 1
-                st.stage = "tw_next"
             elif stg == "after_card":
                 st.card = -1
-                if not standing(st):
+                if 0 not in st.status:                  # nobody stands
                     st.horus = 0
                     st.in_horus = False
                     st.stage = "season_end"
@@ -1235,40 +1132,41 @@ class SareEngine:
                 for i in range(n):
                     st.reveal_q.extend(st.kept[seat_at(st, i)])
             elif stg == "mf_next":
-                if _seek(st, lambda p: st.status[p] == 1 and can_use(st, p, MARKET)):
+                if _seek(st, lambda p: st.status[p] == 1 and _can_use(st, p, MARKET)):
                     st.stage = "market_final"
                     return
                 self._finish_season(st)
-            elif stg == "p3_next":
-                if st.cur >= n:
-                    self._end_turn(st)
-                else:
-                    st.stage = "p3"
+            elif stg == "tw_next":
+                if _seek(st, lambda p: st.status[p] == 0 and ((st.tlev[p] == 2 and _can_use(st, p, GARDENS))
+                                                          or (st.tlev[p] == 1 and _can_use(st, p, LIB)))):
+                    st.stage = "tw"
                     return
-            elif stg == "store":
-                p = seat_at(st, st.cur)
-                res = st.res[p]
-                if res[3] > 0 or sum(res[:3]) > capacity(st, p):
+                self._apply_troubles(st)
+            elif stg == "tw":
+                p = seat_at(st, st.cur)                 # after Gardens, the same seat may add the Library
+                if (st.tlev[p] == 1 and _can_use(st, p, LIB)):
                     return
                 st.cur += 1
-                st.stage = "p3_next"
+                st.stage = "tw_next"
             else:
                 return
 
     def _start_p2(self, st: SareState) -> None:
         st.phase = "p2"
-        for i in range(st.n):                          # Master Builder grumbling (4.2)
-            p = seat_at(st, i)
-            m = n_proj = 0
+        order, fp, n = st.order, st.fp, st.n
+        rev, black, status = st.rev, st.black, st.status
+        for i in range(n):                             # Master Builder grumbling (4.2), in turn order
+            p = order[(fp + i) % n]
+            pen = 0                                    # projects beyond the built Master Builders
             for pc in st.pieces[p]:
                 if not pc[2]:
-                    n_proj += 1
+                    pen += 1
                 elif pc[0] == MB:
-                    m += 1
-            pen = max(0, n_proj - m)
-            st.rev[p] = min(RED, st.black[p] + pen)
-            st.status[p] = 0
-            if st.rev[p] >= RED:
+                    pen -= 1
+            r = black[p] + pen if pen > 0 else black[p]
+            rev[p] = r if r < RED else RED
+            status[p] = 0
+            if r >= RED:
                 self._revolt(st, p)
         if not st.dbl_pile:
             st.dbl_pile = list(range(len(DOUBLE)))
@@ -1282,15 +1180,19 @@ class SareEngine:
     def _finish_season(self, st: SareState) -> None:
         if _dbl_has_gold(st.dbl) and st.down:          # the last to lie down wins a Gold double card (5.1)
             self._award_double(st, st.down[-1])
-        for t in TYPES3:
-            st.reserve[t] += st.display[t]
+        reserve, display = st.reserve, st.display
+        reserve[0] += display[0]
+        reserve[1] += display[1]
+        reserve[2] += display[2]
         st.display = [0, 0, 0]
         st.phase = "p3"
         for p in range(st.n):
             g = st.gain[p]
             r = st.res[p]
-            for t in range(4):
-                r[t] += g[t]
+            r[0] += g[0]
+            r[1] += g[1]
+            r[2] += g[2]
+            r[3] += g[3]
             st.gain[p] = [0, 0, 0, 0]
             st.car_use[p] = st.car[p]
             st.charter[p] = 0
@@ -1299,23 +1201,29 @@ class SareEngine:
         st.stage = "p3_next"
 
     def _end_turn(self, st: SareState) -> None:
-        for p in range(st.n):                          # production cards refilled (7.6, SR-11)
+        n = st.n
+        goal = GOAL[st.scenario]
+        met = [p for p in range(n) if progress(st, p) == goal]      # goal_met (the refill below moves no progress)
+        over = bool(met) or st.turn >= st.turn_limit
+        reserve = st.reserve
+        for p in range(n):                             # production cards refilled (7.6, SR-11)
             producers = [0, 0, 0, 0]                   # _producers(st, p, t) for every t
             for pc in st.pieces[p]:
-                k = pc[0]
-                if k == PYR and pc[6] == 2:
+                mark = pc[6]                           # 2: this turn's Pyramid step; 1: placed or moved this turn,
+                if mark and (mark == 2 or not over):   # which stays on the final state when the game ends here
                     pc[6] = 0
-                if pc[2] and k in PRODUCES:
-                    producers[PRODUCES[k]] += 1
+                if pc[2] and pc[0] in PRODUCES:
+                    producers[PRODUCES[pc[0]]] += 1
             slots = st.slots[p]
             for t in range(4):
                 need = producers[t] - slots[t]
-                while need > 0 and take(st, t):
-                    slots[t] += 1
-                    need -= 1
-        met = [p for p in range(st.n) if goal_met(st, p)]
-        if met or st.turn >= st.turn_limit:
-            cands = met or list(range(st.n))
+                if need > 0:                           # one token at a time while the reserve has one
+                    if need > reserve[t]:
+                        need = reserve[t]
+                    slots[t] += need
+                    reserve[t] -= need
+        if over:
+            cands = met or list(range(n))
             if met:
                 keys = {p: tiebreak_key(st, p) for p in cands}
                 st.end_reason = "goal"
@@ -1324,20 +1232,17 @@ class SareEngine:
                 st.end_reason = "turn_limit"
             best = max(keys.values())
             st.winners = sorted(p for p in cands if keys[p] == best)
-            st.scores = [progress(st, p) for p in range(st.n)]
+            st.scores = [progress(st, p) for p in range(n)]
             st.phase = "over"
             st.stage = "over"
             return
         st.turn += 1
-        st.fp = (st.fp + 1) % st.n                     # the shoe passes to the left (8.3)
-        for p in range(st.n):
+        st.fp = (st.fp + 1) % n                        # the shoe passes to the left (8.3)
+        for p in range(n):
             st.status[p] = 0
             st.rev[p] = st.black[p]
             st.used[p] = 0
             st.p1_new[p] = 0
-            for pc in st.pieces[p]:
-                if pc[6] == 1:
-                    pc[6] = 0
         st.phase = "p1"
         st.cur = 0
         st.stage = "p1_next"
@@ -1356,28 +1261,29 @@ class SareEngine:
         new = SareState.__new__(SareState)
         for f in FIELDS:
             v = getattr(st, f)
-            setattr(new, f, _cp(v) if type(v) is list else v)
+            setattr(new, f, copy_lists(v) if type(v) is list else v)
         new.ver = st.ver
         new._lc = None
         new._ev = -1
+        new._bkv = -1
         return new
 
     def encode(self, st: SareState) -> dict:
-        return {f: _cp(getattr(st, f)) for f in FIELDS}
+        return {f: copy_lists(getattr(st, f)) for f in FIELDS}
 
     def decode(self, value: dict) -> SareState:
         if not isinstance(value, dict) or set(value) != set(FIELDS):
             raise ValueError("not an encoded Sa-Rê state")
         st = SareState.__new__(SareState)
         for f in FIELDS:
-            setattr(st, f, _cp(value[f]))
+            setattr(st, f, copy_lists(value[f]))
         st.ver = 0
         st._lc = None
         st._ev = -1
+        st._bkv = -1
         return st
 
     def view(self, st: SareState, seat: int | None, knowledge: dict | None = None) -> dict:
-        from .view import build_view
         return build_view(self, st, seat, knowledge or {})
 
     def describe(self, st: SareState, seat: int, action: Any) -> str:
@@ -1403,17 +1309,18 @@ def _dbl_has_gold(d: int) -> bool:
 
 def _fresh_ints(hs) -> bool:
     """Distinct positive ints (new deck handles)."""
-    for h in hs:
-        if type(h) is not int or h <= 0:
-            return False
-    return len(set(hs)) == len(hs)
+    return not hs or (set(map(type, hs)) == _INT and min(hs) > 0 and len(set(hs)) == len(hs))
 
 
 def _card_ids(cards) -> bool:
+    """Season card ids (ints 0..N_CARDS-1); one or two at a time, so a plain loop."""
     for c in cards:
         if type(c) is not int or not 0 <= c < N_CARDS:
             return False
     return True
+
+
+_INT = {int}
 
 
 def _norm(action: Any) -> Any:
@@ -1423,9 +1330,14 @@ def _norm(action: Any) -> Any:
     return action if isinstance(action, list) else None
 
 
+_BUILDING = frozenset(("order", "setup", "p1", "p3"))
+"""The stages whose steps can change which kinds a seat has built (the Architect's start, the setup,
+builds and demolitions): _built_mask's cache is not carried over them."""
 _ADVANCING = frozenset(("p1_next", "poll_start", "poll_next", "draw", "palace_next", "resolve", "tw_next", "tw",
                         "after_card", "season_end", "mf_next", "p3_next", "store"))
 """The stages _advance moves on from by itself (at every other stage it waits for an event)."""
+
+
 def _lone_near(pcs: list) -> int:
     """Architect (projects_stay_placed for every built piece at once): the spaces whose built piece
     must stay, because a project has no other built piece on or next to it; every space when a
@@ -1433,26 +1345,35 @@ def _lone_near(pcs: list) -> int:
     once = twice = projects = 0              # spaces on or next to at least one / two built pieces
     for pc in pcs:
         if pc[2]:
-            near = _NEAR[pc[1]]
+            near = NEAR[pc[1]]
             twice |= once & near
             once |= near
         else:
             projects |= 1 << pc[1]
     if projects & ~once:
-        return _ALL_SPACES
+        return ALL_SPACES
     lone = 0
-    for s in _SPACES[projects & ~twice]:     # near exactly one built piece: the one on a space near it
-        lone |= _NEAR[s]
+    for s in SPACES_IN[projects & ~twice]:     # near exactly one built piece: the one on a space near it
+        lone |= NEAR[s]
     return lone
 
 
 _DECIDE = tuple(Decide(seat) for seat in range(4))       # steps are frozen: one instance per seat
+_DRAW_DOUBLE = tuple(Random((("int", k),)) for k in range(len(DOUBLE) + 1))     # by the double cards left
 _FINISHED = Finished()
 
 # shared, never mutated action lists (legal_actions is called on every decision)
 _DONE = ["done"]
 _SPARE = [["spare", RES[t]] for t in range(3)]
 _CASH = [["cash", RES[t]] for t in range(3)]
+_PLACES = tuple(["place", a, b] for a in range(N_SPACES) for b in range(N_SPACES))
+_CONTINUE, _STOP, _GOLD, _TEMPLE, _ORACLE, _PASS = ["continue"], ["stop"], ["gold"], ["temple"], ["oracle"], ["pass"]
+_BARRACKS = [["barracks", t] for t in range(4)]
+_MARKETS = [[tuple(["market", t] for t in range(n) if t != p) for p in range(n)] for n in range(5)]   # [n][seat]
+_JOKERS = tuple(tuple(["joker", RES[t]] for t in range(3) if m >> t & 1) + (["discard", "J"],) for m in range(8))
+_DISCARDS = tuple(tuple(["discard", RES[t]] for t in range(3) if m >> t & 1) for m in range(8))
+_SPARES = tuple(tuple(_SPARE[t] for t in range(3) if m >> t & 1) for m in range(8))     # by a mask of types
+_CASHES = tuple(tuple(_CASH[t] for t in range(3) if m >> t & 1) for m in range(8))
 _CHARTER = [[["charter", RES[a], RES[b]] for b in range(4)] for a in range(4)]
 
 
@@ -1468,15 +1389,28 @@ _MAX_PIECES = 64          # a seat's pieces: at most 4 tiles of each of 12 kinds
 _MOVE = [[["move", i, s] for s in range(N_SPACES)] for i in range(_MAX_PIECES)]
 _CANCEL = [["cancel", i] for i in range(_MAX_PIECES)]
 _DEMOLISH = [["demolish", i] for i in range(_MAX_PIECES)]
+_HALF = (N_SPACES + 1) // 2
+_LOW = (1 << _HALF) - 1
 
-# sets of board spaces as bit masks (bit s: space s)
-_ALL_SPACES = (1 << N_SPACES) - 1
-_NEAR = tuple(1 << s | sum(1 << x for x in ADJ[s]) for s in range(N_SPACES))     # a space and its neighbours
-_NILE_MASK = sum(1 << s for s in NILE)
-_SPACES = tuple(tuple(s for s in range(N_SPACES) if m >> s & 1) for m in range(1 << N_SPACES))
+
+def _at_spaces(actions: list) -> tuple[tuple, tuple]:
+    """Tables of the actions (one per space) at the spaces of a mask, in space order, by half masks:
+    lo[mask & _LOW] + hi[mask >> _HALF] == [actions[s] for s in SPACES_IN[mask]] (two look-ups and two
+    tuple concatenations instead of one step per space)."""
+    lo = tuple(tuple(actions[s] for s in range(_HALF) if m >> s & 1) for m in range(1 << _HALF))
+    hi = tuple(tuple(actions[_HALF + s] for s in range(N_SPACES - _HALF) if m >> s & 1)
+               for m in range(1 << (N_SPACES - _HALF)))
+    return lo, hi
+
+
+_PROJECT_AT = [_at_spaces(actions) for actions in _PROJECT]
+_MOVE_AT = [_at_spaces(actions) for actions in _MOVE]
+
 _KIND_BITS = tuple(1 << k for k in range(12))        # the kinds with tiles on the board (st.board)
 _POSITIVE = (0).__lt__
 _PRODUCTION_KINDS = sum(1 << k for k in PRODUCTION)
+_N_PRODUCTION = len(PRODUCTION)
+assert PRODUCTION == frozenset(range(_N_PRODUCTION)), "the production kinds come first: k in PRODUCTION is k < 5"
 _NON_PRODUCTION = sum(1 << k for k in range(13) if k not in PRODUCTION)
 
 
@@ -1487,3 +1421,9 @@ _LEGAL_AT = {"setup": SareEngine._legal_setup, "p1": SareEngine._legal_p1, "poll
              "market_final": SareEngine._legal_market_final, "p3": SareEngine._legal_p3,
              "store": SareEngine._legal_store}
 """The decision stages and their legal-action generators."""
+
+_ACT_AT = {"setup": SareEngine._act_setup, "p1": SareEngine._act_p1, "poll": SareEngine._act_poll,
+           "market": SareEngine._act_market, "palace": SareEngine._act_palace, "tw": SareEngine._act_tw,
+           "market_final": SareEngine._act_market_final, "p3": SareEngine._act_p3, "store": SareEngine._act_store,
+           "temple_pos": SareEngine._act_temple_pos}
+"""The decision stages and what a legal action does there."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .data import CARD_KIND, CARD_KIND_NAME, DOUBLE, KINDS, PYRAMIDS, RES
+from .rules import first_player, progress
 
 
 def _card(c: int) -> dict[str, Any]:
@@ -21,7 +22,6 @@ def _hidden(h: int, knowledge: dict) -> dict[str, Any]:
 
 
 def build_view(engine: Any, st: Any, seat: int | None, knowledge: dict) -> dict[str, Any]:
-    from .engine import first_player, progress
     step = engine.expected(st)
     players = []
     for p in range(st.n):

@@ -13,7 +13,8 @@ import pytest
 from protocol import engine as E
 from protocol.games.sare import ENGINE
 from protocol.games.sare import engine as S
-from protocol.games.sare.data import MB, NILE, PYR, RES
+from protocol.games.sare.data import MB, N_SPACES, NILE, PYR, RES
+from protocol.games.sare.rules import built_kinds
 from protocol.referee import Referee
 
 from .util import K, add_built, fresh, touch
@@ -55,6 +56,7 @@ def _check(st, seat, legal) -> int:
     """Assert the cached values against a fresh computation; returns how many demolitions were offered."""
     assert ENGINE.expected(st) == ENGINE._expected(st)
     assert legal == ENGINE._legal(st, seat)
+    assert [S._built_mask(st, p) for p in range(st.n)] == [built_kinds(st, p) for p in range(st.n)]
     offered = {a[1] for a in legal if a[0] == "demolish"}
     if st.stage == "p1" or (st.stage == "p3" and st.architect):     # R-04: Architect demolitions in phase 3
         assert offered == _demolitions_by_rule(st, seat), (st.stage, st.pieces[seat])
@@ -99,6 +101,29 @@ def test_the_step_cache_follows_a_hand_edit_once_the_version_moves():
     assert after != before and after == ENGINE._expected(st)
 
 
+def test_the_built_kinds_cache_follows_builds_demolitions_and_hand_edits():
+    """_built_mask is carried over the steps that build nothing (apply): after every step of random
+    games it equals built_kinds, for every seat, also when a build or demolition just happened, and
+    a hand edit is seen once the version moves."""
+    changed = 0
+    for options in OPTION_SETS:
+        for seed in range(4):
+            rng = random.Random(seed)
+            ref = Referee(ENGINE, 2 + seed % 3, options, seed=seed)
+            before = None
+            while ref.step(lambda seat, legal, r: legal[rng.randrange(len(legal))]) is not None:
+                st = ref.state
+                now = [built_kinds(st, p) for p in range(st.n)]
+                assert [S._built_mask(st, p) for p in range(st.n)] == now
+                changed += before is not None and now != before
+                before = now
+    assert changed > 20                       # builds and demolitions happened between the checks
+    st = fresh(2)
+    assert S._built_mask(st, 0) == built_kinds(st, 0)
+    add_built(st, 0, "temple", 3)                                      # a hand edit, then util.touch
+    assert S._built_mask(st, 0) >> K["temple"] & 1
+
+
 def test_a_stranded_architect_project_blocks_every_demolition():
     """Architect: a project already out of reach of every built piece (only a hand-made state) leaves
     no demolition legal, since none would keep the placement rule (projects_stay_placed is False)."""
@@ -136,3 +161,13 @@ def test_port_reduced_builds_equal_the_rule():
         assert builds == _builds_by_rule(st, p)
         with_port += any(a[2] != "-" for a in builds)
     assert with_port > 5
+
+
+def test_the_space_tables_list_the_actions_at_every_mask():
+    """_at_spaces (phase 1's projects and moves by half masks) gives, for every mask of spaces, the
+    actions at exactly its spaces in space order, as the plain loop over SPACES_IN does."""
+    actions = [["move", 0, s] for s in range(N_SPACES)]
+    lo, hi = S._at_spaces(actions)
+    for mask in range(1 << N_SPACES):
+        assert list(lo[mask & S._LOW] + hi[mask >> S._HALF]) == [actions[s] for s in S.SPACES_IN[mask]]
+    assert S._PROJECT_AT[K["temple"]][0][1] == (["project", "temple", 0],)
