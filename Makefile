@@ -14,8 +14,12 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# the whole suite on every core (pytest-xdist; tests sharing something that cannot be shared
+# are kept on one worker with @pytest.mark.xdist_group), then the 15 slowest tests.
+# `make test WORKERS=4` picks the number of workers; one file alone: see CONTRIBUTING.md.
+WORKERS ?= auto
 test: $(STAMP)
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(WORKERS) --dist loadgroup --durations=15
 
 bench: $(STAMP)
 	$(PY) -m tests.benchmarks
