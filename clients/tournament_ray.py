@@ -14,6 +14,7 @@ it does locally."""
 from __future__ import annotations
 
 import logging
+import socket
 from typing import Any, Callable
 
 from .tournament import GameJob, play_one
@@ -34,6 +35,7 @@ def play_all(jobs: list[GameJob], address: str | None, progress: Callable[[int, 
         from ray import exceptions as rex
     except ImportError:
         raise RayUnavailable("--ray needs Ray: pip install 'caravan[ray]'") from None
+    _check_reachable(address)
     try:
         ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False)
     except (ConnectionError, RuntimeError, ValueError) as exc:
@@ -68,3 +70,16 @@ def play_all(jobs: list[GameJob], address: str | None, progress: Callable[[int, 
         return results
     finally:
         ray.shutdown()
+
+
+def _check_reachable(address: str | None) -> None:
+    """A HOST:PORT nobody answers on fails in seconds here (ray.init would retry for minutes)."""
+    if not address or address == "auto":
+        return
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=10).close()
+    except ValueError:
+        raise RayUnavailable(f"--ray {address}: expected HOST:PORT (the head's, e.g. 10.0.0.5:6379)") from None
+    except OSError as exc:
+        raise RayUnavailable(f"cannot reach the Ray cluster at {address}: {exc.strerror or exc}") from None
