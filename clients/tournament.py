@@ -267,7 +267,6 @@ def run(game: str, players: int, entries: list[str], count: int, seed: int = 0, 
     """Play the tournament; `progress(done, total)` is called after each game. `ray`: play the
     games on that Ray cluster instead ("" for the one on this machine); `say(text)` hears what
     the cluster runner has to tell (its size, a game played again after a lost worker)."""
-
     engine = games.get(game)
     if not engine.min_players <= players <= engine.max_players:
         raise ValueError(f"{engine.title} is for {engine.min_players}-{engine.max_players} players")
