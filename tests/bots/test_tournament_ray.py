@@ -7,10 +7,14 @@ node is played again. Ray is in the test extra: with CI=true a missing Ray fails
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
+from pathlib import Path
 
 import pytest
 
@@ -27,8 +31,8 @@ def ray_cluster():
     patch = pytest.MonkeyPatch()
     tmp = tempfile.mkdtemp(prefix="cvray", dir="/tmp")        # Ray's socket paths must stay short
     patch.setenv("RAY_TMPDIR", tmp)
-    # every address 127.0.0.1 (Ray otherwise swaps loopback for the machine's own address); read
-    # when ray is first imported, so set before
+    # every address 127.0.0.1 (Ray otherwise swaps loopback for the machine's own address): for
+    # the processes Ray and the test start, and for this one, where ray may be imported already
     patch.setenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
     try:
         from ray._private import ray_constants
@@ -36,7 +40,7 @@ def ray_cluster():
     except ImportError:
         patch.undo()
         missing_system_package("Ray", "pip install -e '.[test]' installs it")
-    assert not ray_constants.ENABLE_RAY_CLUSTER, "ray was imported before the test set it to loopback"
+    patch.setattr(ray_constants, "ENABLE_RAY_CLUSTER", False)
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "node_ip_address": "127.0.0.1",
                                                             "include_dashboard": False})
     try:
@@ -46,6 +50,24 @@ def ray_cluster():
         cluster.shutdown()
         patch.undo()
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def wait_for_game(node, timeout: float = 60.0) -> int | None:
+    """The pid of the node's worker process playing a game (Ray titles it `ray::play_one`
+    while it runs the task), waited for up to `timeout` seconds."""
+    raylet = node.all_processes["raylet"][0].process.pid
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for proc in Path("/proc").iterdir():
+            try:
+                ppid = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                title = (proc / "cmdline").read_bytes()
+            except (OSError, ValueError, IndexError):
+                continue
+            if ppid == raylet and title.startswith(b"ray::play_one"):
+                return int(proc.name)
+        time.sleep(0.01)
+    return None
 
 
 ARGS = ["tournament", "nomads", "--players", "3", "--bots", "heuristic,random,search", "--iterations", "5",
@@ -69,7 +91,10 @@ def test_a_game_lost_with_its_node_is_played_again(ray_cluster):
 
     def progress(done: int, total: int) -> None:
         completed.append(done)
-        if done == 1:     # the only worker node has gone on to game 2: lose it, then bring another
+        if done == 1:     # once the only worker node plays another game: lose it, then bring another
+            worker = wait_for_game(doomed)
+            assert worker, "the worker node never started a second game"
+            os.kill(worker, signal.SIGKILL)          # the game dies with its worker, then the machine
             ray_cluster.remove_node(doomed, allow_graceful=False)
             ray_cluster.add_node(num_cpus=1, node_ip_address="127.0.0.1")
 
