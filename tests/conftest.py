@@ -1,10 +1,16 @@
 """Suite-wide: under pytest-xdist (`make test`), the files holding the longest tests start
 first, so no worker is left with a two-minute test at the end while the others sit idle.
-Whole files move, in their own order, so module-scoped fixtures are still set up once."""
+Whole files move, in their own order, so module-scoped fixtures are still set up once.
+Hypothesis examples have no time limit: with workers sharing the cores (and a busy machine) a
+200 ms deadline fails tests whose properties hold."""
 
 from __future__ import annotations
 
 import pytest
+from hypothesis import settings
+
+settings.register_profile("caravan", deadline=None)
+settings.load_profile("caravan")
 
 # the longest tests measured (`make test` prints the 15 slowest): a game through a faulty
 # broker waits out its losses; whole games over real nodes, in a browser or across namespaces
