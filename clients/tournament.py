@@ -2,6 +2,7 @@
 
     caravan tournament sare --players 4 --bots search,heuristic --games 40 --jobs 2
     caravan tournament nomads --players 3 --bots heuristic,'cmd:python mybot.py' --json
+    caravan tournament sare --players 4 --bots search,heuristic --games 400 --ray HEAD:6379
 
 Each entry of `--bots` is a bot kind (random, heuristic, search) or `cmd:COMMAND`, a program
 speaking the client API (specs/client-api.md) on stdin/stdout, started once per game. Games
@@ -10,7 +11,9 @@ entries than seats; when there are fewer, they are repeated to fill the seats an
 is a bot of its own in the standings) and every seat rotation of it, so no
 entry keeps a seat. A crashing, misbehaving or timed-out external bot loses that game (the
 others share the win) and the tournament goes on. Standings: games, wins (a shared win is
-split), mean score, and a Plackett-Luce rating with its uncertainty (openskill).
+split), mean score, and a Plackett-Luce rating with its uncertainty (openskill). `--jobs N`
+plays N games at once on this machine, `--ray` on a Ray cluster (clients/tournament_ray.py):
+the same games with the same seeds, so the same standings.
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ from protocol import engine as E
 from protocol import games
 from protocol.referee import Referee
 
+from . import game_options
+from .api_json import to_json
 from .bot import Bot, make_bot
 
 EXTERNAL_TIMEOUT = 10.0        # seconds an external bot may take to answer one decision
@@ -52,7 +57,6 @@ class ExternalBot(Bot):
     def __init__(self, command: str, game: str, seat: int, players: int, options: dict[str, Any],
                  timeout: float = EXTERNAL_TIMEOUT):
         super().__init__(seat)
-        from node.client_api import to_json
         self.to_json, self.seat, self.timeout, self.decision = to_json, seat, timeout, 0
         try:
             self.proc = subprocess.Popen(shlex.split(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -258,8 +262,11 @@ class Tournament:
 
 def run(game: str, players: int, entries: list[str], count: int, seed: int = 0, jobs: int = 1,
         options: dict[str, Any] | None = None, think: float = 1.0, iterations: int | None = None,
-        timeout: float = EXTERNAL_TIMEOUT, progress=None) -> Tournament:
-    """Play the tournament; `progress(done, total)` is called after each game."""
+        timeout: float = EXTERNAL_TIMEOUT, progress=None, ray: str | None = None,
+        say=lambda text: None) -> Tournament:
+    """Play the tournament; `progress(done, total)` is called after each game. `ray`: play the
+    games on that Ray cluster instead ("" for the one on this machine); `say(text)` hears what
+    the cluster runner has to tell (its size, a game played again after a lost worker)."""
     engine = games.get(game)
     if not engine.min_players <= players <= engine.max_players:
         raise ValueError(f"{engine.title} is for {engine.min_players}-{engine.max_players} players")
@@ -273,7 +280,10 @@ def run(game: str, players: int, entries: list[str], count: int, seed: int = 0, 
                  for i, seats in enumerate(plan)]
     tour = Tournament(labels_for(entries))
     results: list[dict[str, Any] | None] = [None] * count
-    if jobs <= 1:
+    if ray is not None:
+        from .tournament_ray import play_all
+        results = play_all(jobs_list, ray or None, progress, say)
+    elif jobs <= 1:
         for i, job in enumerate(jobs_list):
             results[i] = play_one(job)
             if progress:
@@ -303,7 +313,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help='comma-separated: random, heuristic, search, or cmd:"COMMAND" (a client-API program)')
     t.add_argument("--games", type=int, default=20)
     t.add_argument("--seed", type=int, default=0)
-    t.add_argument("--jobs", type=int, default=1, help="games played at once, in parallel processes")
+    where = t.add_mutually_exclusive_group()
+    where.add_argument("--jobs", type=int, default=1, help="games played at once, in parallel processes")
+    where.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
+                       help="play the games as tasks on a Ray cluster (pip install 'caravan[ray]'): at "
+                            "ADDRESS (HOST:PORT), else the one `ray start` runs on this machine")
     t.add_argument("--think", type=float, default=1.0, metavar="SECONDS", help="search bot: time per decision")
     t.add_argument("--iterations", type=int, metavar="N", help="search bot: iterations per decision "
                                                               "(deterministic; overrides --think)")
@@ -342,8 +356,7 @@ def command(args: argparse.Namespace) -> int:
         if not engine.min_players <= args.players <= engine.max_players:
             raise ValueError(f"{engine.title} is for {engine.min_players}-{engine.max_players} players, "
                              f"not {args.players}")
-        from node.cli_checks import options as checked_options
-        options = checked_options(engine, args.option, args.players)
+        options = game_options.parse(engine, args.option, args.players)
     except E.BadOptions as exc:
         return usage(f"bad options: {exc}")
     except KeyError as exc:
@@ -353,15 +366,13 @@ def command(args: argparse.Namespace) -> int:
     jobs = min(args.jobs, os.cpu_count() or 1, args.games)
     run_args = (args.game, args.players, entries, args.games, args.seed, jobs, options, args.think,
                 args.iterations, args.timeout)
-    if args.quiet or args.json or not sys.stderr.isatty():
-        tour = run(*run_args)
-    else:
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                      console=Console(stderr=True), transient=True) as bar:
-            task = bar.add_task(f"{args.game} {args.players}p", total=args.games)
-            tour = run(*run_args, progress=lambda done, total: bar.update(task, completed=done))
+    extra = {"ray": args.ray, "say": lambda text: print(f"caravan tournament: {text}", file=sys.stderr)}
+    from .tournament_ray import RayUnavailable
+    try:
+        tour = _run_with_progress(args, run_args, extra)
+    except RayUnavailable as exc:                 # the Ray cluster: missing, unreachable, lost
+        print(f"caravan tournament: {exc}", file=sys.stderr)
+        return 1
     standings = sorted(tour.standings, key=lambda s: -s.rating.mu)
     if args.json:
         for s in standings:
@@ -369,6 +380,18 @@ def command(args: argparse.Namespace) -> int:
     else:
         print_table(args.game, args.players, standings)
     return 0
+
+
+def _run_with_progress(args: argparse.Namespace, run_args: tuple, extra: dict[str, Any]) -> Tournament:
+    """run(), with a progress bar on a terminal."""
+    if args.quiet or args.json or not sys.stderr.isatty():
+        return run(*run_args, **extra)
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(f"{args.game} {args.players}p", total=args.games)
+        return run(*run_args, progress=lambda done, total: bar.update(task, completed=done), **extra)
 
 
 def print_table(game: str, players: int, standings: list[Standing]) -> None:

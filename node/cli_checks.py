@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
-import json
 import shlex
 import shutil
 from typing import Any
 
+from clients import game_options
 from protocol import engine as E, games
 
 DISCOVERY_PORT = 47474
@@ -209,22 +209,8 @@ def players(eng: E.Engine, n: int) -> int:
 
 
 def options(eng: E.Engine, pairs: list[str], n: int) -> dict[str, Any]:
-    """The engine's defaults overridden by KEY=VALUE (values are JSON, else text), checked by
-    the engine's own new_game before any lobby opens."""
-    opts = eng.default_options(n)
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise UsageError(f"option {pair!r} is not KEY=VALUE")
-        if key not in opts:
-            raise UsageError(f"unknown option {key!r} for {eng.name}; its options are: "
-                             f"{', '.join(sorted(opts)) or 'none'} (caravan options {eng.name})")
-        try:
-            opts[key] = json.loads(value)
-        except ValueError:
-            opts[key] = value
+    """The engine's defaults overridden by KEY=VALUE, checked by the engine (clients.game_options)."""
     try:
-        eng.new_game(dict(opts), n)
-    except E.BadOptions as exc:
-        raise UsageError(f"bad option for {eng.name}: {exc} (caravan options {eng.name})") from None
-    return opts
+        return game_options.parse(eng, pairs, n)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None

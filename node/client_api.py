@@ -20,22 +20,12 @@ from typing import Any, Callable
 
 import trio
 
+from clients.api_json import to_json
 from clients.bot import Bot
 
 log = logging.getLogger("caravan.client")
 
 MAX_LINE = 1 << 20
-
-
-def to_json(value: Any) -> Any:
-    """Actions and views hold bytes and tuples; JSON gets hex strings and lists."""
-    if isinstance(value, (bytes, bytearray)):
-        return value.hex()
-    if isinstance(value, (list, tuple)):
-        return [to_json(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): to_json(v) for k, v in value.items()}
-    return value
 
 
 class BotDecider:

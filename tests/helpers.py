@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import random
+import socket
 from dataclasses import dataclass
 from typing import Any, Callable, NoReturn
 
@@ -96,3 +97,11 @@ def missing_system_package(what: str, install: str) -> NoReturn:
     if os.environ.get("CI") == "true":
         pytest.fail(f"CI=true but {what} is missing: {install}")
     pytest.skip(install)
+
+
+def free_udp_port() -> int:
+    """A UDP port free on loopback now (for discovery: never the fixed default 47474, which
+    tests running at the same time, or a real lobby on this machine, would share)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]

@@ -9,14 +9,16 @@
   machine's load; each line gives the seconds per decision they equal here (from the
   iterations/s above) and a 95 % Wilson interval for the share.
 
-The issue's figure is ≥ 100 games per line at 1 s per decision: hours on one core. The
-default is a few games per line (noisy, ~half an hour); for the real figure run e.g.
+The issue's figure is ≥ 100 games per line at 1 s per decision: many hours on one core. The
+default is a few games per line (noisy, ~half an hour); the real figure, on a Ray cluster
+(tests/benchmarks/README.md):
 
-    CARAVAN_BENCH_SEARCH_GAMES=100 CARAVAN_BENCH_SEARCH_BUDGETS=30,300 CARAVAN_BENCH_SEARCH_JOBS=2 \\
+    CARAVAN_BENCH_SEARCH_GAMES=100 CARAVAN_BENCH_SEARCH_THINK=1 CARAVAN_BENCH_SEARCH_RAY=HEAD:6379 \\
         .venv/bin/python -m tests.benchmarks search
 
-or, at wall-clock budgets, `caravan tournament sare --players 4 --bots search,heuristic,heuristic,heuristic
---games 100 --think 1 --jobs 2` per game.
+CARAVAN_BENCH_SEARCH_THINK=S plays S seconds per decision instead of the iteration budgets;
+CARAVAN_BENCH_SEARCH_RAY=ADDRESS plays the games on that Ray cluster (`auto`: the one `ray
+start` runs here), CARAVAN_BENCH_SEARCH_JOBS=N on N local processes.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ from tests.benchmarks.common import random_play
 GAMES = int(os.environ.get("CARAVAN_BENCH_SEARCH_GAMES", "2"))
 BUDGETS = [int(b) for b in os.environ.get("CARAVAN_BENCH_SEARCH_BUDGETS", "20,100").split(",") if b]
 JOBS = int(os.environ.get("CARAVAN_BENCH_SEARCH_JOBS", "1"))
+THINK = float(os.environ.get("CARAVAN_BENCH_SEARCH_THINK", "0"))      # > 0: seconds per decision
+RAY = os.environ.get("CARAVAN_BENCH_SEARCH_RAY")                        # a Ray cluster's address
 TARGETS = {4: 0.45, 2: 0.70, 3: 0.55}
 LINEUPS = [("sabbat", 4), ("sare", 4), ("nomads", 4), ("sabbat", 2), ("sare", 2), ("nomads", 3)]
 
@@ -72,9 +76,11 @@ def wilson(share: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def win_share(game: str, players: int, iterations: int, count: int) -> float:
+def win_share(game: str, players: int, iterations: int | None, count: int) -> float:
+    """The search bot's share of the wins; iterations=None: THINK seconds per decision."""
     tour = tournament.run(game, players, ["search"] + ["heuristic"] * (players - 1), count, seed=5,
-                          jobs=JOBS, iterations=iterations)
+                          jobs=JOBS, iterations=iterations, think=THINK or 1.0, ray=RAY,
+                          say=lambda text: print("  " + text, flush=True))
     search = next(s for s in tour.standings if s.bot == "search")
     return search.wins / search.games
 
@@ -89,14 +95,17 @@ def run() -> list[str]:
                      f"(baseline: referee random play {sps:,.0f} steps/s)")
     if GAMES <= 0:
         return lines
-    for iterations in BUDGETS:
+    for iterations in [None] if THINK > 0 else BUDGETS:
         for game, players in LINEUPS:
             share = win_share(game, players, iterations, GAMES)
             lo, hi = wilson(share, GAMES)
             rate = rates[game, players]
-            seconds = f"≈ {iterations / rate:.2g} s" if rate else "? s"
+            if iterations is None:
+                budget = f"{THINK:g} s per decision (≈ {THINK * rate:,.0f} iterations here)"
+            else:
+                budget = f"{iterations} iterations" + (f" (≈ {iterations / rate:.2g} s)" if rate else "")
             target = TARGETS[players]
-            lines.append(f"{game} {players}p, search {iterations} iterations ({seconds}) vs heuristic, {GAMES} games: "
+            lines.append(f"{game} {players}p, search {budget} vs heuristic, {GAMES} games: "
                          f"win share {share:.0%} (95 % CI {lo:.0%}–{hi:.0%}; fair {1 / players:.0%}; "
                          f"target ≥ {target:.0%}: {'met' if share >= target else 'not met'})")
     return lines

@@ -12,10 +12,9 @@ import time
 
 import pytest
 
+from tests.helpers import free_udp_port
 from tests.node.procs import ROOT, env, node, read_until
 from tests.node.test_netns import sh
-
-PORT = "47993"
 
 
 @pytest.fixture
@@ -38,6 +37,7 @@ def netns():
 
 
 def test_beacon_warns_once_per_interface_and_is_heard_where_it_can_go(tmp_path, netns):
+    PORT = str(free_udp_port())
     host = node(["host", "fixture", "--players", "2", "--bot", "random", "--discovery-port", PORT],
                 tmp_path / "h", tmp_path / "h.log", prefix=netns)
     try:
@@ -63,6 +63,7 @@ def test_beacon_warns_once_per_interface_and_is_heard_where_it_can_go(tmp_path, 
 
 
 def test_discover_says_how_it_listened(tmp_path):
+    PORT = str(free_udp_port())
     r = subprocess.run([sys.executable, "-m", "node", "discover", "--via", "udp", "--wait", "0.3",
                         "--discovery-bind", "127.0.0.1", "--discovery-port", PORT], capture_output=True, text=True,
                        timeout=60, env=env(), cwd=ROOT)

@@ -11,6 +11,7 @@ import sys
 
 from node.cli import build_parser
 from protocol import transcript
+from tests.helpers import free_udp_port
 from tests.node.cli_spec import exit_rows, json_types
 from tests.node.procs import ROOT, env
 
@@ -82,7 +83,8 @@ def test_json_lines_are_documented_with_their_fields(tmp_path):
                     "caravan options sabbat --json",
                     f"caravan verify {files['finished']} --json",
                     f"caravan verify {files['unfinished']} --json",
-                    "caravan discover --wait 0.2 --via udp --discovery-bind 127.0.0.1 --discovery-port 47994 --json"]
+                    "caravan discover --wait 0.2 --via udp --discovery-bind 127.0.0.1 --discovery-port "
+                    f"{free_udp_port()} --json"]
     lines = []
     for command, (out, err, code) in zip(commands, _run_all(commands)):
         assert code in (0, 1), (command, err)

@@ -1,19 +1,12 @@
 """Host a lobby, find it by discovery, join, sign the genesis and play to the end."""
 
-import socket
-
 import pytest
 import trio
 
 from node import discovery, lobby, runner
 from protocol.verify import verify_bytes
+from tests.helpers import free_udp_port
 from tests.node.conftest import games  # noqa: F401  (registers the fixture game)
-
-
-def free_udp_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def seat(tmp_path, i: int, **kw) -> runner.Seat:

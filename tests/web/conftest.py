@@ -36,8 +36,7 @@ def chrome_paths() -> tuple[str, str]:
     return browser, driver
 
 
-@pytest.fixture
-def browser(chrome_paths):
+def _new_chromium(chrome_paths: tuple[str, str]):
     from selenium import webdriver
     from selenium.webdriver.chrome.options import Options
     from selenium.webdriver.chrome.service import Service
@@ -50,10 +49,68 @@ def browser(chrome_paths):
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(chrome_paths[1]), options=options)
     driver.set_page_load_timeout(30)
+    return driver
+
+
+def _alive(driver) -> bool:
     try:
-        yield driver
+        driver.current_url
+        return True
+    except Exception:
+        return False
+
+
+def _clear(driver) -> None:
+    """Leave nothing of a test to the next one: the page's storage, extra windows, cookies, the
+    console log (reading it empties it) and the window size."""
+    handles = driver.window_handles
+    for handle in handles[1:]:
+        driver.switch_to.window(handle)
+        driver.close()
+    driver.switch_to.window(handles[0])
+    if driver.current_url.startswith(("http", "file")):
+        driver.execute_script("try { localStorage.clear(); sessionStorage.clear(); } catch (e) {}")
+    driver.delete_all_cookies()
+    driver.get("about:blank")
+    driver.get_log("browser")
+    driver.set_window_size(1400, 1000)
+
+
+@pytest.fixture(scope="session")
+def chromium(chrome_paths):
+    """One Chromium per test process (each xdist worker has its own), started on first use:
+    starting one costs seconds, and most browser tests need only a clean page."""
+    holder = {"driver": None}
+    try:
+        yield holder
     finally:
-        driver.quit()
+        _quit(holder)
+
+
+def _quit(holder: dict) -> None:
+    driver, holder["driver"] = holder["driver"], None
+    if driver is not None:
+        try:
+            driver.quit()
+        except Exception:
+            pass
+
+
+@pytest.fixture
+def browser(chromium, chrome_paths):
+    """A clean Chromium page for one test: the shared browser, emptied before and after (a new
+    one when a test left it dead)."""
+    if chromium["driver"] is not None and not _alive(chromium["driver"]):
+        _quit(chromium)
+    if chromium["driver"] is None:
+        chromium["driver"] = _new_chromium(chrome_paths)
+    driver = chromium["driver"]
+    _clear(driver)
+    yield driver
+    try:
+        _clear(driver)
+    except Exception:                       # broken by the test: the next test starts a new one
+        _quit(chromium)
 
 
 def console_errors(driver) -> list[str]:

@@ -4,17 +4,11 @@ lobbies are announced to 127.0.0.1 on a free UDP port unless one is given)."""
 from __future__ import annotations
 
 import json
-import socket
 import urllib.request
 from pathlib import Path
 
+from tests.helpers import free_udp_port
 from tests.web.conftest import Node
-
-
-def free_udp_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def start_home(tmp_path: Path, name: str = "home", discovery_port: int | None = None) -> tuple[Node, str]:

@@ -11,7 +11,8 @@ from pathlib import Path
 
 from selenium.webdriver.common.by import By
 
-from tests.web.home_fixtures import free_udp_port, start_home
+from tests.helpers import free_udp_port
+from tests.web.home_fixtures import start_home
 from tests.web.test_home import _table_url, _wait, create_table
 from tests.web.test_play import STALE, _click_a_move, _open_decision
 

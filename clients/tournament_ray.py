@@ -1,0 +1,85 @@
+"""`caravan tournament ... --ray [ADDRESS]`: the tournament's games as Ray tasks on a cluster.
+
+    pip install 'caravan[ray]'                    # on every machine of the cluster
+    ray start --head                              # here; `ray start --address HEAD:6379` on the others
+    caravan tournament sare --players 4 --bots search,heuristic --games 400 --ray HEAD:6379
+
+Each game is one task running the local runner's own `play_one` on the same GameJob (seeds
+derived from --seed and the game's number), and the results are folded in game order, so the
+standings are the ones `--jobs` gives for the same seed (with --iterations rather than the
+clock-bound --think for the search bot). A game whose worker or machine is lost is played
+again from its seed, up to RETRIES more times; an error inside a game stops the tournament as
+it does locally."""
+
+from __future__ import annotations
+
+import logging
+import socket
+from typing import Any, Callable
+
+from .tournament import GameJob, play_one
+
+RETRIES = 3
+
+
+class RayUnavailable(RuntimeError):
+    """Ray is not installed or the cluster cannot be reached: one line for the user."""
+
+
+def play_all(jobs: list[GameJob], address: str | None, progress: Callable[[int, int], None] | None = None,
+             say: Callable[[str], None] = lambda text: None) -> list[dict[str, Any]]:
+    """Every job's result, in job order. `address`: the cluster's (HOST:PORT, ray://..., or
+    "auto"); None joins the cluster `ray start` runs on this machine, else starts a local one."""
+    try:
+        import ray
+        from ray import exceptions as rex
+    except ImportError:
+        raise RayUnavailable("--ray needs Ray: pip install 'caravan[ray]'") from None
+    _check_reachable(address)
+    try:
+        ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False)
+    except (ConnectionError, RuntimeError, ValueError) as exc:
+        raise RayUnavailable(f"cannot reach the Ray cluster at {address or 'this machine'}: "
+                             f"{str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}"
+                             ) from None
+    try:
+        say(f"Ray cluster: {int(ray.cluster_resources().get('CPU', 0))} CPUs on {len(ray.nodes())} node(s); "
+            f"{len(jobs)} games")
+        # no retries by Ray itself: lost games are resubmitted below, where they can be counted and told
+        task = ray.remote(num_cpus=1, max_retries=0)(play_one)
+        pending = {task.remote(job): (i, 0) for i, job in enumerate(jobs)}
+        results: list[dict[str, Any] | None] = [None] * len(jobs)
+        done = 0
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            i, retries = pending.pop(ready[0])
+            try:
+                results[i] = ray.get(ready[0])
+            except rex.RayTaskError as exc:      # the game itself failed: as locally, that is an error
+                raise exc.as_instanceof_cause() from None
+            except rex.RayError as exc:          # its worker process or node was lost
+                if retries >= RETRIES:
+                    raise RayUnavailable(f"game {i + 1} lost its worker {retries + 1} times "
+                                         f"({type(exc).__name__}); stopping") from None
+                say(f"game {i + 1}: its worker was lost ({type(exc).__name__}); playing it again")
+                pending[task.remote(jobs[i])] = (i, retries + 1)
+                continue
+            done += 1
+            if progress:
+                progress(done, len(jobs))
+        return results
+    finally:
+        ray.shutdown()
+
+
+def _check_reachable(address: str | None) -> None:
+    """A HOST:PORT nobody answers on fails in seconds here (ray.init would retry for minutes)."""
+    if not address or address == "auto":
+        return
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=10).close()
+    except ValueError:
+        raise RayUnavailable(f"--ray {address}: expected HOST:PORT (the head's, e.g. 10.0.0.5:6379)") from None
+    except OSError as exc:
+        raise RayUnavailable(f"cannot reach the Ray cluster at {address}: {exc.strerror or exc}") from None

@@ -1,0 +1,36 @@
+"""Suite-wide: under pytest-xdist (`make test`), the files holding the longest tests start
+first, so no worker is left with a two-minute test at the end while the others sit idle.
+Whole files move, in their own order, so module-scoped fixtures are still set up once.
+Hypothesis examples have no time limit: with workers sharing the cores (and a busy machine) a
+200 ms deadline fails tests whose properties hold."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import settings
+
+settings.register_profile("caravan", deadline=None)
+settings.load_profile("caravan")
+
+# the longest tests measured (`make test` prints the 15 slowest): a game through a faulty
+# broker waits out its losses; whole games over real nodes, in a browser or across namespaces
+LONGEST_FIRST = (
+    "tests/relay/test_relay_faults.py",
+    "tests/node/test_real_games.py",
+    "tests/web/test_play.py",
+    "tests/relay/test_relay_lossy.py",
+    "tests/node/test_cli_spec.py",
+    "tests/node/test_cli_signals.py",
+    "tests/relay/test_relay_outage.py",
+    "tests/node/test_netns.py",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not getattr(config, "workerinput", None):          # only in an xdist worker
+        return
+
+    def rank(item: pytest.Item) -> int:
+        path = item.nodeid.split("::")[0]
+        return LONGEST_FIRST.index(path) if path in LONGEST_FIRST else len(LONGEST_FIRST)
+    items.sort(key=rank)                                   # stable: each file keeps its order
