@@ -18,18 +18,13 @@ ROUNDS = 5
 def run() -> list[str]:
     if not (shutil.which("chromium") and shutil.which("chromedriver")):
         return ["skipped: needs Chromium (apt-get install chromium chromium-driver)"]
-    from selenium import webdriver
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
 
+    from tests.web.conftest import new_chromium
     from tests.web.home_fixtures import start_home
     from tests.web.test_home import _table_url, _wait, create_table
 
-    options = Options()
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,1000"):
-        options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+    driver = new_chromium(window="1400,1000")
     paint = "return performance.getEntriesByType('paint').map(e => e.startTime)"
     try:
         with tempfile.TemporaryDirectory() as tmp:

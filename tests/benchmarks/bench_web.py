@@ -15,17 +15,11 @@ TARGET_MS = 100.0
 def run() -> list[str]:
     if not (shutil.which("chromium") and shutil.which("chromedriver")):
         return ["skipped: needs Chromium (apt-get install chromium chromium-driver)"]
-    from selenium import webdriver
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
 
-    from tests.web.conftest import web_game
+    from tests.web.conftest import new_chromium, web_game
     from tests.web.test_play import play_by_clicking
 
-    options = Options()
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,1000"):
-        options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+    driver = new_chromium(window="1400,1000")
     lines = []
     try:
         with tempfile.TemporaryDirectory() as tmp:

@@ -30,23 +30,33 @@ def _driver_path() -> str | None:
 
 @pytest.fixture(scope="session")
 def chrome_paths() -> tuple[str, str]:
-    browser, driver = shutil.which("chromium") or shutil.which("chromium-browser"), _driver_path()
-    if not browser or not driver:
+    paths = find_chromium()
+    if paths is None:
         missing_system_package("Chromium or its driver", INSTALL)
-    return browser, driver
+    return paths
 
 
-def _new_chromium(chrome_paths: tuple[str, str]):
+def find_chromium() -> tuple[str, str] | None:
+    """(browser, driver) paths, or None when either is missing."""
+    browser, driver = shutil.which("chromium") or shutil.which("chromium-browser"), _driver_path()
+    return (browser, driver) if browser and driver else None
+
+
+def new_chromium(chrome_paths: tuple[str, str] | None = None, window: str = "1400,1000", performance: bool = False):
+    """A headless Chromium for the tests, benchmarks and README pictures alike (`performance`:
+    it also logs the WebSocket frames it receives)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.options import Options
     from selenium.webdriver.chrome.service import Service
 
+    chrome_paths = chrome_paths or find_chromium()
     options = Options()
     options.binary_location = chrome_paths[0]
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1400,1000"):
+                f"--window-size={window}"):
         options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    logs = {"browser": "ALL", "performance": "ALL"} if performance else {"browser": "ALL"}
+    options.set_capability("goog:loggingPrefs", logs)
     driver = webdriver.Chrome(service=Service(chrome_paths[1]), options=options)
     driver.set_page_load_timeout(30)
     return driver
@@ -103,7 +113,7 @@ def browser(chromium, chrome_paths):
     if chromium["driver"] is not None and not _alive(chromium["driver"]):
         _quit(chromium)
     if chromium["driver"] is None:
-        chromium["driver"] = _new_chromium(chrome_paths)
+        chromium["driver"] = new_chromium(chrome_paths)
     driver = chromium["driver"]
     _clear(driver)
     yield driver

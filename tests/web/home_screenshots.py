@@ -7,7 +7,6 @@ offers Play again), then a lobby waiting for a friend, then the home.
 
 from __future__ import annotations
 
-import shutil
 import sys
 import tempfile
 import time
@@ -24,20 +23,15 @@ def _without_test_engines() -> dict[str, str]:
 
 
 def main(out: Path) -> None:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
 
+    from tests.web.conftest import new_chromium
     from tests.web.home_fixtures import api, start_home
     from tests.web.test_home import _table_url, _wait, create_table
     from tests.web.test_play import play_by_clicking
 
     conftest.env = _without_test_engines
-    options = Options()
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,900"):
-        options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+    driver = new_chromium(window="1280,900")
     with tempfile.TemporaryDirectory() as tmp:
         home, url = start_home(Path(tmp))
         try:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 import time
 from pathlib import Path
 
@@ -19,9 +18,9 @@ from protocol import chain, games, genesis as G, transcript
 from protocol.identity import SigningKey, fingerprint
 from protocol.session import Session
 from protocol.verify import verify_bytes
-from tests.node.procs import ROOT, env
+from tests.node.procs import ROOT
 from tests.node.test_spectate import game_transcript, host
-from tests.web.conftest import Node, console_errors
+from tests.web.conftest import Node, console_errors, new_chromium
 
 CASES = [("sare", 3), ("sabbat", 3), ("nomads", 3)]
 
@@ -29,17 +28,7 @@ CASES = [("sare", 3), ("sabbat", 3), ("nomads", 3)]
 @pytest.fixture
 def chrome(chrome_paths):
     """Chromium that logs the WebSocket frames it receives (the performance log)."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
-
-    options = Options()
-    options.binary_location = chrome_paths[0]
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1400,1000"):
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
-    driver = webdriver.Chrome(service=Service(chrome_paths[1]), options=options)
-    driver.set_page_load_timeout(30)
+    driver = new_chromium(chrome_paths, performance=True)
     try:
         yield driver
     finally:
