@@ -3,7 +3,6 @@ headless Chromium (python -m clients.screenshots [OUT_DIR])."""
 
 from __future__ import annotations
 
-import random
 import shutil
 import subprocess
 import sys

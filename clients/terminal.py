@@ -12,7 +12,6 @@ A line starting with `:` is said to the table (chat).
 from __future__ import annotations
 
 import sys
-import time
 from typing import Any, Callable, TextIO
 
 import trio

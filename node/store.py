@@ -16,7 +16,6 @@ import fcntl
 import json
 import os
 import struct
-import time
 import zlib
 from pathlib import Path
 from typing import Any

@@ -9,7 +9,6 @@ and count words) is shared with the board picture, `clients.render.nomads`.
 
 from __future__ import annotations
 
-from typing import Any
 
 from clients.narrate import seat_name
 from protocol.games.nomads import data as D
