@@ -197,7 +197,7 @@ def _nomads(s: Svg, seats: list[int], x: float, y: float, wait_seat: int | None,
         cx, cy = x + (i % per_row) * 20, y + (i // per_row) * 18
         if seat == wait_seat:
             s.circle(cx, cy, 11, class_="turnring")
-        s.circle(cx, cy, 8.5, class_=f"nomad seat{seat}")
+        s.circle(cx, cy, 8.5, class_=f"nomad seat{seat}", tip=f"the nomad of seat {seat}")
         s.text(cx, cy + 4, SEAT_MARKS[seat % len(SEAT_MARKS)], class_="mark", text_anchor="middle")
 
 
@@ -321,7 +321,7 @@ def _players(s: Svg, view: dict, names: list[str], wait_seat: int | None, x0: in
         s.rect(x0, y, WIDTH - 2 * x0, 27, rx=5, class_="panel")
         if seat == wait_seat:
             s.rect(x0, y, WIDTH - 2 * x0, 27, rx=5, class_="waiting")
-        s.circle(x0 + 16, y + 13.5, 9.5, class_=f"nomad seat{seat}")
+        s.circle(x0 + 16, y + 13.5, 9.5, class_=f"nomad seat{seat}", tip=f"seat {seat}'s nomad")
         s.text(x0 + 16, y + 17.5, SEAT_MARKS[seat % len(SEAT_MARKS)], class_="mark", text_anchor="middle")
         me = " (you)" if seat == view.get("you") else ""
         s.text(x0 + 32, y + 18, N.seat_name(names, seat) + me, style="font-weight:600")

@@ -94,7 +94,8 @@ def people_colour(view: dict, s: int) -> str:
 
 def _ghost(pic: Svg, x: float, y: float, s: int, view: dict, r: float = 10) -> None:
     colour = people_colour(view, s)
-    pic.circle(x, y, r, class_=f"seat{s} ghost people-{colour}", stroke=PEOPLE_COLOURS[colour], stroke_width=3)
+    pic.circle(x, y, r, class_=f"seat{s} ghost people-{colour}", stroke=PEOPLE_COLOURS[colour], stroke_width=3,
+               tip=f"a ghost of seat {s} ({view['players'][s]['people']}, {colour})")
     pic.text(x, y + 4, _mark(s), class_="small", text_anchor="middle", style=WHITE)
 
 
@@ -189,7 +190,8 @@ def _manor(pic: Svg, view: dict) -> None:
             s = mags[q]
             colour = people_colour(view, s)
             pic.circle(x + t / 2 - 1, y + t - 20, 13, class_=f"seat{s} magician people-{colour}",
-                       stroke=PEOPLE_COLOURS[colour], stroke_width=4)
+                       stroke=PEOPLE_COLOURS[colour], stroke_width=4,
+                       tip=f"the magician of seat {s} ({view['players'][s]['people']}, {colour})")
             pic.text(x + t / 2 - 1, y + t - 15, _mark(s), text_anchor="middle", style=WHITE)
     for m, spec in enumerate(D.DATA["manor"]["mirrors"]):
         x, y, w, h = _mirror_box(spec["side"], spec["touches"][0], ox, oy, t)

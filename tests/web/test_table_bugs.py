@@ -72,3 +72,20 @@ def test_every_board_place_has_a_tooltip_and_a_name():
             label = re.search(r'aria-label="([^"]*)"', attrs)
             assert label and title and label.group(1) == title, (game, attrs)
         assert 'role="group"' in svg[:300]
+
+
+def test_every_piece_has_a_tooltip_and_a_name():
+    """Pieces too (Sabbat ghosts and magicians, Nomads nomads, Sa-Rê buildings) carry an SVG
+    <title> and the same aria-label saying whose they are."""
+    import re
+
+    for game, players, piece in (("sabbat", 2, "ghost"), ("sabbat", 2, "magician"), ("nomads", 3, "nomad")):
+        ref = None
+        for ref, _ in _views(game, players, 40):
+            pass
+        svg = render.svg(game, ref.view(0), [f"seat {s}" for s in range(players)])
+        pieces = re.findall(rf'<circle ([^>]*class="[^"]*\b{piece}\b[^"]*"[^>]*)>(<title>([^<]*)</title>)?', svg)
+        assert pieces, (game, piece)
+        for attrs, _, title in pieces:
+            label = re.search(r'aria-label="([^"]*)"', attrs)
+            assert label and title and label.group(1) == title and "seat" in title, (game, attrs)
