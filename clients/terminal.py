@@ -73,6 +73,7 @@ class TerminalClient:
                  confirm_forced: bool = False, out: TextIO | None = None,
                  readline: Callable[[], str] | None = None):
         self.game, self.seat, self.names = game, seat, names
+        self._scores_told = False
         self.present, self.confirm_forced = present, confirm_forced
         self.out = out or sys.stdout
         self._readline = readline or sys.stdin.readline
@@ -107,13 +108,15 @@ class TerminalClient:
     async def event(self, msg: dict[str, Any]) -> None:
         for line in msg["text"].splitlines():
             self.say(f"  • {line}")
+            self._scores_told = self._scores_told or line.startswith("Game over. Final scores")
 
     async def result(self, result: Any) -> None:
         if not result:
             return
         who = " and ".join(self.names[w] for w in result.get("winners", []))
         scores = ", ".join(f"{self.names[s]} {v}" for s, v in enumerate(result.get("scores", [])))
-        self.say(f"\nGame over: won by {who}." + (f" Scores: {scores}." if scores else ""))
+        told = scores and not self._scores_told          # a game's narration may have said them already
+        self.say(f"\nGame over: won by {who}." + (f" Scores: {scores}." if told else ""))
 
     async def _ask(self, prompt: str) -> str:
         """One line that is not chat (a `:` line is said to the table and the prompt shown again)."""

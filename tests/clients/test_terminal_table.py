@@ -111,3 +111,13 @@ def test_a_colon_line_is_said_to_the_table_and_the_game_over_line_is_said_once(m
     trio.run(client.result, {"winners": [1], "scores": [3, 7]})
     over = out.getvalue().split("Game over", 1)[1]
     assert ": won by Bob. Scores: Ann 3, Bob 7." in over and "[" not in over
+
+
+def test_scores_the_narration_gave_are_not_said_again():
+    """Sabbat and Nomads narrate "Game over. Final scores: …" themselves: the result line then
+    names the winner only (the scores were printed twice)."""
+    client, out = _client(Keyboard())
+    trio.run(client.event, {"text": "Game over. Final scores: Ann 3 VP, Bob 7 VP."})
+    trio.run(client.result, {"winners": [1], "scores": [3, 7]})
+    text = out.getvalue()
+    assert text.count("3") == 1 and "Game over: won by Bob." in text and "Scores:" not in text
