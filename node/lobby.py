@@ -166,14 +166,14 @@ class Lobby:
 
     def status(self) -> dict[str, Any]:
         return {"lobby": self.lobby_id.hex(), "game": self.game, "title": self.title,
-                "players": self.players, "seated": 1 + len(self.joiners), "port": self.port}
+                "players": self.players, "seated": 1 + len(self.joiners), "port": self.port,
+                "spectators": self.spectators}
 
     async def _welcome(self, stream: trio.SocketStream) -> None:
         await self._welcome_link(Connection(stream, _peer_host(stream)))
 
     def _advert(self) -> dict[str, Any]:
-        return {"t": "lobby", **self.status(), "options": self.options, "time_limit": self.time_limit,
-                "spectators": self.spectators}
+        return {"t": "lobby", **self.status(), "options": self.options, "time_limit": self.time_limit}
 
     async def _authenticate(self, conn: Connection) -> bytes | None:
         """The handshake of a new link, one of at most MAX_PENDING (for a new one the oldest

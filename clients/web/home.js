@@ -193,6 +193,7 @@ async function create(ev) {
     if (i.value !== i.dataset.default) options[i.dataset.key] = i.value;
   const network = document.querySelector("input[name=network]:checked").value;
   const body = {game: $("game").value, seats, options, network, time_limit: Number($("time-limit").value)};
+  if (network === "lan") body.spectators = $("spectators").checked;
   if (network === "broker") Object.assign(body, {relay: $("relay").value, relay_user: $("relay-user").value,
                                                 relay_password: $("relay-password").value});
   const r = await act("host", body);
@@ -213,8 +214,18 @@ async function look() {
     const b = el("button", "Join", {class: "join"});
     b.onclick = () => join(l.address);
     li.append(b);
+    if (l.spectators !== false) {      // an older node does not say: try, and show its refusal
+      const w = el("button", "Watch", {class: "watch"});
+      w.onclick = () => watch(l.address, l.title);
+      li.append(" ", w);
+    } else li.append(" ", el("span", "(no spectators)", {class: "muted"}));
     return li;
   }) : [el("li", "no open table heard on this LAN", {class: "muted"})]));
+}
+
+async function watch(address, title) {
+  const r = await act("watch", {address, title});
+  if (r) follow(r.table);
 }
 
 async function join(invite) {
@@ -265,7 +276,10 @@ $("look").onclick = look;
 $("join-form").onsubmit = (ev) => { ev.preventDefault(); join($("invite-in").value.trim()); };
 $("settings-form").onsubmit = saveSettings;
 for (const r of document.querySelectorAll("input[name=network]"))
-  r.onchange = () => { $("broker").hidden = r.value !== "broker" || !r.checked; };
+  r.onchange = () => {
+    $("broker").hidden = r.value !== "broker" || !r.checked;
+    $("watchable").hidden = r.value === "broker" && r.checked;
+  };
 $("copy").onclick = () => navigator.clipboard.writeText($("invite").textContent)
   .then(() => { $("copy").textContent = "Copied"; }, () => { $("copy").textContent = "Select and copy"; });
 refresh(true).then(() => {             // the table page's "Play again" comes here as #again=GAME_ID
