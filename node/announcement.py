@@ -21,4 +21,4 @@ class Announcement:
 
     def describe(self) -> str:
         return (f"{self.lobby[:8]}  {self.title} ({self.game}), {self.seated}/{self.players} seated, "
-                f"{self.host}:{self.port} ({self.name})")
+                f"{self.host}:{self.port} ({self.name})" + (", no spectators" if self.spectators is False else ""))
