@@ -255,10 +255,12 @@ class Home:
     async def rematch(self, body: dict[str, Any], request: Request) -> dict[str, Any]:
         game_id = str(body.get("game_id", ""))
         self._game_dir(game_id)
-        again = next((t for t in self.tables.tables.values() if t.again_of == game_id), None)
-        if again is None:                             # one new table per game, however often asked
-            again = self.tables.rematch(game_id, str(body.get("title") or game_id[:16]))
-            again.again_of = game_id
+        decline = body.get("decline") is True          # a friend's "Not this time"
+        asked = game_id + (" decline" if decline else "")
+        again = next((t for t in self.tables.tables.values() if t.again_of == asked), None)
+        if again is None:                             # one new table (or one decline) per game, however often asked
+            again = self.tables.rematch(game_id, str(body.get("title") or game_id[:16]), decline)
+            again.again_of = asked
         return {"table": again.to_json()}
 
     async def forget(self, body: dict[str, Any], request: Request) -> dict[str, Any]:

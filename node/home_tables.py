@@ -173,15 +173,15 @@ class Tables:
         return self._start(title, run)
 
 
-    def rematch(self, game_id: str, title: str) -> Table:
+    def rematch(self, game_id: str, title: str, decline: bool = False) -> Table:
         from .store import GameStore
 
         def run(table: Table):
             memory = seat_memory.recall(GameStore.find(self.data_dir, game_id).dir)
             seat = self._seat(table, memory.get("name"))
             return runner.rematch(game_id, seat, discovery_target=self.network.discovery_addr,
-                                  discovery_port=self.network.discovery_port)
-        return self._start(title, run)
+                                  discovery_port=self.network.discovery_port, decline=decline)
+        return self._start(f"not this time: {title}" if decline else title, run)
 
 
 def one_line(exc: BaseException) -> str:

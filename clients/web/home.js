@@ -69,6 +69,11 @@ function renderGames(list) {
       const b = el("button", "Play again", {class: "again"});
       b.onclick = () => playAgain(g.game_id, g.title);
       actions.append(b);
+      if (g.role === "join") {          // a friend's seat: the host's new table may be declined
+        const n = el("button", "Not this time", {class: "decline"});
+        n.onclick = () => playAgain(g.game_id, g.title, true);
+        actions.append(n);
+      }
     }
     if (g.transcript) {
       actions.append(el("a", "Replay", {href: base + "replay/" + g.game_id, class: "replay"}));
@@ -88,8 +93,8 @@ function renderGames(list) {
   }
 }
 
-async function playAgain(gameId, title) {
-  const r = await act("rematch", {game_id: gameId, title});
+async function playAgain(gameId, title, decline = false) {
+  const r = await act("rematch", {game_id: gameId, title, decline});
   if (r) follow(r.table);
 }
 
