@@ -297,8 +297,11 @@ class Narrator:
 def _after_game_links(seat: Seat, game_dir: Path, result: Any) -> None:
     """A table opened from the home: its game-over box links back home and to Play again."""
     links = {"home": seat.home_url}
-    if result is not None and seat_memory.recall(game_dir).get("role") in ("host", "join"):
+    role = seat_memory.recall(game_dir).get("role")
+    if result is not None and role in ("host", "join"):
         links["play_again"] = f"{seat.home_url}#again={seat.game_id}"
+    if result is not None and role == "join":             # a friend may say "not this time" instead
+        links["decline"] = f"{seat.home_url}#decline={seat.game_id}"
     seat.web_client.after_game = links
 
 

@@ -288,8 +288,8 @@ for (const r of document.querySelectorAll("input[name=network]"))
 $("copy").onclick = () => navigator.clipboard.writeText($("invite").textContent)
   .then(() => { $("copy").textContent = "Copied"; }, () => { $("copy").textContent = "Select and copy"; });
 refresh(true).then(() => {             // the table page's "Play again" comes here as #again=GAME_ID
-  const again = location.hash.match(/^#again=([0-9a-f]+)$/);
-  if (again) { history.replaceState(null, "", location.pathname); playAgain(again[1]); }
+  const again = location.hash.match(/^#(again|decline)=([0-9a-f]+)$/);     // "Not this time": #decline=
+  if (again) { history.replaceState(null, "", location.pathname); playAgain(again[2], undefined, again[1] === "decline"); }
 });
 (function poll() {                     // quicker while a table we follow is about to open
   const soon = current && !$("lobby").dataset.opened;

@@ -10,6 +10,9 @@ from pathlib import Path
 
 import trio
 
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
 from protocol import games as engines, genesis as G
 from protocol.verify import verify_bytes
 from tests.node.test_resume_memory import _play_page
@@ -73,16 +76,19 @@ def _played_together(ada_url: str, bea_url: str) -> list[str]:
     return ids
 
 
-def test_a_friend_declines_and_the_host_sees_who(tmp_path: Path):
-    """Bea's "Not this time" reaches Ada's new lobby, which names her; the seat stays open."""
+def test_a_friend_declines_and_the_host_sees_who(tmp_path: Path, browser):
+    """Bea's "Not this time" (a button on her home's game row) reaches Ada's new lobby, which
+    names her; the seat stays open."""
     ada, ada_url = start_home(tmp_path, "ada")
     bea, bea_url = start_home(tmp_path, "bea")
     try:
         ids = _played_together(ada_url, bea_url)
         again = api(ada_url, "rematch", {"game_id": ids[0]})["table"]
         _table(ada_url, again["key"], "lobby")
-        no = api(bea_url, "rematch", {"game_id": ids[1], "decline": True})["table"]
-        _until(lambda: any("Ada was told you decline" in line for line in _lines(bea_url, no["key"])))
+        browser.get(bea_url)
+        WebDriverWait(browser, 60).until(lambda d: d.find_elements(By.CSS_SELECTOR, f"tr[data-game='{ids[1]}'] button.decline"))
+        browser.find_element(By.CSS_SELECTOR, f"tr[data-game='{ids[1]}'] button.decline").click()
+        WebDriverWait(browser, 60).until(lambda d: "Ada was told you decline" in d.find_element(By.ID, "lobby-lines").text)
         lines = _until(lambda: [line for line in _lines(ada_url, again["key"]) if "declined" in line])
         assert lines[0].startswith("Bea (key ") and "declined to play again" in lines[0], lines
         mine = api(ada_url, "rematch", {"game_id": ids[0], "decline": True})["table"]    # the host: nothing to decline
