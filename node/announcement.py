@@ -16,7 +16,9 @@ class Announcement:
     host: str           # the sender's address, as seen by the listener
     port: int           # the lobby's TCP port
     name: str           # the host's machine name
+    spectators: bool | None = None
+    """The host's --spectators choice; None: an older node that did not say (try, and read its refusal)."""
 
     def describe(self) -> str:
         return (f"{self.lobby[:8]}  {self.title} ({self.game}), {self.seated}/{self.players} seated, "
-                f"{self.host}:{self.port} ({self.name})")
+                f"{self.host}:{self.port} ({self.name})" + (", no spectators" if self.spectators is False else ""))

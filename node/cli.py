@@ -289,7 +289,8 @@ def cmd_rematch(args: argparse.Namespace) -> int:
     setup_logging(args, seat.status)
     return _run_node(args, lambda seat: runner.rematch(store.dir.name, seat, announce=not args.no_discovery,
                                                         discovery_target=args.discovery_addr,
-                                                        discovery_port=args.discovery_port), seat)
+                                                        discovery_port=args.discovery_port,
+                                                        decline=args.decline), seat)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -439,6 +440,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "limit, a fresh genesis); the bots seated with it are seated again, friends join "
                                    "the new lobby. The seat decides as it did in that game unless told otherwise.")
     a.add_argument("game_id", help="the game id, or a unique prefix of it (caravan games lists them)")
+    a.add_argument("--decline", action="store_true", help="a friend who joined that game: tell the host's new "
+                   "lobby \"not this time\" (the host sees who declined, by name) instead of joining it")
     a.add_argument("--no-discovery", action="store_true", help="do not announce the lobby on the LAN")
     a.add_argument("--discovery-addr", type=check.ipv4, default=None, metavar="IPV4",
                    help="where to send announcements (default: every interface's broadcast address)")

@@ -20,9 +20,11 @@ BROADCAST = "255.255.255.255"
 INTERVAL = 1.0
 
 
-def _payload(lobby: str, game: str, title: str, players: int, seated: int, port: int) -> bytes:
+def _payload(lobby: str, game: str, title: str, players: int, seated: int, port: int,
+             spectators: bool = True) -> bytes:
     return json.dumps({"caravan": 1, "lobby": lobby, "game": game, "title": title, "players": players,
-                       "seated": seated, "port": port, "name": socket.gethostname()}).encode()
+                       "seated": seated, "port": port, "name": socket.gethostname(),
+                       "spectators": spectators}).encode()
 
 
 def parse(data: bytes, sender: str) -> Announcement | None:
@@ -32,7 +34,8 @@ def parse(data: bytes, sender: str) -> Announcement | None:
         if obj.get("caravan") != 1:
             return None
         return Announcement(str(obj["lobby"]), str(obj["game"]), str(obj["title"]), int(obj["players"]),
-                            int(obj["seated"]), sender, int(obj["port"]), str(obj.get("name", "?")))
+                            int(obj["seated"]), sender, int(obj["port"]), str(obj.get("name", "?")),
+                            spectators if isinstance(spectators := obj.get("spectators"), bool) else None)
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
 

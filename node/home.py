@@ -84,7 +84,8 @@ class Home:
         self._games_cache: dict[tuple, dict[str, Any]] = {}
         api = [("state", self.state, "GET"), ("options", self.options, "GET"), ("open", self.open_tables, "GET"),
                ("host", self.host, "POST"), ("join", self.join, "POST"), ("continue", self.resume, "POST"),
-               ("forget", self.forget, "POST"), ("settings", self.save, "POST"), ("rematch", self.rematch, "POST")]
+               ("forget", self.forget, "POST"), ("settings", self.save, "POST"), ("rematch", self.rematch, "POST"),
+               ("watch", self.watch, "POST")]
         routes = [Route("/{token}/", self._page), Route("/{token}/static/{name}", self._static),
                   Route("/{token}/transcript/{game_id}", self._transcript),
                   Route("/{token}/replay/{game_id}", self._replay), Route("/{token}/img/{game}.png", self._picture)]
@@ -180,7 +181,7 @@ class Home:
         mine = {t.invite.rsplit(":", 1)[-1] for t in self.tables.tables.values() if t.state == "lobby"}
         return {"lobbies": [{"lobby": a.lobby, "title": a.title, "game": a.game, "players": a.players,
                              "seated": a.seated, "address": f"{a.host}:{a.port}", "name": a.name,
-                             "mine": str(a.port) in mine} for a in found]}
+                             "mine": str(a.port) in mine, "spectators": a.spectators} for a in found]}
 
     # ------------------------------------------------------------------ actions
     async def host(self, body: dict[str, Any], request: Request) -> dict[str, Any]:
@@ -199,8 +200,9 @@ class Home:
         relay = None
         if body.get("network") == "broker":
             relay = self._relay(body)
+        spectators = None if body.get("spectators") is None else body.get("spectators") is True
         table = self.tables.host(engine.name, engine.title, players, options, bots, limit,
-                                 self.settings.get("name"), relay)
+                                 self.settings.get("name"), relay, spectators)
         return {"table": table.to_json()}
 
     @staticmethod
@@ -236,6 +238,12 @@ class Home:
         target = check.join_target(target)             # the CLI's own check (a ValueError): HOST:PORT[/KEY] or an invite
         return {"table": self.tables.join(target, self.settings.get("name")).to_json()}
 
+    async def watch(self, body: dict[str, Any], request: Request) -> dict[str, Any]:
+        """Watch a LAN table from Open tables (its HOST:PORT) as a spectator."""
+        target = str(body.get("address", "")).strip()
+        check.host_port(target)                       # the CLI's check (a UsageError): HOST:PORT
+        return {"table": self.tables.watch(target, str(body.get("title") or target)[:80]).to_json()}
+
     async def resume(self, body: dict[str, Any], request: Request) -> dict[str, Any]:
         game_id = str(body.get("game_id", ""))
         self._game_dir(game_id)
@@ -247,10 +255,12 @@ class Home:
     async def rematch(self, body: dict[str, Any], request: Request) -> dict[str, Any]:
         game_id = str(body.get("game_id", ""))
         self._game_dir(game_id)
-        again = next((t for t in self.tables.tables.values() if t.again_of == game_id), None)
-        if again is None:                             # one new table per game, however often asked
-            again = self.tables.rematch(game_id, str(body.get("title") or game_id[:16]))
-            again.again_of = game_id
+        decline = body.get("decline") is True          # a friend's "Not this time"
+        asked = game_id + (" decline" if decline else "")
+        again = next((t for t in self.tables.tables.values() if t.again_of == asked), None)
+        if again is None:                             # one new table (or one decline) per game, however often asked
+            again = self.tables.rematch(game_id, str(body.get("title") or game_id[:16]), decline)
+            again.again_of = asked
         return {"table": again.to_json()}
 
     async def forget(self, body: dict[str, Any], request: Request) -> dict[str, Any]:

@@ -60,6 +60,10 @@ class Table:
         elif kind in ("genesis", "start"):
             self.game_id = fields.get("game_id", self.game_id)
             self.state = "playing"
+        elif kind == "watching":                      # a spectator (node/watch.py) got the game
+            self.state = "playing"
+        elif kind == "status" and fields.get("lobby") and self.state == "starting":
+            self.state = "lobby"                      # a spectator waits in the lobby
         elif kind == "ended":
             self.game_id, self.state = fields.get("game_id", self.game_id), "over"
         if kind not in ("event",):
@@ -125,10 +129,10 @@ class Tables:
         return table
 
     def host(self, game: str, title: str, players: int, options: dict[str, Any], bots: list[str],
-             time_limit: int, name: str | None, relay: Any = None) -> Table:
+             time_limit: int, name: str | None, relay: Any = None, spectators: bool | None = None) -> Table:
         def run(table: Table):
             seat = self._seat(table, name)
-            seat.relay = relay
+            seat.relay, seat.spectators = relay, spectators
             return runner.host(game, players, options, seat, announce=True, time_limit=time_limit, bots=bots,
                                discovery_target=self.network.discovery_addr,
                                discovery_port=self.network.discovery_port)
@@ -141,6 +145,20 @@ class Tables:
             seat = self._seat(table, name)
             return runner.join(target, seat, self.network.discovery_port, self.network.discovery_bind, 3.0)
         return self._start(f"joining {target}", run)
+
+    def watch(self, target: str, title: str) -> Table:
+        """`caravan watch TARGET --client web` in this process: its page, its verifying replica."""
+        from . import watch
+
+        async def run(table: Table) -> int:
+            def say(text: str, kind: str = "status", **fields: Any) -> None:
+                table.on_line(text, kind, fields)
+            async with trio.open_nursery() as nursery:
+                show = watch.Page(await watch.serve_page(nursery, say))
+                code = await watch.watch(target, self.data_dir, None, show, say)
+                nursery.cancel_scope.cancel()
+            return code
+        return self._start(f"watching {title}", run)
 
     def resume(self, game_id: str, title: str) -> Table:
         from .store import GameStore
@@ -155,15 +173,15 @@ class Tables:
         return self._start(title, run)
 
 
-    def rematch(self, game_id: str, title: str) -> Table:
+    def rematch(self, game_id: str, title: str, decline: bool = False) -> Table:
         from .store import GameStore
 
         def run(table: Table):
             memory = seat_memory.recall(GameStore.find(self.data_dir, game_id).dir)
             seat = self._seat(table, memory.get("name"))
             return runner.rematch(game_id, seat, discovery_target=self.network.discovery_addr,
-                                  discovery_port=self.network.discovery_port)
-        return self._start(title, run)
+                                  discovery_port=self.network.discovery_port, decline=decline)
+        return self._start(f"not this time: {title}" if decline else title, run)
 
 
 def one_line(exc: BaseException) -> str:
@@ -174,9 +192,10 @@ def describe_failure(exc: BaseException) -> str:
     """One line for the page: the failure inside trio's exception groups, named as the CLI
     names it (a known kind by its message, anything else with its type: a bug)."""
     from .cli import _main_exception
+    from .watch import WatchError
 
     leaf = _main_exception(exc)
-    known = (LobbyError, LookupError, ValueError, OSError, ConnectionError)
+    known = (LobbyError, WatchError, LookupError, ValueError, OSError, ConnectionError)
     return one_line(leaf) if isinstance(leaf, known) else f"{type(leaf).__name__}: {one_line(leaf)}"
 
 

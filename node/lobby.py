@@ -108,10 +108,15 @@ def _peer_host(stream: Any) -> str:
         return "?"
 
 
-async def _expect(conn: Connection, kind: str, timeout: float = LOBBY_TIMEOUT, also: str = "") -> dict:
+def named(name: str, key: bytes) -> str:
+    """Someone by the name they chose, with their key's fingerprint (which is what counts) beside it."""
+    return f"{name} (key {fingerprint(key)})" if name else f"key {fingerprint(key)}"
+
+
+async def _expect(conn: Connection, kind: str, timeout: float = LOBBY_TIMEOUT, also: tuple[str, ...] = ()) -> dict:
     with trio.fail_after(timeout):
         frame = await conn.recv()
-    if type(frame) is not dict or frame.get("t") not in (kind, also or kind):
+    if type(frame) is not dict or frame.get("t") not in (kind, *also):
         got = frame.get("t") if type(frame) is dict else type(frame).__name__
         raise LobbyError(f"expected {kind!r}, got {got!r}")
     return frame
@@ -154,7 +159,7 @@ class Lobby:
     @staticmethod
     def _who(joiner: "_Joiner") -> str:
         """A joiner by the name it chose (its key's fingerprint, which is what counts, beside it)."""
-        return f"{joiner.name} (key {fingerprint(joiner.key)})" if joiner.name else f"key {fingerprint(joiner.key)}"
+        return named(joiner.name, joiner.key)
 
     def seats_text(self) -> str:
         """"2/3 seated: seat 0 Ann (host), seat 1 Bob; empty: seat 2" — for the lobby's lines."""
@@ -166,14 +171,14 @@ class Lobby:
 
     def status(self) -> dict[str, Any]:
         return {"lobby": self.lobby_id.hex(), "game": self.game, "title": self.title,
-                "players": self.players, "seated": 1 + len(self.joiners), "port": self.port}
+                "players": self.players, "seated": 1 + len(self.joiners), "port": self.port,
+                "spectators": self.spectators}
 
     async def _welcome(self, stream: trio.SocketStream) -> None:
         await self._welcome_link(Connection(stream, _peer_host(stream)))
 
     def _advert(self) -> dict[str, Any]:
-        return {"t": "lobby", **self.status(), "options": self.options, "time_limit": self.time_limit,
-                "spectators": self.spectators}
+        return {"t": "lobby", **self.status(), "options": self.options, "time_limit": self.time_limit}
 
     async def _authenticate(self, conn: Connection) -> bytes | None:
         """The handshake of a new link, one of at most MAX_PENDING (for a new one the oldest
@@ -210,9 +215,15 @@ class Lobby:
             if peer is None:
                 await conn.aclose()
                 return
-            join = await _expect(conn, "join", also="watch")
+            join = await _expect(conn, "join", also=("watch", "decline"))
             if join["t"] == "watch":
                 await self._watcher(conn)
+                return
+            if join["t"] == "decline":                # a friend's Play again: "not this time"
+                self.on_status(f"{named(clean_name(join.get('name')), peer)} declined to play again "
+                               f"({self.seats_text()})")
+                await conn.send({"t": "noted"})
+                await conn.aclose()
                 return
             port = join.get("port")
             if not self.relayed and (type(port) is not int or not 0 < port < 65536):
@@ -421,6 +432,19 @@ def _host_key_problem(host_key: bytes, host_pin: bytes | None) -> str | None:
         return None
     return (f"the lobby's host is key {key_pin(host_key).hex()}, not {host_pin.hex()}, the one you were given: "
             "nothing was sent or signed (someone else answered at that address, or the host started again)")
+
+
+async def decline(key: SigningKey, host: str, port: int, expect_game: str, name: str = "") -> None:
+    """Tell the host's new lobby (Play again) "not this time": it names who declined."""
+    where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    conn, _, _ = await _enter(key, host, port, expect_game)
+    try:
+        await conn.send({"t": "decline", "name": clean_name(name)})
+        await _expect(conn, "noted")
+    except (FrameError, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+        raise LobbyError(f"lobby at {where} failed: {str(exc) or type(exc).__name__}") from None
+    finally:
+        await conn.aclose()
 
 
 async def _enter(key: SigningKey, host: str, port: int, expect_game: str | None, relay: Any = None,

@@ -52,7 +52,7 @@ class Announcer:
             SERVICE, f"caravan-{status['lobby'][:16]}.{SERVICE}",
             addresses=[socket.inet_aton(a) for a in _addresses(bind)], port=status["port"],
             properties={k: str(status[k]) for k in ("lobby", "game", "title", "players", "seated")}
-            | {"name": socket.gethostname()})
+            | {"name": socket.gethostname(), "spectators": "yes" if status.get("spectators", True) else "no"})
         self.zc.register_service(self.info)
 
     def close(self) -> None:
@@ -82,7 +82,7 @@ def browse(timeout: float, bind: str = "0.0.0.0") -> list[Announcement]:
             try:
                 found.append(Announcement(p["lobby"], p["game"], p.get("title", p["game"]), int(p["players"]),
                                           int(p.get("seated", 0)), info.parsed_addresses()[0], info.port,
-                                          p.get("name", "?")))
+                                          p.get("name", "?"), {"yes": True, "no": False}.get(p.get("spectators", ""))))
             except (KeyError, ValueError):
                 log.warning("mDNS: ignoring a malformed caravan service %s", name)
     finally:

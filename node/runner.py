@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 import trio
 
@@ -297,8 +297,11 @@ class Narrator:
 def _after_game_links(seat: Seat, game_dir: Path, result: Any) -> None:
     """A table opened from the home: its game-over box links back home and to Play again."""
     links = {"home": seat.home_url}
-    if result is not None and seat_memory.recall(game_dir).get("role") in ("host", "join"):
+    role = seat_memory.recall(game_dir).get("role")
+    if result is not None and role in ("host", "join"):
         links["play_again"] = f"{seat.home_url}#again={seat.game_id}"
+    if result is not None and role == "join":             # a friend may say "not this time" instead
+        links["decline"] = f"{seat.home_url}#decline={seat.game_id}"
     seat.web_client.after_game = links
 
 
@@ -700,10 +703,11 @@ REMATCH_WAIT = 120.0
 
 async def rematch(game_prefix: str, seat: Seat, announce: bool = True,
                   discovery_target: str = discovery.BROADCAST,
-                  discovery_port: int = discovery.DISCOVERY_PORT) -> dict[str, Any] | None:
+                  discovery_port: int = discovery.DISCOVERY_PORT, decline: bool = False) -> dict[str, Any] | None:
     """Play again: the same game, options, number of seats and time limit with a fresh genesis.
     The seat that hosted opens the new lobby (on its old port when free, where its friends
-    look for it) with its own bots re-seated; a friend's seat joins it there."""
+    look for it) with its own bots re-seated; a friend's seat joins it there (or, `decline`,
+    tells it "not this time")."""
     store = GameStore.find(seat.data_dir, game_prefix)
     genesis = G.parse(store.genesis())
     memory = seat_memory.recall(store.dir)
@@ -713,6 +717,10 @@ async def rematch(game_prefix: str, seat: Seat, announce: bool = True,
     if seat.relay is None and peers.get("relay"):
         from .relay_url import parse_relay_url, with_auth
         seat.relay = with_auth(parse_relay_url(peers["relay"]), seat.relay_auth)
+    if decline and memory.get("role") != "join":
+        raise lobby.LobbyError("this seat hosted that game: only a friend who joined it declines its Play again")
+    if decline:
+        return await _decline_again(store.dir.name, genesis.game, seat, peers, lobby.clean_name(names.get("0")))
     if memory.get("role") == "join":
         return await _join_again(store.dir.name, genesis.game, seat, peers, lobby.clean_name(names.get("0")))
     people = [lobby.clean_name(names.get(str(i))) or f"seat {i}" for i in range(1 + len(kinds), len(genesis.seats))]
@@ -750,26 +758,48 @@ async def _join_again(game_id: str, game: str, seat: Seat, peers: dict[str, Any]
     if seat.client == "web" and seat.web_client is None:
         return await _serving_page(seat, partial(_join_again, game_id, game, seat, peers, host_name))
     seat.role = "join"
-    address = (peers.get("peers") or {}).get("0")
-    who = host_name or "the host"
-    if seat.relay is not None or not isinstance(address, list) or len(address) != 2:
-        raise lobby.LobbyError(f"{who} hosted that game through a broker: ask them for the new invite")
+    address, who = _host_of(peers, seat, host_name)
     seat.status(f"play again: {games.get(game).title} as in game {game_id[:16]}; waiting up to "
                 f"{REMATCH_WAIT:.0f} s for {who} to open the new table", "rematch", game_id=game_id)
     key = load_identity(seat.data_dir)
     listeners = await trio.open_tcp_listeners(seat.port, host=seat.bind)
     seat.port = listeners[0].socket.getsockname()[1]
+    setup = await _when_open(who, partial(lobby.join, key, address[0], address[1], seat.port, os.urandom(32),
+                                          seat.status, expect_game=game, name=seat.name or ""))
+    return await play(setup, seat, listeners)
+
+
+async def _decline_again(game_id: str, game: str, seat: Seat, peers: dict[str, Any], host_name: str) -> dict[str, Any]:
+    """A friend's "Not this time": tell the host's new lobby (waiting for it as Play again
+    does), so the host sees who declined, by name."""
+    address, who = _host_of(peers, seat, host_name)
+    seat.status(f"not this time: telling {who} (waiting up to {REMATCH_WAIT:.0f} s for the new table)",
+                "rematch", game_id=game_id)
+    await _when_open(who, partial(lobby.decline, load_identity(seat.data_dir), address[0], address[1], game,
+                                  seat.name or ""))
+    seat.status(f"{who} was told you decline to play again", "declined", game_id=game_id)
+    return {"declined": game_id}
+
+
+def _host_of(peers: dict[str, Any], seat: Seat, host_name: str) -> tuple[tuple[str, int], str]:
+    """The host's address in the last game (its new lobby opens there) and its name."""
+    address = (peers.get("peers") or {}).get("0")
+    who = host_name or "the host"
+    if seat.relay is not None or not isinstance(address, list) or len(address) != 2:
+        raise lobby.LobbyError(f"{who} hosted that game through a broker: ask them for the new invite")
+    return (str(address[0]), int(address[1])), who
+
+
+async def _when_open(who: str, attempt: Callable[[], Awaitable[Any]]) -> Any:
+    """`attempt` the host's new lobby until it opens (REMATCH_WAIT) or refuses."""
     deadline = trio.current_time() + REMATCH_WAIT
     while True:
         try:
-            setup = await lobby.join(key, str(address[0]), int(address[1]), seat.port, os.urandom(32), seat.status,
-                                     expect_game=game, name=seat.name or "")
-            break
+            return await attempt()
         except lobby.LobbyError as exc:
             if str(exc).startswith("the host refused") or trio.current_time() > deadline:
                 raise lobby.LobbyError(f"{who} did not open a new table to play again ({exc})") from None
             await trio.sleep(1.0)
-    return await play(setup, seat, listeners)
 
 
 def _ended(store: GameStore, seat: Seat) -> dict[str, Any] | None:

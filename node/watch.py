@@ -544,7 +544,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
                 nursery.start_soon(interrupt)
                 show: Any = Quiet() if client is None else Terminal(sys.stderr if args.json else sys.stdout)
                 if client == "web":
-                    show = Page(await _serve_page(nursery, args, say))
+                    show = Page(await serve_page(nursery, say, args.web_port, not args.no_browser))
                 where = target
                 if not where or ":" not in where:
                     from . import discovery
@@ -578,13 +578,14 @@ def cmd_watch(args: argparse.Namespace) -> int:
         return EXIT_FAILED
 
 
-async def _serve_page(nursery: trio.Nursery, args: argparse.Namespace, say) -> Any:
+async def serve_page(nursery: trio.Nursery, say, port: int = 0, open_browser: bool = False) -> Any:
+    """The table page in spectator mode, served in `nursery` (its link told by `say`)."""
     from .web import WebClient
 
     client = WebClient()
-    url = await nursery.start(client.serve, args.web_port)
+    url = await nursery.start(client.serve, port)
     say(f"watch in your browser: {url}", "web", url=url)
-    if not args.no_browser:
+    if open_browser:
         import webbrowser
         await trio.to_thread.run_sync(webbrowser.open, url)
     return client

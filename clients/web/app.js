@@ -365,7 +365,7 @@ $("zoom-fit").addEventListener("click", () => { zoom = null; applyZoom(); });
 window.addEventListener("resize", applyZoom);
 
 function afterGame(msg) {            // a table opened from the home: links back to it
-  for (const [id, href] of [["play-again", msg.play_again], ["home", msg.home]])
+  for (const [id, href] of [["play-again", msg.play_again], ["decline", msg.decline], ["home", msg.home]])
     if (href) { $(id).href = href; $(id).hidden = false; }
 }
 

@@ -69,6 +69,11 @@ function renderGames(list) {
       const b = el("button", "Play again", {class: "again"});
       b.onclick = () => playAgain(g.game_id, g.title);
       actions.append(b);
+      if (g.role === "join") {          // a friend's seat: the host's new table may be declined
+        const n = el("button", "Not this time", {class: "decline"});
+        n.onclick = () => playAgain(g.game_id, g.title, true);
+        actions.append(n);
+      }
     }
     if (g.transcript) {
       actions.append(el("a", "Replay", {href: base + "replay/" + g.game_id, class: "replay"}));
@@ -88,8 +93,8 @@ function renderGames(list) {
   }
 }
 
-async function playAgain(gameId, title) {
-  const r = await act("rematch", {game_id: gameId, title});
+async function playAgain(gameId, title, decline = false) {
+  const r = await act("rematch", {game_id: gameId, title, decline});
   if (r) follow(r.table);
 }
 
@@ -193,6 +198,7 @@ async function create(ev) {
     if (i.value !== i.dataset.default) options[i.dataset.key] = i.value;
   const network = document.querySelector("input[name=network]:checked").value;
   const body = {game: $("game").value, seats, options, network, time_limit: Number($("time-limit").value)};
+  if (network === "lan") body.spectators = $("spectators").checked;
   if (network === "broker") Object.assign(body, {relay: $("relay").value, relay_user: $("relay-user").value,
                                                 relay_password: $("relay-password").value});
   const r = await act("host", body);
@@ -213,8 +219,18 @@ async function look() {
     const b = el("button", "Join", {class: "join"});
     b.onclick = () => join(l.address);
     li.append(b);
+    if (l.spectators !== false) {      // an older node does not say: try, and show its refusal
+      const w = el("button", "Watch", {class: "watch"});
+      w.onclick = () => watch(l.address, l.title);
+      li.append(" ", w);
+    } else li.append(" ", el("span", "(no spectators)", {class: "muted"}));
     return li;
   }) : [el("li", "no open table heard on this LAN", {class: "muted"})]));
+}
+
+async function watch(address, title) {
+  const r = await act("watch", {address, title});
+  if (r) follow(r.table);
 }
 
 async function join(invite) {
@@ -265,12 +281,15 @@ $("look").onclick = look;
 $("join-form").onsubmit = (ev) => { ev.preventDefault(); join($("invite-in").value.trim()); };
 $("settings-form").onsubmit = saveSettings;
 for (const r of document.querySelectorAll("input[name=network]"))
-  r.onchange = () => { $("broker").hidden = r.value !== "broker" || !r.checked; };
+  r.onchange = () => {
+    $("broker").hidden = r.value !== "broker" || !r.checked;
+    $("watchable").hidden = r.value === "broker" && r.checked;
+  };
 $("copy").onclick = () => navigator.clipboard.writeText($("invite").textContent)
   .then(() => { $("copy").textContent = "Copied"; }, () => { $("copy").textContent = "Select and copy"; });
 refresh(true).then(() => {             // the table page's "Play again" comes here as #again=GAME_ID
-  const again = location.hash.match(/^#again=([0-9a-f]+)$/);
-  if (again) { history.replaceState(null, "", location.pathname); playAgain(again[1]); }
+  const again = location.hash.match(/^#(again|decline)=([0-9a-f]+)$/);     // "Not this time": #decline=
+  if (again) { history.replaceState(null, "", location.pathname); playAgain(again[2], undefined, again[1] === "decline"); }
 });
 (function poll() {                     // quicker while a table we follow is about to open
   const soon = current && !$("lobby").dataset.opened;

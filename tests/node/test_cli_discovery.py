@@ -69,3 +69,17 @@ def test_discover_says_how_it_listened(tmp_path):
                        timeout=60, env=env(), cwd=ROOT)
     assert r.returncode == 0 and r.stdout == ""
     assert f"no open lobbies heard in 0.3 s, listening with: UDP beacon on port {PORT}" in r.stderr
+
+
+def test_the_announcement_says_whether_spectators_may_watch():
+    """The beacon carries the host's --spectators choice; an older node's beacon, without the
+    field, parses with None (the home then offers Watch and shows the lobby's refusal)."""
+    from node import discovery
+
+    for allowed in (True, False):
+        payload = discovery._payload("ab" * 16, "sabbat", "Sabbat Magica", 2, 1, 4000, allowed)
+        assert discovery.parse(payload, "127.0.0.1").spectators is allowed
+    old = json.loads(discovery._payload("ab" * 16, "sabbat", "Sabbat Magica", 2, 1, 4000))
+    del old["spectators"]
+    heard = discovery.parse(json.dumps(old).encode(), "127.0.0.1")
+    assert heard is not None and heard.spectators is None and heard.port == 4000

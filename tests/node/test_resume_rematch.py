@@ -42,3 +42,31 @@ def test_rematch_plays_the_same_game_again_with_the_bots(tmp_path):
     out = subprocess.run([sys.executable, "-m", "node", "forget", old_id[:12]], capture_output=True, text=True,
                          env=e, cwd=ROOT, timeout=60)
     assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_a_friend_declines_play_again_and_the_host_lobby_names_her(tmp_path):
+    """`caravan rematch ID --decline` on the friend's machine: the host's new lobby says who
+    declined (by her name and key), and the friend's node ends at once with a `declined` line."""
+    ada, bea = tmp_path / "ada", tmp_path / "bea"
+    ada.mkdir()
+    bea.mkdir()
+    host = _caravan(["host", "fixture", "--players", "2", "-o", "rounds=1", "--bot", "random", "--no-discovery",
+                     "--bind", "127.0.0.1", "--name", "Ada", "--json"], ada)
+    port = read_until(host, "lobby", timeout=60)["port"]
+    friend = _caravan(["join", f"127.0.0.1:{port}", "--bot", "random", "--bind", "127.0.0.1", "--name", "Bea",
+                       "--json"], bea)
+    game_id = read_until(host, "genesis", timeout=60)["game_id"]
+    assert finish([host, friend], timeout=120) == [0, 0]
+
+    again = _caravan(["rematch", game_id[:16], "--no-discovery", "--json"], ada)
+    read_until(again, "lobby", timeout=60)
+    no = _caravan(["rematch", game_id[:16], "--decline", "--json"], bea)
+    assert read_until(no, "declined", timeout=60)["game_id"] == game_id
+    assert finish([no], timeout=30) == [0]
+    for _ in range(20):                                  # each read is bounded by its own timeout
+        text = read_until(again, "status", timeout=30)["text"]
+        if "declined" in text:
+            break
+    assert text.startswith("Bea (key ") and "declined to play again" in text, text
+    again.terminate()
+    finish([again], timeout=30)

@@ -10,6 +10,9 @@ from pathlib import Path
 
 import trio
 
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
 from protocol import games as engines, genesis as G
 from protocol.verify import verify_bytes
 from tests.node.test_resume_memory import _play_page
@@ -53,20 +56,56 @@ async def _both(urls: list[str]) -> list[bool]:
     return results
 
 
+def _lines(url: str, key: str) -> list[str]:
+    return next(t for t in api(url, "state")["tables"] if t["key"] == key)["lines"]
+
+
+def _played_together(ada_url: str, bea_url: str) -> list[str]:
+    """Ada hosts, Bea joins from her home, both play the game out from their pages: its id
+    in each home."""
+    api(ada_url, "settings", {"name": "Ada"})
+    api(bea_url, "settings", {"name": "Bea"})
+    first = api(ada_url, "host", {"game": "fixture", "seats": ["friend"], "options": {"rounds": "1"}})["table"]
+    invite = _table(ada_url, first["key"], "lobby")["invite"]
+    joined = api(bea_url, "join", {"invite": "127.0.0.1:" + invite.rsplit(":", 1)[1]})["table"]
+    pages = [_table(ada_url, first["key"])["url"], _table(bea_url, joined["key"])["url"]]
+    assert trio.run(_both, pages) == [True, True]
+    ids = [_until(lambda u=u: [g for g in api(u, "state")["games"] if g["state"] == "finished"])[0]["game_id"]
+           for u in (ada_url, bea_url)]
+    assert ids[0] == ids[1]
+    return ids
+
+
+def test_a_friend_declines_and_the_host_sees_who(tmp_path: Path, browser):
+    """Bea's "Not this time" (a button on her home's game row) reaches Ada's new lobby, which
+    names her; the seat stays open."""
+    ada, ada_url = start_home(tmp_path, "ada")
+    bea, bea_url = start_home(tmp_path, "bea")
+    try:
+        ids = _played_together(ada_url, bea_url)
+        again = api(ada_url, "rematch", {"game_id": ids[0]})["table"]
+        _table(ada_url, again["key"], "lobby")
+        browser.get(bea_url)
+        WebDriverWait(browser, 60).until(lambda d: d.find_elements(By.CSS_SELECTOR, f"tr[data-game='{ids[1]}'] button.decline"))
+        browser.find_element(By.CSS_SELECTOR, f"tr[data-game='{ids[1]}'] button.decline").click()
+        WebDriverWait(browser, 60).until(lambda d: "Ada was told you decline" in d.find_element(By.ID, "lobby-lines").text)
+        lines = _until(lambda: [line for line in _lines(ada_url, again["key"]) if "declined" in line])
+        assert lines[0].startswith("Bea (key ") and "declined to play again" in lines[0], lines
+        mine = api(ada_url, "rematch", {"game_id": ids[0], "decline": True})["table"]    # the host: nothing to decline
+        failed = _until(lambda: [t for t in api(ada_url, "state")["tables"]
+                                 if t["key"] == mine["key"] and t["state"] == "failed"])[0]
+        assert "only a friend who joined" in failed["error"], failed
+    finally:
+        for home in (ada, bea):
+            home.proc.terminate()
+            home.stop()
+
+
 def test_friends_play_again_each_from_their_home(tmp_path: Path):
     ada, ada_url = start_home(tmp_path, "ada")
     bea, bea_url = start_home(tmp_path, "bea")
     try:
-        api(ada_url, "settings", {"name": "Ada"})
-        api(bea_url, "settings", {"name": "Bea"})
-        first = api(ada_url, "host", {"game": "fixture", "seats": ["friend"], "options": {"rounds": "1"}})["table"]
-        invite = _table(ada_url, first["key"], "lobby")["invite"]
-        joined = api(bea_url, "join", {"invite": "127.0.0.1:" + invite.rsplit(":", 1)[1]})["table"]
-        pages = [_table(ada_url, first["key"])["url"], _table(bea_url, joined["key"])["url"]]
-        assert trio.run(_both, pages) == [True, True]
-        ids = [_until(lambda u=u: [g for g in api(u, "state")["games"] if g["state"] == "finished"])[0]["game_id"]
-               for u in (ada_url, bea_url)]
-        assert ids[0] == ids[1]
+        ids = _played_together(ada_url, bea_url)
 
         waiting = api(bea_url, "rematch", {"game_id": ids[1]})["table"]          # Bea asks first
         _until(lambda: any("waiting up to" in line and "for Ada" in line for line in
