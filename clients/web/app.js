@@ -84,7 +84,7 @@ function handle(msg) {
     case "hello":
       state.hello = msg; state.seat = msg.seat;
       setTurn(!!state.decide);
-      $("chat").hidden = false;
+      $("chat").hidden = !!msg.spectator;        // a spectator holds no seat: it cannot talk (node.md "Chat")
       showRules(msg.game, msg.title);
       $("title").textContent = msg.title;
       const name = msg.names ? msg.names[msg.seat] : `seat ${msg.seat}`;

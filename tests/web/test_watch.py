@@ -104,8 +104,9 @@ def test_the_spectator_page_shows_only_the_public_game(tmp_path: Path, chrome, g
     me = chrome.find_element("id", "me").text
     assert me.startswith("spectator of 3 players")
     assert not chrome.find_element("id", "auto").is_displayed()
+    assert not chrome.find_element("id", "chat").is_displayed(), "a spectator holds no seat: no table talk"
     w.wait_for("transcript", timeout=240)
-    wait_until(lambda: chrome.find_element("id", "result").is_displayed(), 30, "the result on the page")
+    wait_until(lambda: chrome.find_element("id", "result").is_displayed(), 90, "the result on the page")
     assert chrome.find_elements("css selector", "button.move") == [], "a spectator is never offered a move"
     assert chrome.find_element("id", "decide").get_attribute("hidden") is not None
     assert console_errors(chrome) == []
