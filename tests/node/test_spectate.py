@@ -55,6 +55,24 @@ def game_transcript(tmp_path: Path) -> bytes:
 
 
 @pytest.mark.parametrize("game, players, delay", CASES)
+def forging_node(genesis_raw: bytes, messages: list[bytes], bad: int, linger: float):
+    """A player's node, as a spectator's TCP handler, that serves the game with message number
+    `bad` (1-based) re-signed wrongly (its signature's last byte flipped); and that message's
+    signer."""
+    forged = bytearray(messages[bad - 1])
+    forged[-1] ^= 1
+    game_id = G.parse(genesis_raw).game_id
+
+    async def fake_node(stream):
+        conn = Connection(stream, "spectator")
+        await handshake(conn, SigningKey.generate(), game_id, dialer=False)
+        await conn.send({"t": "genesis", "g": genesis_raw, "names": {}})
+        for raw in messages[:bad - 1] + [bytes(forged)] + messages[bad:]:
+            await conn.send({"t": "msg", "m": raw})
+        await trio.sleep(linger)
+    return fake_node, chain.parse(messages[bad - 1]).author
+
+
 def test_spectators_from_the_start_and_mid_game_end_with_the_players_transcript(tmp_path, game, players, delay):
     h, port = host(tmp_path, game, players, delay=delay)
     early = watcher(tmp_path, "early", port)                 # in the lobby (or just after): from the first message
@@ -158,18 +176,8 @@ async def test_a_tampered_message_is_shown_invalid_with_its_signer(tmp_path):
     data = (ROOT / "specs" / "vectors" / "fixture-2p.caravan").read_bytes()
     genesis_raw, messages = transcript.load(data)
     bad = 5
-    forged = bytearray(messages[bad - 1])
-    forged[-1] ^= 1                                          # the signature's last byte
-    signer = chain.parse(messages[bad - 1]).author
+    fake_node, signer = forging_node(genesis_raw, messages, bad, linger=5)
     genesis = G.parse(genesis_raw)
-
-    async def fake_node(stream):
-        conn = Connection(stream, "spectator")
-        await handshake(conn, SigningKey.generate(), genesis.game_id, dialer=False)
-        await conn.send({"t": "genesis", "g": genesis_raw, "names": {}})
-        for raw in messages[:bad - 1] + [bytes(forged)] + messages[bad:]:
-            await conn.send({"t": "msg", "m": raw})
-        await trio.sleep(5)
 
     async with trio.open_nursery() as nursery:
         listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")

@@ -189,7 +189,7 @@ def test_hostile_chat_lines_are_text_or_refused_and_a_flood_is_cut_off(tmp_path:
         _on(browser, tabs, "ann")
         time.sleep(2)
         flood = [line for line in _chat_lines(browser)[before:] if "flood" in line]
-        assert 1 <= len(flood) <= 5
+        assert 0 < len(flood) <= 5
         assert console_errors(browser) == []
     finally:
         for node in (ann, bob):

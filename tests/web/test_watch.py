@@ -12,14 +12,12 @@ import pytest
 import trio
 
 from clients import narrate, render
-from node.frames import Connection
-from node.handshake import handshake
-from protocol import chain, games, genesis as G, transcript
-from protocol.identity import SigningKey, fingerprint
+from protocol import games, genesis as G, transcript
+from protocol.identity import fingerprint
 from protocol.session import Session
 from protocol.verify import verify_bytes
 from tests.node.procs import ROOT
-from tests.node.test_spectate import game_transcript, host
+from tests.node.test_spectate import forging_node, game_transcript, host
 from tests.web.conftest import Node, console_errors, new_chromium
 
 CASES = [("sare", 3), ("sabbat", 3), ("nomads", 3)]
@@ -134,17 +132,7 @@ def test_a_tampered_message_shows_on_the_page_with_its_signer(tmp_path: Path, ch
     genesis_raw, messages = transcript.load(data)
     genesis = G.parse(genesis_raw)
     bad = 4
-    forged = bytearray(messages[bad - 1])
-    forged[-1] ^= 1
-    signer = chain.parse(messages[bad - 1]).author
-
-    async def fake_node(stream):
-        conn = Connection(stream, "spectator")
-        await handshake(conn, SigningKey.generate(), genesis.game_id, dialer=False)
-        await conn.send({"t": "genesis", "g": genesis_raw, "names": {}})
-        for raw in messages[:bad - 1] + [bytes(forged)] + messages[bad:]:
-            await conn.send({"t": "msg", "m": raw})
-        await trio.sleep(60)
+    fake_node, signer = forging_node(genesis_raw, messages, bad, linger=60)
 
     async def run() -> None:
         async with trio.open_nursery() as nursery:
