@@ -26,6 +26,10 @@ auto.addEventListener("change", () => {
   localStorage.setItem("caravan.auto", auto.checked ? "1" : "0");
   if (auto.checked && state.decide && state.decide.actions.length === 1) send(state.decide.actions[0].id);
 });
+const prefs = new URLSearchParams(location.hash.slice(1));   // from the home: #sound=1&theme=dark
+if (prefs.has("sound")) localStorage.setItem("caravan.sound", prefs.get("sound") === "1" ? "1" : "0");
+if (["system", "light", "dark"].includes(prefs.get("theme"))) localStorage.setItem("caravan.theme", prefs.get("theme"));
+if (prefs.has("sound") || prefs.has("theme")) history.replaceState(null, "", location.pathname + location.search);
 const sound = $("sound");
 sound.checked = localStorage.getItem("caravan.sound") === "1";          // off by default
 sound.addEventListener("change", () => localStorage.setItem("caravan.sound", sound.checked ? "1" : "0"));

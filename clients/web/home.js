@@ -1,6 +1,12 @@
 // Caravan's home: talks to this machine's own caravan process (node/home.py) under the page's
 // token. Every name, option and invite is put in the page as text (never as markup).
 const base = location.pathname.endsWith("/") ? location.pathname : location.pathname + "/";
+/** A table page with the home's sound and theme settings (each table is its own origin, so
+ * they travel in the fragment, which never reaches a server). */
+function withPrefs(url) {
+  const theme = {auto: "system"}[$("theme").value] || $("theme").value;
+  return `${url}#sound=${$("sound").checked ? 1 : 0}&theme=${encodeURIComponent(theme)}`;
+}
 const $ = (id) => document.getElementById(id);
 let catalog = [], current = null, shownGames = "";
 
@@ -62,7 +68,7 @@ function renderGames(list) {
     const running = g.table && ["starting", "lobby", "playing"].includes(g.table.state);
     if (g.state === "playing" && g.my_seat !== null) {
       const b = el("button", running ? "Open" : "Continue", {class: "continue primary"});
-      b.onclick = () => running && g.table.url ? (location.href = g.table.url) : resume(g);
+      b.onclick = () => running && g.table.url ? (location.href = withPrefs(g.table.url)) : resume(g);
       actions.append(b);
     }
     if (g.state === "finished" && g.my_seat !== null && g.role) {
@@ -121,11 +127,11 @@ function renderLobby(t) {
   $("lobby-lines").replaceChildren(...t.lines.map((l) => el("li", l)));
   const link = $("table-link");
   link.hidden = !t.url;
-  if (t.url) link.href = t.url;
+  if (t.url) link.href = withPrefs(t.url);
   if (t.error) showError(t.error);
   if (t.url && (t.state === "playing" || (!t.wait_here && t.state !== "failed")) && !t.opened) {
     t.opened = true;
-    location.href = t.url;
+    location.href = withPrefs(t.url);
   }
 }
 

@@ -207,3 +207,18 @@ def test_the_clock_says_how_long_an_awaited_seat_has_been_silent(page, browser):
     while not clock.is_displayed() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert clock.text.startswith("Clock: Bob silent for 1:1")        # 1:15 or a second later
+
+
+def test_the_homes_sound_and_theme_settings_reach_the_table(page, browser):
+    """Each table page is its own origin: the home passes its Settings in the URL's fragment,
+    and the page keeps them (and drops the fragment from the address)."""
+    browser.get(page.url + "#sound=1&theme=dark")
+    deadline = time.monotonic() + 20
+    while not browser.find_element(By.ID, "sound").is_selected() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert browser.find_element(By.ID, "sound").is_selected()
+    assert "dark" in browser.find_element(By.TAG_NAME, "html").get_attribute("class")
+    assert "#" not in browser.current_url
+    browser.get(page.url)                                                     # kept for this table
+    assert browser.find_element(By.ID, "sound").is_selected()
+    assert console_errors(browser) == []
