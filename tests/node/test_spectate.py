@@ -54,7 +54,6 @@ def game_transcript(tmp_path: Path) -> bytes:
     return path.read_bytes()
 
 
-@pytest.mark.parametrize("game, players, delay", CASES)
 def forging_node(genesis_raw: bytes, messages: list[bytes], bad: int, linger: float):
     """A player's node, as a spectator's TCP handler, that serves the game with message number
     `bad` (1-based) re-signed wrongly (its signature's last byte flipped); and that message's
@@ -73,6 +72,7 @@ def forging_node(genesis_raw: bytes, messages: list[bytes], bad: int, linger: fl
     return fake_node, chain.parse(messages[bad - 1]).author
 
 
+@pytest.mark.parametrize("game, players, delay", CASES)
 def test_spectators_from_the_start_and_mid_game_end_with_the_players_transcript(tmp_path, game, players, delay):
     h, port = host(tmp_path, game, players, delay=delay)
     early = watcher(tmp_path, "early", port)                 # in the lobby (or just after): from the first message
