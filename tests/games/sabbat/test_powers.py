@@ -341,12 +341,11 @@ def test_magician_move_literal_option():
         ENGINE.new_game({"power_limit": "never"}, 2)
 
 
-def test_gift_of_immortality_for_every_minion_destroyed_in_one_action():
-    """RB 7.2 "When a vampire's minion is destroyed after a fight, it does not return to the
-    graveyard, but reappears" — every destroyed minion (issue 24 item 8): with power_limit
-    "trigger" (the default, R-9) a second minion destroyed in the same action gets the gift too."""
+def _two_minions_destroyed(power_limit: str):
+    """Seat 1 (Luserna) wins a fight against seat 0's (Zugriga) minion in the Zen garden, seat 0
+    uses Gift of immortality, then seat 1 wins a second fight in the canteen, in one action."""
     st, k = game([ZUG, LUS], [D.IMMORTALITY, D.LUXURIANCE])
-    st.power_limit = "trigger"                                # the default (R-9)
+    st.power_limit = power_limit
     zen, canteen = GAR["zen"], GAR["canteen"]
     place(st, zen, [1, 0])
     place(st, canteen, [1, 0])
@@ -355,19 +354,19 @@ def test_gift_of_immortality_for_every_minion_destroyed_in_one_action():
     act(st, 1, ["move", BRIDGE, 0, zen, "fight"], k[1])
     act(st, 0, ["power", D.IMMORTALITY, GAR["alchemist"]], k[0])
     act(st, 1, ["move", BRIDGE, 0, canteen, "fight"], k[1])
+    return st, k
+
+
+def test_gift_of_immortality_for_every_minion_destroyed_in_one_action():
+    """RB 7.2 "When a vampire's minion is destroyed after a fight, it does not return to the
+    graveyard, but reappears" — every destroyed minion (issue 24 item 8): with power_limit
+    "trigger" (the default, R-9) a second minion destroyed in the same action gets the gift too."""
+    st, k = _two_minions_destroyed("trigger")                # the default (R-9)
     assert st.sub == "immortal" and st.actor == 0
     act(st, 0, ["power", D.IMMORTALITY, GAR["glass_factory"]], k[0])      # the second one reappears too
     assert [e & 3 for e in st.locs[GAR["glass_factory"]]] == [0] and st.grave[0] == 7 - 2 - 3
     # with the "round" limit the second minion goes to the graveyard
-    st, k = game([ZUG, LUS], [D.IMMORTALITY, D.LUXURIANCE])
-    st.power_limit = "round"
-    place(st, zen, [1, 0])
-    place(st, canteen, [1, 0])
-    st.order = [1, 0]
-    set_turn(st, 1)
-    act(st, 1, ["move", BRIDGE, 0, zen, "fight"], k[1])
-    act(st, 0, ["power", D.IMMORTALITY, GAR["alchemist"]], k[0])
-    act(st, 1, ["move", BRIDGE, 0, canteen, "fight"], k[1])
+    st, k = _two_minions_destroyed("round")
     assert st.sub == "b2" and st.actor == 1
 
 
