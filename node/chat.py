@@ -111,7 +111,9 @@ class Chat:
             seat, n, text, body, sig = self._check(frame)
         except ChatError as exc:
             self.refused += 1
-            log.warning("seat %d: chat line from the link of seat %d refused: %s", self.seat, link_seat, exc)
+            if self.refused & (self.refused - 1) == 0:      # the 1st, 2nd, 4th, 8th…: a flood cannot flood the log
+                log.warning("seat %d: chat line from the link of seat %d refused: %s (%d refused so far)",
+                            self.seat, link_seat, exc, self.refused)
             return None
         return self._accept(seat, n, text, body, sig, self.clock())
 

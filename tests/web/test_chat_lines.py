@@ -84,3 +84,13 @@ def test_a_flood_is_cut_off_and_memory_and_disk_stay_bounded(tmp_path: Path):
     with pytest.raises(C.ChatError, match="slow down"):
         for _ in range(C.RATE_LINES + 1):
             trio.run(ann.say, "me too")
+
+
+def test_a_flood_of_refused_lines_is_logged_a_few_times_only(tmp_path: Path, caplog):
+    """Each refused line is counted, but the log gets the 1st, 2nd, 4th, 8th… only: a peer
+    that floods cannot flood this node's log."""
+    _, (_, bob), _ = _table(tmp_path)
+    for _ in range(1000):
+        bob.receive(0, {"b": b"junk", "s": bytes(64)})
+    assert bob.refused == 1000
+    assert len([r for r in caplog.records if "refused" in r.getMessage()]) == 10    # 1, 2, 4, …, 512
