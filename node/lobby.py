@@ -127,7 +127,7 @@ class Lobby:
 
     def __init__(self, key: SigningKey, game: str, players: int, options: dict[str, Any],
                  on_status: Callable[[str], None] = lambda s: None, time_limit: int = 0, name: str = "",
-                 spectators: bool = True):
+                 spectators: bool = True, friends: frozenset[bytes] = frozenset()):
         self.name = clean_name(name)
         engine = games.get(game)
         if not engine.min_players <= players <= engine.max_players:
@@ -151,6 +151,9 @@ class Lobby:
         self.relayed = False
         self.spectators = spectators
         self.watchers = 0
+        self.friends = friends
+        """The seats of the game this lobby plays again (Play again): only they may decline, once each."""
+        self.declined: set[bytes] = set()
 
     def invite(self, url: Any) -> str:
         """What joiners join this lobby with through the broker `url` (a relay_url.RelayUrl)."""
@@ -220,6 +223,12 @@ class Lobby:
                 await self._watcher(conn)
                 return
             if join["t"] == "decline":                # a friend's Play again: "not this time"
+                if peer not in self.friends or peer in self.declined:
+                    await conn.send({"t": "refused", "why": "only a player of the last game declines its Play "
+                                                            "again, once"})
+                    raise LobbyError(f"decline from {fingerprint(peer)}, not a player of the last game "
+                                     "(or said already)")
+                self.declined.add(peer)
                 self.on_status(f"{named(clean_name(join.get('name')), peer)} declined to play again "
                                f"({self.seats_text()})")
                 await conn.send({"t": "noted"})
@@ -440,7 +449,9 @@ async def decline(key: SigningKey, host: str, port: int, expect_game: str, name:
     conn, _, _ = await _enter(key, host, port, expect_game)
     try:
         await conn.send({"t": "decline", "name": clean_name(name)})
-        await _expect(conn, "noted")
+        answer = await _expect(conn, "noted", also=("refused",))
+        if answer["t"] == "refused":
+            raise LobbyError(f"the host refused: {answer.get('why')}")
     except (FrameError, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
         raise LobbyError(f"lobby at {where} failed: {str(exc) or type(exc).__name__}") from None
     finally:

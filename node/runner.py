@@ -500,16 +500,20 @@ def stop_bots(helpers: list[Any]) -> None:
 async def host(game: str, players: int, options: dict[str, Any], seat: Seat, announce: bool = True,
                time_limit: int = 0, bots: list[str] = (),
                discovery_target: str = discovery.BROADCAST, discovery_port: int = discovery.DISCOVERY_PORT,
-               task_status=trio.TASK_STATUS_IGNORED) -> dict[str, Any] | None:
+               task_status=trio.TASK_STATUS_IGNORED, friends: frozenset[bytes] = frozenset()) -> dict[str, Any] | None:
+    """Host a lobby, then play. `friends`: the seats of the game this one plays again (only
+    they may decline it)."""
     if seat.client == "web" and seat.web_client is None:
         return await _serving_page(seat, partial(host, game, players, options, seat, announce, time_limit, bots,
-                                                 discovery_target, discovery_port, task_status=task_status))
+                                                 discovery_target, discovery_port, task_status=task_status,
+                                                 friends=friends))
     key = load_identity(seat.data_dir)
     seat.role = "host"
     if seat.client and seat.client.startswith("tcp:"):
         await open_client_port(seat)
     watchable = seat.spectators if seat.spectators is not None else seat.relay is None
-    the_lobby = lobby.Lobby(key, game, players, options, seat.status, time_limit, seat.name or "", watchable)
+    the_lobby = lobby.Lobby(key, game, players, options, seat.status, time_limit, seat.name or "", watchable,
+                            friends)
     if seat.relay is not None:
         return await _host_relayed(the_lobby, seat, bots, task_status)
     listeners = await trio.open_tcp_listeners(seat.port, host=seat.bind)
@@ -738,7 +742,7 @@ async def rematch(game_prefix: str, seat: Seat, announce: bool = True,
             seat.status(f"port {old_port} of the last game is still taken; friends join with the new invite",
                         "warning")
     return await host(genesis.game, len(genesis.seats), dict(genesis.options), seat, announce,
-                      genesis.time_limit, kinds, discovery_target, discovery_port)
+                      genesis.time_limit, kinds, discovery_target, discovery_port, friends=frozenset(genesis.seats))
 
 
 def _port_free(bind: str, port: int) -> bool:

@@ -49,3 +49,28 @@ async def test_lobby_rejects_bad_options_before_anyone_joins(tmp_path):
         lobby.Lobby(key, "fixture", 3, {"rounds": 99})
     with pytest.raises(lobby.LobbyError, match="players"):
         lobby.Lobby(key, "fixture", 9, {"rounds": 1})
+
+
+async def test_only_a_player_of_the_last_game_declines_its_play_again_once(tmp_path):
+    """A Play again lobby hears "not this time" from the seats of the game it plays again,
+    once each; a stranger's key (or a second decline) is refused and names nobody."""
+    host_key, friend, stranger = (runner.load_identity(tmp_path / n) for n in ("h", "f", "s"))
+    lines: list[str] = []
+    the_lobby = lobby.Lobby(host_key, "fixture", 2, {"rounds": 1}, lines.append,
+                            friends=frozenset({host_key.public, friend.public}))
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(the_lobby.run, listeners, b"\0" * 32)
+            with pytest.raises(lobby.LobbyError, match="the host refused: only a player of the last game"):
+                await lobby.decline(stranger, "127.0.0.1", port, "fixture", "Mallory")
+            assert not any("declined" in line for line in lines)
+            await lobby.decline(friend, "127.0.0.1", port, "fixture", "Bea")
+            assert [line for line in lines if "declined" in line] == [
+                f"Bea (key {lobby.fingerprint(friend.public)}) declined to play again (1/2 seated: seat 0 the host; "
+                "empty: seat 1)"]
+            with pytest.raises(lobby.LobbyError, match="the host refused"):
+                await lobby.decline(friend, "127.0.0.1", port, "fixture", "Bea")
+            assert len([line for line in lines if "declined" in line]) == 1
+            nursery.cancel_scope.cancel()
