@@ -35,7 +35,7 @@ from protocol.need import EngineFault
 from protocol.session import ProofJob, Session
 
 from .frames import MAX_FRAME, Connection, FrameError
-from .handshake import HandshakeError, handshake
+from .handshake import HandshakeError, HandshakeSlots, handshake
 from .store import CannotContinue, GameStore, StoreWriteError
 
 log = logging.getLogger("caravan.node")
@@ -56,7 +56,8 @@ ALONE_AFTER = 60.0
 without a time limit, at any time) stops: a resumed node whose peers all finished or left
 would otherwise wait forever."""
 MAX_UNAUTHENTICATED = 32
-"""Incoming connections still in their handshake; more are refused at once."""
+"""Incoming connections still in their handshake; a new one closes the oldest that has not sent
+a valid hello (node/handshake.py HandshakeSlots), so a flood cannot keep a real peer out."""
 MAX_EARLY_BYTES = 8 << 20
 """Bytes of messages held ahead of the game (not yet applicable) per author."""
 HANDSHAKE_FRAME = 4096
@@ -157,7 +158,7 @@ class GameNode:
         self.outcome: str | None = None          # "complete", "abandoned", "gave-up", "store-failed"
         self.outcome_text = ""
         self.recovered = False                   # every peer told us how many of our messages it holds
-        self.unauthenticated = 0
+        self.handshakes = HandshakeSlots(MAX_UNAUTHENTICATED)
         self._rebuilt_at: dict[int, tuple[int, ...]] = {}   # peer -> this node's counts at its last rebuild
         self._rebuilt_by: dict[int, tuple[int, ...]] = {}   # peer -> the rebuilt state it last named
         self._resend_at = 0.0
@@ -523,23 +524,20 @@ class GameNode:
     async def _accept(self, conn: Connection) -> None:
         """An incoming link (a TCP connection, or a relay link): handshake, then serve it."""
         address = conn.address
-        if self.unauthenticated >= MAX_UNAUTHENTICATED:
-            log.warning("seat %d: %s refused: %d connections are already in their handshake",
-                        self.seat, address, self.unauthenticated)
-            with trio.move_on_after(1):
-                await conn.send({"t": "refused", "why": "busy: too many handshakes"})
-            await conn.aclose()
-            return
         conn.max_frame = HANDSHAKE_FRAME
-        self.unauthenticated += 1
-        try:
-            peer = await handshake(conn, self.key, self.genesis.game_id, dialer=False)
-        except (HandshakeError, FrameError, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
-            log.warning("seat %d: handshake with %s failed: %s", self.seat, address, str(exc))
+        peer = None
+        with self.handshakes.slot() as proven:
+            try:
+                peer = await handshake(conn, self.key, self.genesis.game_id, dialer=False, on_hello=proven)
+            except (HandshakeError, FrameError, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+                log.warning("seat %d: handshake with %s failed: %s", self.seat, address, str(exc))
+                await conn.aclose()
+                return
+        if peer is None:                             # a newer link took its slot
+            log.warning("seat %d: %s dropped: %d newer links were in their handshake", self.seat, address,
+                        MAX_UNAUTHENTICATED)
             await conn.aclose()
             return
-        finally:
-            self.unauthenticated -= 1
         conn.max_frame = MAX_FRAME
         if peer not in self.session.seat_of and self.spectators is not None:
             await self.spectators.serve(conn, address)

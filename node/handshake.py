@@ -21,7 +21,8 @@ peer's; over TCP there is one sender, and a frame that does not fit fails the ha
 from __future__ import annotations
 
 import os
-from typing import Any, Callable
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
 
 import nacl.bindings as sodium
 import nacl.public
@@ -62,6 +63,43 @@ def pin_inbox(pin: bytes) -> str:
 
 def inbox_of(key: bytes) -> str:
     return pin_inbox(key_pin(key))
+
+
+class HandshakeSlots:
+    """At most `limit` links in their handshake at once. A new link closes the oldest whose
+    peer has not yet sent a valid hello, else the oldest: a flood of half-open links cannot
+    keep a real peer out (refusing the new link instead would let it), and a link whose peer
+    proved its key is the last to go."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self._pending: list[trio.CancelScope] = []
+        self._proven: set[trio.CancelScope] = set()
+        self.most = 0
+        """The most links ever in their handshake at once (at most `limit`)."""
+
+    def __len__(self) -> int:
+        return len(self._pending)
+
+    @contextmanager
+    def slot(self) -> Iterator[Callable[[], None]]:
+        """Run one link's handshake inside: gives the `on_hello` to pass to `handshake`; the
+        block is cancelled (and ends without a result) when a newer link takes its slot."""
+        if len(self._pending) >= self.limit:
+            unproven = [s for s in self._pending if s not in self._proven]
+            oldest = (unproven or self._pending)[0]
+            self._pending.remove(oldest)
+            oldest.cancel()
+        scope = trio.CancelScope()
+        self._pending.append(scope)
+        self.most = max(self.most, len(self._pending))
+        try:
+            with scope:
+                yield lambda: self._proven.add(scope)
+        finally:
+            self._proven.discard(scope)
+            if scope in self._pending:
+                self._pending.remove(scope)
 
 
 class HandshakeError(Exception):

@@ -33,7 +33,7 @@ from protocol.identity import SigningKey, fingerprint, strong_key, verify
 from protocol.player import beacon_chain
 
 from .frames import Connection, FrameError
-from .handshake import HandshakeError, handshake, key_pin, parse_pin, pin_inbox
+from .handshake import HandshakeError, HandshakeSlots, handshake, key_pin, parse_pin, pin_inbox
 from .spectators import REFUSED_NO
 
 log = logging.getLogger("caravan.lobby")
@@ -140,10 +140,7 @@ class Lobby:
         self.pin = key_pin(key.public)
         """The pin of the host's key: what an invite or `HOST:PORT/KEY` tells joiners to expect."""
         self.joiners: list[_Joiner] = []
-        self._pending: list[trio.CancelScope] = []
-        self._proven: set[trio.CancelScope] = set()     # pending links whose peer's hello checked
-        self.most_pending = 0
-        """The most links ever in their handshake at once (at most MAX_PENDING)."""
+        self.handshakes = HandshakeSlots(MAX_PENDING)
         self.full = trio.Event()
         self.done = trio.Event()
         self.on_status = on_status
@@ -187,27 +184,13 @@ class Lobby:
         """The handshake of a new link, one of at most MAX_PENDING (for a new one the oldest
         whose peer has not yet sent a valid hello is closed, else the oldest); its peer's
         key, or None when it was closed so."""
-        scope = trio.CancelScope()
-        if len(self._pending) >= MAX_PENDING:
-            unproven = [s for s in self._pending if s not in self._proven]
-            oldest = (unproven or self._pending)[0]
-            self._pending.remove(oldest)
-            oldest.cancel()
-        self._pending.append(scope)
-        self.most_pending = max(self.most_pending, len(self._pending))
         conn.max_frame = HANDSHAKE_FRAME
-        try:
-            with scope:
-                await conn.send(self._advert())
-                peer = await handshake(conn, self.key, self.lobby_id, dialer=False,
-                                       on_hello=lambda: self._proven.add(scope))
-                conn.max_frame = LOBBY_FRAME
-                await conn.send(self._advert())
-                return peer
-        finally:
-            self._proven.discard(scope)
-            if scope in self._pending:
-                self._pending.remove(scope)
+        with self.handshakes.slot() as proven:
+            await conn.send(self._advert())
+            peer = await handshake(conn, self.key, self.lobby_id, dialer=False, on_hello=proven)
+            conn.max_frame = LOBBY_FRAME
+            await conn.send(self._advert())
+            return peer
         log.warning("lobby: %s dropped: %d newer links were in their handshake", conn.address, MAX_PENDING)
         return None
 

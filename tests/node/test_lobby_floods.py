@@ -73,7 +73,7 @@ async def test_partial_megabyte_frames_on_a_lan_lobby_are_bounded():
                 await trio.sleep(1)
                 most = max(most, _grown(base))
                 assert most < FLOOD_BOUND, f"the lobby host grew by {most >> 20} MiB"
-                assert the_lobby.most_pending <= lobby.MAX_PENDING
+                assert the_lobby.handshakes.most <= lobby.MAX_PENDING
                 # the 200 stay open; a real joiner still takes its seat
                 setup = await lobby.join(joiner_key, "127.0.0.1", port, 9, os.urandom(32),
                                          host_pin=the_lobby.pin)
@@ -173,7 +173,7 @@ async def test_flooding_links_on_a_broker_cannot_keep_the_joiner_out(broker):
                 assert setup.game_id == hosted["setup"].game_id
                 assert 100 <= flooder.links < 400 and flooder.proc.poll() is None, "the flood went on"
                 assert most < FLOOD_BOUND, f"the lobby host grew by {most >> 20} MiB"
-                assert the_lobby.most_pending <= lobby.MAX_PENDING
+                assert the_lobby.handshakes.most <= lobby.MAX_PENDING
                 nursery.cancel_scope.cancel()
     finally:
         tracemalloc.stop()
