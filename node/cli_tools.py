@@ -14,6 +14,7 @@ from typing import Any, Callable, Iterator
 from protocol import games
 
 from . import cli_checks as check
+from . import output
 from .cli_checks import UsageError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -65,7 +66,7 @@ def setup_logging(args: argparse.Namespace, status: Callable[..., None] | None =
     interface the beacon cannot reach) go to the node's status, so --json reports them."""
     level = logging.DEBUG if args.verbose >= 2 else logging.INFO if args.verbose else logging.WARNING
     fmt = "%(asctime)s %(name)s %(levelname)s %(message)s" if args.verbose else "caravan: %(levelname)s: %(message)s"
-    handler = logging.StreamHandler(sys.stderr)
+    handler = output.StderrHandler() if output.stderr_is_a_pipe() else logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter(fmt) if args.verbose else _OneLine(fmt))
     logging.basicConfig(level=level, handlers=[handler])
     if not args.verbose:

@@ -1,4 +1,5 @@
-"""Lines for a reader that may stop reading: a node's `--json` stdout.
+"""Lines for a reader that may stop reading: a node's `--json` stdout, and its human status
+and log lines on stderr when that is a pipe.
 
 A `print` to a pipe nobody reads blocks once the pipe is full (64 KiB on Linux), and a node
 blocked there signs nothing while its links look alive: its peers see a connected, silent
@@ -29,8 +30,8 @@ EXIT_DRAIN = 3.0
 class LineOutput:
     """Write lines to `fd` from a daemon thread, never blocking the caller."""
 
-    def __init__(self, fd: int = 1, max_bytes: int = MAX_BUFFERED):
-        self.fd, self.max_bytes = fd, max_bytes
+    def __init__(self, fd: int = 1, max_bytes: int = MAX_BUFFERED, name: str = "stdout"):
+        self.fd, self.max_bytes, self.name = fd, max_bytes, name
         self.dropped = 0                      # lines lost so far
         self._unreported = 0                  # of them, not yet told to the reader
         self._lines: collections.deque[bytes] = collections.deque()
@@ -46,7 +47,7 @@ class LineOutput:
             if self._closed:
                 return
             if self._size + len(data) > self.max_bytes:
-                if not self.dropped:
+                if not self.dropped and self.name != "stderr":     # (the warning itself goes there)
                     log.warning("stdout is not being read: output lines are dropped (and counted) "
                                 "until it is; the game goes on")
                 self.dropped += 1
@@ -80,9 +81,10 @@ class LineOutput:
                 self._writing = False
                 self._cond.notify_all()
 
-    @staticmethod
-    def _dropped_line(count: int) -> bytes:
-        text = f"{count} output line(s) were dropped: stdout was not read fast enough"
+    def _dropped_line(self, count: int) -> bytes:
+        text = f"{count} output line(s) were dropped: {self.name} was not read fast enough"
+        if self.name == "stderr":
+            return f"caravan: WARNING: {text}\n".encode()
         return (json.dumps({"type": "warning", "text": text, "dropped": count}) + "\n").encode()
 
     def drain(self, timeout: float) -> bool:
@@ -99,6 +101,7 @@ class LineOutput:
 
 
 _stdout: LineOutput | None = None
+_stderr: LineOutput | None = None
 
 
 def stdout() -> LineOutput:
@@ -113,3 +116,39 @@ def stdout() -> LineOutput:
         _stdout = LineOutput(1)
         atexit.register(_stdout.drain, EXIT_DRAIN)
     return _stdout
+
+
+def stderr() -> LineOutput:
+    """The process's one non-blocking writer of stderr (drained for EXIT_DRAIN s at exit)."""
+    global _stderr
+    if _stderr is None:
+        import sys
+        try:
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+        _stderr = LineOutput(2, name="stderr")
+        atexit.register(_stderr.drain, EXIT_DRAIN)
+    return _stderr
+
+
+def stderr_is_a_pipe() -> bool:
+    """Whether stderr may block on a reader that stops reading (a pipe or socket, not a
+    terminal or a file): then status and log lines go through `stderr()`."""
+    import stat
+    import sys
+    try:
+        mode = os.fstat(sys.stderr.fileno()).st_mode
+        return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+class StderrHandler(logging.Handler):
+    """Log records as lines on stderr that never block the node (see `stderr`)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            stderr().line(self.format(record))
+        except Exception:
+            self.handleError(record)

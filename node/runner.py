@@ -45,7 +45,9 @@ class Status:
         self.lobby_page: Callable[[str], None] | None = None
         """--client web before the game: the page shows the lobby's lines too."""
         self.console = None
-        if not json_lines:
+        self.piped = output.stderr_is_a_pipe()
+        """stderr is a pipe: lines go through a writer that never blocks (node/output.py)."""
+        if not json_lines and not self.piped:
             try:
                 from rich.console import Console
                 self.console = Console(stderr=True, highlight=False)
@@ -59,7 +61,9 @@ class Status:
         if self.json_lines:                     # never blocks: a reader may stop reading (node/output.py)
             output.stdout().line(json.dumps({"type": kind, "text": text, **fields}, default=str))
         elif not self.quiet:
-            if self.console is not None:
+            if self.piped:
+                output.stderr().line(text)
+            elif self.console is not None:
                 self.console.print(text, markup=False)
             else:
                 print(text, file=sys.stderr, flush=True)
