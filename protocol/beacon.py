@@ -9,9 +9,8 @@ integers and permutations by rejection sampling, so no modulo bias creeps in.
 
 from __future__ import annotations
 
-from typing import Any
-
 from hashlib import sha256
+from typing import Any
 
 from .hashing import tagged_hash, tagged_hash512
 from .wire import encode_known

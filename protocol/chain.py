@@ -83,7 +83,7 @@ def _split_outer(raw: bytes) -> tuple[bytes, bytes]:
         raise ParseError("the envelope is not a byte string")
     width, least = header
     start = 2 + width
-    n = raw[2] << 8 | raw[3] if width == 2 and len(raw) > 3 else int.from_bytes(raw[2:start], "big")
+    n = int.from_bytes(raw[2:start], "big")
     if len(raw) < start or n < least:
         raise ParseError("not canonical: a non-minimal length for the envelope")
     end = start + n
