@@ -376,8 +376,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "cannot be opened or is not a transcript at all, or bad usage.")
     v.add_argument("file", help="the .caravan transcript")
     v.add_argument("--jobs", type=check.count, metavar="N",
-                   help="processes checking signatures at once: the replay and N-1 workers starting "
-                        "from the end (default 1: a worker pays only on a large transcript with a spare core)")
+                   help="processes checking signatures and deck proofs at once: the replay and N-1 "
+                        "workers (default 1: a worker pays only on a large transcript with a spare core)")
     _json_arg(v, "print one JSON object instead of text")
     v.set_defaults(func=cmd_verify)
 

@@ -7,7 +7,7 @@ import argparse
 import json
 import logging
 import sys
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -125,7 +125,7 @@ def _describe_result(result: dict[str, Any] | None) -> str:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     from protocol.verify import verify_bytes
-    from .verify_pool import in_processes
+    from .verify_pool import in_processes, proofs_in, workers
 
     try:
         with open(args.file, "rb") as fh:
@@ -133,9 +133,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UsageError(f"cannot open {args.file}: {exc.strerror or exc}") from None
     jobs = args.jobs or 1
-    with progress_bar("checking messages", 0, _stderr_is_terminal(args) and len(data) > 256 * 1024) as update:
+    with progress_bar("checking messages", 0, _stderr_is_terminal(args) and len(data) > 256 * 1024) as update, \
+            workers(jobs) if jobs > 1 else nullcontext() as pool:
         report = verify_bytes(data, progress=lambda done, total: update(done, total=total),
-                              signatures=in_processes(jobs) if jobs > 1 else None)
+                              signatures=in_processes(jobs, pool) if pool else None,
+                              proofs=proofs_in(pool) if pool else None)
     # every `unreadable` file (bad magic, a torn or oversized frame, wherever it is) exits 2:
     # its frames cannot be told apart, so no message can be judged (specs/protocol.md §9)
     readable = not (report.error and report.error["code"] == "unreadable")

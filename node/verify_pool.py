@@ -1,11 +1,15 @@
-"""Signature checks in worker processes for `caravan verify --jobs N` (issues #17 and #25).
+"""Signature and deck proof checks in worker processes for `caravan verify --jobs N` (issues
+#17 and #25).
 
 Each message's signature is independent of the others and costs most of a replay, so
 N − 1 workers check chunks of them, starting from the end of the transcript, while this
 process replays the game from the start (`protocol.verify.verify_bytes(signatures=...)`).
 The replay never waits for a worker: it checks every signature no worker has reported yet
 itself, and skips only those a worker accepted, so the verdict cannot change. Where the
-two meet, the workers' remaining chunks are dropped.
+two meet, the workers' remaining chunks are dropped. Deck proofs (most of a Sa-Rê or Nomads
+replay) go to the same workers while the replay goes on as if they passed; its report stands
+only if all did, and at the end the replay checks itself, from the last, those no worker has
+started (`protocol.verify.ProofChecks`).
 """
 
 from __future__ import annotations
@@ -13,11 +17,12 @@ from __future__ import annotations
 import multiprocessing
 import os
 import threading
-from collections.abc import Collection, Generator
+from collections.abc import Callable, Collection, Generator, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
 
 from protocol.identity import Checked
-from protocol.verify import SignatureChecks, check_signatures
+from protocol.verify import ProofChecks, SignatureChecks, check_signatures
 
 # Opt-in (`caravan verify --jobs N`): a worker costs a process start (fork) and the traffic
 # of the messages and results, and pays only with a core to spare. bench_core, 2,556
@@ -42,20 +47,37 @@ def _chunks(total: int, size: int = CHUNK) -> list[tuple[int, int]]:
     return [(start, min(total, start + size)) for start in range(0, total, size)]
 
 
-def in_processes(jobs: int) -> SignatureChecks:
+def _context() -> multiprocessing.context.BaseContext:
+    # fork is the cheap start, and safe while this process runs no other thread
+    fork = threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("fork" if fork else "spawn")
+
+
+@contextmanager
+def workers(jobs: int) -> Iterator[ProcessPoolExecutor]:
+    """jobs − 1 worker processes for one `caravan verify --jobs N` (this process replays and
+    checks too), to pass to `in_processes` and `proofs_in`; their processes start (with a
+    fork, before any thread) at the first task."""
+    pool = ProcessPoolExecutor(max(1, jobs - 1), mp_context=_context())
+    try:
+        yield pool
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def in_processes(jobs: int, pool: ProcessPoolExecutor | None = None) -> SignatureChecks:
     """A `signatures` argument for verify_bytes: `jobs` processes in all check signatures,
-    this one (the replay) and jobs − 1 workers."""
-    workers = max(1, jobs - 1)
+    this one (the replay) and jobs − 1 workers (those of `pool`, left open, or of a pool
+    made for each replay)."""
 
     def checks(messages: list[bytes]) -> Generator[tuple[int, Collection[Checked]], int, None]:
-        # fork is the cheap start, and safe while this process runs no other thread
-        method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() \
-            else "spawn"
-        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method))
+        own = ProcessPoolExecutor(max(1, jobs - 1), mp_context=_context()) if pool is None else None
+        run = own or pool
+        pending: list[tuple[int, Future]] = []
         try:
             # from the end backwards: the replay starts at the front
-            pending: list[tuple[int, Future]] = [(start, pool.submit(check_signatures, messages[start:end]))
-                                                 for start, end in reversed(_chunks(len(messages)))]
+            pending = [(start, run.submit(check_signatures, messages[start:end]))
+                       for start, end in reversed(_chunks(len(messages)))]
             while pending:
                 batch: list[Checked] = []
                 left = []
@@ -69,5 +91,25 @@ def in_processes(jobs: int) -> SignatureChecks:
                 if done:    # the replay is past these chunks: checking them is wasted work
                     pending = [(s, f) for s, f in pending if s >= done or not f.cancel()]
         finally:
-            pool.shutdown(wait=True, cancel_futures=True)     # at most one chunk per worker to finish
+            if own is not None:
+                own.shutdown(wait=True, cancel_futures=True)     # at most one chunk per worker to finish
+            for _, future in pending:
+                future.cancel()
     return checks
+
+
+def proofs_in(pool: ProcessPoolExecutor) -> ProofChecks:
+    """A `proofs` argument for verify_bytes: each message's deck proof checks go to the pool's
+    workers; asked for the outcome, the replay runs them itself if no worker has started them."""
+    def start(checks: Callable[[], bool]) -> Callable[[], bool]:
+        future = pool.submit(checks)
+
+        def passed() -> bool:
+            if future.cancel():
+                return checks()
+            try:
+                return future.result() is True
+            except Exception:       # a worker died: no proof is taken as passed
+                return False
+        return passed
+    return start

@@ -9,16 +9,32 @@ integers and permutations by rejection sampling, so no modulo bias creeps in.
 
 from __future__ import annotations
 
+from hashlib import sha256
 from typing import Any
 
 from .hashing import tagged_hash, tagged_hash512
+from .wire import encode_known
 
 DEFAULT_LENGTH = 8192
 
 
+_CHAIN_TAG = "caravan/beacon-chain/v1"
+_chain_heads: dict[tuple[bytes, int], bytes] = {}
+"""(nonce, seat) -> the encoding of [tag, nonce, seat, ...] up to the link's preimage (a
+bounded memo: each beacon message and each link a player makes hashes one)."""
+
+
 def chain_step(nonce: bytes, seat: int, x: bytes) -> bytes:
-    """One link: H(x) for the chain of `seat` in the lobby `nonce`."""
-    return tagged_hash("caravan/beacon-chain/v1", nonce, seat, x)
+    """One link: H(x) for the chain of `seat` in the lobby `nonce`; the bytes hashed are
+    those of tagged_hash(tag, nonce, seat, x), the fixed part written once."""
+    if type(x) is not bytes or len(x) != 32 or type(nonce) is not bytes or type(seat) is not int:
+        return tagged_hash(_CHAIN_TAG, nonce, seat, x)
+    head = _chain_heads.get((nonce, seat))
+    if head is None:
+        if len(_chain_heads) >= 1024:
+            _chain_heads.clear()
+        head = _chain_heads[(nonce, seat)] = encode_known([_CHAIN_TAG, nonce, seat, b""])[:-2]
+    return sha256(head + b"\xc4\x20" + x).digest()
 
 
 def make_chain(seed: bytes, nonce: bytes, seat: int, length: int = DEFAULT_LENGTH) -> list[bytes]:

@@ -16,10 +16,13 @@ _SCALARS = frozenset({bytes, str, int})
 
 
 def _encode_fields(tag: str, fields: tuple) -> bytes:
-    """encode([tag, *fields]); fields of `_SCALARS` types alone skip encode's checks (a
-    beacon chain link or a stream block, hashed for every draw)."""
+    """encode([tag, *fields]); fields of `_SCALARS` types, or lists of them, alone skip
+    encode's checks (a beacon chain link, a draw's preimages or a stream block, hashed for
+    every draw)."""
     for f in fields:
         if type(f) not in _SCALARS:
+            if type(f) is list and all(type(x) in _SCALARS for x in f):
+                continue
             return encode([tag, *fields])
     try:
         return encode_known([tag, *fields])

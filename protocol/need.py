@@ -4,15 +4,16 @@ mental-deck steps."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import chain, engine as E
 from .errors import Rejected
 
 
-@dataclass(frozen=True)
-class Need:
-    """What the session waits for: `kind` messages from each seat in `seats`.
+class Need(NamedTuple):
+    """What the session waits for: `kind` messages from each seat in `seats`. Immutable (a
+    NamedTuple, as chain.Message: one is built for every step, several times faster than a
+    frozen dataclass).
 
     kinds: "act", "commit", "reveal", "beacon", "final" and the mental-deck ones
     "deckkey", "shuffle", "share", "remask", "return" (specs/protocol.md §10)."""

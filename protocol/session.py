@@ -216,10 +216,11 @@ class Session(DeckSteps):
         try:
             msg = self._authenticate(raw)
             receipt = self._process(self.seat_of[msg.author], msg)
-            if receipt.status == "applied":
+            if self.early and receipt.status == "applied":
                 self._drain(receipt)
         finally:
-            self._proven = set()
+            if self._proven:
+                self._proven = set()
         return receipt
 
     def version(self) -> tuple[int, ...]:
@@ -268,9 +269,10 @@ class Session(DeckSteps):
         return msg
 
     def _process(self, seat: int, msg: chain.Message) -> Receipt:
-        seq, head_id = self.head(seat)
+        acc = self.accepted[seat]       # self.head(seat), inlined: this runs for every message
+        seq, head_id = (len(acc) - 1, acc[-1].id) if acc else (-1, self.game_id)
         if msg.seq <= seq:
-            known = self.accepted[seat][msg.seq]
+            known = acc[msg.seq]
             if known.id == msg.id:
                 if self.strict:   # the file repeats a message: its signer did nothing wrong
                     raise Duplicate(f"the transcript repeats seat {seat}'s message {msg.seq}")
@@ -307,12 +309,13 @@ class Session(DeckSteps):
 
     def _refs_ahead(self, seat: int, msg: chain.Message) -> bool:
         """True if a ref names a message not yet logged; raises BadChain for a false ref."""
+        n, logged, accepted = self.n, self.logged_seq, self.accepted
         for s, q, mid in msg.refs:
-            if s == seat or not 0 <= s < self.n:
+            if s == seat or not 0 <= s < n:
                 raise BadChain(f"a ref names seat {s}", seat=seat, author=msg.author)
-            if q > self.logged_seq[s]:
+            if q > logged[s]:
                 return True
-            if self.accepted[s][q].id != mid:
+            if accepted[s][q].id != mid:
                 raise BadChain(f"a ref names a message of seat {s} (seq {q}) that does not exist",
                                seat=seat, author=msg.author)
         return False

@@ -4,7 +4,9 @@ the signature-verification bound (issue #17 item 4).
 The baselines are the bare library calls the code makes: OpenSSL's Ed25519 sign (through
 `cryptography`) and libsodium's strict crypto_sign_open, timed interleaved with what they
 are compared to. The bound is the same transcript's signatures checked back to back on one
-core; the parallel figure is wall time with signatures checked in worker processes."""
+core; the parallel figure is wall time with signatures checked in worker processes. For each
+seed game, where one core's verify time goes (parse, the rest of the replay, signatures) and
+the wall time of `--jobs` (deck proofs in the workers too) against one process, taken in turn."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from typing import Any, Callable
 
 import nacl.bindings as nb
 
-from node.verify_pool import in_processes, usable_cpus
+from node.verify_pool import in_processes, proofs_in, usable_cpus, workers
 from protocol import chain, games
 from protocol.identity import SigningKey
 from protocol.verify import verify_bytes
@@ -44,6 +46,42 @@ def _transcript(engine: DiceDuel, rounds: int) -> tuple[bytes, list[chain.Messag
     rng = random.Random(1)
     play(t, lambda seat, legal: rng.choice(legal))
     return t.transcript(), [chain.parse(m) for m in t.sessions[0].log]
+
+
+REAL_GAMES = (("sare", 2, {"turn_limit": 8}), ("sabbat", 4, {}), ("nomads", 4, {}))
+"""A game of each seed game for the per-game split (a short Sa-Rê: its deck proofs are slow to make)."""
+
+
+def _game_line(game: str, players: int, options: dict) -> str:
+    """Where a real game's one-core verify time goes, per message: the parse, the rest of the
+    replay (chain, rules, commitments, beacon and deck proofs; every signature reported checked
+    through the `signatures` hook) and the signatures (the bound)."""
+    engine = games.get(game)
+    t = new_table(engine, players, seed=1, options={**engine.default_options(players), **options})
+    rng = random.Random(1)
+    play(t, lambda seat, legal: rng.choice(legal))
+    data, raws = t.transcript(), list(t.sessions[0].log)
+    msgs = [chain.parse(m) for m in raws]
+    checked = [(m.author, m.signature, chain._SIG_TAG + m.id) for m in msgs]
+    assert verify_bytes(data).ok
+    whole, parse, unsigned, bare = interleaved(
+        [lambda: verify_bytes(data), lambda: [chain.parse(m) for m in raws],
+         lambda: verify_bytes(data, signatures=lambda _: [(len(checked), checked)]),
+         lambda: [m.signature_ok() for m in msgs]], n=1, rounds=5, clock=time.process_time)
+    n = len(msgs)
+    line = (f"    {game} ({players} players, {n} messages): verify {whole / n * 1e6:,.1f} µs/message = "
+            f"parse {parse / n * 1e6:.1f} + rest of the replay {(unsigned - parse) / n * 1e6:,.1f} + "
+            f"signatures {(whole - unsigned) / n * 1e6:.1f} (the bound alone {bare / n * 1e6:.1f}); "
+            f"ratio to the bound {bare / whole:.2f}")
+    cpus = usable_cpus()
+    if cpus > 1:
+        def jobs() -> None:         # as `caravan verify --jobs N` does
+            with workers(cpus) as pool:
+                assert verify_bytes(data, signatures=in_processes(cpus, pool), proofs=proofs_in(pool)).ok
+        alone, par = interleaved([lambda: verify_bytes(data), jobs], n=1, rounds=3)
+        line += (f"; --jobs {cpus} in turn with one process: {par * 1e3:,.0f} against {alone * 1e3:,.0f} ms wall "
+                 f"= {alone / par:.2f}× as fast (load average {os.getloadavg()[0]:.1f})")
+    return line
 
 
 def _best_wall(fn: Callable[[], Any], rounds: int) -> float:
@@ -113,4 +151,7 @@ def run() -> list[str]:
                          f"= {alone / jobs:.2f}× as fast; "
                          f"CPU: this process (the replay) {replay_cpu * 1e3:.1f} ms, the workers "
                          f"{workers_cpu * 1e3:.1f} ms in all; load average {os.getloadavg()[0]:.1f} on {cpus} CPUs")
+    lines.append("the seed games, one core (the target is the fixture's; rules and deck proofs are the games' own), "
+                 "and --jobs (deck proofs in the workers too):")
+    lines += [_game_line(*g) for g in REAL_GAMES]
     return lines

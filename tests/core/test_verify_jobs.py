@@ -56,3 +56,22 @@ def test_the_replay_skips_signatures_a_checker_reported(data, monkeypatch) -> No
     alone = calls[0]                          # every message and the genesis's signatures
     assert verify_bytes(data, signatures=everything_at_once).ok
     assert calls[0] == 2 * alone              # the messages' by the checker only, none again
+
+
+def test_a_failed_or_lost_proof_check_means_a_replay_in_turn_with_the_same_report() -> None:
+    """`proofs`: the replay goes on as if a message's deck proofs passed; when the checker says
+    one did not (or a worker died), the transcript is checked again in turn: same report."""
+    from tests.deck.deck_game import deck_table
+    t, _ = deck_table(2, seed=4)
+    data = t.transcript()
+    asked: list[int] = []
+
+    def lost(run):
+        asked.append(1)
+        return lambda: False
+    assert verify_bytes(data, proofs=lost).to_json() == verify_bytes(data).to_json()
+    assert asked, "the deck game's proofs went to the checker"
+
+    def trusted(run):
+        return lambda: run()            # run here, when asked: every proof still checked
+    assert verify_bytes(data, proofs=trusted).to_json() == verify_bytes(data).to_json()

@@ -104,6 +104,23 @@ def test_check_signatures_leaves_out_bad_ones(game) -> None:
     assert [chain.parse(m).id for m in (messages[1], messages[3])] == [t[2][-32:] for t in ok]
 
 
+def test_check_signatures_reports_what_the_replay_asks_for_and_only_what_verifies(game) -> None:
+    """The checker reads the author without decoding the envelope: its triples are exactly
+    those the replay checks (`Message.signature_ok`), and a key it reads from a malformed
+    envelope is no shortcut: the triple is one `verify` accepted, or it is left out."""
+    _, messages = game
+    asked = [(m.author, m.signature, chain._SIG_TAG + m.id) for m in map(chain.parse, messages)]
+    assert check_signatures(messages) == asked
+    env, sig = chain._split_outer(messages[0])
+    broken = chain._outer(env + b"\x00", sig)          # trailing bytes: the replay refuses it
+    reported = check_signatures([broken])
+    assert all(verify(*t) for t in reported)
+    with pytest.raises(chain.ParseError):
+        chain.parse(broken)
+    stranger = chain._outer(env[:38] + bytes(32) + env[70:], sig)     # another author: no valid signature
+    assert check_signatures([stranger]) == []
+
+
 def test_chunks_cover_every_message_once() -> None:
     assert list(_chunks(0, 2)) == []
     for total in (1, 63, 64, 65, 1000, 12345):

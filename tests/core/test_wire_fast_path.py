@@ -73,3 +73,11 @@ def test_tagged_hash_fields_are_encoded_as_encode_does(tag, fields):
     from protocol import hashing
     assert _outcome(lambda f: hashing._encode_fields(tag, tuple(f)), fields) == \
         _outcome(lambda f: wire.encode([tag, *f]), fields)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=33), st.integers(-5, 70000) | st.booleans(), st.binary(min_size=31, max_size=33))
+def test_a_beacon_chain_link_hashes_what_tagged_hash_would(nonce, seat, x):
+    from protocol import beacon, hashing
+    for _ in range(2):          # the second time from the memo of the fixed part
+        assert beacon.chain_step(nonce, seat, x) == hashing.tagged_hash("caravan/beacon-chain/v1", nonce, seat, x)

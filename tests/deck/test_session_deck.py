@@ -7,6 +7,7 @@ from collections import Counter
 
 import pytest
 
+from node.verify_pool import proofs_in, workers
 from protocol import chain, engine as E
 from protocol.deck import card_point, ops
 from protocol.deck.group import add_all, mul, parse_point, sub
@@ -38,6 +39,8 @@ def test_deck_game_plays_verifies_and_every_card_is_accounted_for(n):
     report = verify_bytes(t.transcript())
     assert report.ok, report.error
     assert report.result == s.result()
+    with workers(2) as pool:        # verify --jobs: proofs checked in a worker while the replay goes on
+        assert verify_bytes(t.transcript(), proofs=proofs_in(pool)).to_json() == report.to_json()
     tr = truth(t)
     assert report.hidden_cards == s.audit() and report.hidden_cards
     assert report.to_json()["hidden_cards"] == {str(h): c for h, c in sorted(s.audit().items())}
@@ -171,6 +174,10 @@ def test_a_tampered_deck_message_in_a_finished_transcript_names_its_signer(kind)
     assert report.error["position"] == i + 1
     assert report.error["code"] == "bad-proof"
     assert report.error["seat"] == seat_of(t, m)
+    # with the proofs checked in a worker while the replay goes on (verify --jobs): the same report
+    with workers(2) as pool:
+        assert verify_bytes(transcript.dump(t.genesis.to_wire(), log), proofs=proofs_in(pool)).to_json() \
+            == report.to_json()
     # without re-signing, the signature gives it away first
     log[i] = m.raw[:-5] + bytes([m.raw[-5] ^ 1]) + m.raw[-4:]
     report = verify_bytes(transcript.dump(t.genesis.to_wire(), log))
