@@ -132,7 +132,7 @@ def parse(raw: bytes, max_size: int = MAX_MESSAGE) -> Message:
     if type(env) is not list or len(env) != 8:
         raise ParseError("the envelope is an array of 8 fields")
     version, game_id, author, seq, prev, refs, kind, body = env
-    if not (version == VERSION and type(game_id) is bytes and len(game_id) == 32
+    if not (type(version) is int and version == VERSION and type(game_id) is bytes and len(game_id) == 32
             and type(author) is bytes and len(author) == 32 and type(seq) is int and seq >= 0
             and type(prev) is bytes and len(prev) == 32
             and type(kind) is str and 0 < len(kind) <= 32 and type(refs) is list):
@@ -194,7 +194,7 @@ def _parse_fast(raw: bytes, env_bytes: bytes, sig: bytes) -> Message | None:
 
 def _explain_fields(version: Any, game_id: Any, author: Any, seq: Any, prev: Any, kind: Any) -> None:
     """Raise the ParseError naming the first bad field (parse checks them all at once first)."""
-    if version != VERSION:
+    if type(version) is not int or version != VERSION:        # true == 1 in Python, not on the wire
         raise ParseError(f"unsupported message version {version!r}")
     if not _is_hash(game_id):
         raise ParseError("game id is not 32 bytes")

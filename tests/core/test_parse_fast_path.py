@@ -68,3 +68,10 @@ def test_the_fast_path_takes_a_valid_message_and_refuses_a_float_in_the_head():
     for raw in (body_float, head_float):
         assert chain._parse_fast(raw, *chain._split_outer(raw)) is None
         assert _outcome(chain.parse, raw) == ("ParseError", "envelope: floats are not allowed in Caravan messages")
+
+
+def test_a_version_that_only_equals_1_in_python_is_refused():
+    """`true` (msgpack 0xc3) is 1 to Python's `==`, but it is not the integer version 1: a
+    second encoding of the same message with its own id would verify otherwise."""
+    raw = chain._outer(msgpack.packb([True, GID, GID, 5, ID, [], "act", {}]), bytes(64))
+    assert _outcome(chain.parse, raw) == ("ParseError", "unsupported message version True")
