@@ -73,8 +73,11 @@ class Progress:
     on_reject: Callable[[Rejected, str], None] = lambda exc, source: None
     on_replayed: Callable[[Any, Any], None] = lambda event, session: None
     """Events of the stored messages applied again at start (a resumed node's history)."""
-    on_trace: Callable[[str, bytes], None] | None = None
-    """("sign" | "apply", raw message): for latency measurements (caravan ... --trace FILE)."""
+    on_trace: Callable[[str, bytes | None], None] | None = None
+    """(mark, raw message or None): for latency measurements (caravan ... --trace FILE); the
+    marks of a hop in order: "recv" (a peer's message decoded), "apply" (accepted), "ask"
+    (the decider asked), "sign" (this node's next message signed), "sent" (written to
+    every link)."""
     on_state: Callable[[Any], None] = lambda session: None
     """The replica changed (an event, or a contribution held without one: a seat chose in secret)."""
 
@@ -411,6 +414,8 @@ class GameNode:
             self.progress.on_event(event, self.session)
         self._note_state()
         await self._broadcast(raw)
+        if self.progress.on_trace:
+            self.progress.on_trace("sent", raw)
         self._wake()
         return True
 
@@ -464,6 +469,8 @@ class GameNode:
         t = frame.get("t")
         self.heard[seat] = self._now()
         if t == "msg" and type(frame.get("m")) is bytes:
+            if self.progress.on_trace:
+                self.progress.on_trace("recv", frame["m"])
             await self._ingest(frame["m"], seat, conn.address)
         elif (t == "heads" and type(frame.get("h")) is list and len(frame["h"]) == self.session.n
               and all(type(x) is int and x >= 0 for x in frame["h"])):
@@ -626,6 +633,8 @@ class GameNode:
                 if not self.session.complete and changed is self.changed:
                     await self.changed.wait()
                 continue
+            if self.progress.on_trace:
+                self.progress.on_trace("ask", None)
             view = self.engine.view(self.session.state, self.seat, self.player.knowledge)
             action = await self.decider(view, decision.legal, decision.kind)
             if self.player.decision() != decision or not self.may_sign():

@@ -3,6 +3,7 @@ report progress, and write the transcript."""
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
 import logging
@@ -341,11 +342,15 @@ def _progress(narrator: list, status: Status) -> Progress:
 
 
 def _tracer(path: Path):
-    """Append "kind sha256(raw) monotonic_ns" lines (the clock is shared by local processes)."""
-    fh = path.open("a", buffering=1)
+    """Append "kind sha256(raw) monotonic_ns" lines (the clock is shared by local processes;
+    "-" for a mark without a message). Buffered, written out at exit: a write per line
+    would be on the path it measures."""
+    fh = path.open("a")
+    atexit.register(fh.close)
 
-    def trace(kind: str, raw: bytes) -> None:
-        fh.write(f"{kind} {hashlib.sha256(raw).hexdigest()[:24]} {time.monotonic_ns()}\n")
+    def trace(kind: str, raw: bytes | None) -> None:
+        fh.write(f"{kind} {hashlib.sha256(raw).hexdigest()[:24] if raw is not None else '-'} "
+                 f"{time.monotonic_ns()}\n")
     return trace
 
 
