@@ -63,7 +63,8 @@ HANDSHAKE_FRAME = 4096
 """The largest frame a peer may send before it has authenticated."""
 
 Decider = Callable[[Any, list[Any], str], Awaitable[Any]]
-"""async decider(view, legal_actions, kind) -> one of legal_actions."""
+"""async decider(view, legal_actions, kind) -> one of legal_actions; a decider whose
+`wants_view` is False gets None for the view."""
 
 
 @dataclass
@@ -164,6 +165,8 @@ class GameNode:
         self._rebuilt_at: dict[int, tuple[int, ...]] = {}   # peer -> this node's counts at its last rebuild
         self._rebuilt_by: dict[int, tuple[int, ...]] = {}   # peer -> the rebuilt state it last named
         self._resend_at = 0.0
+        self.durable_log_len = 0                 # the first messages of session.log known fsync'd here
+        self._written = trio.Event()             # set when the store holds records not fsync'd yet
         self.spectators: Any = None              # node/spectators.py: serves keys that hold no seat
         self.chat: Any = None                    # node/chat.py: talk beside the game, never in the transcript
         store.lock()                             # one process per game folder (GameLocked otherwise)
@@ -190,6 +193,7 @@ class GameNode:
         if stored:
             log.info("seat %d: replayed %d stored messages (%d applied)", self.seat, len(stored),
                      len(self.session.log))
+            self._written.set()                     # fsync'd again before spectators get them
         self._note_state(0.0)
 
     def counts(self) -> list[int]:
@@ -359,11 +363,12 @@ class GameNode:
                 self.progress.on_trace("apply", done)
         try:
             for done in accepted:
-                self.store.append(done, sync=False)    # made durable by our next own message's fsync
+                self.store.append(done)                 # fsync'd behind the game (_flush)
                 self.seen.add(hashlib.sha256(done).digest())
         except StoreWriteError as exc:
             self._store_failed(exc)
             return
+        self._written.set()
         for event in receipt.events:
             self.progress.on_event(event, self.session)
         self._note_state()
@@ -399,25 +404,52 @@ class GameNode:
             log.warning("seat %d: seat %d sent over %d bytes of messages ahead of the game; dropped one",
                         self.seat, seat, MAX_EARLY_BYTES)
 
-    async def _publish(self, raw: bytes) -> bool:
-        """Our own message: already applied by the player; persist (fsync'd), then send.
-        False if it could not be stored: then it is not sent and the node stops."""
-        if self.progress.on_trace:
-            self.progress.on_trace("sign", raw)
-        self.seen.add(hashlib.sha256(raw).digest())
-        try:
-            self.store.append(raw)
-        except StoreWriteError as exc:
-            self._store_failed(exc)
-            return False
+    async def _publish(self, *raws: bytes) -> bool:
+        """Our own messages: already applied by the player; written to the store (fsync'd
+        behind the game, see _flush), all before anything is awaited (so every message of
+        the session's log is in the store whenever another task runs), then sent. False if
+        they could not be written: then nothing is sent and the node stops."""
+        for raw in raws:
+            if self.progress.on_trace:
+                self.progress.on_trace("sign", raw)
+            self.seen.add(hashlib.sha256(raw).digest())
+            try:
+                self.store.append(raw, own=True)
+            except StoreWriteError as exc:
+                self._store_failed(exc)
+                return False
+        self._written.set()
         for event in self.player.take_events():
             self.progress.on_event(event, self.session)
         self._note_state()
-        await self._broadcast(raw)
-        if self.progress.on_trace:
-            self.progress.on_trace("sent", raw)
+        for raw in raws:
+            await self._broadcast(raw)
+            if self.progress.on_trace:
+                self.progress.on_trace("sent", raw)
         self._wake()
         return True
+
+    async def _flush(self) -> None:
+        """fsync the log behind the game, in a worker thread, one fsync at a time, each
+        covering every record written before it began (specs/node.md "Durability
+        guarantees": a message is sent once written, before it is durable; a machine crash
+        may lose the last ones, which the peers hold and give back before this node signs
+        again). `durable_log_len` follows, for spectators, who get only durable messages.
+        A failed fsync stops the node as a failed write does."""
+        while True:
+            await self._written.wait()
+            self._written = trio.Event()
+            logged = len(self.session.log)
+            try:
+                await trio.to_thread.run_sync(self.store.sync)
+            except StoreWriteError as exc:
+                self._store_failed(exc)
+                return
+            if self.outcome == "store-failed":
+                return                              # the log may lack what the session holds
+            if logged > self.durable_log_len:
+                self.durable_log_len = logged
+                self._wake()
 
     async def _broadcast(self, raw: bytes, exclude: int | None = None) -> None:
         await self._send_all({"t": "msg", "m": raw}, exclude)
@@ -625,9 +657,9 @@ class GameNode:
             if not self.may_sign():
                 await changed.wait()
                 continue
-            for raw in self.player.automatic():
-                if not await self._publish(raw):
-                    return
+            automatic = self.player.automatic()
+            if automatic and not await self._publish(*automatic):
+                return
             decision = self.player.decision()
             if decision is None:
                 if not self.session.complete and changed is self.changed:
@@ -635,7 +667,8 @@ class GameNode:
                 continue
             if self.progress.on_trace:
                 self.progress.on_trace("ask", None)
-            view = self.engine.view(self.session.state, self.seat, self.player.knowledge)
+            view = (self.engine.view(self.session.state, self.seat, self.player.knowledge)
+                    if getattr(self.decider, "wants_view", True) else None)
             action = await self.decider(view, decision.legal, decision.kind)
             if self.player.decision() != decision or not self.may_sign():
                 continue                                  # the game moved on meanwhile
@@ -949,6 +982,7 @@ class GameNode:
                 if seat != self.seat and (dial_all or seat > self.seat):
                     nursery.start_soon(self._dial, seat)
             nursery.start_soon(self._sync)
+            nursery.start_soon(self._flush)
             nursery.start_soon(self._play_to_the_end)
             nursery.start_soon(self._watchdog)
             nursery.start_soon(self._watch_company)

@@ -225,7 +225,10 @@ class Narrator:
                  client: Any, knowledge):
         players, options = len(genesis.seats), genesis.options
         self.seat, self.names = seat, names
-        self.mine = narrate.Table(engine, options, players, seat, names)
+        reads = hasattr(client, "event") or hasattr(client, "show")
+        # a client that takes no events (an in-process bot) gets no narration, and a quiet node
+        # prints none: neither is built then (issue #25: it cost more than the move)
+        self.mine = narrate.Table(engine, options, players, seat, names) if reads else None
         self.public = None if status.quiet else narrate.Table(engine, options, players, None, names)
         self.status, self.client, self.knowledge = status, client, knowledge
         self.echo = not isinstance(client, TerminalClient)     # a terminal narrates for itself
@@ -233,28 +236,38 @@ class Narrator:
         self._last_key: tuple | None = None
 
     def __call__(self, event: Any, session: Any, replayed: bool = False) -> None:
-        try:
-            info, lines = self.mine.apply(event, self.knowledge())
-            synced = True
-        except E.IllegalAction:                  # the mirror missed an event: take the replica's state
-            log.warning("narration resynchronised with the game state at %r", event)
-            info, lines, synced = narrate.event_dict(event), [], False
-            for table in (self.mine, self.public):
-                if table is not None:
-                    table.resync(table.engine.clone(session.state), self.knowledge() if table is self.mine else None)
-        msg = {"type": "event", "seat": narrate.acting_seat(info), "text": "\n".join(lines), "event": info}
-        self.outbox.send_nowait((msg, self.mine.view, self._table(session), replayed, time.time()))
+        synced, info = True, None
+        if self.mine is not None:
+            try:
+                info, lines = self.mine.apply(event, self.knowledge())
+            except E.IllegalAction:              # the mirror missed an event: take the replica's state
+                log.warning("narration resynchronised with the game state at %r", event)
+                info, lines, synced = narrate.event_dict(event), [], False
+                for table in (self.mine, self.public):
+                    if table is not None:
+                        table.resync(table.engine.clone(session.state),
+                                     self.knowledge() if table is self.mine else None)
+            msg = {"type": "event", "seat": narrate.acting_seat(info), "text": "\n".join(lines), "event": info}
+            self.outbox.send_nowait((msg, self.mine.view, self._table(session), replayed, time.time()))
         if self.public is not None and synced:
             before = self.public.view
-            _, said = self.public.apply(event)
+            try:
+                public_info, said = self.public.apply(event)
+            except E.IllegalAction:              # (without a mirror of its own to catch it first)
+                log.warning("narration resynchronised with the game state at %r", event)
+                self.public.resync(self.public.engine.clone(session.state))
+                return
+            info = info if info is not None else public_info
             if self.echo and not replayed:
                 where = _where(before)
                 for line in said:
-                    self.status(f"{where}{line}", "event", seat=msg["seat"], event=info)
+                    self.status(f"{where}{line}", "event", seat=narrate.acting_seat(info), event=info)
 
     def on_state(self, session: Any) -> None:
         """A change without an event (a seat's secret choice held until all have chosen): the
         page learns who has chosen and since when the others are awaited."""
+        if self.mine is None:
+            return
         last = self._last_key
         table = self._table(session)
         if table["key"] != last:            # the status line and the clock follow it
