@@ -24,6 +24,18 @@ def _no_ext(code: int, data: bytes) -> Any:
     raise ValueError(f"msgpack extension type {code} in a frame")
 
 
+class Packed:
+    """A frame's value, msgpack-encoded once for several links (see `pack`)."""
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes):
+        self.data = data
+
+
+def pack(obj: Any) -> Packed:
+    return Packed(msgpack.packb(obj, use_bin_type=True))
+
+
 class Connection:
     """A framed, msgpack-speaking connection to one peer; sealed after the handshake (each
     frame's payload is then one crypto_secretstream message, see node/handshake.py)."""
@@ -82,11 +94,19 @@ class Connection:
             raise FrameError(f"undecodable frame: {type(exc).__name__}: {exc}") from None
 
     async def send(self, obj: Any) -> None:
-        data = msgpack.packb(obj, use_bin_type=True)
-        async with self._send_lock:
+        """Send one frame: a value, or a value already encoded by `pack` (sent to several
+        links, it is encoded once)."""
+        data = obj.data if type(obj) is Packed else msgpack.packb(obj, use_bin_type=True)
+        try:                             # (send_all checkpoints: the lock need not, when free)
+            self._send_lock.acquire_nowait()
+        except trio.WouldBlock:
+            await self._send_lock.acquire()
+        try:
             if self._push is not None:   # sealed in send order, under the lock
                 data = sodium.crypto_secretstream_xchacha20poly1305_push(self._push, data)
             await self.stream.send_all(struct.pack(">I", len(data)) + data)
+        finally:
+            self._send_lock.release()
 
     async def aclose(self) -> None:
         with trio.move_on_after(1):

@@ -34,13 +34,16 @@ from protocol.player import Player
 from protocol.need import EngineFault
 from protocol.session import ProofJob, Session
 
-from .frames import MAX_FRAME, Connection, FrameError
+from .frames import MAX_FRAME, Connection, FrameError, pack
 from .handshake import HandshakeError, handshake
 from .store import CannotContinue, GameStore, StoreWriteError
 
 log = logging.getLogger("caravan.node")
 
 SYNC_INTERVAL = 0.25
+FLUSH_INTERVAL = 0.05
+"""The log is fsync'd behind the game at most this often (each fsync covers every record
+written before it): one worker-thread hand-off per fsync, not per message."""
 RESEND_BATCH = 64
 RELAY_HEADS_IDLE = 2.0
 """Through a relay, unchanged heads are repeated only this often (the broker carries each frame)."""
@@ -78,7 +81,7 @@ class Progress:
     """(mark, raw message or None): for latency measurements (caravan ... --trace FILE); the
     marks of a hop in order: "recv" (a peer's message decoded), "apply" (accepted), "ask"
     (the decider asked), "sign" (this node's next message signed), "sent" (written to
-    every link)."""
+    every link); and "end" once the game is over here."""
     on_state: Callable[[Any], None] = lambda session: None
     """The replica changed (an event, or a contribution held without one: a seat chose in secret)."""
 
@@ -173,6 +176,7 @@ class GameNode:
         self.down_for = store.idle_for()
         try:
             self._replay()
+            store.open_log()
         except BaseException:
             store.close()
             raise
@@ -356,8 +360,9 @@ class GameNode:
         self.seen.add(digest)
         if receipt.status == "duplicate":
             return
-        accepted = [msg.raw for author, had in enumerate(before)    # the buffered ones it unlocked too
-                    for msg in self.session.accepted[author][had:]]
+        new = [(author, msg.raw) for author, had in enumerate(before)    # the buffered ones it unlocked too
+               for msg in self.session.accepted[author][had:]]
+        accepted = [done for _, done in new]
         if self.progress.on_trace:
             for done in accepted:
                 self.progress.on_trace("apply", done)
@@ -372,7 +377,7 @@ class GameNode:
         for event in receipt.events:
             self.progress.on_event(event, self.session)
         self._note_state()
-        if source is not None and self.genesis.seats[source] != _author(raw):
+        if source is not None and all(author != source for author, done in new if done == raw):
             # relayed (not straight from its author): pass it on, in case a link is down;
             # an author sends its own messages to everyone, and resync covers the rest
             await self._broadcast(raw, exclude=source)
@@ -430,8 +435,9 @@ class GameNode:
         return True
 
     async def _flush(self) -> None:
-        """fsync the log behind the game, in a worker thread, one fsync at a time, each
-        covering every record written before it began (specs/node.md "Durability
+        """fsync the log behind the game, in a worker thread, one fsync at a time and at
+        most every FLUSH_INTERVAL, each covering every record written before it began
+        (specs/node.md "Durability
         guarantees": a message is sent once written, before it is durable; a machine crash
         may lose the last ones, which the peers hold and give back before this node signs
         again). `durable_log_len` follows, for spectators, who get only durable messages.
@@ -450,16 +456,23 @@ class GameNode:
             if logged > self.durable_log_len:
                 self.durable_log_len = logged
                 self._wake()
+            await trio.sleep(FLUSH_INTERVAL)
 
     async def _broadcast(self, raw: bytes, exclude: int | None = None) -> None:
         await self._send_all({"t": "msg", "m": raw}, exclude)
 
     async def _send_all(self, frame: Any, exclude: int | None = None) -> None:
-        for seat, conn in list(self.conns.items()):
+        """Send `frame` (encoded once) to every linked peer but `exclude`: first to the seats
+        the game waits for now (on loopback each send may hand the CPU to its receiver, so
+        the next mover's copy goes first: issue #25)."""
+        data = pack(frame)
+        waiting = self.session.waiting_for()
+        for seat, conn in sorted(self.conns.items(), key=lambda item: item[0] not in waiting):
             if seat != exclude:
-                await self._send(seat, conn, frame)
+                await self._send(seat, conn, data)
 
     async def _send(self, seat: int, conn: Connection, frame: Any) -> None:
+        """Send a frame (or its `pack`ed bytes) to `seat`; a failed link is dropped."""
         try:
             await conn.send(frame)
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
@@ -988,6 +1001,8 @@ class GameNode:
             nursery.start_soon(self._watch_company)
             task_status.started(self.bound_port)
             await self.finished.wait()
+            if self.progress.on_trace:
+                self.progress.on_trace("end", None)
             if self.outcome != "store-failed":
                 written = self.abandon_record
                 self._write_transcript()
@@ -1020,13 +1035,6 @@ class GameNode:
 
     def restore(self, seat: int) -> None:
         self.blocked.discard(seat)
-
-
-def _author(raw: bytes) -> bytes | None:
-    try:
-        return chain.parse(raw).author
-    except chain.ParseError:
-        return None
 
 
 def _peer_name(stream: Any) -> str:

@@ -355,15 +355,19 @@ def _progress(narrator: list, status: Status) -> Progress:
 
 
 def _tracer(path: Path):
-    """Append "kind sha256(raw) monotonic_ns" lines (the clock is shared by local processes;
-    "-" for a mark without a message). Buffered, written out at exit: a write per line
-    would be on the path it measures."""
+    """Append "kind sha256(raw) monotonic_ns cpu" lines (the clock is shared by local
+    processes; "-" for a mark without a message). `cpu`, the process's CPU ns, is read at the
+    first mark and at "end" only (a syscall: "-" elsewhere). Buffered, written out at exit:
+    a write per line would be on the path it measures."""
     fh = path.open("a")
     atexit.register(fh.close)
+    first = [True]
 
     def trace(kind: str, raw: bytes | None) -> None:
+        cpu = time.process_time_ns() if first[0] or kind == "end" else "-"
+        first[0] = False
         fh.write(f"{kind} {hashlib.sha256(raw).hexdigest()[:24] if raw is not None else '-'} "
-                 f"{time.monotonic_ns()}\n")
+                 f"{time.monotonic_ns()} {cpu}\n")
     return trace
 
 

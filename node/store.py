@@ -349,6 +349,15 @@ class GameStore:
                                   f"{self._log_size} expected); nothing more is signed — stop the other "
                                   f"process, then run caravan resume {self.dir.name[:16]}")
 
+    def open_log(self) -> None:
+        """Open (and on first use create, fsync'd with its directory) the log for appending:
+        done when the node starts, so that no fsync waits on a game's first message."""
+        try:
+            if self._log_fd is None:
+                self._log_fd = self._open_log()
+        except OSError as exc:
+            raise self._write_error(exc) from None
+
     def append(self, raw: bytes, own: bool = False) -> None:
         """Append one message, written whole and checked (in the page cache: a killed process
         loses nothing) but not fsync'd: `sync` does that behind the game, covering every

@@ -231,6 +231,8 @@ class Session(DeckSteps):
         message carries proofs and is applicable now (else `receive` says why). Changes no
         state (it may fill the cache of a shuffle's starting deck, as `receive` would); the
         checks only read values bound here, so they may run in another thread."""
+        if self.need is None or self.need.kind not in PROOF_KINDS:
+            return None                             # no message with proofs applies now
         try:
             if chain.parse(raw).kind not in PROOF_KINDS:
                 return None                         # (without checking its signature: receive does)

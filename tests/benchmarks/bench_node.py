@@ -111,16 +111,20 @@ def _play(game: str) -> Path | None:
     return None if any(p.returncode for p in procs) else work
 
 
-def _traces(work: Path) -> list[list[tuple[str, str, int]]]:
-    """Each node's trace marks (kind, message id or "-", monotonic ns), in order."""
-    out = []
+def _traces(work: Path) -> tuple[list[list[tuple[str, str, int]]], float]:
+    """Each node's trace marks (kind, message id or "-", monotonic ns), in order; and the CPU
+    seconds the nodes spent from their first mark to the game's end (not their start)."""
+    out, cpu = [], 0.0
     for i in range(PLAYERS):
-        marks = []
+        marks, spent = [], []
         for line in (work / f"trace{i}").read_text().splitlines():
-            kind, mid, t = line.split()
+            kind, mid, t, c = line.split()
             marks.append((kind, mid, int(t)))
+            if c != "-":
+                spent.append(int(c))
         out.append(marks)
-    return out
+        cpu += (spent[-1] - spent[0]) / 1e9 if spent else 0.0
+    return out, cpu
 
 
 def _latencies(traces: list[list[tuple[str, str, int]]], kinds: dict[str, str]) -> tuple[list[tuple[str, float]], float]:
@@ -215,7 +219,7 @@ def _report(game: str) -> list[str]:
     data = (work / "game.caravan").read_bytes()
     frames = transcript.load(data)[1]
     kinds = {hashlib.sha256(raw).hexdigest()[:24]: chain.parse(raw).kind for raw in frames}
-    traces = _traces(work)
+    traces, node_cpu = _traces(work)
     lat, wall = _latencies(traces, kinds)
     costs, complete = _replay(data)
 
@@ -262,6 +266,9 @@ def _report(game: str) -> list[str]:
         f"and after each is applied: twice on each of the {len(path)} steps = {2 * fsync_s * len(path):.2f} s",
         f"  game wall time {wall:.2f} s = {wall / floor:.1f}× the floor of {floor * 1e3:.0f} ms "
         f"(target ≤ {TARGET_FLOOR:.0f}×: {_verdict(wall <= TARGET_FLOOR * floor)})",
+        f"  CPU of the {PLAYERS} node processes over the game: {node_cpu:.2f} s = {node_cpu / len(path) * 1e6:,.0f} µs "
+        f"a step (the floor's path: {floor_b / len(path) * 1e6:,.0f} µs; a busy machine inflates the wall "
+        f"times below much more than this)",
         *_hop_lines(traces, floor_b, len(path)),
     ]
 
