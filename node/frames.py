@@ -36,6 +36,11 @@ def pack(obj: Any) -> Packed:
     return Packed(msgpack.packb(obj, use_bin_type=True))
 
 
+def encode(frame: Any) -> bytes:
+    """A frame's bytes: a value, or one already `pack`ed."""
+    return frame.data if type(frame) is Packed else msgpack.packb(frame, use_bin_type=True)
+
+
 class Connection:
     """A framed, msgpack-speaking connection to one peer; sealed after the handshake (each
     frame's payload is then one crypto_secretstream message, see node/handshake.py)."""
@@ -96,7 +101,7 @@ class Connection:
     async def send(self, obj: Any) -> None:
         """Send one frame: a value, or a value already encoded by `pack` (sent to several
         links, it is encoded once)."""
-        data = obj.data if type(obj) is Packed else msgpack.packb(obj, use_bin_type=True)
+        data = encode(obj)
         try:                             # (send_all checkpoints: the lock need not, when free)
             self._send_lock.acquire_nowait()
         except trio.WouldBlock:

@@ -80,7 +80,7 @@ class Progress:
     on_trace: Callable[[str, bytes | None], None] | None = None
     """(mark, raw message or None): for latency measurements (caravan ... --trace FILE); the
     marks of a hop in order: "recv" (a peer's message decoded), "apply" (accepted), "ask"
-    (the decider asked), "sign" (this node's next message signed), "sent" (written to
+    (this seat's next message looked for: an automatic one, then the decider's), "sign" (this node's next message signed), "sent" (written to
     every link); and "end" once the game is over here."""
     on_state: Callable[[Any], None] = lambda session: None
     """The replica changed (an event, or a contribution held without one: a seat chose in secret)."""
@@ -670,6 +670,8 @@ class GameNode:
             if not self.may_sign():
                 await changed.wait()
                 continue
+            if self.progress.on_trace:
+                self.progress.on_trace("ask", None)       # (what follows: an automatic message, if any)
             automatic = self.player.automatic()
             if automatic and not await self._publish(*automatic):
                 return
