@@ -80,8 +80,9 @@ class Progress:
     on_trace: Callable[[str, bytes | None], None] | None = None
     """(mark, raw message or None): for latency measurements (caravan ... --trace FILE); the
     marks of a hop in order: "recv" (a peer's message decoded), "apply" (accepted), "ask"
-    (this seat's next message looked for: an automatic one, then the decider's), "sign" (this node's next message signed), "sent" (written to
-    every link); and "end" once the game is over here."""
+    (this seat's next message looked for: an automatic one, then the decider's), "sign"
+    (this node's next message signed), "sent" (written to every link); and "end" once the
+    game is over here."""
     on_state: Callable[[Any], None] = lambda session: None
     """The replica changed (an event, or a contribution held without one: a seat chose in secret)."""
 
@@ -377,7 +378,8 @@ class GameNode:
         for event in receipt.events:
             self.progress.on_event(event, self.session)
         self._note_state()
-        if source is not None and all(author != source for author, done in new if done == raw):
+        author = next((a for a, done in new if done == raw), None)
+        if source is not None and author != source:
             # relayed (not straight from its author): pass it on, in case a link is down;
             # an author sends its own messages to everyone, and resync covers the rest
             await self._broadcast(raw, exclude=source)
@@ -437,11 +439,10 @@ class GameNode:
     async def _flush(self) -> None:
         """fsync the log behind the game, in a worker thread, one fsync at a time and at
         most every FLUSH_INTERVAL, each covering every record written before it began
-        (specs/node.md "Durability
-        guarantees": a message is sent once written, before it is durable; a machine crash
-        may lose the last ones, which the peers hold and give back before this node signs
-        again). `durable_log_len` follows, for spectators, who get only durable messages.
-        A failed fsync stops the node as a failed write does."""
+        (specs/node.md "Durability guarantees": a message is sent once written, before it
+        is durable; a machine crash may lose the last ones, which the peers hold and give
+        back before this node signs again). `durable_log_len` follows, for spectators, who
+        get only durable messages. A failed fsync stops the node as a failed write does."""
         while True:
             await self._written.wait()
             self._written = trio.Event()
