@@ -4,9 +4,9 @@ the genesis, the peers' addresses and the per-game secrets (0600).
 The message log is a magic header and then records of [4-byte length, 4-byte CRC-32,
 message]; each is written whole and checked before it is sent or acted on (so it survives
 the process), and fsync'd behind the game by `sync` in a worker thread (so it survives the
-machine, once that returns: specs/node.md, "Store"). On load a torn tail (a crash or a full disk mid-write) is
-cut; a damaged record anywhere else stops the node with the file and offset named, never a
-silent truncation. A damaged genesis, secrets, identity or peers file gives one line that
+machine, once that returns: specs/node.md, "Store"). On load a torn tail (a crash or a full
+disk mid-write) is cut; a damaged record anywhere else stops the node with the file and
+offset named, never a silent truncation. A damaged genesis, secrets, identity or peers file gives one line that
 names the file and what to do.
 """
 
@@ -314,7 +314,7 @@ class GameStore:
         out, good = parse_log(data, path)
         if repair:
             self._log_size = good
-            self._unsynced = bool(out)                  # a killed process's last records may be in the page cache only
+            self._unsynced = bool(out)      # a killed process's last records: maybe in the page cache only
         if good != len(data) and repair:
             try:
                 with open(path, "r+b") as fh:
@@ -401,7 +401,8 @@ class GameStore:
 
     def _write_error(self, exc: OSError) -> StoreWriteError:
         return StoreWriteError(f"cannot write to {self.dir / 'messages.log'}: {exc.strerror or exc}; "
-                               f"nothing more is signed — free some space and run caravan resume {self.dir.name[:16]}")
+                               "nothing more is signed — free some space and run caravan resume "
+                               f"{self.dir.name[:16]}")
 
     def write_transcript(self, genesis_raw: bytes, log: list[bytes]) -> Path:
         """Write the transcript, unless the one already there says more (see `_keeps`)."""

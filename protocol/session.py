@@ -111,7 +111,7 @@ class Session(DeckSteps):
         self._shuffle_start: tuple[int, list] | None = None         # (step_no, starting deck)
         self.deck_return: tuple[int, tuple[int, ...]] | None = None  # (returned, kept) awaiting shares
         self.need: Need | None = None
-        self.own: bytes | None = None   # id of the message our own Player just signed and applies (see _proof)
+        self.own: bytes | None = None   # id of the message our own Player just signed (see _proof)
         self._deferred: list[tuple[str, Callable[[], Any]]] | None = None   # see proof_checks
         self._proven: set[tuple[bytes, str]] = set()                        # see receive
         self._settle(None)

@@ -268,12 +268,12 @@ def _report(game: str) -> list[str]:
         f"×{PLAYERS - 1} + making them, on {cores} cores = {floor_a * 1e3:.0f} ms",
         f"  floor (b) critical path: {len(path)} dependent steps, each its slowest message's sign + proofs "
         f"+ verify + apply = {floor_b * 1e3:.0f} ms",
-        f"  not in the floor nor on the path: the store's fsync ({fsync_s * 1e3:.1f} ms here, {fsync_s / (floor_b / len(path)):.0f}× "
-        f"a step of the floor), done behind the game by a worker thread",
+        f"  not in the floor nor on the path: the store's fsync ({fsync_s * 1e3:.1f} ms here, "
+        f"{fsync_s / (floor_b / len(path)):.0f}× a step of the floor), done behind the game by a worker thread",
         f"  game wall time {wall:.2f} s = {wall / floor:.1f}× the floor of {floor * 1e3:.0f} ms "
         f"(target ≤ {TARGET_FLOOR:.0f}×: {_verdict(wall <= TARGET_FLOOR * floor)})",
-        f"  CPU of the {PLAYERS} node processes over the game: {node_cpu:.2f} s = {node_cpu / len(path) * 1e6:,.0f} µs "
-        f"a step (the floor's path: {floor_b / len(path) * 1e6:,.0f} µs; a busy machine inflates the wall "
+        f"  CPU of the {PLAYERS} node processes over the game: {node_cpu:.2f} s = "
+        f"{node_cpu / len(path) * 1e6:,.0f} µs a step (the floor's path: {floor_b / len(path) * 1e6:,.0f} µs; a busy machine inflates the wall "
         f"times below much more than this)",
         *_hop_lines(traces, floor_b, len(path)),
     ]
