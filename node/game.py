@@ -685,8 +685,9 @@ class GameNode:
                 self.progress.on_trace("ask", None)
             view = (self.engine.view(self.session.state, self.seat, self.player.knowledge)
                     if getattr(self.decider, "wants_view", True) else None)
+            version = self.session.version()
             action = await self.decider(view, decision.legal, decision.kind)
-            if self.player.decision() != decision or not self.may_sign():
+            if self.session.version() != version or not self.may_sign():   # (cheaper than the legal moves again)
                 continue                                  # the game moved on meanwhile
             raw = self.player.decide(action)
             if decision.kind == "commit":
