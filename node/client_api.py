@@ -34,6 +34,9 @@ class BotDecider:
     def __init__(self, bot: Bot, delay: float = 0.0):
         self.bot = bot
         self.delay = delay
+        self.wants_view = bot.wants_view
+        """False: the node need not build a view for it (issue #25: a view costs more than a
+        random bot's whole decision)."""
 
     async def __call__(self, view: Any, legal: list[Any], kind: str) -> Any:
         await trio.sleep(self.delay)

@@ -24,6 +24,23 @@ def _no_ext(code: int, data: bytes) -> Any:
     raise ValueError(f"msgpack extension type {code} in a frame")
 
 
+class Packed:
+    """A frame's value, msgpack-encoded once for several links (see `pack`)."""
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes):
+        self.data = data
+
+
+def pack(obj: Any) -> Packed:
+    return Packed(msgpack.packb(obj, use_bin_type=True))
+
+
+def encode(frame: Any) -> bytes:
+    """A frame's bytes: a value, or one already `pack`ed."""
+    return frame.data if type(frame) is Packed else msgpack.packb(frame, use_bin_type=True)
+
+
 class Connection:
     """A framed, msgpack-speaking connection to one peer; sealed after the handshake (each
     frame's payload is then one crypto_secretstream message, see node/handshake.py)."""
@@ -50,22 +67,29 @@ class Connection:
             self._buf += chunk
         return True
 
+    def _length(self) -> int:
+        """The length of the frame whose 4-byte header starts the buffer (FrameError if over
+        the limit, before any of it is waited for)."""
+        (n,) = struct.unpack_from(">I", self._buf)
+        if n > self.max_frame + (_SEAL if self._pull is not None else 0):
+            raise FrameError(f"frame of {n} bytes is over the {self.max_frame}-byte limit")
+        return n
+
     async def recv(self, accept: Callable[[Any], bool] | None = None) -> Any:
         """The next frame's decoded value; None when the peer closed cleanly between frames.
         `accept` is for links many can publish on (relay_link.RelayLink); a TCP connection has
         one sender, so its next frame is the answer whatever it is."""
         if not await self._fill(1):
             return None
-        with trio.move_on_after(FRAME_TIMEOUT) as scope:
-            if not await self._fill(4):
-                raise FrameError("connection closed inside a frame header")
-            (n,) = struct.unpack_from(">I", self._buf)
-            if n > self.max_frame + (_SEAL if self._pull is not None else 0):
-                raise FrameError(f"frame of {n} bytes is over the {self.max_frame}-byte limit")
-            if not await self._fill(4 + n):
-                raise FrameError("connection closed inside a frame")
-        if scope.cancelled_caught:
-            raise FrameError(f"a frame did not arrive whole within {FRAME_TIMEOUT:.0f} s")
+        if len(self._buf) < 4 or len(self._buf) < 4 + self._length():   # (a frame already whole needs no timer)
+            with trio.move_on_after(FRAME_TIMEOUT) as scope:
+                if not await self._fill(4):
+                    raise FrameError("connection closed inside a frame header")
+                if not await self._fill(4 + self._length()):
+                    raise FrameError("connection closed inside a frame")
+            if scope.cancelled_caught:
+                raise FrameError(f"a frame did not arrive whole within {FRAME_TIMEOUT:.0f} s")
+        n = self._length()
         data = bytes(self._buf[4:4 + n])
         del self._buf[:4 + n]
         if self._pull is not None:
@@ -82,7 +106,9 @@ class Connection:
             raise FrameError(f"undecodable frame: {type(exc).__name__}: {exc}") from None
 
     async def send(self, obj: Any) -> None:
-        data = msgpack.packb(obj, use_bin_type=True)
+        """Send one frame: a value, or a value already encoded by `pack` (sent to several
+        links, it is encoded once)."""
+        data = encode(obj)
         async with self._send_lock:
             if self._push is not None:   # sealed in send order, under the lock
                 data = sodium.crypto_secretstream_xchacha20poly1305_push(self._push, data)

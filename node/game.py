@@ -34,13 +34,16 @@ from protocol.player import Player
 from protocol.need import EngineFault
 from protocol.session import ProofJob, Session
 
-from .frames import MAX_FRAME, Connection, FrameError
+from .frames import MAX_FRAME, Connection, FrameError, pack
 from .handshake import HandshakeError, HandshakeSlots, handshake
 from .store import CannotContinue, GameStore, StoreWriteError
 
 log = logging.getLogger("caravan.node")
 
 SYNC_INTERVAL = 0.25
+FLUSH_INTERVAL = 0.05
+"""The log is fsync'd behind the game at most this often (each fsync covers every record
+written before it): one worker-thread hand-off per fsync, not per message."""
 RESEND_BATCH = 64
 RELAY_HEADS_IDLE = 2.0
 """Through a relay, unchanged heads are repeated only this often (the broker carries each frame)."""
@@ -64,7 +67,8 @@ HANDSHAKE_FRAME = 4096
 """The largest frame a peer may send before it has authenticated."""
 
 Decider = Callable[[Any, list[Any], str], Awaitable[Any]]
-"""async decider(view, legal_actions, kind) -> one of legal_actions."""
+"""async decider(view, legal_actions, kind) -> one of legal_actions; a decider whose
+`wants_view` is False gets None for the view."""
 
 
 @dataclass
@@ -74,8 +78,12 @@ class Progress:
     on_reject: Callable[[Rejected, str], None] = lambda exc, source: None
     on_replayed: Callable[[Any, Any], None] = lambda event, session: None
     """Events of the stored messages applied again at start (a resumed node's history)."""
-    on_trace: Callable[[str, bytes], None] | None = None
-    """("sign" | "apply", raw message): for latency measurements (caravan ... --trace FILE)."""
+    on_trace: Callable[[str, bytes | None], None] | None = None
+    """(mark, raw message or None): for latency measurements (caravan ... --trace FILE); the
+    marks of a hop in order: "recv" (a peer's message decoded), "apply" (accepted), "ask"
+    (this seat's next message looked for: an automatic one, then the decider's), "sign"
+    (this node's next message signed), "sent" (written to every link); and "end" once the
+    game is over here."""
     on_state: Callable[[Any], None] = lambda session: None
     """The replica changed (an event, or a contribution held without one: a seat chose in secret)."""
 
@@ -162,12 +170,15 @@ class GameNode:
         self._rebuilt_at: dict[int, tuple[int, ...]] = {}   # peer -> this node's counts at its last rebuild
         self._rebuilt_by: dict[int, tuple[int, ...]] = {}   # peer -> the rebuilt state it last named
         self._resend_at = 0.0
+        self.durable_log_len = 0                 # the first messages of session.log known fsync'd here
+        self._written = trio.Event()             # set when the store holds records not fsync'd yet
         self.spectators: Any = None              # node/spectators.py: serves keys that hold no seat
         self.chat: Any = None                    # node/chat.py: talk beside the game, never in the transcript
         store.lock()                             # one process per game folder (GameLocked otherwise)
         self.down_for = store.idle_for()
         try:
             self._replay()
+            store.open_log()
         except BaseException:
             store.close()
             raise
@@ -188,6 +199,7 @@ class GameNode:
         if stored:
             log.info("seat %d: replayed %d stored messages (%d applied)", self.seat, len(stored),
                      len(self.session.log))
+            self._written.set()                     # fsync'd again before spectators get them
         self._note_state(0.0)
 
     def counts(self) -> list[int]:
@@ -350,22 +362,25 @@ class GameNode:
         self.seen.add(digest)
         if receipt.status == "duplicate":
             return
-        accepted = [msg.raw for author, had in enumerate(before)    # the buffered ones it unlocked too
-                    for msg in self.session.accepted[author][had:]]
+        new = [(author, msg.raw) for author, had in enumerate(before)    # the buffered ones it unlocked too
+               for msg in self.session.accepted[author][had:]]
+        accepted = [done for _, done in new]
         if self.progress.on_trace:
             for done in accepted:
                 self.progress.on_trace("apply", done)
         try:
             for done in accepted:
-                self.store.append(done, sync=False)    # made durable by our next own message's fsync
+                self.store.append(done)                 # fsync'd behind the game (_flush)
                 self.seen.add(hashlib.sha256(done).digest())
         except StoreWriteError as exc:
             self._store_failed(exc)
             return
+        self._written.set()
         for event in receipt.events:
             self.progress.on_event(event, self.session)
         self._note_state()
-        if source is not None and self.genesis.seats[source] != _author(raw):
+        author = next((a for a, done in new if done == raw), None)
+        if source is not None and author != source:
             # relayed (not straight from its author): pass it on, in case a link is down;
             # an author sends its own messages to everyone, and resync covers the rest
             await self._broadcast(raw, exclude=source)
@@ -397,33 +412,69 @@ class GameNode:
             log.warning("seat %d: seat %d sent over %d bytes of messages ahead of the game; dropped one",
                         self.seat, seat, MAX_EARLY_BYTES)
 
-    async def _publish(self, raw: bytes) -> bool:
-        """Our own message: already applied by the player; persist (fsync'd), then send.
-        False if it could not be stored: then it is not sent and the node stops."""
-        if self.progress.on_trace:
-            self.progress.on_trace("sign", raw)
-        self.seen.add(hashlib.sha256(raw).digest())
-        try:
-            self.store.append(raw)
-        except StoreWriteError as exc:
-            self._store_failed(exc)
-            return False
+    async def _publish(self, *raws: bytes) -> bool:
+        """Our own messages: already applied by the player; written to the store (fsync'd
+        behind the game, see _flush), all before anything is awaited (so every message of
+        the session's log is in the store whenever another task runs), then sent. False if
+        they could not be written: then nothing is sent and the node stops."""
+        for raw in raws:
+            if self.progress.on_trace:
+                self.progress.on_trace("sign", raw)
+            self.seen.add(hashlib.sha256(raw).digest())
+            try:
+                self.store.append(raw, own=True)
+            except StoreWriteError as exc:
+                self._store_failed(exc)
+                return False
+        self._written.set()
         for event in self.player.take_events():
             self.progress.on_event(event, self.session)
         self._note_state()
-        await self._broadcast(raw)
+        for raw in raws:
+            await self._broadcast(raw)
+            if self.progress.on_trace:
+                self.progress.on_trace("sent", raw)
         self._wake()
         return True
+
+    async def _flush(self) -> None:
+        """fsync the log behind the game, in a worker thread, one fsync at a time and at
+        most every FLUSH_INTERVAL, each covering every record written before it began
+        (specs/node.md "Durability guarantees": a message is sent once written, before it
+        is durable; a machine crash may lose the last ones, which the peers hold and give
+        back before this node signs again). `durable_log_len` follows, for spectators, who
+        get only durable messages. A failed fsync stops the node as a failed write does."""
+        while True:
+            await self._written.wait()
+            self._written = trio.Event()
+            logged = len(self.session.log)
+            try:
+                await trio.to_thread.run_sync(self.store.sync)
+            except StoreWriteError as exc:
+                self._store_failed(exc)
+                return
+            if self.outcome == "store-failed":
+                return                              # the log may lack what the session holds
+            if logged > self.durable_log_len:
+                self.durable_log_len = logged
+                self._wake()
+            await trio.sleep(FLUSH_INTERVAL)
 
     async def _broadcast(self, raw: bytes, exclude: int | None = None) -> None:
         await self._send_all({"t": "msg", "m": raw}, exclude)
 
     async def _send_all(self, frame: Any, exclude: int | None = None) -> None:
-        for seat, conn in list(self.conns.items()):
+        """Send `frame` (encoded once) to every linked peer but `exclude`: first to the seats
+        the game waits for now (on loopback each send may hand the CPU to its receiver, so
+        the next mover's copy goes first: issue #25)."""
+        data = pack(frame)
+        waiting = self.session.waiting_for()
+        for seat, conn in sorted(self.conns.items(), key=lambda item: item[0] not in waiting):
             if seat != exclude:
-                await self._send(seat, conn, frame)
+                await self._send(seat, conn, data)
 
     async def _send(self, seat: int, conn: Connection, frame: Any) -> None:
+        """Send a frame (or its `pack`ed bytes) to `seat`; a failed link is dropped."""
         try:
             await conn.send(frame)
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
@@ -465,6 +516,8 @@ class GameNode:
         t = frame.get("t")
         self.heard[seat] = self._now()
         if t == "msg" and type(frame.get("m")) is bytes:
+            if self.progress.on_trace:
+                self.progress.on_trace("recv", frame["m"])
             await self._ingest(frame["m"], seat, conn.address)
         elif (t == "heads" and type(frame.get("h")) is list and len(frame["h"]) == self.session.n
               and all(type(x) is int and x >= 0 for x in frame["h"])):
@@ -616,17 +669,23 @@ class GameNode:
             if not self.may_sign():
                 await changed.wait()
                 continue
-            for raw in self.player.automatic():
-                if not await self._publish(raw):
-                    return
+            if self.progress.on_trace:
+                self.progress.on_trace("ask", None)       # (what follows: an automatic message, if any)
+            automatic = self.player.automatic()
+            if automatic and not await self._publish(*automatic):
+                return
             decision = self.player.decision()
             if decision is None:
                 if not self.session.complete and changed is self.changed:
                     await self.changed.wait()
                 continue
-            view = self.engine.view(self.session.state, self.seat, self.player.knowledge)
+            if self.progress.on_trace:
+                self.progress.on_trace("ask", None)
+            view = (self.engine.view(self.session.state, self.seat, self.player.knowledge)
+                    if getattr(self.decider, "wants_view", True) else None)
+            version = self.session.version()
             action = await self.decider(view, decision.legal, decision.kind)
-            if self.player.decision() != decision or not self.may_sign():
+            if self.session.version() != version or not self.may_sign():   # (cheaper than the legal moves again)
                 continue                                  # the game moved on meanwhile
             raw = self.player.decide(action)
             if decision.kind == "commit":
@@ -938,11 +997,14 @@ class GameNode:
                 if seat != self.seat and (dial_all or seat > self.seat):
                     nursery.start_soon(self._dial, seat)
             nursery.start_soon(self._sync)
+            nursery.start_soon(self._flush)
             nursery.start_soon(self._play_to_the_end)
             nursery.start_soon(self._watchdog)
             nursery.start_soon(self._watch_company)
             task_status.started(self.bound_port)
             await self.finished.wait()
+            if self.progress.on_trace:
+                self.progress.on_trace("end", None)
             if self.outcome != "store-failed":
                 written = self.abandon_record
                 self._write_transcript()
@@ -975,13 +1037,6 @@ class GameNode:
 
     def restore(self, seat: int) -> None:
         self.blocked.discard(seat)
-
-
-def _author(raw: bytes) -> bytes | None:
-    try:
-        return chain.parse(raw).author
-    except chain.ParseError:
-        return None
 
 
 def _peer_name(stream: Any) -> str:

@@ -38,7 +38,7 @@ import nacl.bindings as sodium
 import nacl.exceptions
 import trio
 
-from .frames import MAX_FRAME, FrameError, _no_ext
+from .frames import MAX_FRAME, FrameError, _no_ext, encode
 
 log = logging.getLogger("caravan.relay")
 
@@ -122,7 +122,7 @@ class RelayLink:
     async def send(self, obj: Any) -> None:
         if self._failed is not None or self._closed:
             raise trio.BrokenResourceError(self._failed or "link closed")
-        self._send_body(DATA, msgpack.packb(obj, use_bin_type=True))
+        self._send_body(DATA, encode(obj))
         await trio.lowlevel.checkpoint()
 
     def ping(self) -> None:

@@ -3,6 +3,7 @@ report progress, and write the transcript."""
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
 import logging
@@ -228,7 +229,10 @@ class Narrator:
                  client: Any, knowledge):
         players, options = len(genesis.seats), genesis.options
         self.seat, self.names = seat, names
-        self.mine = narrate.Table(engine, options, players, seat, names)
+        reads = hasattr(client, "event") or hasattr(client, "show")
+        # a client that takes no events (an in-process bot) gets no narration, and a quiet node
+        # prints none: neither is built then (issue #25: it cost more than the move)
+        self.mine = narrate.Table(engine, options, players, seat, names) if reads else None
         self.public = None if status.quiet else narrate.Table(engine, options, players, None, names)
         self.status, self.client, self.knowledge = status, client, knowledge
         self.echo = not isinstance(client, TerminalClient)     # a terminal narrates for itself
@@ -236,28 +240,38 @@ class Narrator:
         self._last_key: tuple | None = None
 
     def __call__(self, event: Any, session: Any, replayed: bool = False) -> None:
-        try:
-            info, lines = self.mine.apply(event, self.knowledge())
-            synced = True
-        except E.IllegalAction:                  # the mirror missed an event: take the replica's state
-            log.warning("narration resynchronised with the game state at %r", event)
-            info, lines, synced = narrate.event_dict(event), [], False
-            for table in (self.mine, self.public):
-                if table is not None:
-                    table.resync(table.engine.clone(session.state), self.knowledge() if table is self.mine else None)
-        msg = {"type": "event", "seat": narrate.acting_seat(info), "text": "\n".join(lines), "event": info}
-        self.outbox.send_nowait((msg, self.mine.view, self._table(session), replayed, time.time()))
+        synced, info = True, None
+        if self.mine is not None:
+            try:
+                info, lines = self.mine.apply(event, self.knowledge())
+            except E.IllegalAction:              # the mirror missed an event: take the replica's state
+                log.warning("narration resynchronised with the game state at %r", event)
+                info, lines, synced = narrate.event_dict(event), [], False
+                for table in (self.mine, self.public):
+                    if table is not None:
+                        table.resync(table.engine.clone(session.state),
+                                     self.knowledge() if table is self.mine else None)
+            msg = {"type": "event", "seat": narrate.acting_seat(info), "text": "\n".join(lines), "event": info}
+            self.outbox.send_nowait((msg, self.mine.view, self._table(session), replayed, time.time()))
         if self.public is not None and synced:
             before = self.public.view
-            _, said = self.public.apply(event)
+            try:
+                public_info, said = self.public.apply(event)
+            except E.IllegalAction:              # (without a mirror of its own to catch it first)
+                log.warning("narration resynchronised with the game state at %r", event)
+                self.public.resync(self.public.engine.clone(session.state))
+                return
+            info = info if info is not None else public_info
             if self.echo and not replayed:
                 where = _where(before)
                 for line in said:
-                    self.status(f"{where}{line}", "event", seat=msg["seat"], event=info)
+                    self.status(f"{where}{line}", "event", seat=narrate.acting_seat(info), event=info)
 
     def on_state(self, session: Any) -> None:
         """A change without an event (a seat's secret choice held until all have chosen): the
         page learns who has chosen and since when the others are awaited."""
+        if self.mine is None:
+            return
         last = self._last_key
         table = self._table(session)
         if table["key"] != last:            # the status line and the clock follow it
@@ -345,11 +359,19 @@ def _progress(narrator: list, status: Status) -> Progress:
 
 
 def _tracer(path: Path):
-    """Append "kind sha256(raw) monotonic_ns" lines (the clock is shared by local processes)."""
-    fh = path.open("a", buffering=1)
+    """Append "kind sha256(raw) monotonic_ns cpu" lines (the clock is shared by local
+    processes; "-" for a mark without a message). `cpu`, the process's CPU ns, is read at the
+    first mark and at "end" only (a syscall: "-" elsewhere). Buffered, written out at exit:
+    a write per line would be on the path it measures."""
+    fh = path.open("a")
+    atexit.register(fh.close)
+    first = [True]
 
-    def trace(kind: str, raw: bytes) -> None:
-        fh.write(f"{kind} {hashlib.sha256(raw).hexdigest()[:24]} {time.monotonic_ns()}\n")
+    def trace(kind: str, raw: bytes | None) -> None:
+        cpu = time.process_time_ns() if first[0] or kind == "end" else "-"
+        first[0] = False
+        fh.write(f"{kind} {hashlib.sha256(raw).hexdigest()[:24] if raw is not None else '-'} "
+                 f"{time.monotonic_ns()} {cpu}\n")
     return trace
 
 

@@ -102,14 +102,15 @@ class Spectators:
         while True:
             changed = node.changed
             logged = node.session.log
+            ready = getattr(node, "durable_log_len", len(logged))   # a player's node: only what its disk holds
             done = self.sent[number]
-            if done < len(logged):
-                for raw in logged[done:done + PAGE]:
+            if done < ready:
+                for raw in logged[done:min(ready, done + PAGE)]:
                     await self._send(conn, {"t": "msg", "m": raw})
                     self.sent[number] += 1
                 await trio.sleep(0)
                 continue
-            if node.outcome is not None:
+            if node.outcome is not None and ready >= len(logged):
                 await self._send(conn, {"t": "end", "outcome": node.outcome, "text": node.outcome_text})
                 return
             await changed.wait()

@@ -2,10 +2,11 @@
 the genesis, the peers' addresses and the per-game secrets (0600).
 
 The message log is a magic header and then records of [4-byte length, 4-byte CRC-32,
-message]; each is written whole and checked, and fsync'd before this node sends a message
-of its own (specs/node.md, "Store"). On load a torn tail (a crash or a full disk mid-write) is
-cut; a damaged record anywhere else stops the node with the file and offset named, never a
-silent truncation. A damaged genesis, secrets, identity or peers file gives one line that
+message]; each is written whole and checked before it is sent or acted on (so it survives
+the process), and fsync'd behind the game by `sync` in a worker thread (so it survives the
+machine, once that returns: specs/node.md, "Store"). On load a torn tail (a crash or a full
+disk mid-write) is cut; a damaged record anywhere else stops the node with the file and
+offset named, never a silent truncation. A damaged genesis, secrets, identity or peers file gives one line that
 names the file and what to do.
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import json
+import logging
 import os
 import struct
 import zlib
@@ -26,6 +28,7 @@ from protocol.identity import SigningKey
 
 LOG_MAGIC = b"CARAVAN-LOG\x02\n"
 MAX_RECORD = 1 << 20
+log = logging.getLogger("caravan.store")
 _HEADER = struct.Struct(">II")          # length, CRC-32 of the message
 
 
@@ -157,6 +160,8 @@ class GameStore:
         self._lock_fd: int | None = None
         self._log_size: int | None = None
         """The log's length as this process last read or wrote it (None: not read yet)."""
+        self._unsynced = False
+        """Records were written since the last fsync began."""
 
     @classmethod
     def create(cls, data_dir: Path, genesis_raw: bytes, game_id: bytes, secrets: dict[str, Any],
@@ -309,6 +314,7 @@ class GameStore:
         out, good = parse_log(data, path)
         if repair:
             self._log_size = good
+            self._unsynced = bool(out)      # a killed process's last records: maybe in the page cache only
         if good != len(data) and repair:
             try:
                 with open(path, "r+b") as fh:
@@ -343,27 +349,60 @@ class GameStore:
                                   f"{self._log_size} expected); nothing more is signed — stop the other "
                                   f"process, then run caravan resume {self.dir.name[:16]}")
 
-    def append(self, raw: bytes, sync: bool = True) -> None:
-        """Append one message, written whole and checked; with `sync` (this node's own
-        messages, before they are sent) fsync'd, which makes every earlier record durable
-        too: a received message needs no fsync of its own, since nothing signed depends on it
-        before the next own message (specs/node.md "Durability guarantees").
+    def open_log(self) -> None:
+        """Open (and on first use create, fsync'd with its directory) the log for appending:
+        done when the node starts, so that no fsync waits on a game's first message."""
+        try:
+            if self._log_fd is None:
+                self._log_fd = self._open_log()
+        except OSError as exc:
+            raise self._write_error(exc) from None
+
+    def append(self, raw: bytes, own: bool = False) -> None:
+        """Append one message, written whole and checked (in the page cache: a killed process
+        loses nothing) but not fsync'd: `sync` does that behind the game, covering every
+        record before it (specs/node.md "Durability guarantees"). An `own` message (this
+        node's, about to be sent) first checks that no other process wrote to the log.
         Raises StoreWriteError (disk full, I/O error): then sign nothing more."""
         try:
             if self._log_fd is None:
                 self._log_fd = self._open_log()
-            if sync:
+            if own:
                 self._check_unchanged(self._log_fd)
             record = _HEADER.pack(len(raw), zlib.crc32(raw)) + raw
             _write_all(self._log_fd, record)
+            self._unsynced = True
             if self._log_size is not None:
                 self._log_size += len(record)
-            if sync:
-                os.fsync(self._log_fd)
         except OSError as exc:
-            raise StoreWriteError(f"cannot write to {self.dir / 'messages.log'}: {exc.strerror or exc}; "
-                                  "nothing more is signed — free some space and run caravan resume "
-                                  f"{self.dir.name[:16]}") from None
+            raise self._write_error(exc) from None
+
+    def sync(self) -> bool:
+        """fsync every record written so far (thread-safe against `append` from the event
+        loop: a record written meanwhile is left for the next call). False if there was
+        nothing to sync. Raises StoreWriteError."""
+        if not self._unsynced:
+            return False
+        self._unsynced = False
+        fd = self._log_fd
+        try:
+            if fd is not None:
+                os.fsync(fd)
+            else:                                       # records read back, none written yet
+                fd = os.open(self.dir / "messages.log", os.O_RDONLY)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+        except OSError as exc:
+            self._unsynced = True
+            raise self._write_error(exc) from None
+        return True
+
+    def _write_error(self, exc: OSError) -> StoreWriteError:
+        return StoreWriteError(f"cannot write to {self.dir / 'messages.log'}: {exc.strerror or exc}; "
+                               "nothing more is signed — free some space and run caravan resume "
+                               f"{self.dir.name[:16]}")
 
     def write_transcript(self, genesis_raw: bytes, log: list[bytes]) -> Path:
         """Write the transcript, unless the one already there says more (see `_keeps`)."""
@@ -380,7 +419,13 @@ class GameStore:
         return path
 
     def close(self) -> None:
+        """Sync and close the log (a failed last fsync is logged: the node is stopping, and
+        what it lost is fetched back from the peers on resume), and release the lock."""
         if self._log_fd is not None:
+            try:
+                self.sync()
+            except StoreWriteError as exc:
+                log.error("%s", exc)
             os.close(self._log_fd)
             self._log_fd = None
         if self._lock_fd is not None:

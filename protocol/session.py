@@ -111,7 +111,7 @@ class Session(DeckSteps):
         self._shuffle_start: tuple[int, list] | None = None         # (step_no, starting deck)
         self.deck_return: tuple[int, tuple[int, ...]] | None = None  # (returned, kept) awaiting shares
         self.need: Need | None = None
-        self.own: bytes | None = None   # id of the message our own Player is applying (see _verify)
+        self.own: bytes | None = None   # id of the message our own Player just signed (see _proof)
         self._deferred: list[tuple[str, Callable[[], Any]]] | None = None   # see proof_checks
         self._proven: set[tuple[bytes, str]] = set()                        # see receive
         self._settle(None)
@@ -232,7 +232,11 @@ class Session(DeckSteps):
         message carries proofs and is applicable now (else `receive` says why). Changes no
         state (it may fill the cache of a shuffle's starting deck, as `receive` would); the
         checks only read values bound here, so they may run in another thread."""
+        if self.need is None or self.need.kind not in PROOF_KINDS:
+            return None                             # no message with proofs applies now
         try:
+            if chain.parse(raw).kind not in PROOF_KINDS:
+                return None                         # (without checking its signature: receive does)
             msg = self._authenticate(raw)
             seat = self.seat_of[msg.author]
             seq, head_id = self.head(seat)
@@ -246,7 +250,7 @@ class Session(DeckSteps):
             else:
                 getattr(self, f"_check_{need.kind}")(seat, msg, msg.body)
             checks = self._deferred
-        except (Rejected, EngineFault):
+        except (Rejected, EngineFault, chain.ParseError):
             return None
         finally:
             self._deferred = None
@@ -260,7 +264,7 @@ class Session(DeckSteps):
         seat = self.seat_of.get(msg.author)
         if seat is None:
             raise UnknownAuthor("the author's key has no seat in this game", author=msg.author)
-        if not msg.signature_ok():
+        if not (msg.id == self.own and not self.strict) and not msg.signature_ok():   # own: just signed
             raise BadSignature("the signature does not verify for the seat it names", seat=seat,
                                author=msg.author)
         if msg.game_id != self.game_id:

@@ -11,7 +11,12 @@ floor, the larger of
     steps, the slowest of the step's messages (parallel contributions overlap) from signing
     to applied: sign + make its proofs + verify and apply it (the strict replay's CPU).
 
-Every unit cost is measured in this run (the replay of the game's own transcript)."""
+Every unit cost is measured in this run (the replay of the game's own transcript).
+
+What a hop costs (issue #25 item 6): from the nodes' `--trace` marks, each dependent hop —
+a message signed on one node, received, applied on the next mover's node, its decider
+asked, its own message signed — split into those parts; and the CPU the node processes
+spent over the game per step (a busy machine inflates wall times far more than CPU)."""
 
 from __future__ import annotations
 
@@ -111,27 +116,86 @@ def _play(game: str) -> Path | None:
     return None if any(p.returncode for p in procs) else work
 
 
-def _latencies(work: Path, kinds: dict[str, str]) -> tuple[list[tuple[str, float]], float]:
+def _traces(work: Path) -> tuple[list[list[tuple[str, str, int]]], float]:
+    """Each node's trace marks (kind, message id or "-", monotonic ns), in order; and the CPU
+    seconds the nodes spent from their first mark to the game's end (not their start)."""
+    out, cpu = [], 0.0
+    for i in range(PLAYERS):
+        marks, spent = [], []
+        for line in (work / f"trace{i}").read_text().splitlines():
+            kind, mid, t, c = line.split()
+            marks.append((kind, mid, int(t)))
+            if c != "-":
+                spent.append(int(c))
+        out.append(marks)
+        cpu += (spent[-1] - spent[0]) / 1e9 if spent else 0.0
+    return out, cpu
+
+
+def _latencies(traces: list[list[tuple[str, str, int]]], kinds: dict[str, str]) -> tuple[list[tuple[str, float]], float]:
     """(kind, ms from signing to applied on another node) per delivery, and the wall time
     from the first signature to the last application (s)."""
     signed: dict[str, tuple[int, int]] = {}
     applied: list[tuple[int, str, int]] = []
-    for i in range(PLAYERS):
-        for line in (work / f"trace{i}").read_text().splitlines():
-            kind, mid, t = line.split()
+    for i, marks in enumerate(traces):
+        for kind, mid, t in marks:
             if kind == "sign":
-                signed[mid] = (i, int(t))
-            else:
-                applied.append((i, mid, int(t)))
+                signed[mid] = (i, t)
+            elif kind == "apply":
+                applied.append((i, mid, t))
     lat = [(kinds.get(mid, "?"), (t - signed[mid][1]) / 1e6)
            for i, mid, t in applied if mid in signed and signed[mid][0] != i]
     wall = (max(t for _, _, t in applied) - min(t for _, t in signed.values())) / 1e9
     return lat, wall
 
 
+HOP_PARTS = ("sign → received (sender's store + send, the wire, decode)", "received → applied (verify + apply)",
+             "applied → decider asked (store, narration, scheduling)",
+             "asked → signed (the decision or the automatic message, and its signature)")
+
+
+def _hops(traces: list[list[tuple[str, str, int]]]) -> tuple[list[list[float]], list[float]]:
+    """The dependent hops: each message signed next after another seat's message that its
+    signer had applied before it signed. Per hop the µs of each of HOP_PARTS; and per
+    signed message the µs from its signing to its being written to every link."""
+    first: dict[tuple[int, str, str], int] = {}
+    asks: list[list[int]] = [[] for _ in traces]
+    signs: list[tuple[int, int, str]] = []
+    for i, marks in enumerate(traces):
+        for kind, mid, t in marks:
+            if kind == "ask":
+                asks[i].append(t)
+            else:
+                first.setdefault((i, kind, mid), t)
+                if kind == "sign":
+                    signs.append((t, i, mid))
+    signs.sort()
+    hops = []
+    for (t0, a, m0), (t1, b, m1) in zip(signs, signs[1:]):
+        recv, applied = first.get((b, "recv", m0)), first.get((b, "apply", m0))
+        if a == b or recv is None or applied is None or not t0 <= recv <= applied <= t1:
+            continue
+        ask = max((t for t in asks[b] if applied <= t <= t1), default=t1)
+        hops.append([(recv - t0) / 1e3, (applied - recv) / 1e3, (ask - applied) / 1e3, (t1 - ask) / 1e3])
+    sends = [(first[(i, "sent", mid)] - t) / 1e3 for t, i, mid in signs if (i, "sent", mid) in first]
+    return hops, sends
+
+
+def _hop_lines(traces: list[list[tuple[str, str, int]]], floor_b: float, steps: int) -> list[str]:
+    hops, sends = _hops(traces)
+    if not hops:
+        return []
+    mean = [statistics.mean(h[k] for h in hops) for k in range(len(HOP_PARTS))]
+    median = statistics.median(sum(h) for h in hops)
+    return [f"  a dependent hop (sign on one node → the next seat's message signed), mean of {len(hops)}: "
+            f"{sum(mean):,.0f} µs (median {median:,.0f} µs; the floor allows {floor_b / steps * 1e6:,.0f} µs a step)",
+            *(f"    {part}: {us:,.0f} µs" for part, us in zip(HOP_PARTS, mean)),
+            f"    of the first, sign → written to every link: {statistics.mean(sends):,.0f} µs"]
+
+
 def _fsync_s(where: Path, n: int = 30) -> float:
-    """Median seconds to append a message-sized record and fsync it, as the store does
-    before a message is sent or acted upon."""
+    """Median seconds to append a message-sized record and fsync it (the store's worker
+    thread does it behind the game: before issue #25, it was on the path of every step)."""
     times = []
     with (where / "fsync-probe").open("ab") as fh:
         for _ in range(n):
@@ -161,7 +225,8 @@ def _report(game: str) -> list[str]:
     data = (work / "game.caravan").read_bytes()
     frames = transcript.load(data)[1]
     kinds = {hashlib.sha256(raw).hexdigest()[:24]: chain.parse(raw).kind for raw in frames}
-    lat, wall = _latencies(work, kinds)
+    traces, node_cpu = _traces(work)
+    lat, wall = _latencies(traces, kinds)
     costs, complete = _replay(data)
 
     key = SigningKey.from_seed(b"\x01" * 32)
@@ -203,10 +268,14 @@ def _report(game: str) -> list[str]:
         f"×{PLAYERS - 1} + making them, on {cores} cores = {floor_a * 1e3:.0f} ms",
         f"  floor (b) critical path: {len(path)} dependent steps, each its slowest message's sign + proofs "
         f"+ verify + apply = {floor_b * 1e3:.0f} ms",
-        f"  not in the floor: the store's fsync ({fsync_s * 1e3:.1f} ms here) before each message is sent "
-        f"and after each is applied: twice on each of the {len(path)} steps = {2 * fsync_s * len(path):.2f} s",
+        f"  not in the floor nor on the path: the store's fsync ({fsync_s * 1e3:.1f} ms here, "
+        f"{fsync_s / (floor_b / len(path)):.0f}× a step of the floor), done behind the game by a worker thread",
         f"  game wall time {wall:.2f} s = {wall / floor:.1f}× the floor of {floor * 1e3:.0f} ms "
         f"(target ≤ {TARGET_FLOOR:.0f}×: {_verdict(wall <= TARGET_FLOOR * floor)})",
+        f"  CPU of the {PLAYERS} node processes over the game: {node_cpu:.2f} s = "
+        f"{node_cpu / len(path) * 1e6:,.0f} µs a step (the floor's path: {floor_b / len(path) * 1e6:,.0f} µs; a busy machine inflates the wall "
+        f"times below much more than this)",
+        *_hop_lines(traces, floor_b, len(path)),
     ]
 
 

@@ -92,12 +92,12 @@ def test_no_own_message_after_another_writer_changed_the_log(tmp_path):
     own message is refused, so no sequence number is signed and sent twice."""
     a, b = _store(tmp_path), _store(tmp_path)
     assert a.messages() == [] and b.messages() == []
-    a.append(b"one", sync=True)
-    b.append(b"theirs", sync=False)                     # a received message: no check needed yet
+    a.append(b"one", own=True)
+    b.append(b"theirs")                                 # a received message: no check needed yet
     with pytest.raises(StoreWriteError, match="changed by another process"):
-        b.append(b"mine", sync=True)
+        b.append(b"mine", own=True)
     with pytest.raises(StoreWriteError, match="changed by another process"):
-        a.append(b"two", sync=True)
+        a.append(b"two", own=True)
     a.close(), b.close()
 
 

@@ -53,20 +53,38 @@ def test_the_log_round_trips_and_a_torn_tail_is_cut(tmp_path):
     assert store.messages() == msgs[:-1]
 
 
-def test_only_own_messages_wait_for_the_disk(tmp_path, monkeypatch):
-    """A received message is written without an fsync of its own (issue #17: that fsync was
-    most of a step's latency); this node's own message is fsync'd before it is sent, which
-    makes the received ones before it durable too; both kinds load back."""
+def test_no_message_waits_for_the_disk(tmp_path, monkeypatch):
+    """A message is written (the page cache: a killed process loses nothing) without an
+    fsync (issue #25: an fsync before each own message was sent was most of a dependent
+    step); `sync` — the node's worker thread — makes everything written before it durable
+    with one fsync, and `close` syncs what is left; all of it loads back."""
     store, msgs = _store(tmp_path)
     synced: list[int] = []
     monkeypatch.setattr(S.os, "fsync", lambda fd: synced.append(fd))
-    store.append(b"received-1", sync=False)
-    store.append(b"received-2", sync=False)
+    store.append(b"received-1")
+    store.append(b"own", own=True)
     assert synced == []
-    store.append(b"own")
-    assert len(synced) == 1
+    assert store.sync() and len(synced) == 1
+    assert not store.sync() and len(synced) == 1, "nothing written since: no fsync"
+    store.append(b"received-2")
     store.close()
-    assert store.messages() == msgs + [b"received-1", b"received-2", b"own"]
+    assert len(synced) == 2
+    assert store.messages() == msgs + [b"received-1", b"own", b"received-2"]
+
+
+def test_a_failed_fsync_is_a_failed_write(tmp_path, monkeypatch):
+    """fsync failing (EIO) raises StoreWriteError, and the records stay due for the next sync."""
+    store, msgs = _store(tmp_path)
+    store.append(b"own", own=True)
+
+    def broken(fd):
+        raise OSError(errno.EIO, "Input/output error")
+    monkeypatch.setattr(S.os, "fsync", broken)
+    with pytest.raises(StoreWriteError, match="Input/output error.*caravan resume"):
+        store.sync()
+    monkeypatch.undo()
+    assert store.sync()
+    store.close()
 
 
 def test_damage_in_the_middle_is_named_never_silently_dropped(tmp_path):
