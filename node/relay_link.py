@@ -59,6 +59,8 @@ PRESEAL_HELD = 16
 PRESEAL_FRAME = 4 << 10
 """Unsealed frames waiting between two handshake steps (oldest dropped first), each at most
 PRESEAL_FRAME bytes: a handshake frame or a lobby's advert is far smaller."""
+PEER_SEAL_WAIT = 2.0
+"""How long `send` holds data for a peer that has not yet sealed the link (see `seal`)."""
 UNSEALED_HELD = 16
 UNSEALED_HELD_BYTES = 64 << 10
 """Sealed frames held (frames, bytes) before this side has sealed the link: a peer sends a
@@ -94,6 +96,7 @@ class RelayLink:
         self._pull: Any = None
         self._arrived = trio.Event()
         self.accepted = trio.Event()
+        self._peer_sealed = trio.Event()             # a sealed frame came from the peer
         self._failed: str | None = None              # why the link broke (recv raises, send fails)
         self._eof = False
         self._closed = False
@@ -104,10 +107,20 @@ class RelayLink:
 
     # ------------------------------------------------------------------ sending
     def seal(self, push: Any, pull: Any) -> None:
+        """From now on frames are sealed. The two sides seal at different moments (each when
+        the other's auth arrives), and a side that has not sealed yet can hold only a few
+        sealed frames (UNSEALED_HELD): a burst sent at once (a resync, a spectator's history)
+        lost its first frames, and the link was closed as having lost one. So each side
+        says "sealed" with a sealed ping at once, and `send` holds data until the peer's
+        first sealed frame (at most PEER_SEAL_WAIT)."""
         self._push, self._pull = push, pull
         self._pre.clear()
         self._early.clear()
         self._need = None
+        if self._held:
+            self._peer_sealed.set()
+        if self._failed is None and not self._closed:
+            self._send_body(PING)
 
     def _send_body(self, kind: bytes, data: bytes = b"") -> None:
         body = kind + data
@@ -120,6 +133,10 @@ class RelayLink:
         self.last_sent = trio.current_time()
 
     async def send(self, obj: Any) -> None:
+        if self._push is not None and not self._peer_sealed.is_set():
+            with trio.move_on_after(PEER_SEAL_WAIT):
+                await self._peer_sealed.wait()
+            self._peer_sealed.set()                  # a peer that says nothing: as before
         if self._failed is not None or self._closed:
             raise trio.BrokenResourceError(self._failed or "link closed")
         self._send_body(DATA, encode(obj))
@@ -154,6 +171,8 @@ class RelayLink:
             return
         if seq < self._expect:
             return                                   # a duplicate (QoS 1 redelivery) or a replay
+        if self._pull is not None:
+            self._peer_sealed.set()
         candidates = self._held.setdefault(seq, [])
         if body in candidates:
             return
@@ -214,6 +233,7 @@ class RelayLink:
         if self._failed is None:
             self._failed = why
             self._arrived.set()
+            self._peer_sealed.set()
 
     def _take(self) -> tuple[bytes, bytes] | None:
         """The next authentic (type, data) at the expected seq, if one has arrived."""

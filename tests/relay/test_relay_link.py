@@ -163,3 +163,38 @@ async def test_junk_sent_ahead_cannot_crowd_out_the_first_sealed_frame():
     link.deliver(struct.pack(">Q", 1) + genuine)
     assert genuine in link._held[1]
     assert sum(map(len, link._held.values())) <= UNSEALED_HELD
+
+
+async def test_a_burst_sent_before_the_peer_sealed_arrives_whole():
+    """Each side seals when the other's auth arrives, so one may send while the other has not
+    sealed yet, and that one holds only a few sealed frames (UNSEALED_HELD): a burst (a
+    resync, a spectator's history) lost its first frames and the link closed as having lost
+    one. A side now holds its data until the peer says it sealed."""
+    from node.relay_link import UNSEALED_HELD, RelayLink
+
+    links: dict[str, RelayLink] = {}
+    a = links["a"] = RelayLink(lambda p: links["b"].deliver(p), "a", lambda _: None, dialer=True)
+    b = links["b"] = RelayLink(lambda p: links["a"].deliver(p), "b", lambda _: None, dialer=False)
+    states = {}
+    for side in ("a", "b"):                             # one secretstream per direction
+        key = os.urandom(32)
+        push = sodium.crypto_secretstream_xchacha20poly1305_state()
+        header = sodium.crypto_secretstream_xchacha20poly1305_init_push(push, key)
+        pull = sodium.crypto_secretstream_xchacha20poly1305_state()
+        sodium.crypto_secretstream_xchacha20poly1305_init_pull(pull, header, key)
+        states[side] = (push, pull)
+    burst = 4 * UNSEALED_HELD
+    got = []
+    with trio.fail_after(GAP_WAIT + 6):
+        async with trio.open_nursery() as nursery:
+            a.seal(states["a"][0], states["b"][1])
+
+            async def send_burst():
+                for n in range(burst):
+                    await a.send({"n": n, "pad": bytes(100)})
+            nursery.start_soon(send_burst)
+            await trio.sleep(0.2)                      # b has not sealed yet
+            b.seal(states["b"][0], states["a"][1])
+            for _ in range(burst):
+                got.append((await b.recv())["n"])
+    assert got == list(range(burst))
