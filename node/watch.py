@@ -11,7 +11,10 @@ public view, and at the end writes the transcript, byte for byte the players' ow
 from __future__ import annotations
 
 import argparse
+import logging
+import os
 import signal
+import threading
 import sys
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -34,6 +37,8 @@ from .game import HANDSHAKE_FRAME, LINGER, MAX_UNAUTHENTICATED, _peer_name
 from .handshake import HandshakeError, handshake
 from .lobby import LobbyError, _open_tcp, clean_name
 from .spectators import Spectators
+
+log = logging.getLogger("caravan.watch")
 
 GAME_STARTS_WITHIN = 15.0
 """After the lobby closes, how long the game's node may take to listen on the same port."""
@@ -481,6 +486,34 @@ async def _follow(conn: Connection, replica: Replica, show: Any, say, relayed: R
 
 # ----------------------------------------------------------------------------- the command
 
+def lower_priority() -> str:
+    """Let this watcher run only on CPU time nobody else wants: a spectator is never
+    latency-critical, so on a machine where a player's node runs too it must never take a
+    core from it (bench_spectate). Linux: SCHED_IDLE; elsewhere: nice 19. Threads started
+    afterwards (the proof checks) inherit it. What it became, for the log."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+        return "idle (SCHED_IDLE)"
+    except (AttributeError, OSError):
+        pass
+    try:
+        os.nice(19)
+        return "nice 19"
+    except (AttributeError, OSError):
+        return "unchanged (this system cannot lower it)"
+
+
+def _open_browser(url: str, data_dir: Path) -> None:
+    """Open the page from a thread of normal priority: the browser it may start inherits it."""
+    try:
+        if os.sched_getscheduler(0) == os.SCHED_IDLE:
+            os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
+    except (AttributeError, OSError):
+        pass
+    from .browser import open_page
+    open_page(url, data_dir, "watch.html")
+
+
 def add_parser(sub: Any) -> None:
     w = sub.add_parser("watch", help="watch a game live as a spectator, verifying every message as it arrives",
                        description="Connect to a player's node (the HOST:PORT of its game, or of its lobby: then "
@@ -506,6 +539,10 @@ def add_parser(sub: Any) -> None:
                    "TCP port (0: any free one), so the players' nodes carry less; they verify it all themselves")
     w.add_argument("--bind", default="0.0.0.0", help="--serve: the address to listen on (default: all)")
     w.add_argument("--relay-auth", metavar="FILE", help="a watch invite's broker: USER:PASSWORD on FILE's first line")
+    w.add_argument("--priority", choices=["low", "normal"], default="low",
+                   help="low (default): verify only on CPU time nothing else wants (Linux SCHED_IDLE, elsewhere "
+                        "nice 19), so a player's node on the same machine never waits for this watcher; normal: "
+                        "the usual priority")
     from .cli import _discovery_args
     _discovery_args(w)
     w.add_argument("-q", "--quiet", action="store_true", help="no human status output")
@@ -529,6 +566,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     status = Status(args.json, args.quiet)
     setup_logging(args, status)
+    if args.priority == "low":
+        log.info("CPU priority: %s", lower_priority())
     client = args.client or (None if args.json else "web")
 
     def say(text: str, kind: str = "status", **fields: Any) -> None:
@@ -544,7 +583,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
                 nursery.start_soon(interrupt)
                 show: Any = Quiet() if client is None else Terminal(sys.stderr if args.json else sys.stdout)
                 if client == "web":
-                    show = Page(await serve_page(nursery, say, args.web_port, not args.no_browser))
+                    show = Page(await serve_page(nursery, say, args.web_port,
+                                                 None if args.no_browser else data_dir(args)))
                 where = target
                 if not where or ":" not in where:
                     from . import discovery
@@ -578,14 +618,14 @@ def cmd_watch(args: argparse.Namespace) -> int:
         return EXIT_FAILED
 
 
-async def serve_page(nursery: trio.Nursery, say, port: int = 0, open_browser: bool = False) -> Any:
-    """The table page in spectator mode, served in `nursery` (its link told by `say`)."""
+async def serve_page(nursery: trio.Nursery, say, port: int = 0, browser_from: Path | None = None) -> Any:
+    """The table page in spectator mode, served in `nursery` (its link told by `say`);
+    opened in the browser through a redirect file in `browser_from` when given."""
     from .web import WebClient
 
     client = WebClient()
     url = await nursery.start(client.serve, port)
     say(f"watch in your browser: {url}", "web", url=url)
-    if open_browser:
-        import webbrowser
-        await trio.to_thread.run_sync(webbrowser.open, url)
+    if browser_from is not None:
+        threading.Thread(target=_open_browser, args=(url, browser_from), daemon=True).start()
     return client

@@ -20,6 +20,7 @@ from protocol.identity import SigningKey, fingerprint
 from protocol.verify import verify_bytes
 from tests.node.cli_spec import json_types
 from tests.node.procs import ROOT, env
+from tests.node.test_spectate_priority import policies
 from tests.web.conftest import Node
 
 CASES = [("sare", 2, "0.02"), ("sabbat", 3, "0.05"), ("nomads", 3, "0.1")]
@@ -80,6 +81,8 @@ def test_spectators_from_the_start_and_mid_game_end_with_the_players_transcript(
     assert watching["game"] == game and watching["seats"] == players
     for _ in range(10):                                      # the game is under way
         early.wait_for("event", timeout=60)
+    if hasattr(os, "SCHED_IDLE"):                            # every thread of it (its proof checks too)
+        assert policies(early.proc.pid) == {os.SCHED_IDLE}, "a watcher must never take a core from a player"
     late = watcher(tmp_path, "late", port)                   # joins mid-game: the history, then live
     assert late.wait_for("watching", timeout=30)["game_id"] == watching["game_id"]
     assert not _said(h, "result"), "the game was over before the late spectator came"
