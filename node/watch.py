@@ -71,6 +71,8 @@ class Replica:
         self.table = narrate.Table(self.engine, self.genesis.options, n, None, self.names)
         self.verified = 0
         self.error: dict[str, Any] | None = None
+        self.abandoned: tuple[bytes, list[bytes], Report] | None = None
+        """An abandon record that verified: (it, the frames it covers, the verifier's report)."""
 
     async def receive(self, raw: bytes) -> list[dict[str, Any]] | None:
         """Check and apply one message; its events as client-API event lines, or None when it
@@ -100,10 +102,43 @@ class Replica:
                         "event": info})
         return out
 
+    async def adopt_record(self, frame: dict) -> bool:
+        """The node's `end` frame of an abandoned game: the record and the frames it covers
+        (the first `logged` messages of the log, then the `pending` contributions) are checked
+        as the transcript they make, by the verifier. False (and `error` says why, naming the
+        seat whose signature fails) unless the record verifies."""
+        record, logged, pending = frame.get("record"), frame.get("logged"), frame.get("pending")
+        if (type(record) is not bytes or type(logged) is not int or not 0 <= logged <= self.verified
+                or type(pending) is not list or not all(type(p) is bytes for p in pending)):
+            self.error = {"position": self.verified + 1, "code": "bad-abandon", "seat": None, "fingerprint": None,
+                          "reason": "the node ended the game with a malformed abandon record"}
+            return False
+        frames = self.session.log[:logged] + pending
+        report = await trio.to_thread.run_sync(verify_bytes, transcript.dump(self.genesis_raw, frames + [record]))
+        if not (report.valid and report.abandoned_by):
+            self.error = report.error or {"position": len(frames) + 1, "code": "bad-abandon", "seat": None,
+                                          "fingerprint": None, "reason": "the game does not end with this record"}
+            return False
+        self.abandoned = record, frames, report
+        return True
+
+    def abandon_line(self) -> str:
+        """What a verified record says, in the players' names (from the record, not the node's text)."""
+        assert self.abandoned is not None
+        stalled = self.abandoned[2].abandoned_by
+        signers = [s for s in range(len(self.names)) if s not in stalled]
+        limit = self.genesis.time_limit
+        return (f"game abandoned by {', '.join(narrate.seat_name(self.names, s) for s in stalled)}: "
+                f"{'no message within ' + str(limit) + ' s' if limit else 'no message'}; the abandon record "
+                f"co-signed by {', '.join(narrate.seat_name(self.names, s) for s in signers)} verifies, as does "
+                f"every one of the {len(self.abandoned[1])} messages before it")
+
     def badge(self) -> tuple[str, str]:
         """(css class, text): how far the game verified, or which message failed."""
         if self.error is not None:
             return badge(Report(False, False, error=self.error))
+        if self.abandoned is not None:
+            return "warn", "Abandoned: " + self.abandon_line().removeprefix("game abandoned ")
         return "ok", f"verified so far: {self.verified} messages"
 
     def waiting(self) -> str:
@@ -113,6 +148,10 @@ class Replica:
         return "waiting for " + ", ".join(narrate.seat_name(self.names, s) for s in who) if who else ""
 
     def transcript(self) -> bytes:
+        """The game's transcript: the log; an abandoned game's is the record's frames and the record."""
+        if self.abandoned is not None:
+            record, frames, _ = self.abandoned
+            return transcript.dump(self.genesis_raw, frames + [record])
         return transcript.dump(self.genesis_raw, self.session.log)
 
 
@@ -364,6 +403,8 @@ class Relayed:
         self.changed = trio.Event()
         self.outcome: str | None = None
         self.outcome_text = ""
+        self.abandon_record: bytes | None = None     # as a GameNode's: passed on in the end frame
+        self.record_frames: list[bytes] = []
 
     def wake(self) -> None:
         self.changed.set()
@@ -428,7 +469,8 @@ async def watch(target: str, out_dir: Path, out: Path | None, show: Any, say, re
             await nursery.start(_serve_others, relayed, spectators, serve[0], serve[1], say)
         outcome = await _follow(conn, replica, show, say, relayed)
         if relayed is not None:
-            relayed.end("complete" if replica.session.complete else "stopped", outcome)
+            relayed.end("complete" if replica.session.complete else
+                        "abandoned" if replica.abandoned is not None else "stopped", outcome)
             with trio.move_on_after(LINGER):
                 while not spectators.caught_up():
                     await trio.sleep(0.05)
@@ -442,14 +484,21 @@ async def watch(target: str, out_dir: Path, out: Path | None, show: Any, say, re
             path=str(path), verified=False)
         await show.end(replica, None)
         return EXIT_FAILED
-    result = replica.session.result() if replica.session.complete else None
+    result = replica.session.result() if replica.session.complete and replica.abandoned is None else None
+    abandoned = replica.abandoned is not None and report.valid and bool(report.abandoned_by)
     if result is not None:
         winners = ", ".join(narrate.seat_name(replica.names, w) for w in result.get("winners", []))
         say(f"game over: won by {winners}; scores {result.get('scores')}", "result", result=result)
+    elif abandoned:
+        line = replica.abandon_line()
+        say(line, "abandoned", stalled=report.abandoned_by)
+        show.events(replica, [{"type": "event", "seat": None, "text": line[0].upper() + line[1:] + ".", "event": None}])
     else:
         say(f"the game did not finish here: {outcome}", "unfinished", outcome=outcome)
-    say(f"transcript: {path} ({'verified' if report.ok else 'NOT verified: ' + str((report.error or {}).get('reason'))})",
-        "transcript", path=str(path), verified=report.ok, messages=replica.verified)
+    verdict = ("verified" if report.ok else "verified: abandoned, the record and the messages before it check out"
+               if abandoned else "NOT verified: " + str((report.error or {}).get("reason")))
+    say(f"transcript: {path} ({verdict})", "transcript", path=str(path), verified=report.ok or abandoned,
+        messages=report.messages)
     await show.end(replica, result)
     return EXIT_OK if report.ok else EXIT_FAILED
 
@@ -467,21 +516,31 @@ async def _follow(conn: Connection, replica: Replica, show: Any, say, relayed: R
         if type(frame) is not dict:
             return "the player's node sent something that is not a frame map"
         if frame.get("t") == "end":
+            if frame.get("outcome") == "abandoned" and "record" in frame:
+                if not await replica.adopt_record(frame):
+                    return _failed(replica, show, say)
+                if relayed is not None:
+                    relayed.abandon_record, relayed.record_frames = replica.abandoned[0], replica.abandoned[1]
             return str(frame.get("text") or frame.get("outcome"))
         if frame.get("t") != "msg" or type(frame.get("m")) is not bytes:
             return f"the player's node sent an unexpected {frame.get('t')!r} frame"
         msgs = await replica.receive(frame["m"])
         if msgs is None:
-            kind, text = replica.badge()
-            err = replica.error or {}
-            say(text, "invalid", **{k: err.get(k) for k in ("position", "seat", "fingerprint", "code", "reason")})
-            show.failed(replica)
-            return text
+            return _failed(replica, show, say)
         for msg in msgs:
             say(msg["text"], "event", seat=msg["seat"], event=msg["event"], verified=replica.verified)
         show.events(replica, msgs)
         if relayed is not None:
             relayed.wake()
+
+
+def _failed(replica: Replica, show: Any, say) -> str:
+    """Say which message (or record) failed and who signed it; the line."""
+    kind, text = replica.badge()
+    err = replica.error or {}
+    say(text, "invalid", **{k: err.get(k) for k in ("position", "seat", "fingerprint", "code", "reason")})
+    show.failed(replica)
+    return text
 
 
 # ----------------------------------------------------------------------------- the command
