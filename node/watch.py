@@ -201,15 +201,17 @@ async def _refused(conn: Connection, where: str) -> dict:
     return frame
 
 
-async def _wait_in_lobby(conn: Connection, info: dict, where: str, say) -> None:
+async def _wait_in_lobby(conn: Connection, info: dict, where: str, say, key: SigningKey | None = None,
+                         host_pin: bytes | None = None) -> bytes | None:
     """Wait in an open lobby (it says whether the table may be watched) until it closes: its
-    game then starts on the same port."""
+    game then starts on the same port (through a broker: the host's inbox in that game). The
+    game id, when the host told it (`host_pin`: only that key is taken as the host)."""
     if info.get("spectators") is False:
         raise WatchError(f"{where}: this table does not allow spectators (its host chose --spectators no)")
     lobby_id = info.get("lobby")
     if type(lobby_id) is not str:
         raise WatchError(f"{where} sent a lobby without an id")
-    await handshake(conn, SigningKey.generate(), bytes.fromhex(lobby_id), dialer=True)
+    await handshake(conn, key or SigningKey.generate(), bytes.fromhex(lobby_id), dialer=True, expect=host_pin)
     await conn.send({"t": "watch"})
     frame = await conn.recv()
     if type(frame) is dict and frame.get("t") == "lobby":     # the host's advert again, now sealed: trusted
@@ -223,12 +225,15 @@ async def _wait_in_lobby(conn: Connection, info: dict, where: str, say) -> None:
         raise WatchError(f"{where} answered {frame.get('t')!r} to a spectator (a different Caravan version?)")
     say(f"waiting in lobby {lobby_id[:8]} for {info.get('title')} to start "
         f"({frame.get('seated')}/{frame.get('players')} seated)", "status", lobby=lobby_id)
+    game_id = None
     try:
-        while await conn.recv() is not None:
-            pass
+        while (frame := await conn.recv()) is not None:
+            if type(frame) is dict and frame.get("t") == "started" and type(frame.get("game_id")) is bytes:
+                game_id = frame["game_id"]
     except (FrameError, trio.BrokenResourceError, trio.ClosedResourceError, OSError):
         pass
     await conn.aclose()
+    return game_id
 
 
 async def _reach(host: str, port: int, where: str) -> Connection:
@@ -372,24 +377,71 @@ async def _feed(target: str, say, relay_auth: str | None) -> AsyncIterator[tuple
             await conn.aclose()
         return
     from . import relay as relay_mod
-    from .relay_url import with_auth
+    from .handshake import pin_inbox
+    from .relay_url import parse_invite, with_auth
 
-    url, game_id, inbox = parse_watch_invite(target)
+    lobby = host_pin = None
+    if "/watch/" in target:
+        url, game_id, inbox = parse_watch_invite(target)
+    else:                                              # a lobby's invite: wait there for its game
+        invite = parse_invite(target)
+        url, lobby, host_pin, inbox = invite.url, bytes.fromhex(invite.lobby), invite.host_pin, pin_inbox(invite.host_pin)
     key = SigningKey.generate()
     async with relay_mod.connect(with_auth(url, relay_auth), key.public) as relay:
+        if lobby is not None:
+            game_id = await _wait_in_relayed_lobby(relay, lobby, inbox, key, host_pin, target, say)
         endpoint = relay.endpoint(game_id)
         try:
-            link = await endpoint.dial(inbox)
+            link = await _dial_game(endpoint, inbox, target, game_id, patient=lobby is not None)
             first = await _first(link, target)
             if first["t"] != "hello" or first.get("scope") != game_id:
                 raise WatchError(f"the player at {target} is not in that game")
-            await handshake(link, key, game_id, dialer=True, received=first)
+            await handshake(link, key, game_id, dialer=True, received=first, expect=host_pin)
             try:
                 yield link, game_id
             finally:
                 await link.aclose()
         finally:
             endpoint.close()
+
+
+async def _wait_in_relayed_lobby(relay: Any, lobby: bytes, inbox: str, key: SigningKey, host_pin: bytes,
+                                 where: str, say) -> bytes:
+    """Wait in a lobby through the broker, as over TCP; the game id its host tells at the start."""
+    endpoint = relay.endpoint(lobby)
+    try:
+        try:
+            conn = await endpoint.dial(inbox)
+        except OSError as exc:
+            raise WatchError(f"no lobby answered: {exc}") from None
+        first = await _first(conn, where)
+        if first["t"] != "lobby" or first.get("lobby") != lobby.hex():
+            raise WatchError(f"{where}: the host's node is not in that lobby (its game may have started: ask a "
+                             "player for the watch invite their node printed)")
+        try:
+            game_id = await _wait_in_lobby(conn, first, where, say, key, host_pin)
+        except (HandshakeError, FrameError, trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            game_id = None
+        finally:
+            await conn.aclose()
+    finally:
+        endpoint.close()
+    if game_id is None:
+        raise WatchError(f"the lobby at {where} closed without telling its game (a different Caravan version?)")
+    return game_id
+
+
+async def _dial_game(endpoint: Any, inbox: str, where: str, game_id: bytes, patient: bool) -> Any:
+    """A link to the player's node at `inbox` in the game; `patient`: its game node may take a
+    moment to come up after its lobby closed (tried again for GAME_STARTS_WITHIN seconds)."""
+    deadline = trio.current_time() + (GAME_STARTS_WITHIN if patient else 0)
+    while True:
+        try:
+            return await endpoint.dial(inbox)
+        except OSError as exc:
+            if trio.current_time() >= deadline:
+                raise WatchError(f"no player's node answered for game {game_id.hex()[:16]} at {where}: {exc}") from None
+            await trio.sleep(0.2)
 
 
 class Relayed:
@@ -582,9 +634,10 @@ def add_parser(sub: Any) -> None:
                                    "Exit 0: the game ended and its transcript verifies; 1: a message failed, the "
                                    "node refused or went away; 2: bad usage; 130: interrupted.")
     w.add_argument("target", nargs="?", help="HOST:PORT of a player's game or of an open lobby ([IPv6]:PORT), a "
-                   "lobby id (prefix) from caravan discover (default: the only open lobby), or a watch invite "
+                   "lobby id (prefix) from caravan discover (default: the only open lobby), a watch invite "
                    "(caravan+mqtt://HOST:PORT/watch/GAME_ID/INBOX) printed by a player's node of a relayed game "
-                   "whose host allowed spectators")
+                   "whose host allowed spectators, or a relayed lobby's invite (caravan+mqtt://HOST:PORT/LOBBY_ID/"
+                   "HOST_KEY): then wait there for the game to start")
     w.add_argument("--client", choices=["web", "terminal"], default=None,
                    help="web (default without --json): the table page in your browser, spectator mode; terminal: "
                         "the game in words on this terminal")
@@ -617,8 +670,13 @@ def cmd_watch(args: argparse.Namespace) -> int:
     target = args.target
     try:
         if target and target.startswith("caravan+"):
-            from .relay_url import with_auth
-            with_auth(parse_watch_invite(target)[0], args.relay_auth)
+            from .relay_url import parse_invite, with_auth
+            try:
+                url = parse_watch_invite(target)[0] if "/watch/" in target else parse_invite(target).url
+            except ValueError as exc:
+                raise ValueError(f"{exc}; to watch a game under way, give a player's watch invite "
+                                 "(caravan+mqtt://HOST:PORT/watch/GAME_ID/INBOX)") from None
+            with_auth(url, args.relay_auth)
         else:
             target = join_target(target)
     except ValueError as exc:
