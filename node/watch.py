@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import queue
 import signal
 import threading
 import sys
@@ -614,15 +615,21 @@ def lower_priority() -> str:
         return "unchanged (this system cannot lower it)"
 
 
-def _open_browser(url: str, data_dir: Path) -> None:
-    """Open the page from a thread of normal priority: the browser it may start inherits it."""
-    try:
-        if os.sched_getscheduler(0) == os.SCHED_IDLE:
-            os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
-    except (AttributeError, OSError):
-        pass
-    from .browser import open_page
-    open_page(url, data_dir, "watch.html")
+class BrowserOpener:
+    """Opens the page from a thread started before the watcher lowers its priority: a browser
+    it starts inherits that thread's normal priority (an unprivileged process cannot leave
+    SCHED_IDLE again, so the thread must exist first)."""
+
+    def __init__(self, data_dir: Path):
+        self.data_dir, self.urls = data_dir, queue.SimpleQueue()
+        threading.Thread(target=self._open, daemon=True).start()
+
+    def _open(self) -> None:
+        from .browser import open_page
+        open_page(self.urls.get(), self.data_dir, "watch.html")
+
+    def __call__(self, url: str) -> None:
+        self.urls.put(url)
 
 
 def add_parser(sub: Any) -> None:
@@ -683,9 +690,10 @@ def cmd_watch(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     status = Status(args.json, args.quiet)
     setup_logging(args, status)
+    client = args.client or (None if args.json else "web")
+    opener = BrowserOpener(data_dir(args)) if client == "web" and not args.no_browser else None
     if args.priority == "low":
         log.info("CPU priority: %s", lower_priority())
-    client = args.client or (None if args.json else "web")
 
     def say(text: str, kind: str = "status", **fields: Any) -> None:
         if kind != "event" or args.json:           # a terminal or a page narrates the events itself
@@ -700,8 +708,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
                 nursery.start_soon(interrupt)
                 show: Any = Quiet() if client is None else Terminal(sys.stderr if args.json else sys.stdout)
                 if client == "web":
-                    show = Page(await serve_page(nursery, say, args.web_port,
-                                                 None if args.no_browser else data_dir(args)))
+                    show = Page(await serve_page(nursery, say, args.web_port, opener))
                 where = target
                 if not where or ":" not in where:
                     from . import discovery
@@ -735,14 +742,14 @@ def cmd_watch(args: argparse.Namespace) -> int:
         return EXIT_FAILED
 
 
-async def serve_page(nursery: trio.Nursery, say, port: int = 0, browser_from: Path | None = None) -> Any:
-    """The table page in spectator mode, served in `nursery` (its link told by `say`);
-    opened in the browser through a redirect file in `browser_from` when given."""
+async def serve_page(nursery: trio.Nursery, say, port: int = 0, open_page: Any = None) -> Any:
+    """The table page in spectator mode, served in `nursery` (its link told by `say`), and
+    given to `open_page(url)` when given (a BrowserOpener)."""
     from .web import WebClient
 
     client = WebClient()
     url = await nursery.start(client.serve, port)
     say(f"watch in your browser: {url}", "web", url=url)
-    if browser_from is not None:
-        threading.Thread(target=_open_browser, args=(url, browser_from), daemon=True).start()
+    if open_page is not None:
+        open_page(url)
     return client
