@@ -36,7 +36,7 @@ from .cli_checks import host_port, join_target, port_number
 from .frames import Connection, FrameError
 from .game import HANDSHAKE_FRAME, LINGER, MAX_UNAUTHENTICATED, _peer_name
 from .handshake import HandshakeError, handshake
-from .lobby import LobbyError, _open_tcp, clean_name
+from .lobby import HANDSHAKE_TRIES, LobbyError, _open_tcp, clean_name
 from .spectators import Spectators
 
 log = logging.getLogger("caravan.watch")
@@ -268,7 +268,7 @@ async def open_feed(target: str, say) -> tuple[Connection, bytes]:
                     conn = await _reach(host, port, where)
                     first = await _first(conn, where)
                     break
-                except (LobbyError, WatchError):
+                except (LobbyError, WatchError, trio.BrokenResourceError, OSError):
                     await trio.sleep(0.2)
         if first["t"] != "hello":
             raise WatchError(f"the lobby at {where} closed but no game started there within "
@@ -276,8 +276,22 @@ async def open_feed(target: str, say) -> tuple[Connection, bytes]:
     scope = first.get("scope")
     if type(scope) is not bytes:
         raise WatchError(f"{where} is not a Caravan game")
-    await handshake(conn, SigningKey.generate(), scope, dialer=True, received=first)
-    return conn, scope
+    for attempt in range(1, HANDSHAKE_TRIES + 1):
+        try:
+            await handshake(conn, SigningKey.generate(), scope, dialer=True, received=first)
+            return conn, scope
+        except (HandshakeError, FrameError, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+            await conn.aclose()               # a busy node (or this watcher, starved at its low priority) timed out
+            if attempt == HANDSHAKE_TRIES:
+                raise WatchError(f"the handshake with {where} failed {attempt} times, the last: {exc}") from None
+            log.warning("%s: the handshake failed (%s); trying again (%d/%d)", where, exc, attempt + 1,
+                        HANDSHAKE_TRIES)
+            await trio.sleep(0.5 * attempt)
+            conn = await _reach(host, port, where)
+            first = await _first(conn, where)
+            if first["t"] != "hello" or first.get("scope") != scope:
+                raise WatchError(f"{where} is no longer that game")
+    raise AssertionError("unreachable")
 
 
 # ----------------------------------------------------------------------------- showing it

@@ -207,6 +207,37 @@ async def test_a_tampered_message_is_shown_invalid_with_its_signer(tmp_path):
         assert m["type"] in types and not set(types[m["type"]]) - set(m), m
 
 
+async def test_a_watcher_whose_handshake_breaks_tries_again(tmp_path):
+    """A node that gives up the handshake (as a busy node does after 5 s, or with a watcher
+    starved at its low priority) is dialled again: the watch goes on."""
+    data = (ROOT / "specs" / "vectors" / "fixture-2p.caravan").read_bytes()
+    genesis_raw, messages = transcript.load(data)
+    fake_node, _ = forging_node(genesis_raw, messages, len(messages), linger=5)
+    game_id = G.parse(genesis_raw).game_id
+    links = []
+
+    async def impatient_then_fine(stream):
+        links.append(stream)
+        if len(links) == 1:                                  # the first link: hello, then it hangs up
+            await Connection(stream, "spectator").send({"t": "hello", "scope": game_id})
+            await stream.aclose()
+            return
+        await fake_node(stream)
+
+    async with trio.open_nursery() as nursery:
+        listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+        nursery.start_soon(trio.serve_listeners, impatient_then_fine, listeners)
+        port = listeners[0].socket.getsockname()[1]
+        with trio.fail_after(60):
+            done = await trio.run_process([sys.executable, "-m", "node", "watch", f"127.0.0.1:{port}", "--json",
+                                           "--out", str(tmp_path / "w.caravan")], capture_stdout=True,
+                                          capture_stderr=True, check=False, env=env(), cwd=ROOT)
+        nursery.cancel_scope.cancel()
+    lines = [json.loads(x) for x in done.stdout.decode().splitlines()]
+    assert len(links) == 2 and any(m["type"] == "watching" for m in lines), done.stderr
+    assert "the handshake failed" in done.stderr.decode() and "trying again (2/4)" in done.stderr.decode()
+
+
 def test_a_spectator_relays_to_other_spectators(tmp_path):
     """`caravan watch --serve PORT`: other spectators watch through it (the players' node
     serves one link) and still verify everything themselves, ending with the same bytes."""
