@@ -149,9 +149,9 @@ class Lobby:
         self.on_status = on_status
         self.port = 0
         self.relayed = False
+        self._watching: list[Connection] = []      # their links: told the game id at the start
         self.spectators = spectators
         self.watchers = 0
-        self._watching: list[Connection] = []      # their links: told the game id at the start
 
     def invite(self, url: Any) -> str:
         """What joiners join this lobby with through the broker `url` (a relay_url.RelayUrl)."""
