@@ -106,6 +106,8 @@ def test_the_spectator_page_shows_only_the_public_game(tmp_path: Path, chrome, g
     w.wait_for("transcript", timeout=240)
     wait_until(lambda: chrome.find_element("id", "result").is_displayed(), 90, "the result on the page")
     assert chrome.find_elements("css selector", "button.move") == [], "a spectator is never offered a move"
+    for link in ("play-again", "decline", "home"):                # no seat: nothing to play again
+        assert not chrome.find_element("id", link).is_displayed(), link
     assert chrome.find_element("id", "decide").get_attribute("hidden") is not None
     assert console_errors(chrome) == []
     frames = ws_frames(chrome)
