@@ -112,6 +112,8 @@ def test_the_spectator_page_shows_only_the_public_game(tmp_path: Path, chrome, g
     assert console_errors(chrome) == []
     frames = ws_frames(chrome)
     assert w.stop() == 0 and h.stop(timeout=60) == 0
+    wait_until(lambda: chrome.find_element("id", "conn").text == "the game is over; the watch has ended", 30,
+               "the page saying the watch ended (not 'your node has stopped': a spectator has no node)")
     data = game_transcript(tmp_path)
     assert (tmp_path / "watched.caravan").read_bytes() == data
     hello = next(f for f in frames if f["type"] == "hello")
