@@ -48,6 +48,11 @@ REFUSED_RETRY = 3.0
 SILENCE = 24 * 3600.0
 """A feed may be quiet this long (players think); TCP tells us when the node goes away."""
 
+REDIALS = 3
+"""A link that breaks before the end (a relay frame lost, a node restarting, this watcher
+starved at its low priority) is dialled again this many times; the node sends the game from
+its start, and the messages verified already are only compared."""
+
 PAGE_WAIT = 300.0
 """After a bad message, how long the page stays served for someone to open it and read why."""
 
@@ -71,6 +76,8 @@ class Replica:
         self.session = Session(self.genesis, self.engine, strict=True)
         self.table = narrate.Table(self.engine, self.genesis.options, n, None, self.names)
         self.verified = 0
+        self.received: list[bytes] = []
+        """Every message verified, in the order received (a joint step's parts are logged only together)."""
         self.error: dict[str, Any] | None = None
         self.abandoned: tuple[bytes, list[bytes], Report] | None = None
         """An abandon record that verified: (it, the frames it covers, the verifier's report)."""
@@ -96,6 +103,7 @@ class Replica:
                           "reason": f"the node sent a message that does not follow its log ({receipt.status})"}
             return None
         self.verified = position
+        self.received.append(raw)
         out = []
         for event in receipt.events:
             info, lines = self.table.apply(event)
@@ -114,7 +122,7 @@ class Replica:
             self.error = {"position": self.verified + 1, "code": "bad-abandon", "seat": None, "fingerprint": None,
                           "reason": "the node ended the game with a malformed abandon record"}
             return False
-        frames = self.session.log[:logged] + pending
+        frames = self.received[:logged] + pending
         report = await trio.to_thread.run_sync(verify_bytes, transcript.dump(self.genesis_raw, frames + [record]))
         if not (report.valid and report.abandoned_by):
             self.error = report.error or {"position": len(frames) + 1, "code": "bad-abandon", "seat": None,
@@ -515,26 +523,39 @@ async def watch(target: str, out_dir: Path, out: Path | None, show: Any, say, re
                 serve: tuple[str, int] | None = None) -> int:
     """Watch until the game ends or a message fails; the exit code. `serve` (bind, port):
     relay the verified messages to other spectators meanwhile."""
-    async with _feed(target, say, relay_auth) as (conn, scope), trio.open_nursery() as nursery:
-        frame = await _refused(conn, target)
-        if frame.get("t") != "genesis" or type(frame.get("g")) is not bytes:
-            raise WatchError(f"{target} did not send the game's genesis (a different Caravan version?)")
-        try:
-            replica = Replica(frame["g"], frame.get("names") if isinstance(frame.get("names"), dict) else {})
-        except (Rejected, KeyError) as exc:
-            raise WatchError(f"{target} sent a genesis that does not verify: {exc}") from None
-        if replica.genesis.game_id != scope:
-            raise WatchError(f"{target} sent the genesis of another game than the one it named")
-        g = replica.genesis
-        say(f"watching game {g.game_id.hex()[:16]} ({replica.engine.title}, {len(g.seats)} players) from {target}",
-            "watching", game=g.game, game_id=g.game_id.hex(), seats=len(g.seats), names=replica.names)
-        show.start(replica)
-        relayed = spectators = None
-        if serve is not None:
-            relayed = Relayed(replica)
-            spectators = Spectators(relayed, True, names=lambda: relayed.names)
-            await nursery.start(_serve_others, relayed, spectators, serve[0], serve[1], say)
-        outcome = await _follow(conn, replica, show, say, relayed)
+    replica: Replica | None = None
+    relayed = spectators = None
+    async with trio.open_nursery() as nursery:
+        for attempt in range(REDIALS + 1):
+            try:
+                async with _feed(target, say, relay_auth) as (conn, scope):
+                    frame = await _refused(conn, target)
+                    if frame.get("t") != "genesis" or type(frame.get("g")) is not bytes:
+                        raise WatchError(f"{target} did not send the game's genesis (a different Caravan version?)")
+                    if replica is None:
+                        replica = _replica(frame, scope, target)
+                        g = replica.genesis
+                        say(f"watching game {g.game_id.hex()[:16]} ({replica.engine.title}, {len(g.seats)} players) "
+                            f"from {target}", "watching", game=g.game, game_id=g.game_id.hex(), seats=len(g.seats),
+                            names=replica.names)
+                        show.start(replica)
+                        target = _game_target(target, g.game_id)
+                        if serve is not None:
+                            relayed = Relayed(replica)
+                            spectators = Spectators(relayed, True, names=lambda: relayed.names)
+                            await nursery.start(_serve_others, relayed, spectators, serve[0], serve[1], say)
+                    elif frame["g"] != replica.genesis_raw:
+                        raise WatchError(f"{target} sent another game's genesis when dialled again")
+                    outcome, broken = await _follow(conn, replica, show, say, relayed)
+            except (WatchError, LobbyError, HandshakeError, FrameError, OSError, trio.BrokenResourceError,
+                    trio.ClosedResourceError, trio.TooSlowError) as exc:
+                if replica is None:
+                    raise
+                outcome, broken = f"dialling the player's node again failed: {exc}", False
+            if not broken or replica.session.complete or attempt == REDIALS:
+                break
+            say(f"{outcome}: dialling it again ({attempt + 1} of {REDIALS})", "status")
+            await trio.sleep(1 + attempt)
         if relayed is not None:
             relayed.end("complete" if replica.session.complete else
                         "abandoned" if replica.abandoned is not None else "stopped", outcome)
@@ -570,30 +591,62 @@ async def watch(target: str, out_dir: Path, out: Path | None, show: Any, say, re
     return EXIT_OK if report.ok else EXIT_FAILED
 
 
-async def _follow(conn: Connection, replica: Replica, show: Any, say, relayed: Relayed | None = None) -> str:
-    """Apply every message the node sends until its end frame; stop at the first bad one."""
+def _replica(frame: dict, scope: bytes, target: str) -> Replica:
+    """The replica of the genesis a node sent, checked against the game id its handshake proved."""
+    try:
+        replica = Replica(frame["g"], frame.get("names") if isinstance(frame.get("names"), dict) else {})
+    except (Rejected, KeyError) as exc:
+        raise WatchError(f"{target} sent a genesis that does not verify: {exc}") from None
+    if replica.genesis.game_id != scope:
+        raise WatchError(f"{target} sent the genesis of another game than the one it named")
+    return replica
+
+
+def _game_target(target: str, game_id: bytes) -> str:
+    """What to dial again: a relayed lobby's invite becomes its host's watch invite (the lobby
+    is gone); any other target is dialled as it was (a lobby's HOST:PORT now serves its game)."""
+    if not target.startswith("caravan+") or "/watch/" in target:
+        return target
+    from .handshake import pin_inbox
+    from .relay_url import INVITE_PREFIX, parse_invite
+    invite = parse_invite(target)
+    return f"{INVITE_PREFIX}{invite.url.with_credentials()}/watch/{game_id.hex()}/{pin_inbox(invite.host_pin)}"
+
+
+async def _follow(conn: Connection, replica: Replica, show: Any, say,
+                  relayed: Relayed | None = None) -> tuple[str, bool]:
+    """Apply every message the node sends until its end frame; stop at the first bad one.
+    The node sends the game from its start: messages verified on an earlier link are only
+    compared. (How it ended, whether the link broke before the end.)"""
+    resent, already = 0, list(replica.received)
     while True:
         try:
             with trio.fail_after(SILENCE):
                 frame = await conn.recv()
         except (FrameError, trio.BrokenResourceError, trio.ClosedResourceError, OSError, trio.TooSlowError) as exc:
-            return f"the link to the player's node broke ({exc})"
+            return f"the link to the player's node broke ({exc})", True
         if frame is None:
-            return "the player's node closed the link before the end"
+            return "the player's node closed the link before the end", True
         if type(frame) is not dict:
-            return "the player's node sent something that is not a frame map"
+            return "the player's node sent something that is not a frame map", False
+        if frame.get("t") == "msg" and resent < len(already):
+            if frame.get("m") != already[resent]:
+                return (f"the player's node sent message #{resent + 1} unlike the one it sent before (the link "
+                        "was dialled again); stopped", False)
+            resent += 1
+            continue
         if frame.get("t") == "end":
             if frame.get("outcome") == "abandoned" and "record" in frame:
                 if not await replica.adopt_record(frame):
-                    return _failed(replica, show, say)
+                    return _failed(replica, show, say), False
                 if relayed is not None:
                     relayed.abandon_record, relayed.record_frames = replica.abandoned[0], replica.abandoned[1]
-            return str(frame.get("text") or frame.get("outcome"))
+            return str(frame.get("text") or frame.get("outcome")), False
         if frame.get("t") != "msg" or type(frame.get("m")) is not bytes:
-            return f"the player's node sent an unexpected {frame.get('t')!r} frame"
+            return f"the player's node sent an unexpected {frame.get('t')!r} frame", False
         msgs = await replica.receive(frame["m"])
         if msgs is None:
-            return _failed(replica, show, say)
+            return _failed(replica, show, say), False
         for msg in msgs:
             say(msg["text"], "event", seat=msg["seat"], event=msg["event"], verified=replica.verified)
         show.events(replica, msgs)

@@ -238,6 +238,43 @@ async def test_a_watcher_whose_handshake_breaks_tries_again(tmp_path):
     assert "the handshake failed" in done.stderr.decode() and "trying again (2/4)" in done.stderr.decode()
 
 
+async def test_a_link_that_breaks_mid_game_is_dialled_again(tmp_path):
+    """The player's node drops the link after 5 messages (a relay frame lost, a restart): the
+    watcher dials again, compares the 5 it verified and goes on to the end."""
+    data = (ROOT / "specs" / "vectors" / "fixture-2p.caravan").read_bytes()
+    genesis_raw, messages = transcript.load(data)
+    game_id = G.parse(genesis_raw).game_id
+    links = []
+
+    async def drops_once(stream):
+        links.append(stream)
+        conn = Connection(stream, "spectator")
+        await handshake(conn, SigningKey.generate(), game_id, dialer=False)
+        await conn.send({"t": "genesis", "g": genesis_raw, "names": {}})
+        for raw in messages[:5] if len(links) == 1 else messages:
+            await conn.send({"t": "msg", "m": raw})
+        if len(links) > 1:
+            await conn.send({"t": "end", "outcome": "complete", "text": "the game is complete"})
+        await conn.aclose()
+
+    async with trio.open_nursery() as nursery:
+        listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+        nursery.start_soon(trio.serve_listeners, drops_once, listeners)
+        port = listeners[0].socket.getsockname()[1]
+        with trio.fail_after(60):
+            done = await trio.run_process([sys.executable, "-m", "node", "watch", f"127.0.0.1:{port}", "--json",
+                                           "--out", str(tmp_path / "w.caravan")], capture_stdout=True,
+                                          capture_stderr=True, check=False, env=env(), cwd=ROOT)
+        nursery.cancel_scope.cancel()
+    lines = [json.loads(x) for x in done.stdout.decode().splitlines()]
+    assert done.returncode == 0, done.stderr
+    assert len(links) == 2
+    assert any("dialling it again (1 of 3)" in m["text"] for m in lines if m["type"] == "status"), lines
+    assert [m["verified"] for m in lines if m["type"] == "event"] == sorted(m["verified"] for m in lines
+                                                                             if m["type"] == "event")
+    assert (tmp_path / "w.caravan").read_bytes() == data
+
+
 def test_a_spectator_relays_to_other_spectators(tmp_path):
     """`caravan watch --serve PORT`: other spectators watch through it (the players' node
     serves one link) and still verify everything themselves, ending with the same bytes."""
