@@ -23,6 +23,11 @@ from tests.node.procs import ROOT, env
 from tests.node.test_spectate_priority import policies
 from tests.web.conftest import Node
 
+NORMAL = ("--priority", "normal")
+"""Watchers in tests keep the usual CPU priority: at SCHED_IDLE, a full test run on two cores
+starves them for seconds (test_spectate_priority.py tests the default; the first watcher of
+the game test keeps it too)."""
+
 CASES = [("sare", 2, "0.02"), ("sabbat", 3, "0.05"), ("nomads", 3, "0.1")]
 """Each game with a bot delay that makes it last long enough for a spectator to join mid-game."""
 
@@ -37,7 +42,7 @@ def host(tmp_path: Path, game: str, players: int, *extra: str, delay: str = "0.0
 
 
 def watcher(tmp_path: Path, name: str, port: int, *extra: str) -> Node:
-    return Node(["watch", f"127.0.0.1:{port}", "--json", "--out", str(tmp_path / f"{name}.caravan"), *extra],
+    return Node(["watch", f"127.0.0.1:{port}", "--json", "--out", str(tmp_path / f"{name}.caravan"), *NORMAL, *extra],
                 tmp_path / name, tmp_path / f"{name}.log")
 
 
@@ -76,7 +81,7 @@ def forging_node(genesis_raw: bytes, messages: list[bytes], bad: int, linger: fl
 @pytest.mark.parametrize("game, players, delay", CASES)
 def test_spectators_from_the_start_and_mid_game_end_with_the_players_transcript(tmp_path, game, players, delay):
     h, port = host(tmp_path, game, players, delay=delay)
-    early = watcher(tmp_path, "early", port)                 # in the lobby (or just after): from the first message
+    early = watcher(tmp_path, "early", port, "--priority", "low")   # in the lobby (or just after): from the first message
     watching = early.wait_for("watching", timeout=60)
     assert watching["game"] == game and watching["seats"] == players
     for _ in range(10):                                      # the game is under way
@@ -188,7 +193,7 @@ async def test_a_tampered_message_is_shown_invalid_with_its_signer(tmp_path):
         nursery.start_soon(trio.serve_listeners, fake_node, listeners)
         port = listener.socket.getsockname()[1]
         with trio.fail_after(60):
-            done = await trio.run_process([sys.executable, "-m", "node", "watch", f"127.0.0.1:{port}", "--json",
+            done = await trio.run_process([sys.executable, "-m", "node", "watch", f"127.0.0.1:{port}", "--json", *NORMAL,
                                            "--out", str(tmp_path / "w.caravan")], capture_stdout=True,
                                           capture_stderr=True, check=False, env=env(), cwd=ROOT)
         nursery.cancel_scope.cancel()
@@ -229,7 +234,7 @@ async def test_a_watcher_whose_handshake_breaks_tries_again(tmp_path):
         nursery.start_soon(trio.serve_listeners, impatient_then_fine, listeners)
         port = listeners[0].socket.getsockname()[1]
         with trio.fail_after(60):
-            done = await trio.run_process([sys.executable, "-m", "node", "watch", f"127.0.0.1:{port}", "--json",
+            done = await trio.run_process([sys.executable, "-m", "node", "watch", f"127.0.0.1:{port}", "--json", *NORMAL,
                                            "--out", str(tmp_path / "w.caravan")], capture_stdout=True,
                                           capture_stderr=True, check=False, env=env(), cwd=ROOT)
         nursery.cancel_scope.cancel()
@@ -262,7 +267,7 @@ async def test_a_link_that_breaks_mid_game_is_dialled_again(tmp_path):
         nursery.start_soon(trio.serve_listeners, drops_once, listeners)
         port = listeners[0].socket.getsockname()[1]
         with trio.fail_after(60):
-            done = await trio.run_process([sys.executable, "-m", "node", "watch", f"127.0.0.1:{port}", "--json",
+            done = await trio.run_process([sys.executable, "-m", "node", "watch", f"127.0.0.1:{port}", "--json", *NORMAL,
                                            "--out", str(tmp_path / "w.caravan")], capture_stdout=True,
                                           capture_stderr=True, check=False, env=env(), cwd=ROOT)
         nursery.cancel_scope.cancel()
@@ -304,7 +309,7 @@ def test_watch_a_lobby_found_by_discovery(tmp_path):
               "--discovery-addr", "127.0.0.1", "--discovery-port", udp, "--bind", "127.0.0.1", "--time-limit", "0",
               "--bot-delay", "0.05", "--seed", "1"], tmp_path / "host2", tmp_path / "host2.log")
     lobby = h.wait_for("lobby")["lobby"]
-    w = Node(["watch", lobby[:8], "--json", "--via", "udp", "--discovery-port", udp, "--discovery-bind", "127.0.0.1",
+    w = Node(["watch", lobby[:8], "--json", *NORMAL, "--via", "udp", "--discovery-port", udp, "--discovery-bind", "127.0.0.1",
               "--out", str(tmp_path / "found.caravan")], tmp_path / "found", tmp_path / "found.log")
     assert w.wait_for("watching", timeout=60)["seats"] == 3
     assert w.wait_for("transcript", timeout=240)["verified"] is True

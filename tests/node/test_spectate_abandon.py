@@ -20,6 +20,7 @@ from tests.fixture_game import ENGINE
 from tests.helpers import new_table, play
 from tests.node.procs import node, read_until
 from tests.node.stalls import collect, start
+from tests.node.test_spectate import NORMAL
 
 BOUND = 45.0
 """As tests/node/test_stalls.py: the time limit, the give-up bound and slack for a loaded machine."""
@@ -83,7 +84,7 @@ def test_a_spectator_ends_an_abandoned_game_with_the_players_transcript(tmp_path
     """Real processes: seat 2 is stopped for good (SIGSTOP) mid-game and the others abandon it;
     the spectator of seat 0's node says so in one line and holds their transcript."""
     game = start(tmp_path, delays=[0.02, 0.02, 0.3])              # a slow seat 2: it often stalls inside a joint step
-    w = node(["watch", f"127.0.0.1:{game.port}", "--out", str(tmp_path / "w.caravan")], tmp_path / "w",
+    w = node(["watch", f"127.0.0.1:{game.port}", "--out", str(tmp_path / "w.caravan"), *NORMAL], tmp_path / "w",
              tmp_path / "w.log")
     try:
         read_until(w, "watching", timeout=30)

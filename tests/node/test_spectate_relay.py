@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from protocol.verify import verify_bytes
 from tests.node.procs import finish, node, read_until
+from tests.node.test_spectate import NORMAL
 from tests.relay.conftest import broker  # noqa: F401 - the fixture
 from tests.relay.nodes import RelayedGame
 
 
 def _watch(tmp_path, name: str, invite: str):
-    return node(["watch", invite, "--json", "--out", str(tmp_path / f"{name}.caravan")], tmp_path / name,
+    return node(["watch", invite, "--json", "--out", str(tmp_path / f"{name}.caravan"), *NORMAL], tmp_path / name,
                 tmp_path / f"{name}.log")
 
 

@@ -92,7 +92,7 @@ def resolved_handles(value, out: set[int]) -> set[int]:
 @pytest.mark.parametrize("game, players", CASES)
 def test_the_spectator_page_shows_only_the_public_game(tmp_path: Path, chrome, game: str, players: int):
     h, port = host(tmp_path, game, players, delay="0.05")
-    w = Node(["watch", f"127.0.0.1:{port}", "--client", "web", "--no-browser", "--json",
+    w = Node(["watch", f"127.0.0.1:{port}", "--client", "web", "--no-browser", "--json", "--priority", "normal",
               "--out", str(tmp_path / "watched.caravan")], tmp_path / "watcher", tmp_path / "watcher.log")
     url = w.wait_for("web", timeout=30)["url"]
     w.wait_for("watching", timeout=60)
@@ -143,7 +143,7 @@ def test_a_tampered_message_shows_on_the_page_with_its_signer(tmp_path: Path, ch
             listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
             nursery.start_soon(trio.serve_listeners, fake_node, listeners)
             port = listeners[0].socket.getsockname()[1]
-            w = Node(["watch", f"127.0.0.1:{port}", "--client", "web", "--no-browser", "--json"],
+            w = Node(["watch", f"127.0.0.1:{port}", "--client", "web", "--no-browser", "--json", "--priority", "normal"],
                      tmp_path / "watcher", tmp_path / "watcher.log")
             url = await trio.to_thread.run_sync(lambda: w.wait_for("web", timeout=30)["url"])
             await trio.to_thread.run_sync(chrome.get, url)
