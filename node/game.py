@@ -1021,6 +1021,9 @@ class GameNode:
                                 await trio.sleep(SYNC_INTERVAL * 2)
                     if self.abandon_record is not written:
                         self._write_transcript()
+                    with trio.move_on_after(LINGER):     # the spectators get the record too
+                        while self.spectators and not self.spectators.caught_up():
+                            await trio.sleep(SYNC_INTERVAL / 2)
                 elif self.outcome == "complete":
                     with trio.move_on_after(LINGER):
                         while not self.everyone_has_everything() or (self.spectators and not self.spectators.caught_up()):

@@ -146,6 +146,7 @@ class Lobby:
         self.on_status = on_status
         self.port = 0
         self.relayed = False
+        self._watching: list[Connection] = []      # their links: told the game id at the start
         self.spectators = spectators
         self.watchers = 0
         self.friends = friends
@@ -256,6 +257,7 @@ class Lobby:
             await conn.aclose()
             return
         self.watchers += 1
+        self._watching.append(conn)
         try:
             await conn.send({"t": "watching", **self.status()})
             async with trio.open_nursery() as nursery:
@@ -267,7 +269,18 @@ class Lobby:
                 nursery.cancel_scope.cancel()
         finally:
             self.watchers -= 1
+            self._watching.remove(conn)
             await conn.aclose()
+
+    async def _tell_watchers(self, gid: bytes) -> None:
+        """Each waiting spectator learns the game id: through a broker it dials the host's node
+        in that game (over TCP the same port tells it). One that does not take it in 1 s misses it."""
+        for conn in list(self._watching):
+            with trio.move_on_after(1):
+                try:
+                    await conn.send({"t": "started", "game_id": gid})
+                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                    pass
 
     async def run(self, listeners: list[trio.SocketListener] | Any, secret: bytes,
                   task_status=trio.TASK_STATUS_IGNORED) -> Setup:
@@ -323,6 +336,7 @@ class Lobby:
             for j in joiners:
                 await j.conn.send({"t": "start", "genesis": raw, "peers": peers, "names": names,
                                    "spectators": self.spectators})
+            await self._tell_watchers(gid)
         except (FrameError, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
             raise LobbyError(f"a player dropped out while the genesis was signed: {exc}") from None
         return Setup(raw, gid, 0, secret,

@@ -111,6 +111,21 @@ class Spectators:
                 await trio.sleep(0)
                 continue
             if node.outcome is not None and ready >= len(logged):
-                await self._send(conn, {"t": "end", "outcome": node.outcome, "text": node.outcome_text})
+                await self._send(conn, end_frame(node))
                 return
             await changed.wait()
+
+
+def end_frame(node: Any) -> dict:
+    """The `end` frame; for an abandoned game also its record (`record`) and the frames it
+    covers beyond the log's first `logged` messages (`pending`: contributions of the step it
+    stalled in), so that the spectator ends with the players' transcript and checks it."""
+    frame = {"t": "end", "outcome": node.outcome, "text": node.outcome_text}
+    record = getattr(node, "abandon_record", None)
+    if node.outcome == "abandoned" and record is not None:
+        covered, logged = node.record_frames, node.session.log
+        m = 0
+        while m < min(len(covered), len(logged)) and covered[m] == logged[m]:
+            m += 1
+        frame.update(record=record, logged=m, pending=list(covered[m:]))
+    return frame

@@ -11,7 +11,11 @@ public view, and at the end writes the transcript, byte for byte the players' ow
 from __future__ import annotations
 
 import argparse
+import logging
+import os
+import queue
 import signal
+import threading
 import sys
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -32,8 +36,10 @@ from .cli_checks import host_port, join_target, port_number
 from .frames import Connection, FrameError
 from .game import HANDSHAKE_FRAME, LINGER, MAX_UNAUTHENTICATED, _peer_name
 from .handshake import HandshakeError, handshake
-from .lobby import LobbyError, _open_tcp, clean_name
+from .lobby import HANDSHAKE_TRIES, LobbyError, _open_tcp, clean_name
 from .spectators import Spectators
+
+log = logging.getLogger("caravan.watch")
 
 GAME_STARTS_WITHIN = 15.0
 """After the lobby closes, how long the game's node may take to listen on the same port."""
@@ -41,6 +47,11 @@ REFUSED_RETRY = 3.0
 """How long a refused connection is tried again (see _reach)."""
 SILENCE = 24 * 3600.0
 """A feed may be quiet this long (players think); TCP tells us when the node goes away."""
+
+REDIALS = 3
+"""A link that breaks before the end (a relay frame lost, a node restarting, this watcher
+starved at its low priority) is dialled again this many times; the node sends the game from
+its start, and the messages verified already are only compared."""
 
 PAGE_WAIT = 300.0
 """After a bad message, how long the page stays served for someone to open it and read why."""
@@ -65,7 +76,11 @@ class Replica:
         self.session = Session(self.genesis, self.engine, strict=True)
         self.table = narrate.Table(self.engine, self.genesis.options, n, None, self.names)
         self.verified = 0
+        self.received: list[bytes] = []
+        """Every message verified, in the order received (a joint step's parts are logged only together)."""
         self.error: dict[str, Any] | None = None
+        self.abandoned: tuple[bytes, list[bytes], Report] | None = None
+        """An abandon record that verified: (it, the frames it covers, the verifier's report)."""
 
     async def receive(self, raw: bytes) -> list[dict[str, Any]] | None:
         """Check and apply one message; its events as client-API event lines, or None when it
@@ -88,6 +103,7 @@ class Replica:
                           "reason": f"the node sent a message that does not follow its log ({receipt.status})"}
             return None
         self.verified = position
+        self.received.append(raw)
         out = []
         for event in receipt.events:
             info, lines = self.table.apply(event)
@@ -95,10 +111,43 @@ class Replica:
                         "event": info})
         return out
 
+    async def adopt_record(self, frame: dict) -> bool:
+        """The node's `end` frame of an abandoned game: the record and the frames it covers
+        (the first `logged` messages of the log, then the `pending` contributions) are checked
+        as the transcript they make, by the verifier. False (and `error` says why, naming the
+        seat whose signature fails) unless the record verifies."""
+        record, logged, pending = frame.get("record"), frame.get("logged"), frame.get("pending")
+        if (type(record) is not bytes or type(logged) is not int or not 0 <= logged <= self.verified
+                or type(pending) is not list or not all(type(p) is bytes for p in pending)):
+            self.error = {"position": self.verified + 1, "code": "bad-abandon", "seat": None, "fingerprint": None,
+                          "reason": "the node ended the game with a malformed abandon record"}
+            return False
+        frames = self.received[:logged] + pending
+        report = await trio.to_thread.run_sync(verify_bytes, transcript.dump(self.genesis_raw, frames + [record]))
+        if not (report.valid and report.abandoned_by):
+            self.error = report.error or {"position": len(frames) + 1, "code": "bad-abandon", "seat": None,
+                                          "fingerprint": None, "reason": "the game does not end with this record"}
+            return False
+        self.abandoned = record, frames, report
+        return True
+
+    def abandon_line(self) -> str:
+        """What a verified record says, in the players' names (from the record, not the node's text)."""
+        assert self.abandoned is not None
+        stalled = self.abandoned[2].abandoned_by
+        signers = [s for s in range(len(self.names)) if s not in stalled]
+        limit = self.genesis.time_limit
+        return (f"game abandoned by {', '.join(narrate.seat_name(self.names, s) for s in stalled)}: "
+                f"{'no message within ' + str(limit) + ' s' if limit else 'no message'}; the abandon record "
+                f"co-signed by {', '.join(narrate.seat_name(self.names, s) for s in signers)} verifies, as does "
+                f"every one of the {len(self.abandoned[1])} messages before it")
+
     def badge(self) -> tuple[str, str]:
         """(css class, text): how far the game verified, or which message failed."""
         if self.error is not None:
             return badge(Report(False, False, error=self.error))
+        if self.abandoned is not None:
+            return "warn", "Abandoned: " + self.abandon_line().removeprefix("game abandoned ")
         return "ok", f"verified so far: {self.verified} messages"
 
     def waiting(self) -> str:
@@ -108,6 +157,10 @@ class Replica:
         return "waiting for " + ", ".join(narrate.seat_name(self.names, s) for s in who) if who else ""
 
     def transcript(self) -> bytes:
+        """The game's transcript: the log; an abandoned game's is the record's frames and the record."""
+        if self.abandoned is not None:
+            record, frames, _ = self.abandoned
+            return transcript.dump(self.genesis_raw, frames + [record])
         return transcript.dump(self.genesis_raw, self.session.log)
 
 
@@ -157,15 +210,17 @@ async def _refused(conn: Connection, where: str) -> dict:
     return frame
 
 
-async def _wait_in_lobby(conn: Connection, info: dict, where: str, say) -> None:
+async def _wait_in_lobby(conn: Connection, info: dict, where: str, say, key: SigningKey | None = None,
+                         host_pin: bytes | None = None) -> bytes | None:
     """Wait in an open lobby (it says whether the table may be watched) until it closes: its
-    game then starts on the same port."""
+    game then starts on the same port (through a broker: the host's inbox in that game). The
+    game id, when the host told it (`host_pin`: only that key is taken as the host)."""
     if info.get("spectators") is False:
         raise WatchError(f"{where}: this table does not allow spectators (its host chose --spectators no)")
     lobby_id = info.get("lobby")
     if type(lobby_id) is not str:
         raise WatchError(f"{where} sent a lobby without an id")
-    await handshake(conn, SigningKey.generate(), bytes.fromhex(lobby_id), dialer=True)
+    await handshake(conn, key or SigningKey.generate(), bytes.fromhex(lobby_id), dialer=True, expect=host_pin)
     await conn.send({"t": "watch"})
     frame = await conn.recv()
     if type(frame) is dict and frame.get("t") == "lobby":     # the host's advert again, now sealed: trusted
@@ -179,12 +234,15 @@ async def _wait_in_lobby(conn: Connection, info: dict, where: str, say) -> None:
         raise WatchError(f"{where} answered {frame.get('t')!r} to a spectator (a different Caravan version?)")
     say(f"waiting in lobby {lobby_id[:8]} for {info.get('title')} to start "
         f"({frame.get('seated')}/{frame.get('players')} seated)", "status", lobby=lobby_id)
+    game_id = None
     try:
-        while await conn.recv() is not None:
-            pass
+        while (frame := await conn.recv()) is not None:
+            if type(frame) is dict and frame.get("t") == "started" and type(frame.get("game_id")) is bytes:
+                game_id = frame["game_id"]
     except (FrameError, trio.BrokenResourceError, trio.ClosedResourceError, OSError):
         pass
     await conn.aclose()
+    return game_id
 
 
 async def _reach(host: str, port: int, where: str) -> Connection:
@@ -218,7 +276,7 @@ async def open_feed(target: str, say) -> tuple[Connection, bytes]:
                     conn = await _reach(host, port, where)
                     first = await _first(conn, where)
                     break
-                except (LobbyError, WatchError):
+                except (LobbyError, WatchError, trio.BrokenResourceError, OSError):
                     await trio.sleep(0.2)
         if first["t"] != "hello":
             raise WatchError(f"the lobby at {where} closed but no game started there within "
@@ -226,8 +284,22 @@ async def open_feed(target: str, say) -> tuple[Connection, bytes]:
     scope = first.get("scope")
     if type(scope) is not bytes:
         raise WatchError(f"{where} is not a Caravan game")
-    await handshake(conn, SigningKey.generate(), scope, dialer=True, received=first)
-    return conn, scope
+    for attempt in range(1, HANDSHAKE_TRIES + 1):
+        try:
+            await handshake(conn, SigningKey.generate(), scope, dialer=True, received=first)
+            return conn, scope
+        except (HandshakeError, FrameError, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+            await conn.aclose()               # a busy node (or this watcher, starved at its low priority) timed out
+            if attempt == HANDSHAKE_TRIES:
+                raise WatchError(f"the handshake with {where} failed {attempt} times, the last: {exc}") from None
+            log.warning("%s: the handshake failed (%s); trying again (%d/%d)", where, exc, attempt + 1,
+                        HANDSHAKE_TRIES)
+            await trio.sleep(0.5 * attempt)
+            conn = await _reach(host, port, where)
+            first = await _first(conn, where)
+            if first["t"] != "hello" or first.get("scope") != scope:
+                raise WatchError(f"{where} is no longer that game")
+    raise AssertionError("unreachable")
 
 
 # ----------------------------------------------------------------------------- showing it
@@ -328,24 +400,71 @@ async def _feed(target: str, say, relay_auth: str | None) -> AsyncIterator[tuple
             await conn.aclose()
         return
     from . import relay as relay_mod
-    from .relay_url import with_auth
+    from .handshake import pin_inbox
+    from .relay_url import parse_invite, with_auth
 
-    url, game_id, inbox = parse_watch_invite(target)
+    lobby = host_pin = None
+    if "/watch/" in target:
+        url, game_id, inbox = parse_watch_invite(target)
+    else:                                              # a lobby's invite: wait there for its game
+        invite = parse_invite(target)
+        url, lobby, host_pin, inbox = invite.url, bytes.fromhex(invite.lobby), invite.host_pin, pin_inbox(invite.host_pin)
     key = SigningKey.generate()
     async with relay_mod.connect(with_auth(url, relay_auth), key.public) as relay:
+        if lobby is not None:
+            game_id = await _wait_in_relayed_lobby(relay, lobby, inbox, key, host_pin, target, say)
         endpoint = relay.endpoint(game_id)
         try:
-            link = await endpoint.dial(inbox)
+            link = await _dial_game(endpoint, inbox, target, game_id, patient=lobby is not None)
             first = await _first(link, target)
             if first["t"] != "hello" or first.get("scope") != game_id:
                 raise WatchError(f"the player at {target} is not in that game")
-            await handshake(link, key, game_id, dialer=True, received=first)
+            await handshake(link, key, game_id, dialer=True, received=first, expect=host_pin)
             try:
                 yield link, game_id
             finally:
                 await link.aclose()
         finally:
             endpoint.close()
+
+
+async def _wait_in_relayed_lobby(relay: Any, lobby: bytes, inbox: str, key: SigningKey, host_pin: bytes,
+                                 where: str, say) -> bytes:
+    """Wait in a lobby through the broker, as over TCP; the game id its host tells at the start."""
+    endpoint = relay.endpoint(lobby)
+    try:
+        try:
+            conn = await endpoint.dial(inbox)
+        except OSError as exc:
+            raise WatchError(f"no lobby answered: {exc}") from None
+        first = await _first(conn, where)
+        if first["t"] != "lobby" or first.get("lobby") != lobby.hex():
+            raise WatchError(f"{where}: the host's node is not in that lobby (its game may have started: ask a "
+                             "player for the watch invite their node printed)")
+        try:
+            game_id = await _wait_in_lobby(conn, first, where, say, key, host_pin)
+        except (HandshakeError, FrameError, trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            game_id = None
+        finally:
+            await conn.aclose()
+    finally:
+        endpoint.close()
+    if game_id is None:
+        raise WatchError(f"the lobby at {where} closed without telling its game (a different Caravan version?)")
+    return game_id
+
+
+async def _dial_game(endpoint: Any, inbox: str, where: str, game_id: bytes, patient: bool) -> Any:
+    """A link to the player's node at `inbox` in the game; `patient`: its game node may take a
+    moment to come up after its lobby closed (tried again for GAME_STARTS_WITHIN seconds)."""
+    deadline = trio.current_time() + (GAME_STARTS_WITHIN if patient else 0)
+    while True:
+        try:
+            return await endpoint.dial(inbox)
+        except OSError as exc:
+            if trio.current_time() >= deadline:
+                raise WatchError(f"no player's node answered for game {game_id.hex()[:16]} at {where}: {exc}") from None
+            await trio.sleep(0.2)
 
 
 class Relayed:
@@ -359,6 +478,8 @@ class Relayed:
         self.changed = trio.Event()
         self.outcome: str | None = None
         self.outcome_text = ""
+        self.abandon_record: bytes | None = None     # as a GameNode's: passed on in the end frame
+        self.record_frames: list[bytes] = []
 
     def wake(self) -> None:
         self.changed.set()
@@ -402,28 +523,42 @@ async def watch(target: str, out_dir: Path, out: Path | None, show: Any, say, re
                 serve: tuple[str, int] | None = None) -> int:
     """Watch until the game ends or a message fails; the exit code. `serve` (bind, port):
     relay the verified messages to other spectators meanwhile."""
-    async with _feed(target, say, relay_auth) as (conn, scope), trio.open_nursery() as nursery:
-        frame = await _refused(conn, target)
-        if frame.get("t") != "genesis" or type(frame.get("g")) is not bytes:
-            raise WatchError(f"{target} did not send the game's genesis (a different Caravan version?)")
-        try:
-            replica = Replica(frame["g"], frame.get("names") if isinstance(frame.get("names"), dict) else {})
-        except (Rejected, KeyError) as exc:
-            raise WatchError(f"{target} sent a genesis that does not verify: {exc}") from None
-        if replica.genesis.game_id != scope:
-            raise WatchError(f"{target} sent the genesis of another game than the one it named")
-        g = replica.genesis
-        say(f"watching game {g.game_id.hex()[:16]} ({replica.engine.title}, {len(g.seats)} players) from {target}",
-            "watching", game=g.game, game_id=g.game_id.hex(), seats=len(g.seats), names=replica.names)
-        show.start(replica)
-        relayed = spectators = None
-        if serve is not None:
-            relayed = Relayed(replica)
-            spectators = Spectators(relayed, True, names=lambda: relayed.names)
-            await nursery.start(_serve_others, relayed, spectators, serve[0], serve[1], say)
-        outcome = await _follow(conn, replica, show, say, relayed)
+    replica: Replica | None = None
+    relayed = spectators = None
+    async with trio.open_nursery() as nursery:
+        for attempt in range(REDIALS + 1):
+            try:
+                async with _feed(target, say, relay_auth) as (conn, scope):
+                    frame = await _refused(conn, target)
+                    if frame.get("t") != "genesis" or type(frame.get("g")) is not bytes:
+                        raise WatchError(f"{target} did not send the game's genesis (a different Caravan version?)")
+                    if replica is None:
+                        replica = _replica(frame, scope, target)
+                        g = replica.genesis
+                        say(f"watching game {g.game_id.hex()[:16]} ({replica.engine.title}, {len(g.seats)} players) "
+                            f"from {target}", "watching", game=g.game, game_id=g.game_id.hex(), seats=len(g.seats),
+                            names=replica.names)
+                        show.start(replica)
+                        target = _game_target(target, g.game_id)
+                        if serve is not None:
+                            relayed = Relayed(replica)
+                            spectators = Spectators(relayed, True, names=lambda: relayed.names)
+                            await nursery.start(_serve_others, relayed, spectators, serve[0], serve[1], say)
+                    elif frame["g"] != replica.genesis_raw:
+                        raise WatchError(f"{target} sent another game's genesis when dialled again")
+                    outcome, broken = await _follow(conn, replica, show, say, relayed)
+            except (WatchError, LobbyError, HandshakeError, FrameError, OSError, trio.BrokenResourceError,
+                    trio.ClosedResourceError, trio.TooSlowError) as exc:
+                if replica is None:
+                    raise
+                outcome, broken = f"dialling the player's node again failed: {exc}", False
+            if not broken or replica.session.complete or attempt == REDIALS:
+                break
+            say(f"{outcome}: dialling it again ({attempt + 1} of {REDIALS})", "status")
+            await trio.sleep(1 + attempt)
         if relayed is not None:
-            relayed.end("complete" if replica.session.complete else "stopped", outcome)
+            relayed.end("complete" if replica.session.complete else
+                        "abandoned" if replica.abandoned is not None else "stopped", outcome)
             with trio.move_on_after(LINGER):
                 while not spectators.caught_up():
                     await trio.sleep(0.05)
@@ -437,41 +572,81 @@ async def watch(target: str, out_dir: Path, out: Path | None, show: Any, say, re
             path=str(path), verified=False)
         await show.end(replica, None)
         return EXIT_FAILED
-    result = replica.session.result() if replica.session.complete else None
+    result = replica.session.result() if replica.session.complete and replica.abandoned is None else None
+    abandoned = replica.abandoned is not None and report.valid and bool(report.abandoned_by)
     if result is not None:
         winners = ", ".join(narrate.seat_name(replica.names, w) for w in result.get("winners", []))
         say(f"game over: won by {winners}; scores {result.get('scores')}", "result", result=result)
+    elif abandoned:
+        line = replica.abandon_line()
+        say(line, "abandoned", stalled=report.abandoned_by)
+        show.events(replica, [{"type": "event", "seat": None, "text": line[0].upper() + line[1:] + ".", "event": None}])
     else:
         say(f"the game did not finish here: {outcome}", "unfinished", outcome=outcome)
-    say(f"transcript: {path} ({'verified' if report.ok else 'NOT verified: ' + str((report.error or {}).get('reason'))})",
-        "transcript", path=str(path), verified=report.ok, messages=replica.verified)
+    verdict = ("verified" if report.ok else "verified: abandoned, the record and the messages before it check out"
+               if abandoned else "NOT verified: " + str((report.error or {}).get("reason")))
+    say(f"transcript: {path} ({verdict})", "transcript", path=str(path), verified=report.ok or abandoned,
+        messages=report.messages)
     await show.end(replica, result)
     return EXIT_OK if report.ok else EXIT_FAILED
 
 
-async def _follow(conn: Connection, replica: Replica, show: Any, say, relayed: Relayed | None = None) -> str:
-    """Apply every message the node sends until its end frame; stop at the first bad one."""
+def _replica(frame: dict, scope: bytes, target: str) -> Replica:
+    """The replica of the genesis a node sent, checked against the game id its handshake proved."""
+    try:
+        replica = Replica(frame["g"], frame.get("names") if isinstance(frame.get("names"), dict) else {})
+    except (Rejected, KeyError) as exc:
+        raise WatchError(f"{target} sent a genesis that does not verify: {exc}") from None
+    if replica.genesis.game_id != scope:
+        raise WatchError(f"{target} sent the genesis of another game than the one it named")
+    return replica
+
+
+def _game_target(target: str, game_id: bytes) -> str:
+    """What to dial again: a relayed lobby's invite becomes its host's watch invite (the lobby
+    is gone); any other target is dialled as it was (a lobby's HOST:PORT now serves its game)."""
+    if not target.startswith("caravan+") or "/watch/" in target:
+        return target
+    from .handshake import pin_inbox
+    from .relay_url import INVITE_PREFIX, parse_invite
+    invite = parse_invite(target)
+    return f"{INVITE_PREFIX}{invite.url.with_credentials()}/watch/{game_id.hex()}/{pin_inbox(invite.host_pin)}"
+
+
+async def _follow(conn: Connection, replica: Replica, show: Any, say,
+                  relayed: Relayed | None = None) -> tuple[str, bool]:
+    """Apply every message the node sends until its end frame; stop at the first bad one.
+    The node sends the game from its start: messages verified on an earlier link are only
+    compared. (How it ended, whether the link broke before the end.)"""
+    resent, already = 0, list(replica.received)
     while True:
         try:
             with trio.fail_after(SILENCE):
                 frame = await conn.recv()
         except (FrameError, trio.BrokenResourceError, trio.ClosedResourceError, OSError, trio.TooSlowError) as exc:
-            return f"the link to the player's node broke ({exc})"
+            return f"the link to the player's node broke ({exc})", True
         if frame is None:
-            return "the player's node closed the link before the end"
+            return "the player's node closed the link before the end", True
         if type(frame) is not dict:
-            return "the player's node sent something that is not a frame map"
+            return "the player's node sent something that is not a frame map", False
+        if frame.get("t") == "msg" and resent < len(already):
+            if frame.get("m") != already[resent]:
+                return (f"the player's node sent message #{resent + 1} unlike the one it sent before (the link "
+                        "was dialled again); stopped", False)
+            resent += 1
+            continue
         if frame.get("t") == "end":
-            return str(frame.get("text") or frame.get("outcome"))
+            if frame.get("outcome") == "abandoned" and "record" in frame:
+                if not await replica.adopt_record(frame):
+                    return _failed(replica, show, say), False
+                if relayed is not None:
+                    relayed.abandon_record, relayed.record_frames = replica.abandoned[0], replica.abandoned[1]
+            return str(frame.get("text") or frame.get("outcome")), False
         if frame.get("t") != "msg" or type(frame.get("m")) is not bytes:
-            return f"the player's node sent an unexpected {frame.get('t')!r} frame"
+            return f"the player's node sent an unexpected {frame.get('t')!r} frame", False
         msgs = await replica.receive(frame["m"])
         if msgs is None:
-            kind, text = replica.badge()
-            err = replica.error or {}
-            say(text, "invalid", **{k: err.get(k) for k in ("position", "seat", "fingerprint", "code", "reason")})
-            show.failed(replica)
-            return text
+            return _failed(replica, show, say), False
         for msg in msgs:
             say(msg["text"], "event", seat=msg["seat"], event=msg["event"], verified=replica.verified)
         show.events(replica, msgs)
@@ -479,7 +654,50 @@ async def _follow(conn: Connection, replica: Replica, show: Any, say, relayed: R
             relayed.wake()
 
 
+def _failed(replica: Replica, show: Any, say) -> str:
+    """Say which message (or record) failed and who signed it; the line."""
+    kind, text = replica.badge()
+    err = replica.error or {}
+    say(text, "invalid", **{k: err.get(k) for k in ("position", "seat", "fingerprint", "code", "reason")})
+    show.failed(replica)
+    return text
+
+
 # ----------------------------------------------------------------------------- the command
+
+def lower_priority() -> str:
+    """Let this watcher run only on CPU time nobody else wants: a spectator is never
+    latency-critical, so on a machine where a player's node runs too it must never take a
+    core from it (bench_spectate). Linux: SCHED_IDLE; elsewhere: nice 19. Threads started
+    afterwards (the proof checks) inherit it. What it became, for the log."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+        return "idle (SCHED_IDLE)"
+    except (AttributeError, OSError):
+        pass
+    try:
+        os.nice(19)
+        return "nice 19"
+    except (AttributeError, OSError):
+        return "unchanged (this system cannot lower it)"
+
+
+class BrowserOpener:
+    """Opens the page from a thread started before the watcher lowers its priority: a browser
+    it starts inherits that thread's normal priority (an unprivileged process cannot leave
+    SCHED_IDLE again, so the thread must exist first)."""
+
+    def __init__(self, data_dir: Path):
+        self.data_dir, self.urls = data_dir, queue.SimpleQueue()
+        threading.Thread(target=self._open, daemon=True).start()
+
+    def _open(self) -> None:
+        from .browser import open_page
+        open_page(self.urls.get(), self.data_dir, "watch.html")
+
+    def __call__(self, url: str) -> None:
+        self.urls.put(url)
+
 
 def add_parser(sub: Any) -> None:
     w = sub.add_parser("watch", help="watch a game live as a spectator, verifying every message as it arrives",
@@ -490,9 +708,10 @@ def add_parser(sub: Any) -> None:
                                    "Exit 0: the game ended and its transcript verifies; 1: a message failed, the "
                                    "node refused or went away; 2: bad usage; 130: interrupted.")
     w.add_argument("target", nargs="?", help="HOST:PORT of a player's game or of an open lobby ([IPv6]:PORT), a "
-                   "lobby id (prefix) from caravan discover (default: the only open lobby), or a watch invite "
+                   "lobby id (prefix) from caravan discover (default: the only open lobby), a watch invite "
                    "(caravan+mqtt://HOST:PORT/watch/GAME_ID/INBOX) printed by a player's node of a relayed game "
-                   "whose host allowed spectators")
+                   "whose host allowed spectators, or a relayed lobby's invite (caravan+mqtt://HOST:PORT/LOBBY_ID/"
+                   "HOST_KEY): then wait there for the game to start")
     w.add_argument("--client", choices=["web", "terminal"], default=None,
                    help="web (default without --json): the table page in your browser, spectator mode; terminal: "
                         "the game in words on this terminal")
@@ -506,6 +725,10 @@ def add_parser(sub: Any) -> None:
                    "TCP port (0: any free one), so the players' nodes carry less; they verify it all themselves")
     w.add_argument("--bind", default="0.0.0.0", help="--serve: the address to listen on (default: all)")
     w.add_argument("--relay-auth", metavar="FILE", help="a watch invite's broker: USER:PASSWORD on FILE's first line")
+    w.add_argument("--priority", choices=["low", "normal"], default="low",
+                   help="low (default): verify only on CPU time nothing else wants (Linux SCHED_IDLE, elsewhere "
+                        "nice 19), so a player's node on the same machine never waits for this watcher; normal: "
+                        "the usual priority")
     from .cli import _discovery_args
     _discovery_args(w)
     w.add_argument("-q", "--quiet", action="store_true", help="no human status output")
@@ -521,8 +744,13 @@ def cmd_watch(args: argparse.Namespace) -> int:
     target = args.target
     try:
         if target and target.startswith("caravan+"):
-            from .relay_url import with_auth
-            with_auth(parse_watch_invite(target)[0], args.relay_auth)
+            from .relay_url import parse_invite, with_auth
+            try:
+                url = parse_watch_invite(target)[0] if "/watch/" in target else parse_invite(target).url
+            except ValueError as exc:
+                raise ValueError(f"{exc}; to watch a game under way, give a player's watch invite "
+                                 "(caravan+mqtt://HOST:PORT/watch/GAME_ID/INBOX)") from None
+            with_auth(url, args.relay_auth)
         else:
             target = join_target(target)
     except ValueError as exc:
@@ -530,6 +758,9 @@ def cmd_watch(args: argparse.Namespace) -> int:
     status = Status(args.json, args.quiet)
     setup_logging(args, status)
     client = args.client or (None if args.json else "web")
+    opener = BrowserOpener(data_dir(args)) if client == "web" and not args.no_browser else None
+    if args.priority == "low":
+        log.info("CPU priority: %s", lower_priority())
 
     def say(text: str, kind: str = "status", **fields: Any) -> None:
         if kind != "event" or args.json:           # a terminal or a page narrates the events itself
@@ -544,7 +775,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
                 nursery.start_soon(interrupt)
                 show: Any = Quiet() if client is None else Terminal(sys.stderr if args.json else sys.stdout)
                 if client == "web":
-                    show = Page(await serve_page(nursery, say, args.web_port, not args.no_browser))
+                    show = Page(await serve_page(nursery, say, args.web_port, opener))
                 where = target
                 if not where or ":" not in where:
                     from . import discovery
@@ -578,14 +809,14 @@ def cmd_watch(args: argparse.Namespace) -> int:
         return EXIT_FAILED
 
 
-async def serve_page(nursery: trio.Nursery, say, port: int = 0, open_browser: bool = False) -> Any:
-    """The table page in spectator mode, served in `nursery` (its link told by `say`)."""
+async def serve_page(nursery: trio.Nursery, say, port: int = 0, open_page: Any = None) -> Any:
+    """The table page in spectator mode, served in `nursery` (its link told by `say`), and
+    given to `open_page(url)` when given (a BrowserOpener)."""
     from .web import WebClient
 
     client = WebClient()
     url = await nursery.start(client.serve, port)
     say(f"watch in your browser: {url}", "web", url=url)
-    if open_browser:
-        import webbrowser
-        await trio.to_thread.run_sync(webbrowser.open, url)
+    if open_page is not None:
+        open_page(url)
     return client

@@ -64,7 +64,11 @@ function connect() {
   ws.onclose = (e) => {
     $("conn").className = "conn";
     if (e.code === 4403) { $("conn").textContent = "refused: open the link your node printed"; return; }
-    if (state.closed) { $("conn").textContent = "the game is over; your node has stopped"; return; }
+    if (state.closed) {
+      $("conn").textContent = state.hello && state.hello.spectator ? "the game is over; the watch has ended"
+        : "the game is over; your node has stopped";
+      return;
+    }
     $("conn").textContent = "node unreachable — reconnecting…";
     setTimeout(connect, 1000);
   };

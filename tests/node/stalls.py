@@ -21,6 +21,8 @@ class Game:
     logs: list[Path]
     game_id: str
     common: list[list[str]]
+    port: int = 0
+    """The host's game port (a spectator's HOST:PORT)."""
 
     def transcript(self, seat: int) -> bytes:
         return (self.dirs[seat] / "games" / self.game_id / "transcript.caravan").read_bytes()
@@ -67,7 +69,7 @@ def start(tmp: Path, n: int = 3, rounds: int = 6, time_limit: int = 2, delays: l
     # joiners take seats in the order they reach the lobby: index everything by seat
     by_seat = sorted(range(n), key=lambda i: seats[i])
     return Game([procs[i] for i in by_seat], [dirs[i] for i in by_seat], [logs[i] for i in by_seat], game_id,
-                [common[i] for i in by_seat])
+                [common[i] for i in by_seat], port)
 
 
 def collect(proc: subprocess.Popen, deadline: float) -> tuple[int, list[dict]]:

@@ -20,7 +20,13 @@ from protocol.identity import SigningKey, fingerprint
 from protocol.verify import verify_bytes
 from tests.node.cli_spec import json_types
 from tests.node.procs import ROOT, env
+from tests.node.test_spectate_priority import policies
 from tests.web.conftest import Node
+
+NORMAL = ("--priority", "normal")
+"""Watchers in tests keep the usual CPU priority: at SCHED_IDLE, a full test run on two cores
+starves them for seconds (test_spectate_priority.py tests the default; the first watcher of
+the game test keeps it too)."""
 
 CASES = [("sare", 2, "0.02"), ("sabbat", 3, "0.05"), ("nomads", 3, "0.1")]
 """Each game with a bot delay that makes it last long enough for a spectator to join mid-game."""
@@ -36,7 +42,7 @@ def host(tmp_path: Path, game: str, players: int, *extra: str, delay: str = "0.0
 
 
 def watcher(tmp_path: Path, name: str, port: int, *extra: str) -> Node:
-    return Node(["watch", f"127.0.0.1:{port}", "--json", "--out", str(tmp_path / f"{name}.caravan"), *extra],
+    return Node(["watch", f"127.0.0.1:{port}", "--json", "--out", str(tmp_path / f"{name}.caravan"), *NORMAL, *extra],
                 tmp_path / name, tmp_path / f"{name}.log")
 
 
@@ -75,11 +81,13 @@ def forging_node(genesis_raw: bytes, messages: list[bytes], bad: int, linger: fl
 @pytest.mark.parametrize("game, players, delay", CASES)
 def test_spectators_from_the_start_and_mid_game_end_with_the_players_transcript(tmp_path, game, players, delay):
     h, port = host(tmp_path, game, players, delay=delay)
-    early = watcher(tmp_path, "early", port)                 # in the lobby (or just after): from the first message
+    early = watcher(tmp_path, "early", port, "--priority", "low")   # in the lobby (or just after): from the first message
     watching = early.wait_for("watching", timeout=60)
     assert watching["game"] == game and watching["seats"] == players
     for _ in range(10):                                      # the game is under way
         early.wait_for("event", timeout=60)
+    if hasattr(os, "SCHED_IDLE"):                            # every thread of it (its proof checks too)
+        assert policies(early.proc.pid) == {os.SCHED_IDLE}, "a watcher must never take a core from a player"
     late = watcher(tmp_path, "late", port)                   # joins mid-game: the history, then live
     assert late.wait_for("watching", timeout=30)["game_id"] == watching["game_id"]
     assert not _said(h, "result"), "the game was over before the late spectator came"
@@ -185,7 +193,7 @@ async def test_a_tampered_message_is_shown_invalid_with_its_signer(tmp_path):
         nursery.start_soon(trio.serve_listeners, fake_node, listeners)
         port = listener.socket.getsockname()[1]
         with trio.fail_after(60):
-            done = await trio.run_process([sys.executable, "-m", "node", "watch", f"127.0.0.1:{port}", "--json",
+            done = await trio.run_process([sys.executable, "-m", "node", "watch", f"127.0.0.1:{port}", "--json", *NORMAL,
                                            "--out", str(tmp_path / "w.caravan")], capture_stdout=True,
                                           capture_stderr=True, check=False, env=env(), cwd=ROOT)
         nursery.cancel_scope.cancel()
@@ -202,6 +210,74 @@ async def test_a_tampered_message_is_shown_invalid_with_its_signer(tmp_path):
     types = json_types()                                     # every line is in specs/cli.md, with its fields
     for m in lines:
         assert m["type"] in types and not set(types[m["type"]]) - set(m), m
+
+
+async def test_a_watcher_whose_handshake_breaks_tries_again(tmp_path):
+    """A node that gives up the handshake (as a busy node does after 5 s, or with a watcher
+    starved at its low priority) is dialled again: the watch goes on."""
+    data = (ROOT / "specs" / "vectors" / "fixture-2p.caravan").read_bytes()
+    genesis_raw, messages = transcript.load(data)
+    fake_node, _ = forging_node(genesis_raw, messages, len(messages), linger=5)
+    game_id = G.parse(genesis_raw).game_id
+    links = []
+
+    async def impatient_then_fine(stream):
+        links.append(stream)
+        if len(links) == 1:                                  # the first link: hello, then it hangs up
+            await Connection(stream, "spectator").send({"t": "hello", "scope": game_id})
+            await stream.aclose()
+            return
+        await fake_node(stream)
+
+    async with trio.open_nursery() as nursery:
+        listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+        nursery.start_soon(trio.serve_listeners, impatient_then_fine, listeners)
+        port = listeners[0].socket.getsockname()[1]
+        with trio.fail_after(60):
+            done = await trio.run_process([sys.executable, "-m", "node", "watch", f"127.0.0.1:{port}", "--json", *NORMAL,
+                                           "--out", str(tmp_path / "w.caravan")], capture_stdout=True,
+                                          capture_stderr=True, check=False, env=env(), cwd=ROOT)
+        nursery.cancel_scope.cancel()
+    lines = [json.loads(x) for x in done.stdout.decode().splitlines()]
+    assert len(links) == 2 and any(m["type"] == "watching" for m in lines), done.stderr
+    assert "the handshake failed" in done.stderr.decode() and "trying again (2/4)" in done.stderr.decode()
+
+
+async def test_a_link_that_breaks_mid_game_is_dialled_again(tmp_path):
+    """The player's node drops the link after 5 messages (a relay frame lost, a restart): the
+    watcher dials again, compares the 5 it verified and goes on to the end."""
+    data = (ROOT / "specs" / "vectors" / "fixture-2p.caravan").read_bytes()
+    genesis_raw, messages = transcript.load(data)
+    game_id = G.parse(genesis_raw).game_id
+    links = []
+
+    async def drops_once(stream):
+        links.append(stream)
+        conn = Connection(stream, "spectator")
+        await handshake(conn, SigningKey.generate(), game_id, dialer=False)
+        await conn.send({"t": "genesis", "g": genesis_raw, "names": {}})
+        for raw in messages[:5] if len(links) == 1 else messages:
+            await conn.send({"t": "msg", "m": raw})
+        if len(links) > 1:
+            await conn.send({"t": "end", "outcome": "complete", "text": "the game is complete"})
+        await conn.aclose()
+
+    async with trio.open_nursery() as nursery:
+        listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+        nursery.start_soon(trio.serve_listeners, drops_once, listeners)
+        port = listeners[0].socket.getsockname()[1]
+        with trio.fail_after(60):
+            done = await trio.run_process([sys.executable, "-m", "node", "watch", f"127.0.0.1:{port}", "--json", *NORMAL,
+                                           "--out", str(tmp_path / "w.caravan")], capture_stdout=True,
+                                          capture_stderr=True, check=False, env=env(), cwd=ROOT)
+        nursery.cancel_scope.cancel()
+    lines = [json.loads(x) for x in done.stdout.decode().splitlines()]
+    assert done.returncode == 0, done.stderr
+    assert len(links) == 2
+    assert any("dialling it again (1 of 3)" in m["text"] for m in lines if m["type"] == "status"), lines
+    assert [m["verified"] for m in lines if m["type"] == "event"] == sorted(m["verified"] for m in lines
+                                                                             if m["type"] == "event")
+    assert (tmp_path / "w.caravan").read_bytes() == data
 
 
 def test_a_spectator_relays_to_other_spectators(tmp_path):
@@ -233,7 +309,7 @@ def test_watch_a_lobby_found_by_discovery(tmp_path):
               "--discovery-addr", "127.0.0.1", "--discovery-port", udp, "--bind", "127.0.0.1", "--time-limit", "0",
               "--bot-delay", "0.05", "--seed", "1"], tmp_path / "host2", tmp_path / "host2.log")
     lobby = h.wait_for("lobby")["lobby"]
-    w = Node(["watch", lobby[:8], "--json", "--via", "udp", "--discovery-port", udp, "--discovery-bind", "127.0.0.1",
+    w = Node(["watch", lobby[:8], "--json", *NORMAL, "--via", "udp", "--discovery-port", udp, "--discovery-bind", "127.0.0.1",
               "--out", str(tmp_path / "found.caravan")], tmp_path / "found", tmp_path / "found.log")
     assert w.wait_for("watching", timeout=60)["seats"] == 3
     assert w.wait_for("transcript", timeout=240)["verified"] is True

@@ -1,18 +1,20 @@
 """Spectators through a real Mosquitto (issue 26): a relayed game whose host allowed them
 prints a watch invite on every player's node; `caravan watch INVITE` ends with the players'
-transcript byte for byte; without the host's consent (the default through a broker) a
-player's node refuses a spectator with a clear line."""
+transcript byte for byte, and so does a watcher given the lobby's invite before the game
+starts; without the host's consent (the default through a broker) a player's node and a
+lobby refuse a spectator with a clear line."""
 
 from __future__ import annotations
 
 from protocol.verify import verify_bytes
 from tests.node.procs import finish, node, read_until
+from tests.node.test_spectate import NORMAL
 from tests.relay.conftest import broker  # noqa: F401 - the fixture
 from tests.relay.nodes import RelayedGame
 
 
 def _watch(tmp_path, name: str, invite: str):
-    return node(["watch", invite, "--json", "--out", str(tmp_path / f"{name}.caravan")], tmp_path / name,
+    return node(["watch", invite, "--json", "--out", str(tmp_path / f"{name}.caravan"), *NORMAL], tmp_path / name,
                 tmp_path / f"{name}.log")
 
 
@@ -54,5 +56,33 @@ def test_a_relayed_table_refuses_spectators_by_default(tmp_path, broker):  # noq
         err = (tmp_path / "w.log").read_text()
         assert "refused this spectator: this table does not allow spectators" in err, err
         assert g.finish(timeout=120) == [0, 0, 0]
+    finally:
+        g.kill()
+
+
+def test_a_relayed_lobby_is_watched_before_its_game_starts(tmp_path, broker):  # noqa: F811
+    g = RelayedGame(tmp_path, broker.url, "sare", 2, host_args=["--spectators", "yes"], joiners=0)
+    try:
+        w = _watch(tmp_path, "w", g.invite)                           # the lobby's invite, nobody seated yet
+        assert "waiting in lobby" in read_until(w, "status", timeout=30)["text"]
+        g.add_joiner(g.invite)
+        game_id = g.wait_started()
+        assert read_until(w, "watching", timeout=60)["game_id"] == game_id
+        done = read_until(w, "transcript", timeout=120)
+        assert done["verified"] is True, done
+        assert finish([w], timeout=30) == [0]
+        assert g.finish(timeout=120) == [0, 0]
+    finally:
+        g.kill()
+    assert (tmp_path / "w.caravan").read_bytes() == g.transcripts(game_id)[0].read_bytes()
+
+
+def test_a_relayed_lobby_without_spectators_refuses_them(tmp_path, broker):  # noqa: F811
+    g = RelayedGame(tmp_path, broker.url, "sare", 2, joiners=0)
+    try:
+        w = _watch(tmp_path, "w", g.invite)
+        assert finish([w], timeout=60) == [1]
+        err = (tmp_path / "w.log").read_text()
+        assert "does not allow spectators (its host chose --spectators no)" in err, err
     finally:
         g.kill()

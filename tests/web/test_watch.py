@@ -92,7 +92,7 @@ def resolved_handles(value, out: set[int]) -> set[int]:
 @pytest.mark.parametrize("game, players", CASES)
 def test_the_spectator_page_shows_only_the_public_game(tmp_path: Path, chrome, game: str, players: int):
     h, port = host(tmp_path, game, players, delay="0.05")
-    w = Node(["watch", f"127.0.0.1:{port}", "--client", "web", "--no-browser", "--json",
+    w = Node(["watch", f"127.0.0.1:{port}", "--client", "web", "--no-browser", "--json", "--priority", "normal",
               "--out", str(tmp_path / "watched.caravan")], tmp_path / "watcher", tmp_path / "watcher.log")
     url = w.wait_for("web", timeout=30)["url"]
     w.wait_for("watching", timeout=60)
@@ -106,10 +106,14 @@ def test_the_spectator_page_shows_only_the_public_game(tmp_path: Path, chrome, g
     w.wait_for("transcript", timeout=240)
     wait_until(lambda: chrome.find_element("id", "result").is_displayed(), 90, "the result on the page")
     assert chrome.find_elements("css selector", "button.move") == [], "a spectator is never offered a move"
+    for link in ("play-again", "decline", "home"):                # no seat: nothing to play again
+        assert not chrome.find_element("id", link).is_displayed(), link
     assert chrome.find_element("id", "decide").get_attribute("hidden") is not None
     assert console_errors(chrome) == []
     frames = ws_frames(chrome)
     assert w.stop() == 0 and h.stop(timeout=60) == 0
+    wait_until(lambda: chrome.find_element("id", "conn").text == "the game is over; the watch has ended", 30,
+               "the page saying the watch ended (not 'your node has stopped': a spectator has no node)")
     data = game_transcript(tmp_path)
     assert (tmp_path / "watched.caravan").read_bytes() == data
     hello = next(f for f in frames if f["type"] == "hello")
@@ -139,7 +143,7 @@ def test_a_tampered_message_shows_on_the_page_with_its_signer(tmp_path: Path, ch
             listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
             nursery.start_soon(trio.serve_listeners, fake_node, listeners)
             port = listeners[0].socket.getsockname()[1]
-            w = Node(["watch", f"127.0.0.1:{port}", "--client", "web", "--no-browser", "--json"],
+            w = Node(["watch", f"127.0.0.1:{port}", "--client", "web", "--no-browser", "--json", "--priority", "normal"],
                      tmp_path / "watcher", tmp_path / "watcher.log")
             url = await trio.to_thread.run_sync(lambda: w.wait_for("web", timeout=30)["url"])
             await trio.to_thread.run_sync(chrome.get, url)
