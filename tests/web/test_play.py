@@ -51,9 +51,14 @@ def _click_a_move(driver, rng: random.Random, prefer_board: bool = False) -> str
 
 
 def _still_open(driver, decision: str | None, wait: float = 0.3) -> bool:
-    """Is the same decision still open (a place with several moves lists them to choose)?"""
-    time.sleep(wait)
-    return _open_decision(driver) == decision
+    """Is the same decision still open `wait` seconds after the click (a place with several
+    moves lists them to choose)? False as soon as it is not."""
+    deadline = time.monotonic() + wait
+    while _open_decision(driver) == decision:
+        if time.monotonic() >= deadline:
+            return True
+        time.sleep(0.02)
+    return False
 
 
 def play_by_clicking(driver, url: str, seed: int, timeout: float, reload_after: int = 5) -> dict:
