@@ -41,9 +41,9 @@ def ray_cluster():
         patch.undo()
         missing_system_package("Ray", "pip install -e '.[test]' installs it")
     patch.setattr(ray_constants, "ENABLE_RAY_CLUSTER", False)
-    # a node is declared dead after 2 missed health checks 0.5 s apart (Ray's default: 5 at 3 s,
+    # a node is declared dead after 3 missed health checks 1 s apart (Ray's default: 5 at 3 s,
     # so a game resubmitted after its node was removed waited ~14 s for the head to notice)
-    health = {"health_check_period_ms": 500, "health_check_failure_threshold": 2, "health_check_initial_delay_ms": 0}
+    health = {"health_check_period_ms": 1000, "health_check_failure_threshold": 3, "health_check_initial_delay_ms": 0}
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "node_ip_address": "127.0.0.1",
                                                             "include_dashboard": False, "_system_config": health})
     try:
