@@ -41,8 +41,11 @@ def ray_cluster():
         patch.undo()
         missing_system_package("Ray", "pip install -e '.[test]' installs it")
     patch.setattr(ray_constants, "ENABLE_RAY_CLUSTER", False)
+    # a node is declared dead after 3 missed health checks 1 s apart (Ray's default: 5 at 3 s,
+    # so a game resubmitted after its node was removed waited ~14 s for the head to notice)
+    health = {"health_check_period_ms": 1000, "health_check_failure_threshold": 3, "health_check_initial_delay_ms": 0}
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "node_ip_address": "127.0.0.1",
-                                                            "include_dashboard": False})
+                                                            "include_dashboard": False, "_system_config": health})
     try:
         cluster.add_node(num_cpus=1, node_ip_address="127.0.0.1")
         yield cluster
@@ -71,7 +74,8 @@ def wait_for_game(node, timeout: float = 60.0) -> int | None:
 
 
 ARGS = ["tournament", "nomads", "--players", "3", "--bots", "heuristic,random,search", "--iterations", "5",
-        "--games", "6", "--seed", "4", "--json"]
+        "--games", "6", "--seed", "4", "-o", "max_turns=20", "--json"]
+"""Games of 20 turns (a tenth of the CPU of whole ones): the runners are compared, not the bots."""
 
 
 def test_the_cluster_gives_the_standings_of_the_local_runner(ray_cluster, capsys):

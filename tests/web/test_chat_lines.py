@@ -16,13 +16,19 @@ from protocol.identity import SigningKey
 GAME = b"g" * 32
 
 
+@pytest.fixture(autouse=True)
+def _default_window(monkeypatch):
+    """These tests move a fake clock through the real window, whatever the environment says."""
+    monkeypatch.delenv(C.WINDOW_ENV, raising=False)
+
+
 def _table(tmp_path: Path, n: int = 2):
     keys = [SigningKey.from_seed(bytes([i + 1]) * 32) for i in range(n)]
     seats = [k.public for k in keys]
     now = [1000.0]
     chats = []
     for i, k in enumerate(keys):
-        (tmp_path / f"s{i}").mkdir()
+        (tmp_path / f"s{i}").mkdir(parents=True)
         chats.append(C.Chat(tmp_path / f"s{i}", k, GAME, seats, ["Ann", "Bob", "Cy"][:n], clock=lambda: now[0]))
     return keys, chats, now
 
@@ -94,3 +100,31 @@ def test_a_flood_of_refused_lines_is_logged_a_few_times_only(tmp_path: Path, cap
         bob.receive(0, {"b": b"junk", "s": bytes(64)})
     assert bob.refused == 1000
     assert len([r for r in caplog.records if "refused" in r.getMessage()]) == 10    # 1, 2, 4, …, 512
+
+
+def test_five_lines_per_10_s_unless_a_test_shortens_the_window(tmp_path: Path, monkeypatch):
+    """The documented limit (specs/node.md "Chat"); $CARAVAN_CHAT_WINDOW, which the browser
+    tests set so as not to wait out real 10 s windows, changes only the window's length."""
+    assert (C.RATE_LINES, C.RATE_WINDOW) == (5, 10.0)
+    _, (ann, _), now = _table(tmp_path / "default")
+    for _ in range(5):
+        trio.run(ann.say, "hi")
+    with pytest.raises(C.ChatError, match=r"^slow down: at most 5 chat lines per 10 s$"):
+        trio.run(ann.say, "hi")
+    now[0] += 9.9
+    with pytest.raises(C.ChatError):
+        trio.run(ann.say, "hi")
+    now[0] += 0.2
+    trio.run(ann.say, "hi")
+
+    monkeypatch.setenv(C.WINDOW_ENV, "0.5")
+    _, (ann, _), now = _table(tmp_path / "short")
+    for _ in range(5):
+        trio.run(ann.say, "hi")
+    with pytest.raises(C.ChatError, match=r"per 0\.5 s$"):
+        trio.run(ann.say, "hi")
+    now[0] += 0.5
+    trio.run(ann.say, "hi")
+    for nonsense in ("", "ten", "0", "-1", "inf", "nan"):
+        monkeypatch.setenv(C.WINDOW_ENV, nonsense)
+        assert C.rate_window() == C.RATE_WINDOW

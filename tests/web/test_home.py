@@ -1,5 +1,6 @@
 """The home (`caravan app`) in a real Chromium: a table created from the page with two bots is
-played to the end by clicking and its transcript verifies; Your games offers Replay,
+played to the end by clicking and its transcript verifies (short Nomads games, max_turns set
+on the page: these tests are about the home, tests/web/test_play.py plays whole games); Your games offers Replay,
 Transcript and Forget (to the trash folder); bad input is one line on the page."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from pathlib import Path
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
+from protocol import games, genesis as G, transcript
 from protocol.verify import verify_bytes
 from tests.web.conftest import console_errors
 from tests.web.home_fixtures import start_home
@@ -23,12 +25,18 @@ def _closed_port() -> int:
         return s.getsockname()[1]
 
 
+SHORT = {"max_turns": "12"}
+"""A Nomads game that ends after 12 turns."""
+
+
 def _wait(driver, what, timeout: float = 60.0):
     return WebDriverWait(driver, timeout, poll_frequency=0.1).until(what)
 
 
-def create_table(driver, url: str, game: str, players: int, seats: list[str], reload: bool = True) -> None:
-    """Fill New table and create it: seat 0 is the person, `seats` the others' choices."""
+def create_table(driver, url: str, game: str, players: int, seats: list[str], reload: bool = True,
+                 options: dict[str, str] | None = None) -> None:
+    """Fill New table and create it: seat 0 is the person, `seats` the others' choices,
+    `options` typed into the game's option boxes."""
     if reload:
         driver.get(url)
     _wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#game option"))
@@ -38,7 +46,13 @@ def create_table(driver, url: str, game: str, players: int, seats: list[str], re
     _wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#seats select")) == players - 1)
     for select, choice in zip(driver.find_elements(By.CSS_SELECTOR, "#seats select"), seats):
         Select(select).select_by_value(choice)
-    driver.find_element(By.ID, "create").click()
+    options = options or {}
+    _wait(driver, lambda d: all(d.find_elements(By.CSS_SELECTOR, f"#options input[data-key='{k}']") for k in options))
+    # the option boxes are drawn again when a fetch for the player count returns: filled in the
+    # same script as the click, so no redrawing can come between
+    driver.execute_script("for (const [k, v] of Object.entries(arguments[0]))"
+                          " document.querySelector(`#options input[data-key='${k}']`).value = v;"
+                          "document.getElementById('create').click();", options)
 
 
 def _table_url(driver, home_url: str, timeout: float = 90.0) -> str:
@@ -50,7 +64,7 @@ def _table_url(driver, home_url: str, timeout: float = 90.0) -> str:
 def test_a_table_with_two_bots_from_the_home_then_play_again(tmp_path: Path, browser):
     home, url = start_home(tmp_path)
     try:
-        create_table(browser, url, "sabbat", 3, ["bot:heuristic", "bot:random"])
+        create_table(browser, url, "nomads", 3, ["bot:heuristic", "bot:random"], options=SHORT)
         first = _table_url(browser, url)
         stats = play_by_clicking(browser, first, seed=3, timeout=300, reload_after=1000)
         assert stats["decisions"] > 3
@@ -65,16 +79,19 @@ def test_a_table_with_two_bots_from_the_home_then_play_again(tmp_path: Path, bro
         browser.get(url)
         _wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#game-list a.transcript")) == 2, timeout=60)
         ids = [r.get_attribute("data-game") for r in browser.find_elements(By.CSS_SELECTOR, "#game-list tr")]
-        genesis = []
+        genesis, played = [], []
         for game_id in ids:
             data = (tmp_path / "home" / "games" / game_id / "transcript.caravan").read_bytes()
             report = verify_bytes(data)
             assert report.ok and not report.abandoned_by
             genesis.append((report.game, len(report.result["scores"])))
-        assert genesis == [("sabbat", 3), ("sabbat", 3)]
+            played.append(G.parse(transcript.load(data)[0]).options)
+        defaults = games.get("nomads").default_options(3)          # Play again keeps the options
+        assert genesis == [("nomads", 3), ("nomads", 3)]
+        assert all(options == {**defaults, "max_turns": int(SHORT["max_turns"])} for options in played)
         browser.find_element(By.CSS_SELECTOR, "#game-list a.replay").click()
         _wait(browser, lambda d: "replay" in d.current_url)
-        assert "Sabbat Magica" in browser.page_source
+        assert "Nomads of Arabia" in browser.page_source
         browser.get(url)
         first_game = ids[1]                                      # the list is newest first
         forget = _wait(browser, lambda d: d.find_element(By.CSS_SELECTOR,
@@ -131,7 +148,7 @@ def test_stop_the_home_then_continue_from_your_games(tmp_path: Path, browser):
     home, url = start_home(tmp_path)
     again = None
     try:
-        create_table(browser, url, "sabbat", 2, ["bot:random"])
+        create_table(browser, url, "nomads", 3, ["bot:random", "bot:random"], options=SHORT)
         table = _table_url(browser, url)
         browser.find_element(By.ID, "auto").click()
         rng, made = random.Random(5), 0
