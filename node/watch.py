@@ -35,7 +35,7 @@ from protocol.verify import Report, _error, verify_bytes
 from .cli_checks import host_port, join_target, port_number
 from .frames import Connection, FrameError
 from .game import HANDSHAKE_FRAME, LINGER, MAX_UNAUTHENTICATED, _peer_name
-from .handshake import HandshakeError, handshake
+from .handshake import HandshakeError, HandshakeSlots, handshake
 from .lobby import HANDSHAKE_TRIES, LobbyError, _open_tcp, clean_name
 from .spectators import Spectators
 
@@ -494,21 +494,21 @@ async def _serve_others(relayed: Relayed, spectators: Spectators, bind: str, por
                         task_status=trio.TASK_STATUS_IGNORED) -> None:
     """Accept other spectators on bind:port (the same handshake, scope: the game id)."""
     key, game_id = SigningKey.generate(), relayed.session.game_id
-    busy = [0]
+    handshakes = HandshakeSlots(MAX_UNAUTHENTICATED)      # as a player's node: a flood cannot keep them out
 
     async def incoming(stream: trio.SocketStream) -> None:
         conn = Connection(stream, _peer_name(stream), max_frame=HANDSHAKE_FRAME)
-        if busy[0] >= MAX_UNAUTHENTICATED:
+        shaken = False
+        with handshakes.slot() as proven:
+            try:
+                await handshake(conn, key, game_id, dialer=False, on_hello=proven)
+            except (HandshakeError, FrameError, trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                await conn.aclose()
+                return
+            shaken = True
+        if not shaken:                                     # a newer link took its slot
             await conn.aclose()
             return
-        busy[0] += 1
-        try:
-            await handshake(conn, key, game_id, dialer=False)
-        except (HandshakeError, FrameError, trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-            await conn.aclose()
-            return
-        finally:
-            busy[0] -= 1
         await spectators.serve(conn, conn.address)
 
     listeners = await trio.open_tcp_listeners(port, host=bind)
