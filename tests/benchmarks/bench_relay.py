@@ -68,10 +68,10 @@ def _latencies(work: Path, names: list[str]) -> list[float]:
     applied: list[tuple[str, str, int]] = []
     for name in names:
         for line in (work / f"{name}.trace").read_text().splitlines():
-            kind, mid, t = line.split()
+            kind, mid, t = line.split()[:3]          # (the node's trace: kind, id, ns, cpu)
             if kind == "sign":
                 signed[mid] = (name, int(t))
-            else:
+            elif kind == "apply":
                 applied.append((name, mid, int(t)))
     return sorted((t - signed[mid][1]) / 1e6 for who, mid, t in applied if mid in signed and signed[mid][0] != who)
 

@@ -46,11 +46,22 @@ def _watch(work: Path, name: str, port: int, serve: bool = False) -> subprocess.
                             cwd=ROOT)
 
 
-def _wait(proc: subprocess.Popen) -> float:
-    """Wait for the process to end; its CPU seconds (user + system)."""
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return usage.ru_utime + usage.ru_stime
+WAIT = 900.0
+"""The longest a game's process may take (a node that never ends is killed, and the game fails)."""
+
+
+def _wait(proc: subprocess.Popen, timeout: float = WAIT) -> float:
+    """Wait (at most `timeout` s, then kill) for the process to end; its CPU seconds (user + system)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            return usage.ru_utime + usage.ru_stime
+        if time.monotonic() > deadline:
+            proc.kill()
+            deadline = float("inf")                      # the next wait4 reaps it
+        time.sleep(0.05)
 
 
 def _play(work: Path, tag: str, spectators: int, tree: bool = False) -> tuple[list[float], float, float, bool, int]:
