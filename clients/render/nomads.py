@@ -104,28 +104,30 @@ def _keep_seat(view: dict) -> int:
     return active
 
 
+_ROLL_WORDS = {
+    # last_roll_kind -> (what was rolled, the die of each value: "land" or "animal")
+    "first_animals": ("landscape die: the first animals (setup)", ("land",)),
+    "landscape_roll": ("landscape roll: two animal dice", ("animal", "animal")),
+    "animal_roll": ("animal roll: the landscape die", ("land",)),
+    "random_roll": ("random roll: two animal dice and the landscape die", ("animal", "animal", "land")),
+    "reroll": ("landscape die rolled again (setup random roll)", ("land",)),
+}
+_TRADER_ROLL_WORDS = {"catch": "capture", "lure": "lure"}
+
+
 def dice_faces(view: dict, names: list[str]) -> tuple[str, list[str]] | None:
-    """The last roll as (what was rolled, faces) when the view tells which dice it was, else None.
-    The view's `last_roll` is only values: during the turn of a catch or lure before any refill
-    they are the active player's trader dice; in setup, after a refill throw or at a tie they are
-    the refill dice (1 = landscape die, 2 = animal dice, 3 = both)."""
+    """The last roll as (what was rolled, each die's face); None before the first roll.
+    Trader dice are the thrower's, one per trader in species order (`last_roll_traders`)."""
     v = view["last_roll"]
     if not v:
         return None
-    ts = view["turn_state"]
-    ph = view["phase"]
-    if ts["acted"] in ("catch", "lure") and not ts["refilled"] and ph not in ("move", "roll_catch", "roll_lure"):
-        active = view["active"]
-        return (f"{_names(view, names)[active]}'s trader dice",
-                N.trader_faces(view["players"][active]["traders"], v))
-    if ph.startswith("s_") or ph == "tie" or ts["refilled"]:
-        if len(v) == 1:
-            return "landscape die", [N.land_face(v[0])]
-        if len(v) == 2:
-            return "animal dice (landscape throw)", [N.animal_face(v[0]), N.animal_face(v[1])]
-        if len(v) == 3:
-            return "random throw", [N.animal_face(v[0]), N.animal_face(v[1]), N.land_face(v[2])]
-    return None
+    kind = view["last_roll_kind"]
+    if kind in _TRADER_ROLL_WORDS:
+        who = _names(view, names)[view["last_roll_seat"]]
+        return (f"{who}'s trader dice ({_TRADER_ROLL_WORDS[kind]})",
+                N.trader_faces(view["last_roll_traders"], v))
+    what, dice = _ROLL_WORDS[kind]
+    return what, [N.land_face(x) if die == "land" else N.animal_face(x) for die, x in zip(dice, v)]
 
 
 # ----------------------------------------------------------------------------- svg parts
@@ -288,23 +290,16 @@ def _dice(s: Svg, view: dict, names: list[str], x0: int, y0: int) -> None:
     s.text(x0, y0, "Last roll", class_="title")
     d = dice_faces(view, names)
     if d is None:
-        if not view["last_roll"]:
-            s.text(x0, y0 + 22, "(none yet)", class_="small muted")
-            return
-        # the view keeps the values only: which dice they were is in the log
-        s.text(x0 + 80, y0, "the previous throw (the log says which dice)", class_="small muted")
-        for i, value in enumerate(view["last_roll"][:8]):
-            s.rect(x0 + i * 40, y0 + 8, 34, 30, rx=6, class_="die")
-            s.text(x0 + i * 40 + 17, y0 + 28, value, class_="small", text_anchor="middle", style="font-weight:600")
+        s.text(x0, y0 + 22, "(none yet)", class_="small muted")
         return
     what, faces = d
     s.text(x0 + 80, y0, what, class_="small muted")
-    owners = N.trader_words(view["players"][view["active"]]["traders"]).split(", ")
+    owners = N.trader_words(view["last_roll_traders"]).split(", ") if view["last_roll_traders"] else []
     for i, f in enumerate(faces):
         x = x0 + i * 66
         s.rect(x, y0 + 8, 60, 30, rx=6, class_="die")
         s.text(x + 30, y0 + 28, f, class_="small", text_anchor="middle", style="font-weight:600")
-        if what.endswith("trader dice") and i < len(owners):        # each trader die is one kind's
+        if i < len(owners):                  # each trader die is one kind's
             s.text(x + 30, y0 + 52, f"{owners[i]} die", class_="small muted", text_anchor="middle")
 
 

@@ -72,12 +72,13 @@ _SLOTS = (
     "money", "animals", "traders", "pos", "status",
     "active", "resume", "extra", "turn_no", "start_seat",
     "acted", "selling", "pending", "silver", "sold", "placed", "refilled", "after_hire",
-    "rctx", "wctx", "newtype", "keepq", "keep_ctx", "window", "last_roll", "ended", "result",
+    "rctx", "wctx", "newtype", "keepq", "keep_ctx", "window", "last_roll", "last_roll_kind",
+    "last_roll_seat", "last_roll_traders", "ended", "result",
 )
 _LIST_SLOTS = ("carry", "tie", "rows", "row_yellow", "row_blue", "d_unknown", "d_bottom", "c_unknown",
                "c_bottom", "yspaces", "yburned", "ygone", "used_h", "used_t", "blue_plus", "boxes",
                "market", "gamebox", "reserve", "money", "animals", "traders", "pos", "status",
-               "pending", "keepq", "window", "last_roll")
+               "pending", "keepq", "window", "last_roll", "last_roll_traders")
 
 
 _RAW = {"rows": "_rows"}
@@ -419,6 +420,9 @@ class NomadsEngine:
         st.keep_ctx = ""
         st.window = []
         st.last_roll = []
+        st.last_roll_kind = ""
+        st.last_roll_seat = -1
+        st.last_roll_traders = []
         st.ended = False
         st.result = None
         return st
@@ -617,6 +621,36 @@ def _encode(st: NomadsState) -> dict:
     return out
 
 
+# ----------------------------------------------------------------------------- the last roll
+
+# What the last roll was (`last_roll_kind`), in the rulebook's words (N.2, N.3, N.7): the
+# landscape die for the first animals, a landscape roll (two animal dice), an animal roll (the
+# landscape die), a random roll (two animal dice and the landscape die), the landscape die
+# re-rolled alone in a setup random roll (AN-27), or the trader dice of a capture or a lure.
+FIRST_ANIMALS, LANDSCAPE_ROLL, ANIMAL_ROLL, RANDOM_ROLL, REROLL = (
+    "first_animals", "landscape_roll", "animal_roll", "random_roll", "reroll")
+CATCH, LURE = "catch", "lure"
+ROLL_KINDS = (FIRST_ANIMALS, LANDSCAPE_ROLL, ANIMAL_ROLL, RANDOM_ROLL, REROLL, CATCH, LURE)
+
+
+def _rolled(st: NomadsState, v: list[int], kind: str) -> None:
+    """Keep a refill or setup roll's values and which dice they were (for the table picture)."""
+    st.last_roll = v
+    st.last_roll_kind = kind
+    st.last_roll_seat = -1
+    st.last_roll_traders = []
+
+
+def _rolled_traders(st: NomadsState, v: list[int], kind: str) -> None:
+    """Keep a trader roll with its thrower and the dice per species, which the picture needs
+    after the turn has passed on or the thrower's traders have gone back to the reserve."""
+    seat = st.active
+    st.last_roll = v
+    st.last_roll_kind = kind
+    st.last_roll_seat = seat
+    st.last_roll_traders = st.traders[seat * NSP:(seat + 1) * NSP]
+
+
 # ----------------------------------------------------------------------------- setup handlers
 
 def _roll_layout(st: NomadsState, v: list[int]) -> None:
@@ -645,7 +679,7 @@ def _setup_yellow(st: NomadsState, hs: list[int]) -> None:
 
 def _roll_setup_ldie(st: NomadsState, v: list[int]) -> None:
     box = D.LAND_DIE[v[0]]
-    st.last_roll = v
+    _rolled(st, v, FIRST_ANIMALS)
     if box < 0:
         return                       # N.2: yellow -> roll again
     for sp in SP:
@@ -668,13 +702,13 @@ def _setup_next_lthrow(st: NomadsState) -> None:
 
 
 def _roll_setup_lthrow(st: NomadsState, v: list[int]) -> None:
-    st.last_roll = v
+    _rolled(st, v, LANDSCAPE_ROLL)
     _place(st, st.sub, throw_counts(v[0], v[1]))
     _setup_next_lthrow(st)          # an empty box (impossible with full markets) is thrown again
 
 
 def _roll_setup_rthrow(st: NomadsState, v: list[int]) -> None:
-    st.last_roll = v
+    _rolled(st, v, RANDOM_ROLL)
     counts = throw_counts(v[0], v[1])
     box = D.LAND_DIE[v[2]]
     if box < 0:                      # N.2 / N.3.3: at setup a yellow landscape die is re-rolled
@@ -686,7 +720,7 @@ def _roll_setup_rthrow(st: NomadsState, v: list[int]) -> None:
 
 
 def _roll_setup_reroll(st: NomadsState, v: list[int]) -> None:
-    st.last_roll = v
+    _rolled(st, v, REROLL)
     box = D.LAND_DIE[v[0]]
     if box < 0:
         return
@@ -802,14 +836,14 @@ def _refill(st: NomadsState) -> None:
 
 
 def _roll_r_land(st: NomadsState, v: list[int]) -> None:
-    st.last_roll = v
+    _rolled(st, v, LANDSCAPE_ROLL)
     st.refilled = True
     _place(st, st.sub, throw_counts(v[0], v[1]))
     _refill(st)
 
 
 def _roll_r_animal(st: NomadsState, v: list[int]) -> None:
-    st.last_roll = v
+    _rolled(st, v, ANIMAL_ROLL)
     st.refilled = True
     box = D.LAND_DIE[v[0]]
     counts = [0] * NSP
@@ -836,7 +870,7 @@ def _animal_next(st: NomadsState) -> None:
 
 
 def _roll_r_random(st: NomadsState, v: list[int]) -> None:
-    st.last_roll = v
+    _rolled(st, v, RANDOM_ROLL)
     counts = throw_counts(v[0], v[1])
     box = D.LAND_DIE[v[2]]
     if box < 0:
@@ -1422,7 +1456,7 @@ def _dice_species(st: NomadsState, seat: int) -> list[int]:
 
 def _roll_catch(st: NomadsState, v: list[int]) -> None:
     """N.7.1: each die showing its animal takes one of that kind from the box (if there)."""
-    st.last_roll = v
+    _rolled_traders(st, v, CATCH)
     seat = st.active
     base = st.sub * NSP
     got = [0] * NSP
@@ -1444,7 +1478,7 @@ def _roll_catch(st: NomadsState, v: list[int]) -> None:
 
 def _roll_lure(st: NomadsState, v: list[int]) -> None:
     """N.7.2: two of the shown animal from the market per die; one of each kind per blank."""
-    st.last_roll = v
+    _rolled_traders(st, v, LURE)
     seat = st.active
     counts = [0] * NSP
     for sp, face in zip(_dice_species(st, seat), v):
@@ -1583,6 +1617,9 @@ def _view(st: NomadsState, seat: int | None, knowledge: dict | None) -> dict:
         "turn_state": {"acted": st.acted, "selling": st.selling, "silver_tongue": st.silver,
                        "placed_by_pilgrim": st.placed, "refilled": st.refilled},
         "last_roll": st.last_roll[:],
+        "last_roll_kind": st.last_roll_kind,
+        "last_roll_seat": st.last_roll_seat,
+        "last_roll_traders": st.last_roll_traders[:],
         "result": st.result,
         "state": _encode(st),            # the public state (tiles are handles): for search bots
     }
