@@ -118,9 +118,11 @@ def _play(n: int, seed: int, options: dict | None = None) -> dict:
             for face, k in Counter(faces).items():
                 assert said[None].count(face) >= k, (phase, faces, said[None])
             stats["faces"] += len(faces)
-            if phase in ("roll_catch", "roll_lure") and ref.state.active == active and ref.state.phase != "move":
-                # still the roller's turn: the picture shows the same dice
-                assert R.dice_faces(tables[None].view, NAMES) == (f"{NAMES[active]}'s trader dice", faces)
+            if faces:                # dice: the picture shows the same dice (the state says which)
+                what, drawn = R.dice_faces(tables[None].view, NAMES)
+                assert drawn == faces, (phase, what, drawn, faces)
+                if phase in ("roll_catch", "roll_lure"):
+                    assert what.startswith(f"{NAMES[active]}'s trader dice"), what
                 stats["dice_drawn"] += 1
         if info["kind"] == "deck_shown":
             owner = info["seat"]
