@@ -294,13 +294,16 @@ def _dice(s: Svg, view: dict, names: list[str], x0: int, y0: int) -> None:
         return
     what, faces = d
     s.text(x0 + 80, y0, what, class_="small muted")
-    owners = N.trader_words(view["last_roll_traders"]).split(", ") if view["last_roll_traders"] else []
+    if view["last_roll_traders"]:            # each trader die is one kind's
+        labels = N.trader_words(view["last_roll_traders"]).split(", ")
+    else:
+        labels = ["landscape" if die == "land" else "animal" for die in _ROLL_WORDS[view["last_roll_kind"]][1]]
     for i, f in enumerate(faces):
         x = x0 + i * 66
         s.rect(x, y0 + 8, 60, 30, rx=6, class_="die")
         s.text(x + 30, y0 + 28, f, class_="small", text_anchor="middle", style="font-weight:600")
-        if i < len(owners):                  # each trader die is one kind's
-            s.text(x + 30, y0 + 52, f"{owners[i]} die", class_="small muted", text_anchor="middle")
+        if i < len(labels):
+            s.text(x + 30, y0 + 52, f"{labels[i]} die", class_="small muted", text_anchor="middle")
 
 
 def _players(s: Svg, view: dict, names: list[str], wait_seat: int | None, x0: int, y0: int) -> None:
