@@ -424,7 +424,7 @@ def text(view: dict[str, Any], names: list[str]) -> str:
                    f"{boxes}{stacked}")
     d = dice_faces(view, names)
     if d:
-        out.append(f"last roll ({d[0]}): {', '.join(d[1])}")
+        out.append(f"last roll, {d[0]}: {', '.join(d[1])}")
     own = N.own_tiles(view)
     out.append("seat               dinars  animals d/g/h/c  traders d/g/h/c  tiles  where")
     wait_seat = waiting(view, names)[0]
