@@ -65,7 +65,7 @@ def test_a_node_whose_stdout_is_never_read_keeps_playing(tmp_path):
 def test_a_node_whose_stderr_is_never_read_keeps_playing(tmp_path):
     """Human status and debug logs on a stderr pipe nobody reads (a wrapper that only reads
     stdout): the node plays to the end, and what the pipe holds is the start of its lines."""
-    _, _, deaf, _ = _deaf_game(tmp_path, ["-vv"], "stderr", ("nomads",))
+    _, _, deaf, _ = _deaf_game(tmp_path, ["-vv"], "stderr", ("nomads", "-o", "max_turns=15"))
     left = deaf.stderr.read().decode(errors="replace")
     assert left.startswith("joined lobby") and len(left) > 3500, left[:300]     # the pipe was full
 
