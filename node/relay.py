@@ -343,16 +343,18 @@ class Endpoint:
                     nursery.start_soon(_handle, handler, link)
         finally:
             self.close()                         # no more accepts: a late dialer times out and retries
-            while True:
-                try:
-                    link = self._incoming.receive_nowait()
-                except (trio.WouldBlock, trio.EndOfChannel):
-                    break
-                with trio.CancelScope(shield=True):
-                    await link.aclose()
 
     def close(self) -> None:
+        """No more accepts, and the links opened to it that nobody served are closed: an
+        endpoint used only to dial (a joiner's in a lobby) kept them, each registered with
+        the relay, until the node left the broker."""
         self.relay.endpoints.pop((self.scope, self.me), None)
+        while True:
+            try:
+                link = self._incoming.receive_nowait()
+            except (trio.WouldBlock, trio.EndOfChannel):
+                break
+            link.close_now()
 
 
 async def _handle(handler: Callable[[RelayLink], Awaitable[Any]], link: RelayLink) -> None:

@@ -328,6 +328,11 @@ class RelayLink:
                 await self._arrived.wait()
 
     async def aclose(self) -> None:
+        self.close_now()
+        await trio.lowlevel.checkpoint()
+
+    def close_now(self) -> None:
+        """Close the link (telling the peer when the relay still carries it) without waiting."""
         if self._closed:
             return
         if self._failed is None:
@@ -338,7 +343,6 @@ class RelayLink:
         self._closed = True
         self.fail("link closed")
         self._on_close(self)
-        await trio.lowlevel.checkpoint()
 
 
 def _fits(accept: Callable[[Any], bool], value: Any) -> bool:

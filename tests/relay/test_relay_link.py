@@ -198,3 +198,26 @@ async def test_a_burst_sent_before_the_peer_sealed_arrives_whole():
             for _ in range(burst):
                 got.append((await b.recv())["n"])
     assert got == list(range(burst))
+
+
+async def test_closing_an_endpoint_closes_the_links_nobody_served():
+    """Links opened to an endpoint that only dials (a joiner's in a lobby) were registered with
+    the relay and kept until the node left the broker; closing the endpoint closes them and
+    tells their dialers."""
+    from types import SimpleNamespace
+
+    from node.relay import Endpoint
+
+    published: list[tuple[str, bytes]] = []
+    fake = SimpleNamespace(ready=trio.Event(), links={}, endpoints={},
+                           publish=lambda topic, payload: published.append((topic, payload)))
+    fake.ready.set()
+    endpoint = Endpoint(fake, "scope", "me")
+    for n in range(5):
+        endpoint._opened(f"peer{n}", f"{n:016x}")
+    assert len(fake.links) == 5
+    published.clear()
+    endpoint.close()
+    assert fake.links == {}
+    assert sorted(topic.split("/")[-3] for topic, _ in published) == [f"peer{n}" for n in range(5)]
+    assert all(payload[8:] == b"C" for _, payload in published)                  # a close for each
