@@ -43,7 +43,7 @@ from .frames import MAX_FRAME, FrameError, _no_ext, encode
 log = logging.getLogger("caravan.relay")
 
 _SEAL = sodium.crypto_secretstream_xchacha20poly1305_ABYTES
-OPEN, ACCEPT, DATA, PING, CLOSE = b"O", b"A", b"D", b"P", b"C"
+OPEN, ACCEPT, DATA, PING, CLOSE, SEALED = b"O", b"A", b"D", b"P", b"C", b"S"
 PING_INTERVAL = 2.0
 """A link that sent nothing for this long sends a ping (the peer then knows it is alive)."""
 IDLE_TIMEOUT = 10.0
@@ -111,8 +111,10 @@ class RelayLink:
         the other's auth arrives), and a side that has not sealed yet can hold only a few
         sealed frames (UNSEALED_HELD): a burst sent at once (a resync, a spectator's history)
         lost its first frames, and the link was closed as having lost one. So each side
-        says "sealed" with a sealed ping at once, and `send` holds data until the peer's
-        first sealed frame (at most PEER_SEAL_WAIT)."""
+        says "sealed" at once (an unsealed SEALED mark: it takes no place in the sealed
+        sequence, so junk sent ahead cannot crowd it out of that small buffer), and `send`
+        holds data until the peer's mark or first sealed frame (at most PEER_SEAL_WAIT). A
+        forged mark only brings back the old race."""
         self._push, self._pull = push, pull
         self._pre.clear()
         self._early.clear()
@@ -120,7 +122,8 @@ class RelayLink:
         if self._held:
             self._peer_sealed.set()
         if self._failed is None and not self._closed:
-            self._send_body(PING)
+            seq, self._pre_seq = PRESEAL | self._pre_seq, self._pre_seq + 1
+            self._publish(struct.pack(">Q", seq) + SEALED)
 
     def _send_body(self, kind: bytes, data: bytes = b"") -> None:
         body = kind + data
@@ -167,6 +170,9 @@ class RelayLink:
                 self.accepted.set()
             return
         if seq & PRESEAL:
+            if body == SEALED:
+                self._peer_sealed.set()
+                return
             self._deliver_unsealed(body)
             return
         if seq < self._expect:
