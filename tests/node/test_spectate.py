@@ -9,6 +9,7 @@ import os
 import struct
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -180,6 +181,22 @@ async def test_a_flooding_spectator_is_cut_off_and_the_cap_holds(tmp_path):
     assert verify_bytes(game_transcript(tmp_path)).ok
 
 
+async def _watch_a_node(tmp_path: Path, serve) -> tuple[Any, list[dict]]:
+    """`caravan watch --json` of a stand-in node (`serve`: a handler of each TCP link) on a
+    loopback port, to its end: (the finished process, its JSON lines); the transcript goes to
+    tmp_path / "w.caravan"."""
+    async with trio.open_nursery() as nursery:
+        listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+        nursery.start_soon(trio.serve_listeners, serve, listeners)
+        port = listeners[0].socket.getsockname()[1]
+        with trio.fail_after(60):
+            done = await trio.run_process([sys.executable, "-m", "node", "watch", f"127.0.0.1:{port}", "--json", *NORMAL,
+                                           "--out", str(tmp_path / "w.caravan")], capture_stdout=True,
+                                          capture_stderr=True, check=False, env=env(), cwd=ROOT)
+        nursery.cancel_scope.cancel()
+    return done, [json.loads(x) for x in done.stdout.decode().splitlines()]
+
+
 async def test_a_tampered_message_is_shown_invalid_with_its_signer(tmp_path):
     """A node that feeds a spectator a forged message: the watcher names the message, its
     seat and key fingerprint, and stops (exit 1)."""
@@ -189,17 +206,7 @@ async def test_a_tampered_message_is_shown_invalid_with_its_signer(tmp_path):
     fake_node, signer = forging_node(genesis_raw, messages, bad, linger=5)
     genesis = G.parse(genesis_raw)
 
-    async with trio.open_nursery() as nursery:
-        listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
-        listener = listeners[0]
-        nursery.start_soon(trio.serve_listeners, fake_node, listeners)
-        port = listener.socket.getsockname()[1]
-        with trio.fail_after(60):
-            done = await trio.run_process([sys.executable, "-m", "node", "watch", f"127.0.0.1:{port}", "--json", *NORMAL,
-                                           "--out", str(tmp_path / "w.caravan")], capture_stdout=True,
-                                          capture_stderr=True, check=False, env=env(), cwd=ROOT)
-        nursery.cancel_scope.cancel()
-    lines = [json.loads(x) for x in done.stdout.decode().splitlines()]
+    done, lines = await _watch_a_node(tmp_path, fake_node)
     invalid = [m for m in lines if m["type"] == "invalid"]
     assert done.returncode == 1, done.stderr
     assert len(invalid) == 1
@@ -231,16 +238,7 @@ async def test_a_watcher_whose_handshake_breaks_tries_again(tmp_path):
             return
         await fake_node(stream)
 
-    async with trio.open_nursery() as nursery:
-        listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
-        nursery.start_soon(trio.serve_listeners, impatient_then_fine, listeners)
-        port = listeners[0].socket.getsockname()[1]
-        with trio.fail_after(60):
-            done = await trio.run_process([sys.executable, "-m", "node", "watch", f"127.0.0.1:{port}", "--json", *NORMAL,
-                                           "--out", str(tmp_path / "w.caravan")], capture_stdout=True,
-                                          capture_stderr=True, check=False, env=env(), cwd=ROOT)
-        nursery.cancel_scope.cancel()
-    lines = [json.loads(x) for x in done.stdout.decode().splitlines()]
+    done, lines = await _watch_a_node(tmp_path, impatient_then_fine)
     assert len(links) == 2 and any(m["type"] == "watching" for m in lines), done.stderr
     assert "the handshake failed" in done.stderr.decode() and "trying again (2/4)" in done.stderr.decode()
 
@@ -264,16 +262,7 @@ async def test_a_link_that_breaks_mid_game_is_dialled_again(tmp_path):
             await conn.send({"t": "end", "outcome": "complete", "text": "the game is complete"})
         await conn.aclose()
 
-    async with trio.open_nursery() as nursery:
-        listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
-        nursery.start_soon(trio.serve_listeners, drops_once, listeners)
-        port = listeners[0].socket.getsockname()[1]
-        with trio.fail_after(60):
-            done = await trio.run_process([sys.executable, "-m", "node", "watch", f"127.0.0.1:{port}", "--json", *NORMAL,
-                                           "--out", str(tmp_path / "w.caravan")], capture_stdout=True,
-                                          capture_stderr=True, check=False, env=env(), cwd=ROOT)
-        nursery.cancel_scope.cancel()
-    lines = [json.loads(x) for x in done.stdout.decode().splitlines()]
+    done, lines = await _watch_a_node(tmp_path, drops_once)
     assert done.returncode == 0, done.stderr
     assert len(links) == 2
     assert any("dialling it again (1 of 3)" in m["text"] for m in lines if m["type"] == "status"), lines
