@@ -48,6 +48,8 @@ class ProofJob:
     message: bytes                                 # the message id
     checks: list[tuple[str, Callable[[], Any]]]
     passed: bool = False
+    signature: bytes = b""
+    """The message's signature, checked when the job was made (`receive` does not check it again)."""
 
     def run(self) -> bool:
         """Run every check; `passed` only if all succeed (a failure is reported by `receive`,
@@ -214,7 +216,7 @@ class Session(DeckSteps):
         if proven is not None and proven.passed and proven.version == self.version():
             self._proven = {(proven.message, what) for what, _ in proven.checks}
         try:
-            msg = self._authenticate(raw)
+            msg = self._authenticate(raw, None if proven is None else (proven.message, proven.signature))
             receipt = self._process(self.seat_of[msg.author], msg)
             if self.early and receipt.status == "applied":
                 self._drain(receipt)
@@ -254,9 +256,11 @@ class Session(DeckSteps):
             return None
         finally:
             self._deferred = None
-        return ProofJob(self.version(), msg.id, checks) if checks else None
+        return ProofJob(self.version(), msg.id, checks, signature=msg.signature) if checks else None
 
-    def _authenticate(self, raw: bytes) -> chain.Message:
+    def _authenticate(self, raw: bytes, checked: tuple[bytes, bytes] | None = None) -> chain.Message:
+        """The parsed message, its author seated, its signature verified (unless it is this
+        node's own fresh one, or `checked`: the (id, signature) `proof_checks` verified)."""
         try:
             msg = chain.parse(raw)
         except chain.ParseError as exc:
@@ -264,7 +268,8 @@ class Session(DeckSteps):
         seat = self.seat_of.get(msg.author)
         if seat is None:
             raise UnknownAuthor("the author's key has no seat in this game", author=msg.author)
-        if not (msg.id == self.own and not self.strict) and not msg.signature_ok():   # own: just signed
+        if (not (msg.id == self.own and not self.strict) and (msg.id, msg.signature) != checked
+                and not msg.signature_ok()):
             raise BadSignature("the signature does not verify for the seat it names", seat=seat,
                                author=msg.author)
         if msg.game_id != self.game_id:

@@ -122,3 +122,26 @@ def test_a_passed_proof_job_vouches_only_for_its_message_and_state(tmp_path):
     finally:
         ops_patch.undo()
     assert threads == [1], "a job taken in another state must not spare the check"
+
+
+def test_a_proof_message_signature_is_checked_once_and_only_for_those_bytes(tmp_path, monkeypatch):
+    """`proof_checks` verifies the message's signature before it makes the job; `receive`
+    given that job does not verify it again, but does for other bytes of the same message
+    (the same envelope with another signature)."""
+    from protocol import chain
+
+    t, m, author, node = shuffle_and_node(tmp_path)
+    calls = []
+    real = chain.Message.signature_ok
+    monkeypatch.setattr(chain.Message, "signature_ok", lambda self: calls.append(self.id) or real(self))
+    session = node.session
+    envelope, _ = wire.decode(m.raw)
+    forged = wire.encode([envelope, bytes(64)])
+    job = session.proof_checks(m.raw)
+    assert job is not None and job.run() and calls == [m.id]
+    with pytest.raises(errors.BadSignature):
+        session.receive(forged, job)
+    assert calls == [m.id, m.id]
+    session.receive(m.raw, job)
+    assert calls == [m.id, m.id], "the signature proof_checks verified was verified again"
+    assert session.accepted[author][-1].id == m.id
