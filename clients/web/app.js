@@ -101,6 +101,8 @@ function handle(msg) {
       if (msg.spectator) {   // caravan watch: the public view, no moves
         $("me").textContent = `spectator of ${msg.seats} players: you see only what is public`;
         auto.parentElement.hidden = true;
+        $("sound").parentElement.hidden = true;   // nor a turn to be told of
+        notify.hidden = true;
         $("conn").textContent = "following the game (caravan watch)";
       }
       break;

@@ -106,6 +106,8 @@ def test_the_spectator_page_shows_only_the_public_game(tmp_path: Path, chrome, g
     assert me.startswith("spectator of 3 players")
     assert not chrome.find_element("id", "auto").is_displayed()
     assert not chrome.find_element("id", "chat").is_displayed(), "a spectator holds no seat: no table talk"
+    for control in ("auto", "sound", "notify"):                  # nor moves, nor a turn to be told of
+        assert not chrome.find_element("id", control).is_displayed(), control
     w.wait_for("transcript", timeout=240)
     wait_until(lambda: chrome.find_element("id", "result").is_displayed(), 90, "the result on the page")
     assert chrome.find_elements("css selector", "button.move") == [], "a spectator is never offered a move"
