@@ -996,15 +996,24 @@ class SabbatEngine:
 
     def _canteen(self, st: State) -> None:
         """The canteen's order bonus is optional ("can place", RB A.2, register R-1): each holder, major
-        first, decides whether to take it, and is asked only when taking it changes the order."""
+        first, decides whether to take it. A holder is asked when taking it changes the order for some
+        choice of the holders not yet asked (a later holder may decline); when it changes nothing
+        whatever they choose, it is taken without a step."""
         a = st.args
         for i in range(0, len(a), 3):
             if a[i + 2] >= 0:
                 continue
-            bonus = {a[j]: D.CANTEEN_ORDER[a[j + 1]] for j in range(0, len(a), 3) if a[j + 2] != 0}
-            without = dict(bonus)
-            del without[a[i]]
-            if self._order_key(st, bonus) == self._order_key(st, without):
+            others = [j for j in range(0, len(a), 3) if j != i and a[j + 2] < 0]
+            matters = False
+            for mask in range(1 << len(others)):
+                bonus = {a[j]: D.CANTEEN_ORDER[a[j + 1]] for j in range(0, len(a), 3)
+                         if j != i and (a[j + 2] > 0 or (a[j + 2] < 0 and mask >> others.index(j) & 1))}
+                without = self._order_key(st, bonus)
+                bonus[a[i]] = D.CANTEEN_ORDER[a[i + 1]]
+                if self._order_key(st, bonus) != without:
+                    matters = True
+                    break
+            if not matters:
                 a[i + 2] = 1                     # nothing to decide: the order is the same either way
                 continue
             st.stage = "canteen"

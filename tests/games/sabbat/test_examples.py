@@ -304,6 +304,36 @@ def test_t_sm_14_order_of_play_with_canteen_and_ties():
     assert declined.order == [A, B, C, Dd]
 
 
+def test_canteen_major_choice_is_asked_when_the_minor_may_decline():
+    """A.2 NB (line 184) and Gardens (line 336, "These bonuses are optional"), register R-1: each
+    holder's choice is its own. Graveyards 2/3/4, previous order [2, 1, 0], seat 0 the canteen's
+    major (+2), seat 1 its minor (+1): with both bonuses taken, 4/4/4 keeps [2, 1, 0], so the major's
+    +2 changes nothing *if the minor takes its +1* — but the minor may decline, and then the major's
+    +2 alone moves it ahead of seat 1. The major is asked first, and its answer is applied."""
+    def at_canteen():
+        st, _ = at_actions(3, invoke=[0, 0, 0])
+        place(st, GAR["canteen"], [0, 1])                     # seat 0 major, seat 1 minor
+        finish_round(st)
+        st.order = [2, 1, 0]
+        ENGINE.apply(st, E.Rolled((0,)))
+        avail = [st.grave[s] + st.bridge[s] for s in range(3)]
+        ENGINE.apply(st, E.Choices(tuple(avail[s] - (2, 3, 4)[s] for s in range(3))))
+        assert st.grave[:3] == [2, 3, 4]
+        return st
+    st = at_canteen()
+    assert st.stage == "canteen" and st.actor == 0            # the major is asked (before: only seat 1)
+    act(st, 0, ["canteen", 0])                                # declines: seat 1's +1 changes nothing now
+    assert st.stage != "canteen" and st.order == [2, 1, 0]
+    st = at_canteen()
+    act(st, 0, ["canteen", 1])
+    assert st.stage == "canteen" and st.actor == 1
+    both = ENGINE.clone(st)
+    act(st, 1, ["canteen", 0])                                # only the major's +2: 4, 3, 4
+    assert st.order == [2, 0, 1]
+    act(both, 1, ["canteen", 1])                              # both: 4, 4, 4, ties keep [2, 1, 0]
+    assert both.order == [2, 1, 0]
+
+
 def test_canteen_bonus_counts_with_an_empty_graveyard():
     """A.2 NB: the canteen bonus also applies when all your ghosts are used."""
     st, _ = at_actions(2, invoke=[0, 0])
