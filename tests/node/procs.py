@@ -9,6 +9,8 @@ import sys
 import threading
 from pathlib import Path
 
+from tests.helpers import timeout as scaled
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -75,12 +77,13 @@ def node(args: list[str], data_dir: Path, log: Path, prefix: list[str] | None = 
 
 
 class _Deadline:
-    """Kills `proc` if the block it guards outlasts `timeout`: a blocking read of its output then
-    ends (EOF) instead of hanging the test run; `expired` says whether that happened."""
+    """Kills `proc` if the block it guards outlasts `timeout` (scaled by
+    CARAVAN_TEST_TIMEOUT_SCALE): a blocking read of its output then ends (EOF) instead of
+    hanging the test run; `expired` says whether that happened."""
 
     def __init__(self, proc: subprocess.Popen, timeout: float):
         self.proc, self.expired = proc, False
-        self._timer = threading.Timer(timeout, self._expire)
+        self._timer = threading.Timer(scaled(timeout), self._expire)
         self._timer.daemon = True
 
     def _expire(self) -> None:
@@ -98,14 +101,14 @@ class _Deadline:
 
 def read_until(proc: subprocess.Popen, kind: str, timeout: float = 30.0, count: int = 1) -> dict:
     """Read JSON lines until the `count`-th line of type `kind`; a process still silent after
-    `timeout` seconds is killed and the test fails."""
+    `timeout` seconds (scaled by CARAVAN_TEST_TIMEOUT_SCALE) is killed and the test fails."""
     seen = 0
     with _Deadline(proc, timeout) as deadline:
         while True:
             line = proc.stdout.readline()
             if not line:
                 if deadline.expired:
-                    raise AssertionError(f"no {kind!r} line within {timeout} s (the process was killed)")
+                    raise AssertionError(f"no {kind!r} line within {scaled(timeout):g} s (the process was killed)")
                 raise AssertionError(f"process ended before a {kind!r} line (exit {proc.wait()})")
             msg = json.loads(line)
             if msg.get("type") == kind:
@@ -116,7 +119,7 @@ def read_until(proc: subprocess.Popen, kind: str, timeout: float = 30.0, count: 
 
 def finish(procs: list[subprocess.Popen], timeout: float = 60.0) -> list[int]:
     """Each process's exit code once it ends (its remaining output read and dropped); those
-    still running `timeout` seconds after the call are killed (-9)."""
+    still running `timeout` seconds (scaled) after the call are killed (-9)."""
     deadlines = [_Deadline(p, timeout) for p in procs]     # one shared deadline, not one each
     for d in deadlines:
         d.__enter__()

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from protocol.verify import verify_bytes
+from tests.helpers import timeout as scaled
 from tests.node.procs import node, read_until
 
 
@@ -73,8 +74,9 @@ def start(tmp: Path, n: int = 3, rounds: int = 6, time_limit: int = 2, delays: l
 
 
 def collect(proc: subprocess.Popen, deadline: float) -> tuple[int, list[dict]]:
-    """Exit code and JSON lines of a node, waiting until `deadline` (time.monotonic) at most;
-    a node still running then is killed and reported as -9 (a hang)."""
+    """Exit code and JSON lines of a node, waiting until `deadline` (time.monotonic; make it
+    with tests.helpers.timeout) at most; a node still running then is killed and reported as
+    -9 (a hang: one_truth and the callers' code checks fail on it)."""
     try:
         proc.wait(timeout=max(0.1, deadline - time.monotonic()))
     except subprocess.TimeoutExpired:
@@ -112,7 +114,7 @@ def resume_and_finish(game: Game, seat: int, args: list[str], timeout: float = 6
     """Resume `seat` with `args`, then every node must finish the game, complete and
     identical, with no equivocation reported anywhere."""
     game.procs[seat] = node(["resume", game.game_id[:12], *args], game.dirs[seat], game.logs[seat])
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + scaled(timeout)
     codes = [collect(p, deadline)[0] for p in game.procs]
     assert one_truth(game, list(range(len(game.procs))), codes, stalled=None) == "complete"
     for log in game.logs:
