@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from protocol.verify import verify_bytes
+from tests.helpers import communicate, timeout, wait_exit
 from tests.node.cli_spec import json_types
 from tests.node.procs import ROOT, env, finish, node, read_until
 
@@ -21,7 +22,7 @@ COMMON = ["--bot", "random", "--bind", "127.0.0.1", "--bot-delay", "0.02"]
 
 def _games(data_dir) -> list[dict]:
     r = subprocess.run([sys.executable, "-m", "node", "games", "--data-dir", str(data_dir), "--json"],
-                       capture_output=True, text=True, timeout=60, env=env(), cwd=ROOT)
+                       capture_output=True, text=True, timeout=timeout(60), env=env(), cwd=ROOT)
     assert r.returncode == 0, r.stderr
     return [json.loads(line) for line in r.stdout.splitlines()]
 
@@ -50,7 +51,7 @@ def test_sigint_mid_game_pauses_and_resume_finishes(tmp_path):
             read_until(host, "event", count=moment)
         host.send_signal(how)
         rest = host.stdout.read()
-        assert host.wait(timeout=30) == 130, (moment, how, logs[0].read_text()[-2000:])
+        assert wait_exit(host, 30, "the host after the signal") == 130, (moment, how, logs[0].read_text()[-2000:])
         err = logs[0].read_text()
         assert "Traceback" not in err, err
         pause = f"game {game_id[:16]} paused — continue with: caravan resume {game_id[:16]}"
@@ -86,9 +87,9 @@ def test_a_signal_in_the_lobby_closes_it(tmp_path):
         joiner = node(["join", f"127.0.0.1:{port}", *COMMON], tmp_path / "j", tmp_path / "j.log")
         read_until(joiner, "status")                         # "joined lobby ...; waiting for players"
         joiner.send_signal(signal.SIGTERM)
-        assert joiner.wait(timeout=30) == 130
+        assert wait_exit(joiner, 30, "the joiner after SIGTERM") == 130
         host.send_signal(signal.SIGINT)
-        assert host.wait(timeout=30) == 130
+        assert wait_exit(host, 30, "the host after SIGINT") == 130
     finally:
         for p in (host, joiner):
             if p is not None and p.poll() is None:
@@ -111,9 +112,9 @@ def test_end_of_input_at_the_terminal_pauses(tmp_path):
         port = read_until(host, "lobby")["port"]
         joiner = node(["join", f"127.0.0.1:{port}", *COMMON], tmp_path / "j", tmp_path / "j.log")
         game_id = read_until(host, "genesis")["game_id"]
-        out, err = host.communicate("", timeout=60)            # stdin closed at once: ^D
+        out, err = communicate(host, 60, "the host after ^D", "")            # stdin closed at once: ^D
         joiner.send_signal(signal.SIGINT)
-        assert joiner.wait(timeout=30) == 130
+        assert wait_exit(joiner, 30, "the joiner after SIGINT") == 130
     finally:
         for p in (host, joiner):
             if p is not None and p.poll() is None:
@@ -131,15 +132,17 @@ def test_sigint_on_demo_stops_every_node_and_cleans_up(tmp_path):
                             text=True, env=env(), cwd=ROOT)
     try:
         said = []
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not any("joining nodes" in line for line in said):
+        deadline = time.monotonic() + timeout(60)
+        # until the first move is narrated ("  ..."): every node process is up and mid-game
+        while not any(line.startswith("  ") for line in said):
+            assert time.monotonic() < deadline, f"no move narrated within {timeout(60):g} s: {said}"
             said.append(demo.stderr.readline())
             assert said[-1], f"demo ended early: {said}"
+        assert any("joining nodes" in line for line in said), said
         work = Path(re.search(r"working folder (\S+)\)", "".join(said)).group(1))
         assert work.is_dir()
-        time.sleep(1.0)
         demo.send_signal(signal.SIGINT)
-        out, err = demo.communicate(timeout=30)
+        out, err = communicate(demo, 30, "caravan demo after SIGINT")
     finally:
         if demo.poll() is None:
             demo.kill()

@@ -13,13 +13,14 @@ from types import SimpleNamespace
 
 import msgpack
 import trio
+import trio.testing
 
 from node import store as S
 from node.game import GameNode, Progress
 from node.spectators import Spectators
 from node.store import GameStore
 from protocol import games, wire
-from tests.helpers import make_genesis
+from tests.helpers import make_genesis, timeout
 
 
 async def no_decider(view, legal, kind):
@@ -61,11 +62,11 @@ async def test_an_own_message_is_sent_before_it_is_fsyncd_and_fsyncd_behind_the_
     synced: list[int] = []
 
     def slow_fsync(fd: int) -> None:
-        assert disk.wait(10), "the test never let the disk answer"
+        assert disk.wait(timeout(10)), "the test never let the disk answer"
         synced.append(fd)
     monkeypatch.setattr(S.os, "fsync", slow_fsync)
     raws = first_own_messages(node)
-    with trio.fail_after(10):
+    with trio.fail_after(timeout(10)):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(node._flush)
             assert await node._publish(*raws)
@@ -88,7 +89,7 @@ async def test_a_failing_fsync_stops_the_node_with_one_line(tmp_path, monkeypatc
         raise OSError(errno.EIO, "Input/output error")
     monkeypatch.setattr(S.os, "fsync", broken)
     assert await node._publish(*first_own_messages(node))
-    with trio.fail_after(10):
+    with trio.fail_after(timeout(10)):
         await node._flush()                      # returns: the node stops
     assert node.outcome == "store-failed" and node.finished.is_set()
     assert "messages.log" in node.outcome_text and "Input/output error" in node.outcome_text
@@ -109,14 +110,14 @@ async def test_spectators_get_only_what_the_disk_holds():
     def wake() -> None:
         node.changed.set()
         node.changed = trio.Event()
-    with trio.fail_after(10):
+    with trio.fail_after(timeout(10)):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(spectators._feed, link, 0)
-            await trio.sleep(0.05)
+            await trio.testing.wait_all_tasks_blocked()     # the feeder sent what it may, and waits
             assert [f.get("m") for f in link.frames] == [None, b"a"]
             node.outcome = "complete"            # over, but two messages not durable yet: no end
             wake()
-            await trio.sleep(0.05)
+            await trio.testing.wait_all_tasks_blocked()     # the feeder saw the outcome, and waits again
             assert [f["t"] for f in link.frames] == ["genesis", "msg"]
             node.durable_log_len = 3
             wake()

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import os
 import socket
-import time
 from pathlib import Path
 
 import pytest
 
+from tests.helpers import timeout, wait_until
 from tests.web.conftest import Node
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="SCHED_IDLE is Linux only")
@@ -24,7 +24,7 @@ def policies(pid: int) -> set[int]:
 @pytest.mark.parametrize("extra, policy", [((), "SCHED_IDLE"), (("--priority", "normal"), "SCHED_OTHER")])
 def test_a_watcher_runs_at_the_lowest_priority_unless_told(tmp_path: Path, extra, policy):
     with socket.create_server(("127.0.0.1", 0)) as server:     # a "node" that accepts and says nothing
-        server.settimeout(30)
+        server.settimeout(timeout(30))
         w = Node(["watch", f"127.0.0.1:{server.getsockname()[1]}", *extra], tmp_path / "w", tmp_path / "w.log")
         try:
             conn, _ = server.accept()                             # it dials only after setting its priority
@@ -38,7 +38,7 @@ def test_a_watcher_runs_at_the_lowest_priority_unless_told(tmp_path: Path, extra
 def test_the_browser_is_opened_from_a_thread_of_normal_priority(tmp_path: Path, monkeypatch):
     """A browser the watcher starts must not inherit SCHED_IDLE (nor could it leave it)."""
     with socket.create_server(("127.0.0.1", 0)) as server:
-        server.settimeout(30)
+        server.settimeout(timeout(30))
         script = tmp_path / "browser"
         script.write_text("#!/bin/sh\nsleep 30\n")                   # a "browser" that stays a while
         script.chmod(0o755)
@@ -48,10 +48,7 @@ def test_the_browser_is_opened_from_a_thread_of_normal_priority(tmp_path: Path, 
         try:
             conn, _ = server.accept()
             with conn:
-                deadline = time.monotonic() + 20
-                while not (children := _children(w.proc.pid)) and time.monotonic() < deadline:
-                    time.sleep(0.1)
-                assert children, "no browser was started"
+                children = wait_until(lambda: _children(w.proc.pid), 20, "the watcher to start a browser")
                 assert {os.sched_getscheduler(c) for c in children} == {os.SCHED_OTHER}
                 assert os.sched_getscheduler(w.proc.pid) == os.SCHED_IDLE
         finally:
