@@ -6,7 +6,9 @@ broker) as a `chat` frame beside the game frames. It is kept in the game folder
 a move, a game's record must not change with what players said, and a player may delete
 the talk without touching the proof (specs/node.md "Chat"). Limits keep memory and disk
 bounded whatever a peer sends: MAX_TEXT characters a line, RATE_LINES lines per RATE_WINDOW
-seconds per seat, the last KEEP lines in memory and MAX_FILE bytes on disk.
+seconds per seat (of the lines' own signed times: one rule, which the sender and every
+receiver apply to the same numbers), the last KEEP lines in memory and about MAX_FILE bytes
+on disk (the newest lines).
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from typing import Any, Awaitable, Callable
 from protocol import wire
 from protocol.identity import SigningKey, verify
 
+from .files import NOFOLLOW, open_append, read_all, write_all, write_atomic
+
 log = logging.getLogger("caravan.chat")
 
 MAX_TEXT = 400
@@ -29,7 +33,13 @@ MAX_TEXT = 400
 MAX_BODY = 4096
 """Bytes of a signed line (text in UTF-8 plus its envelope)."""
 RATE_LINES, RATE_WINDOW = 5, 10.0
-"""A seat may send this many lines per window; more are refused (sender) or dropped (receiver)."""
+"""A seat may send this many lines per window of their signed times (`n`, the sender's clock in
+ms); more are refused (sender) or dropped (receiver): the same rule on the same numbers, so a
+line its sender's window allowed is never dropped by a receiver's."""
+AHEAD = 30.0
+"""Seconds a seat's signed times may run ahead of this node's clock, counted from the first
+line it received from that seat in this run: a peer cannot forge times to get around the rate
+(an honest sender's times advance with its clock; this leaves 30 s for delays)."""
 WINDOW_ENV = "CARAVAN_CHAT_WINDOW"
 """Seconds of the rate window instead of RATE_WINDOW: for the tests only, so that a test of
 real nodes in a browser need not wait out 10 s windows (node/chat.py's own tests check the
@@ -37,9 +47,18 @@ default)."""
 KEEP = 200
 """Lines held in memory (and sent to a page that connects)."""
 MAX_FILE = 1 << 20
-"""Bytes of chat.jsonl; past this, new lines are shown but no longer stored."""
+"""Bytes of chat.jsonl; past this, its oldest lines are dropped (it is rewritten with the
+newest lines, about half of this), so a restarted node shows the recent talk."""
 FILE = "chat.jsonl"
 DOMAIN = "caravan-chat-v1"
+
+
+def newest_lines(data: bytes, limit: int) -> bytes:
+    """The last whole lines of `data` that fit in `limit` bytes."""
+    if len(data) <= limit:
+        return data
+    cut = data.find(b"\n", len(data) - limit - 1)
+    return data[cut + 1:] if cut >= 0 else b""
 
 
 class ChatError(ValueError):
@@ -70,17 +89,19 @@ def rate_window() -> float:
 
 
 class RateLimit:
-    """At most `lines` per `window` seconds (a sliding window of send times; bounded by `lines`)."""
+    """At most `lines` lines per `window` seconds of their signed times `n` (ms; a sliding
+    window bounded by `lines`): the sender checks it before signing a line, every receiver
+    checks the same `n`s, so both judge alike whatever the links' delays."""
 
     def __init__(self, lines: int = RATE_LINES, window: float = RATE_WINDOW):
         self.lines, self.window = lines, window
-        self.times: deque[float] = deque(maxlen=lines)
+        self.times: deque[int] = deque(maxlen=lines)
 
-    def allow(self, now: float) -> bool:
-        if len(self.times) == self.lines and now - self.times[0] < self.window:
-            return False
-        self.times.append(now)
-        return True
+    def allows(self, n: int) -> bool:
+        return len(self.times) < self.lines or n - self.times[0] >= self.window * 1000
+
+    def add(self, n: int) -> None:
+        self.times.append(n)
 
 
 class Chat:
@@ -96,6 +117,8 @@ class Chat:
         self.last_n: dict[int, int] = {}
         self.window = rate_window()
         self.limits = {s: RateLimit(window=self.window) for s in range(len(seats))}
+        self.ahead: dict[int, float] = {}
+        """Per seat, how far its first signed time this run was ahead of this node's clock (s)."""
         self.listeners: list[Callable[[dict[str, Any]], None]] = []
         self.send: Callable[[dict[str, Any]], Awaitable[None]] | None = None
         """Sends a frame to every linked peer (set by the game node)."""
@@ -107,9 +130,9 @@ class Chat:
         """Sign, keep and send one line typed at this seat; ChatError when it is refused."""
         text = clean(text)
         now = self.clock()
-        if not self.limits[self.seat].allow(now):
-            raise ChatError(f"slow down: at most {RATE_LINES} chat lines per {self.window:g} s")
         n = max(self.last_n.get(self.seat, 0) + 1, int(now * 1000))
+        if not self.limits[self.seat].allows(n):
+            raise ChatError(f"slow down: at most {RATE_LINES} chat lines per {self.window:g} s")
         body = wire.encode([DOMAIN, self.game_id, self.key.public, n, text])
         frame = {"t": "chat", "b": body, "s": self.key.sign(body)}
         line = self._accept(self.seat, n, text, body, frame["s"], now)
@@ -122,9 +145,8 @@ class Chat:
         """A `chat` frame from the peer at `link_seat`: the shown line, or None when refused
         (logged; the link stays up: chat never stops a game)."""
         try:
-            if not self.limits[link_seat].allow(self.clock()):
-                raise ChatError(f"more than {RATE_LINES} lines in {self.window:g} s")
             seat, n, text, body, sig = self._check(frame)
+            self._check_rate(seat, n)
         except ChatError as exc:
             self.refused += 1
             if self.refused & (self.refused - 1) == 0:      # the 1st, 2nd, 4th, 8th…: a flood cannot flood the log
@@ -132,6 +154,16 @@ class Chat:
                             self.seat, link_seat, exc, self.refused)
             return None
         return self._accept(seat, n, text, body, sig, self.clock())
+
+    def _check_rate(self, seat: int, n: int) -> None:
+        """The sender's rule on the line's signed time, and that time not running ahead of
+        this node's clock by more than AHEAD since that seat's first line (forged times)."""
+        ahead = n / 1000 - self.clock()
+        first = self.ahead.setdefault(seat, ahead)
+        if ahead > first + AHEAD:
+            raise ChatError(f"seat {seat}'s line is dated {ahead - first:.0f} s ahead of its earlier lines")
+        if not self.limits[seat].allows(n):
+            raise ChatError(f"seat {seat} sent more than {RATE_LINES} lines in {self.window:g} s")
 
     def _check(self, frame: dict[str, Any]) -> tuple[int, int, str, bytes, bytes]:
         body, sig = frame.get("b"), frame.get("s")
@@ -157,6 +189,7 @@ class Chat:
     # ------------------------------------------------------------------ keeping
     def _accept(self, seat: int, n: int, text: str, body: bytes, sig: bytes, now: float) -> dict[str, Any]:
         self.last_n[seat] = n
+        self.limits[seat].add(n)
         line = {"type": "chat", "seat": seat, "name": self.names[seat], "text": text, "at": now}
         self.lines.append(line)
         self._store({"seat": seat, "n": n, "at": now, "text": text, "body": body.hex(), "sig": sig.hex()})
@@ -165,19 +198,31 @@ class Chat:
         return line
 
     def _store(self, record: dict[str, Any]) -> None:
+        """Append one line to chat.jsonl (never through a link planted there: node/files.py);
+        past MAX_FILE, rewrite it with its newest lines."""
         data = (json.dumps(record, ensure_ascii=False) + "\n").encode()
         try:
-            if self.path.exists() and self.path.stat().st_size + len(data) > MAX_FILE:
-                return
-            with self.path.open("ab") as fh:
-                fh.write(data)
+            fd = open_append(self.path, 0o644)
+            try:
+                if os.fstat(fd).st_size + len(data) <= MAX_FILE:
+                    write_all(fd, data)
+                    return
+                old = read_all(fd)
+            finally:
+                os.close(fd)
+            write_atomic(self.path, newest_lines(old + data, MAX_FILE // 2), 0o644)
         except OSError as exc:
-            log.warning("seat %d: could not keep a chat line in %s: %s", self.seat, self.path, exc.strerror)
+            log.warning("seat %d: could not keep a chat line in %s: %s", self.seat, self.path,
+                        exc.strerror or exc)
 
     def _load(self) -> None:
         """The last KEEP lines of an earlier session (a resumed node, a reloaded page)."""
         try:
-            records = self.path.read_text(encoding="utf-8").splitlines()
+            fd = os.open(self.path, os.O_RDONLY | NOFOLLOW)
+            try:
+                records = read_all(fd).decode("utf-8").splitlines()
+            finally:
+                os.close(fd)
         except (OSError, UnicodeDecodeError):
             return
         for raw in records:

@@ -26,6 +26,8 @@ from protocol import genesis as G, transcript, wire
 from protocol.errors import Rejected
 from protocol.identity import SigningKey
 
+from .files import fsync_dir as _fsync_dir, write_all as _write_all, write_atomic
+
 LOG_MAGIC = b"CARAVAN-LOG\x02\n"
 MAX_RECORD = 1 << 20
 log = logging.getLogger("caravan.store")
@@ -60,35 +62,11 @@ def default_data_dir() -> Path:
     return Path(base) / "caravan"
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        n = os.write(fd, view)
-        if n <= 0:
-            raise OSError(errno.EIO, "short write")
-        view = view[n:]
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def _write_private(path: Path, data: bytes) -> None:
-    """Atomically replace `path` with `data`, readable by the owner only."""
-    tmp = path.with_name(path.name + ".tmp")
+    """Atomically replace `path` with `data`, readable by the owner only, following no link
+    planted there (node/files.py)."""
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            _write_all(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-        _fsync_dir(path.parent)
+        write_atomic(path, data)
     except OSError as exc:
         raise StoreWriteError(f"cannot write {path}: {exc.strerror or exc}") from None
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import secrets
 from functools import partial
 from html import escape
@@ -28,6 +27,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from clients import render
 
 from .client_api import to_json
+from .files import write_atomic
 from .web_guard import LocalOnly
 
 log = logging.getLogger("caravan.web")
@@ -358,12 +358,7 @@ def load_settings(game_dir: Path) -> dict[str, Any]:
 
 
 def save_settings(game_dir: Path, settings: dict[str, Any]) -> None:
-    path = game_dir / WEB_FILE
-    tmp = path.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)     # the token is a secret
-    with os.fdopen(fd, "w") as fh:
-        json.dump(settings, fh)
-    os.replace(tmp, path)
+    write_atomic(game_dir / WEB_FILE, json.dumps(settings).encode())      # 0600: the token is a secret
 
 
 WEB_FILE = "web.json"

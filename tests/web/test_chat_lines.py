@@ -75,13 +75,13 @@ def test_lines_that_are_refused(tmp_path: Path, why, frame):
 
 def test_a_flood_is_cut_off_and_memory_and_disk_stay_bounded(tmp_path: Path):
     keys, (ann, bob), now = _table(tmp_path)
-    got = sum(bob.receive(0, _frame(keys[0], f"line {i}", 10 + i)) is not None for i in range(50))
+    got = sum(bob.receive(0, _frame(keys[0], f"line {i}", int(now[0] * 1000) + i)) is not None for i in range(50))
     assert got == C.RATE_LINES                                     # the rest of the burst is dropped
     tracemalloc.start()
     base = tracemalloc.take_snapshot()
     for i in range(5000):                                         # a long flood, at the allowed pace
         now[0] += C.RATE_WINDOW / C.RATE_LINES
-        bob.receive(0, _frame(keys[0], "y" * C.MAX_TEXT, 100 + i))
+        bob.receive(0, _frame(keys[0], "y" * C.MAX_TEXT, int(now[0] * 1000)))   # signed at that pace
     grown = sum(s.size_diff for s in tracemalloc.take_snapshot().compare_to(base, "filename"))
     tracemalloc.stop()
     assert len(bob.lines) == C.KEEP
