@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from protocol import games
 
-from . import cli_checks as check, seat_memory
+from . import cli_checks as check, output, seat_memory
 from .cli_checks import UsageError
 from .cli_tools import (ReaderMayLeave, cmd_discover, cmd_games, cmd_options, cmd_simulate, cmd_verify, data_dir, json_line,
                         setup_logging)
@@ -141,7 +141,7 @@ def _failed(args: argparse.Namespace, seat: Any, exc: BaseException) -> int:
     game_id = getattr(seat, "game_id", None)
     if game_id and resume_can_help(args, seat, game_id, exc):
         text += f" (game {game_id[:16]} can continue with: caravan resume {game_id[:16]})"
-    print(f"caravan {args.command}: {text or type(exc).__name__}", file=sys.stderr, flush=True)
+    print(f"caravan {args.command}: {output.plain(text) or type(exc).__name__}", file=sys.stderr, flush=True)
     return EXIT_FAILED
 
 

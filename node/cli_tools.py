@@ -20,12 +20,13 @@ from .cli_checks import UsageError
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
-class _OneLine(logging.Formatter):
-    """A log record as one line: no traceback (that is what -v is for)."""
+class _OneLine(output.PlainFormatter):
+    """A log record as one plain line: no traceback (that is what -v is for), no control
+    character or escape sequence (output.plain)."""
 
     def format(self, record: logging.LogRecord) -> str:
         record.exc_info, record.exc_text, record.stack_info = None, None, None
-        return super().format(record).replace("\n", " ")
+        return super().format(record)
 
 
 class ReaderMayLeave:
@@ -67,7 +68,7 @@ def setup_logging(args: argparse.Namespace, status: Callable[..., None] | None =
     level = logging.DEBUG if args.verbose >= 2 else logging.INFO if args.verbose else logging.WARNING
     fmt = "%(asctime)s %(name)s %(levelname)s %(message)s" if args.verbose else "caravan: %(levelname)s: %(message)s"
     handler = output.StderrHandler() if output.stderr_is_a_pipe() else logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter(fmt) if args.verbose else _OneLine(fmt))
+    handler.setFormatter(output.PlainFormatter(fmt, lines=True) if args.verbose else _OneLine(fmt))
     logging.basicConfig(level=level, handlers=[handler])
     if not args.verbose:
         logging.getLogger("zeroconf").setLevel(logging.ERROR)      # its own retries, with tracebacks
@@ -234,7 +235,7 @@ def cmd_discover(args: argparse.Namespace) -> int:
                    mdns_available=mdns.available())
         return EXIT_OK
     for a in found:
-        print(a.describe())
+        print(output.plain(a.describe()))             # a title and a machine name from the LAN
     missing = "" if mdns.available() or args.via == "udp" else "; mDNS not available (pip install zeroconf)"
     print(f"{len(found) or 'no'} open lobb{'y' if len(found) == 1 else 'ies'} heard in {args.wait:g} s, "
           f"listening with: {', '.join(methods)}{missing}", file=sys.stderr)

@@ -16,10 +16,44 @@ import collections
 import json
 import logging
 import os
+import re
 import threading
+import unicodedata
 import time
 
 log = logging.getLogger("caravan.output")
+
+_ESCAPE = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]?"                     # CSI: cursor moves, colours, clear screen
+    r"|\x1b[\]PX^_][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"     # OSC (52: the clipboard), DCS, SOS, PM, APC
+    r"|\x1b[ -/]*[0-~]?"                             # any other ESC sequence
+    r"|\x9b[0-?]*[ -/]*[@-~]?"                       # C1 CSI
+    r"|[\x90\x98\x9d\x9e\x9f][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?")   # C1 string controls
+
+
+def plain(text: object, lines: bool = False) -> str:
+    """`text` as plain printable text for a terminal or a log line: escape sequences (ESC …,
+    C1 CSI/OSC …) removed whole, every other control character (C0, C1, DEL, bidi and other
+    format characters) removed, a tab or another kind of space made a space, and a line break
+    made a space too unless `lines`. Every string that came from elsewhere (a lobby title, a
+    refusal, an announcement, a spectator's end text, a name) goes through this before it is
+    printed or logged (issue 34, item 5a); JSON lines need it not (json escapes controls)."""
+    text = _ESCAPE.sub("", str(text))
+    return "".join(c if c.isprintable() else "\n" if c == "\n" and lines
+                   else " " if c in "\t\n\r\v\f" or unicodedata.category(c) == "Zs" else ""
+                   for c in text)
+
+
+class PlainFormatter(logging.Formatter):
+    """A log line with its remote strings made plain (`plain`); one line unless `lines`
+    (-v keeps a traceback's lines)."""
+
+    def __init__(self, fmt: str, lines: bool = False):
+        super().__init__(fmt)
+        self.lines = lines
+
+    def format(self, record: logging.LogRecord) -> str:
+        return plain(super().format(record), self.lines)
 
 MAX_BUFFERED = 1 << 20
 """Bytes of output held for a slow reader before lines are dropped."""

@@ -62,6 +62,7 @@ class Status:
         if self.json_lines:                     # never blocks: a reader may stop reading (node/output.py)
             output.stdout().line(json.dumps({"type": kind, "text": text, **fields}, default=str))
         elif not self.quiet:
+            text = output.plain(text, lines=True)      # a remote string never drives the terminal
             if self.piped:
                 output.stderr().line(text)
             elif self.console is not None:

@@ -37,6 +37,7 @@ from .frames import Connection, FrameError
 from .game import HANDSHAKE_FRAME, LINGER, MAX_UNAUTHENTICATED, _peer_name
 from .handshake import HandshakeError, HandshakeSlots, handshake
 from .lobby import HANDSHAKE_TRIES, LobbyError, _open_tcp, clean_name
+from .output import plain
 from .spectators import Spectators
 
 log = logging.getLogger("caravan.watch")
@@ -805,7 +806,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
         text = str(leaf) if isinstance(leaf, known) else f"{type(leaf).__name__}: {leaf}"
         if isinstance(leaf, HandshakeError):
             text = f"the handshake with {args.target} failed: {text}"
-        print(f"caravan watch: {text}", file=sys.stderr, flush=True)
+        print(f"caravan watch: {plain(text)}", file=sys.stderr, flush=True)
         return EXIT_FAILED
 
 

@@ -10,6 +10,7 @@ from node.client_api import ClientDecider, LineChannel, spawn_bot
 from node.game import GameNode
 from node.store import GameStore
 from protocol.verify import verify_bytes
+from tests.helpers import timeout
 from tests.node.conftest import Cluster
 from tests.node.procs import ROOT
 
@@ -42,7 +43,7 @@ async def test_invalid_answers_get_an_error_and_another_try():
 async def test_a_bot_process_plays_a_game(tmp_path, monkeypatch):
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     c = Cluster(tmp_path, 3, seed=9)
-    with trio.fail_after(60):
+    with trio.fail_after(timeout(60)):
         async with trio.open_nursery() as nursery:
             decider, proc = await spawn_bot(f"{sys.executable} -m clients.stdio_bot random", nursery)
             await decider.hello({"game": "fixture", "seat": 0})

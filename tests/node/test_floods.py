@@ -16,14 +16,22 @@ import struct
 import tracemalloc
 
 import trio
+import trio.testing
 
 from node.frames import Connection
 from node.game import MAX_UNAUTHENTICATED
 from node.handshake import handshake
 from protocol import chain
+from tests.helpers import timeout
 from tests.node.conftest import Cluster
 
 FLOOD_BOUND = 24 << 20
+
+
+async def _settled() -> None:
+    """Until every task of this run (the node's too) has been blocked for a moment: the node
+    has done all it will with what it was sent (accepted, read, answered, closed)."""
+    await trio.testing.wait_all_tasks_blocked(cushion=0.05)
 
 
 async def _seated(cluster: Cluster, port: int, seat: int) -> Connection:
@@ -42,13 +50,13 @@ async def test_floods_from_a_seated_peer_are_bounded(tmp_path):
     cluster = Cluster(tmp_path, 3)
     tracemalloc.start()
     try:
-        with trio.fail_after(150):
+        with trio.fail_after(timeout(150)):
             async with trio.open_nursery() as nursery:
                 node = await cluster.start(nursery, 0)
                 port = cluster.ports[0][1]
                 log_path = node.store.dir / "messages.log"
                 conn = await _seated(cluster, port, 1)
-                await trio.sleep(0.2)
+                await _settled()
                 gc.collect()
                 base = tracemalloc.get_traced_memory()[0]
                 size_before = log_path.stat().st_size if log_path.exists() else 0
@@ -62,7 +70,7 @@ async def test_floods_from_a_seated_peer_are_bounded(tmp_path):
                     extra = await _seated(cluster, port, 1)
                     await extra.send({"t": "abandon", "stalled": list(range(1000, 101_000)), "length": i,
                                       "digest": os.urandom(32), "h": [0, i, 0], "sig": os.urandom(64), "by": 1})
-                    with trio.fail_after(10):
+                    with trio.fail_after(timeout(10)):
                         while await extra.recv() is not None:
                             pass
                     await extra.aclose()
@@ -75,12 +83,12 @@ async def test_floods_from_a_seated_peer_are_bounded(tmp_path):
                                      {"a": i, "o": [], "pad": os.urandom(32 << 10)})
                     await conn.send({"t": "msg", "m": msg.raw})
                 await conn.send({"t": "heads", "h": [0, 0, 0]})
-                with trio.fail_after(30):
+                with trio.fail_after(timeout(30)):
                     while True:                      # the node answers once it has read everything
                         frame = await conn.recv()
                         if type(frame) is dict and frame.get("t") == "heads":
                             break
-                await trio.sleep(0.5)
+                await _settled()
                 grown = _grown(base)
                 assert grown < FLOOD_BOUND, f"the node grew by {grown >> 20} MiB"
                 assert len(node.unplaced_votes) <= 1 and not node.votes
@@ -104,11 +112,11 @@ async def test_unauthenticated_connections_are_capped(tmp_path):
     tracemalloc.start()
     streams: list[trio.SocketStream] = []
     try:
-        with trio.fail_after(90):
+        with trio.fail_after(timeout(90)):
             async with trio.open_nursery() as nursery:
                 node = await cluster.start(nursery, 2)        # the last seat is dialled by the others
                 port = cluster.ports[2][1]
-                await trio.sleep(0.2)
+                await _settled()
                 gc.collect()
                 base = tracemalloc.get_traced_memory()[0]
 
@@ -123,8 +131,8 @@ async def test_unauthenticated_connections_are_capped(tmp_path):
                                 pass
                 for i in range(200):
                     await half_open(i)
-                    await trio.sleep(0)
-                await trio.sleep(0.5)
+                    await trio.sleep(0)              # a checkpoint between connections, not a wait
+                await _settled()
                 grown = _grown(base)
                 assert node.handshakes.most <= MAX_UNAUTHENTICATED
                 assert grown < FLOOD_BOUND, f"the node grew by {grown >> 20} MiB"
@@ -140,13 +148,13 @@ async def test_unauthenticated_connections_are_capped(tmp_path):
                             pass
                         streams.remove(s)
                         await s.aclose()
-                        await trio.sleep(0.02)
+                        await trio.sleep(0.02)       # stays (CONTRIBUTING): the flood's pace
                 async with trio.open_nursery() as flood:
                     for _ in range(2 * MAX_UNAUTHENTICATED):
                         flood.start_soon(keep_a_slot)
                     await cluster.start(nursery, 0)
                     await cluster.start(nursery, 1)
-                    with trio.fail_after(45):
+                    with trio.fail_after(timeout(45)):
                         while len(node.session.log) < 10:
                             await trio.sleep(0.1)
                     flood.cancel_scope.cancel()

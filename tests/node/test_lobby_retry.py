@@ -6,11 +6,12 @@ import trio
 
 from node import handshake as H, lobby
 from node.store import load_identity
+from tests.helpers import timeout
 from tests.node.conftest import Cluster
 
 
 async def test_a_slow_first_handshake_is_retried(tmp_path, monkeypatch):
-    monkeypatch.setattr(H, "HANDSHAKE_TIMEOUT", 0.5)
+    monkeypatch.setattr(H, "HANDSHAKE_TIMEOUT", timeout(0.5))
     host_key = load_identity(tmp_path / "h")
     the_lobby = lobby.Lobby(host_key, "fixture", 2, {"rounds": 1})
     real = lobby.handshake
@@ -20,12 +21,12 @@ async def test_a_slow_first_handshake_is_retried(tmp_path, monkeypatch):
         if key is host_key:
             calls["n"] += 1
             if calls["n"] == 1:
-                await trio.sleep(1.5)      # a loaded machine: the host's first handshake is late
+                await trio.sleep(timeout(1.5))   # stays (CONTRIBUTING): the late handshake is the scenario
         return await real(conn, key, scope, dialer=dialer, **kw)
     monkeypatch.setattr(lobby, "handshake", slow_once)
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     port = listeners[0].socket.getsockname()[1]
-    with trio.fail_after(30):
+    with trio.fail_after(timeout(30)):
         async with trio.open_nursery() as nursery:
             hosted = {}
 
@@ -38,7 +39,7 @@ async def test_a_slow_first_handshake_is_retried(tmp_path, monkeypatch):
 
 async def test_join_pointed_at_a_running_game_says_resume(tmp_path):
     cluster = Cluster(tmp_path, 3)
-    with trio.fail_after(30):
+    with trio.fail_after(timeout(30)):
         async with trio.open_nursery() as nursery:
             await cluster.start(nursery, 0)
             with pytest.raises(lobby.LobbyError, match="game in progress.*caravan resume"):
