@@ -10,9 +10,10 @@ import logging
 import math
 import os
 import shutil
+import signal
 import sys
 import time
-from contextlib import contextmanager
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -317,6 +318,56 @@ def _after_game_links(seat: Seat, game_dir: Path, result: Any) -> None:
     """A table opened from the home: its game-over box links back home and to Play again."""
     links = {"home": seat.home_url}
     role = seat_memory.recall(game_dir).get("role")
+def store_genesis(seat: Seat, setup: lobby.Setup) -> GameStore:
+    """Store a signed genesis with this seat's secrets and its peers' addresses (fsync'd): the
+    host does it before the start (holding its signature) leaves it, a joiner on receiving it."""
+    peers = {"peers": {str(k): list(v) for k, v in setup.peers.items()}, "port": seat.port,
+             "names": {str(i): n for i, n in enumerate(setup.names) if n}, "spectators": setup.spectators}
+    if seat.relay is not None:
+        peers["relay"] = seat.relay.with_credentials()     # peers.json is private (0600)
+    store = GameStore.create(seat.data_dir, setup.genesis_raw, setup.game_id,
+                             {"secret": setup.secret, "committed": wire.encode([]), "seat": setup.seat}, peers)
+    seat_memory.remember(store.dir, seat)
+    return store
+
+
+def _prepare(seat: Seat, secret: bytes, host: tuple[str, int] | None) -> Callable[[bytes, int], None]:
+    """A joiner's `prepare` (lobby.join): before its genesis signature leaves it, store (fsync'd)
+    the body it signs, its secrets, how it decides and the host's address, so that `caravan
+    resume` can take the signed genesis back from the others should it die before storing it."""
+    def prepare(body: bytes, seat_no: int) -> None:
+        peers: dict[str, Any] = {"peers": {"0": list(host)} if host else {}, "port": seat.port}
+        if seat.relay is not None:
+            peers["relay"] = seat.relay.with_credentials()
+        store = GameStore.prepare(seat.data_dir, body, G.game_id_of(body),
+                                  {"secret": secret, "committed": wire.encode([]), "seat": seat_no}, peers)
+        seat_memory.remember(store.dir, seat)
+    return prepare
+
+
+async def _take_genesis_back(store: GameStore, seat: Seat, peers: dict[str, Any]) -> None:
+    """A seat that signed the genesis but died before storing it (only its prepared store is
+    there): fetch the signed genesis from another seat's node, check it is the body it signed,
+    and store it with the addresses that node knows."""
+    body = store.signed_body()
+    if peers.get("relay"):
+        raise lobby.LobbyError(f"{store.dir / 'genesis.bin'} is missing: this seat signed the genesis through a "
+                               "broker and stopped before it was stored; copy genesis.bin from another player's "
+                               f"games/{store.dir.name}/ and resume")
+    seat.status(f"game {store.dir.name[:16]}: this seat signed the genesis but did not store it; asking the "
+                "other seats' nodes for it", "resume")
+    known = {int(k): (str(v[0]), int(v[1])) for k, v in (peers.get("peers") or {}).items()}
+    try:
+        raw, found = await fetch_genesis(load_identity(seat.data_dir), body, known)
+    except LookupError as exc:
+        raise lobby.LobbyError(f"{store.dir / 'genesis.bin'} is missing (this seat stopped right after signing "
+                               f"it) and {exc}; caravan resume {store.dir.name[:16]} asks again") from None
+    mine = int(store.secrets().get("seat", -1))
+    peers["peers"] = {str(s): list(a) for s, a in sorted({**found, **known}.items()) if s != mine}
+    store.save_peers(peers)
+    store.save_genesis(raw)
+
+
     if result is not None and role in ("host", "join"):
         links["play_again"] = f"{seat.home_url}#again={seat.game_id}"
     if result is not None and role == "join":             # a friend may say "not this time" instead
@@ -546,6 +597,7 @@ async def host(game: str, players: int, options: dict[str, Any], seat: Seat, ann
     listeners = await trio.open_tcp_listeners(seat.port, host=seat.bind)
     port = listeners[0].socket.getsockname()[1]
     seat.port = port
+    the_lobby.before_start = partial(store_genesis, seat)     # before the start (and its signature) leaves
     seat.status(f"hosting {the_lobby.title} for {players} players: lobby {the_lobby.lobby_id.hex()[:8]} on port {port}",
                 "lobby", lobby=the_lobby.lobby_id.hex(), port=port, host_key=the_lobby.pin.hex())
     pin = the_lobby.pin.hex()
@@ -579,7 +631,6 @@ async def host(game: str, players: int, options: dict[str, Any], seat: Seat, ann
         seat.status("every seat signed the genesis; play starts", "genesis", game_id=setup.game_id.hex())
         listeners = await trio.open_tcp_listeners(port, host=seat.bind)     # the lobby closed its own
         result = await play(setup, seat, listeners)
-        await _wait_for_bots(helpers)
     return result
 
 
@@ -597,19 +648,31 @@ async def _host_relayed(the_lobby: lobby.Lobby, seat: Seat, bots: list[str], tas
     """`host --relay URL`: the lobby and then the game through the broker; prints the invite."""
     from . import relay as relay_mod
 
-    async with relay_mod.connect(seat.relay, the_lobby.key.public) as relay:
-        endpoint = relay.endpoint(the_lobby.lobby_id)
-        invite = the_lobby.invite(seat.relay)
-        seat.status(f"hosting {the_lobby.title} for {the_lobby.players} players: lobby "
-                    f"{the_lobby.lobby_id.hex()[:8]} through the broker {seat.relay}", "lobby",
-                    lobby=the_lobby.lobby_id.hex(), port=None, relay=str(seat.relay),
-                    host_key=the_lobby.pin.hex())
-        seat.status(f"others join with:  caravan join {invite}", "invite", invite=invite)
-        relay.announce(the_lobby.lobby_id, {**the_lobby.status(), "port": None})
-        helpers = start_bots(list(bots), invite, seat) if bots else []
-        if helpers:
-            seat.status(f"{len(helpers)} bot(s) joining: {', '.join(bots)}", "bots")
-        task_status.started(invite)
+    # two connections to the broker: the lobby's takes only the lobby's small frames and
+    # scope (a flood of big junk at the host's inbox is dropped by the broker) and closes
+    # with the lobby; the game's, opened now and listening from just before the start,
+    # takes the game's
+    async with relay_mod.connect(seat.relay, the_lobby.key.public, scopes=[]) as game_relay:
+        async with relay_mod.connect(seat.relay, the_lobby.key.public, scopes=[the_lobby.lobby_id],
+                                     max_frame=lobby.LOBBY_FRAME) as relay:
+            endpoint = relay.endpoint(the_lobby.lobby_id)
+            invite = the_lobby.invite(seat.relay)
+            seat.status(f"hosting {the_lobby.title} for {the_lobby.players} players: lobby "
+                        f"{the_lobby.lobby_id.hex()[:8]} through the broker {seat.relay}", "lobby",
+                        lobby=the_lobby.lobby_id.hex(), port=None, relay=str(seat.relay),
+                        host_key=the_lobby.pin.hex())
+            seat.status(f"others join with:  caravan join {invite}", "invite", invite=invite)
+            relay.announce(the_lobby.lobby_id, {**the_lobby.status(), "port": None})
+            helpers = start_bots(list(bots), invite, seat) if bots else []
+            if helpers:
+                seat.status(f"{len(helpers)} bot(s) joining: {', '.join(bots)}", "bots")
+            task_status.started(invite)
+            with _bots_pause_with_me(helpers):
+                try:
+                    setup = await the_lobby.run(endpoint, os.urandom(32), listen=game_relay.listen)
+                finally:
+                    relay.clear(the_lobby.lobby_id)
+                    endpoint.close()
         with _bots_pause_with_me(helpers):
             try:
                 setup = await the_lobby.run(endpoint, os.urandom(32))
@@ -645,18 +708,21 @@ async def join_relayed(invite: str, seat: Seat) -> dict[str, Any] | None:
     key = load_identity(seat.data_dir)
     if seat.client and seat.client.startswith("tcp:"):
         await open_client_port(seat)
-    async with relay_mod.connect(seat.relay, key.public) as relay:
-        found = await relay.lookup(lobby_id)
-        if found is None:
-            seat.status(f"the broker {seat.relay} holds no announcement of lobby {lobby_id[:8]}; trying it anyway",
-                        "warning")
-        endpoint = relay.endpoint(bytes.fromhex(lobby_id))
-        try:
-            setup = await lobby.join(key, seat.relay.host, seat.relay.port, 0, os.urandom(32), seat.status,
-                                     name=seat.name or "", relay=endpoint, host_pin=parsed.host_pin)
-        finally:
-            endpoint.close()
-        return await play(setup, seat, None, relay=relay)
+    scope = bytes.fromhex(lobby_id)
+    async with relay_mod.connect(seat.relay, key.public, scopes=[]) as game_relay:   # as _host_relayed
+        async with relay_mod.connect(seat.relay, key.public, scopes=[scope], max_frame=lobby.LOBBY_FRAME) as relay:
+            found = await relay.lookup(lobby_id)
+            if found is None:
+                seat.status(f"the broker {seat.relay} holds no announcement of lobby {lobby_id[:8]}; trying it "
+                            "anyway", "warning")
+            endpoint = relay.endpoint(scope)
+            try:
+                setup = await lobby.join(key, seat.relay.host, seat.relay.port, 0, os.urandom(32), seat.status,
+                                         name=seat.name or "", relay=endpoint, host_pin=parsed.host_pin,
+                                         join_timeout=seat.join_timeout, listen=game_relay.listen)
+            finally:
+                endpoint.close()
+        return await play(setup, seat, None, relay=game_relay)
 
 
 async def join(target: str | None, seat: Seat, discovery_port: int = discovery.DISCOVERY_PORT,
@@ -721,7 +787,6 @@ async def resume(game_prefix: str, seat: Seat) -> dict[str, Any] | None:
         else:
             listeners = await trio.open_tcp_listeners(seat.port, host=seat.bind)
             result = await play(setup, seat, listeners, dial_all=True)
-        await _wait_for_bots(helpers)
     return result
 
 
