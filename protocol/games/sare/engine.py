@@ -508,6 +508,9 @@ class SareEngine:
                             self._pay_ways(out, i, RES[pt], missing - 1 if gap > 0 else missing, jok, cu)
                 elif missing <= jok + cu:                 # else no way to pay (the common case)
                     self._pay_ways(out, i, "-", missing, jok, cu)
+        elif revolt and not st.charter[p] and st.car_use[p]:
+            reserve = st.reserve                     # receiving a caravan's resource is not constructing (7.5, R-10)
+            out += _CASHES[(reserve[0] > 0) | (reserve[1] > 0) << 1 | (reserve[2] > 0) << 2]
         if st.car[p] < CARAVAN_MAX:
             if revolt:
                 w, g, s, j = res

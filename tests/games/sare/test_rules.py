@@ -1401,3 +1401,28 @@ def test_a_caravan_is_cashed_into_a_stored_token():
     assert st.car[p] == 1 and st.car_use[p] == 1
     ENGINE.apply(st, E.Act(p, ["cash", "S"]))
     assert st.car[p] == 0 and not [a for a in ENGINE.legal_actions(st, p) if a[0] == "cash"]
+
+
+def test_a_player_in_revolt_cashes_a_caravan():
+    """RB 5.9 (line 137): in revolt a player is "FORBIDDEN from constructing during phase 3" and "may
+    also charter Caravans"; cashing a caravan is receiving "one resource of your choice during a later
+    Construction Phase" (7.5, line 156), not constructing (register R-10, issue 35): it stays open in
+    revolt, while building does not."""
+    from protocol import engine as E
+    from protocol.games.sare import ENGINE
+    from protocol.referee import Referee, random_chooser
+    import random
+    ref = Referee(ENGINE, 2, None, seed=77)                    # seed 77: seat 0 revolts holding 2 caravans
+    choose = random_chooser(random.Random(77))
+    while ref.state.stage != "p3" or ref.state.status[ENGINE.expected(ref.state).seat] != 2:
+        assert ref.step(choose) is not None
+    st = ref.state
+    p = ENGINE.expected(st).seat
+    assert st.car_use[p] == 2 and not st.charter[p]
+    legal = ENGINE.legal_actions(st, p)
+    assert not [a for a in legal if a[0] in ("build", "spare")]
+    assert ["cash", "G"] in legal
+    gold, cars = st.res[p][1], st.car[p]
+    ENGINE.apply(st, E.Act(p, ["cash", "G"]))
+    assert st.res[p][1] == gold + 1 and st.car[p] == cars - 1 and st.car_use[p] == 1
+    check_invariants(st)
