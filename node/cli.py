@@ -228,6 +228,7 @@ def cmd_app(args: argparse.Namespace) -> int:
     from .home_tables import Network
 
     network = Network(args.bind, args.discovery_addr, args.discovery_port, args.discovery_bind)
+    setup_logging(args)                              # -v: the home's and its bots' logs (bots/botN/node.log)
 
     def tell(url: str) -> None:
         if args.json:
@@ -285,6 +286,8 @@ def _app_parser(sub: Any) -> None:
                    help="where to send lobby announcements (default: every interface's broadcast address)")
     a.add_argument("--discovery-port", type=check.udp_port, default=check.DISCOVERY_PORT)
     a.add_argument("--discovery-bind", default="0.0.0.0", help="address to listen for announcements on")
+    a.add_argument("-v", "--verbose", action="count", default=0,
+                   help="logs on stderr (-vv: debug), and the bots' in their node.log")
     _json_arg(a, 'one JSON line: {"type": "web", "url": ...}')
     a.set_defaults(func=cmd_app)
 

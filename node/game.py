@@ -535,6 +535,9 @@ class GameNode:
         elif t == "chat":
             if self.chat is not None:
                 self.chat.receive(seat, frame)
+        elif t == "genesis?":                       # a seat that signed but lost the rest (fetch_genesis)
+            await self._send(seat, conn, {"t": "genesis", "g": self.genesis_raw,
+                                          "peers": {str(s): list(a) for s, a in self.peer_addrs.items()}})
         else:
             raise FrameError(f"unknown or malformed frame {t!r}")
 
@@ -1040,6 +1043,53 @@ class GameNode:
 
     def restore(self, seat: int) -> None:
         self.blocked.discard(seat)
+
+
+async def fetch_genesis(key: SigningKey, body: bytes, peers: dict[int, tuple[str, int]],
+                        within: float = ALONE_AFTER) -> tuple[bytes, dict[int, tuple[str, int]]]:
+    """The signed genesis of the game whose body this seat signed, taken back from another
+    seat's node (a node killed between its signature and storing the genesis: specs/node.md
+    "Store"), with the addresses that node knows: (genesis, peers). Asks every known address
+    in turn, again and again, for `within` seconds; raises LookupError naming who was asked."""
+    game_id = G.game_id_of(body)
+    seats = list(G.wire.decode(body)["seats"])
+    tried: list[str] = []
+    with trio.move_on_after(within):
+        while True:
+            for seat, (host, port) in sorted(peers.items()):
+                try:
+                    with trio.fail_after(10):
+                        stream = await trio.open_tcp_stream(host, port)
+                        conn = Connection(stream, f"{host}:{port}")
+                        try:
+                            conn.max_frame = HANDSHAKE_FRAME
+                            peer = await handshake(conn, key, game_id, dialer=True)
+                            conn.max_frame = MAX_FRAME
+                            if peer != seats[seat]:
+                                raise HandshakeError(f"{host}:{port} is not seat {seat}")
+                            await conn.send({"t": "genesis?"})
+                            while True:
+                                frame = await conn.recv()
+                                if frame is None:
+                                    raise FrameError("closed before it sent the genesis")
+                                if type(frame) is dict and frame.get("t") == "genesis":
+                                    break
+                        finally:
+                            await conn.aclose()
+                    raw = frame.get("g")
+                    if type(raw) is not bytes or G.parse(raw).body != body:
+                        raise FrameError("it sent another genesis")
+                    known = {int(s): (str(a[0]), int(a[1])) for s, a in (frame.get("peers") or {}).items()
+                             if type(a) is list and len(a) == 2}
+                    return raw, {**known, **{seat: (host, port)}}
+                except (OSError, trio.TooSlowError, HandshakeError, FrameError, trio.BrokenResourceError,
+                        trio.ClosedResourceError, Rejected, ValueError, TypeError) as exc:
+                    if f"seat {seat} at {host}:{port}" not in tried:
+                        tried.append(f"seat {seat} at {host}:{port}")
+                    log.info("the genesis from seat %d at %s:%d: %s", seat, host, port, exc)
+            await trio.sleep(1.0)
+    raise LookupError(f"no other seat's node gave back the signed genesis within {within:.0f} s "
+                      f"(asked {', '.join(tried) or 'nobody: no address is known'})")
 
 
 def _peer_name(stream: Any) -> str:

@@ -250,6 +250,8 @@ class Home:
         table = self.tables.running(game_id)
         if table is None:
             table = self.tables.resume(game_id, str(body.get("title") or game_id[:16]))
+        else:
+            self.tables.revive(table)                 # a bot of it that is gone comes back
         return {"table": table.to_json()}
 
     async def rematch(self, body: dict[str, Any], request: Request) -> dict[str, Any]:

@@ -34,7 +34,7 @@ class Table:
     """One game the home hosts, joins or continues."""
     key: str
     title: str
-    state: str = "starting"           # starting | lobby | playing | over | paused | failed
+    state: str = "starting"           # starting | lobby | playing | over | stopped | paused | failed
     lines: list[str] = field(default_factory=list)
     invite: str = ""
     url: str = ""                     # the table page
@@ -43,6 +43,10 @@ class Table:
     result: Any = None
     scope: trio.CancelScope | None = None
     again_of: str = ""                # Play again: the game it repeats
+    seat: Any = None                  # its runner.Seat (whose `bots` Continue revives)
+    stopped: str = ""
+    """The node stopped without an end of the game (it gave up: nobody answered, or no abandon
+    record could be made; or its store failed): the table is "stopped", not "over"."""
     wait_here: bool = True
     """Show the lobby on the home (invite, who joined, a failure); False: only this person's bots
     are to come on this LAN, so the page goes to the table (it shows the lobby too) at once."""
@@ -66,8 +70,17 @@ class Table:
             self.state = "lobby"                      # a spectator waits in the lobby
         elif kind == "ended":
             self.game_id, self.state = fields.get("game_id", self.game_id), "over"
+        elif kind in ("gave-up", "store-failed"):
+            self.stopped = text
         if kind not in ("event",):
             self.lines = (self.lines + [text])[-20:]
+
+    def finish(self, result: Any) -> None:
+        """Its node returned: the table is over, or "stopped" (with the node's line) when the
+        node only gave up or its store failed, the game unfinished."""
+        self.state = "over"
+        if self.stopped and result is None:
+            self.state, self.error = "stopped", self.stopped
 
     def to_json(self) -> dict[str, Any]:
         return {"key": self.key, "title": self.title, "state": self.state, "lines": self.lines,
@@ -104,8 +117,16 @@ class Tables:
 
     def _seat(self, table: Table, name: str | None) -> runner.Seat:
         seat = runner.Seat(self.data_dir, self.network.bind, client="web", status=TableStatus(table))
+        table.seat = seat
         seat.no_browser, seat.name, seat.home_url = True, name or None, self.home_url
         return seat
+
+    @staticmethod
+    def revive(table: Table) -> None:
+        """Continue on a running table: the bots seated with it that are gone start again."""
+        keeper = getattr(table.seat, "bots", None)
+        if keeper is not None:
+            keeper.revive()
 
     def running(self, game_id: str) -> Table | None:
         return next((t for t in self.tables.values() if t.game_id == game_id and t.state in
@@ -120,7 +141,7 @@ class Tables:
                 table.scope = scope
                 try:
                     table.result = await run(table)
-                    table.state = "over"
+                    table.finish(table.result)
                 except Exception as exc:              # noqa: BLE001 - a table's failure must not stop the home
                     table.state, table.error = "failed", describe_failure(exc)
             if scope.cancelled_caught:

@@ -143,6 +143,9 @@ class Lobby:
         self.handshakes = HandshakeSlots(MAX_PENDING)
         self.full = trio.Event()
         self.done = trio.Event()
+        self.before_start: Callable[[Setup], None] | None = None
+        """Called with the Setup before the signed genesis (holding this seat's signature) leaves:
+        the node stores the game there, so it never signs a genesis it cannot continue."""
         self.on_status = on_status
         self.port = 0
         self.relayed = False
@@ -333,14 +336,17 @@ class Lobby:
             G.parse(raw)
             peers = [None] + [[j.host, j.port] for j in joiners]
             names = [self.name] + [j.name for j in joiners]
+            setup = Setup(raw, gid, 0, secret,
+                          {seat: (j.host, j.port) for seat, j in enumerate(joiners, start=1)}, names, self.spectators)
+            if self.before_start is not None:
+                self.before_start(setup)
             for j in joiners:
                 await j.conn.send({"t": "start", "genesis": raw, "peers": peers, "names": names,
                                    "spectators": self.spectators})
             await self._tell_watchers(gid)
         except (FrameError, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
             raise LobbyError(f"a player dropped out while the genesis was signed: {exc}") from None
-        return Setup(raw, gid, 0, secret,
-                     {seat: (j.host, j.port) for seat, j in enumerate(joiners, start=1)}, names, self.spectators)
+        return setup
 
 
 async def _gone(conn: Connection) -> bool:
@@ -502,10 +508,13 @@ async def _enter(key: SigningKey, host: str, port: int, expect_game: str | None,
 
 async def join(key: SigningKey, host: str, port: int, my_port: int, secret: bytes,
                on_status: Callable[[str], None] = lambda s: None, expect_game: str | None = None,
-               name: str = "", relay: Any = None, host_pin: bytes | None = None) -> Setup:
+               name: str = "", relay: Any = None, host_pin: bytes | None = None,
+               prepare: Callable[[bytes, int], None] | None = None) -> Setup:
     """Take a seat in the lobby at host:port (or through `relay`, an Endpoint in the lobby,
     whose host's key pin `host_pin` must then be given); returns the Setup once the genesis is
-    signed. With `host_pin`, no other key is accepted as the host."""
+    signed. With `host_pin`, no other key is accepted as the host. `prepare(body, seat)` is
+    called before this node's signature goes out: the node stores what it needs to take its
+    seat back should it die before the signed genesis arrives."""
     where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     if relay is not None and host_pin is None:
         raise LobbyError("a lobby through a broker is joined only with its host's key (the invite has it)")
@@ -538,6 +547,8 @@ async def join(key: SigningKey, host: str, port: int, my_port: int, secret: byte
                                        host_key=host_key, nonce=nonce, beacon_length=length)
         if why:
             raise LobbyError(f"the genesis offered for signing is not the advertised game with my seat: {why}")
+        if prepare is not None:
+            prepare(body, seat)
         await conn.send({"t": "signature", "sig": G.sign(key, body)})
         start = await _expect(conn, "start")
         genesis = G.parse(start["genesis"])

@@ -31,7 +31,7 @@ from protocol.verify import verify_bytes
 from . import discovery, lobby, mdns, output, seat_memory
 from .client_api import BotDecider, ClientDecider, TcpClientPort, spawn_bot, stdio_channel
 from .chat import Chat
-from .game import GameNode, Progress
+from .game import GameNode, Progress, fetch_genesis
 from .spectators import Spectators
 from .store import GameStore, load_identity
 
@@ -111,6 +111,8 @@ class Seat:
     """Seated from the home: the table page's game-over box links back to it (and to Play again)."""
     spectators: bool | None = None
     """host --spectators yes|no (None: yes on a LAN, no through a broker)."""
+    bots: Any = None
+    """The BotKeeper watching the bot nodes seated with this person while the game runs."""
 
 
 async def open_client_port(seat: Seat) -> TcpClientPort:
@@ -314,10 +316,6 @@ class Narrator:
                                  {"waiting": waiting, "chosen": chosen, "since": applied_at})
 
 
-def _after_game_links(seat: Seat, game_dir: Path, result: Any) -> None:
-    """A table opened from the home: its game-over box links back home and to Play again."""
-    links = {"home": seat.home_url}
-    role = seat_memory.recall(game_dir).get("role")
 def store_genesis(seat: Seat, setup: lobby.Setup) -> GameStore:
     """Store a signed genesis with this seat's secrets and its peers' addresses (fsync'd): the
     host does it before the start (holding its signature) leaves it, a joiner on receiving it."""
@@ -368,6 +366,10 @@ async def _take_genesis_back(store: GameStore, seat: Seat, peers: dict[str, Any]
     store.save_genesis(raw)
 
 
+def _after_game_links(seat: Seat, game_dir: Path, result: Any) -> None:
+    """A table opened from the home: its game-over box links back home and to Play again."""
+    links = {"home": seat.home_url}
+    role = seat_memory.recall(game_dir).get("role")
     if result is not None and role in ("host", "join"):
         links["play_again"] = f"{seat.home_url}#again={seat.game_id}"
     if result is not None and role == "join":             # a friend may say "not this time" instead
@@ -438,12 +440,9 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
     key = load_identity(seat.data_dir)
     store = GameStore(seat.data_dir, setup.game_id)
     if not store.exists():
-        peers = {"peers": {str(k): list(v) for k, v in setup.peers.items()}, "port": seat.port,
-                 "names": {str(i): n for i, n in enumerate(setup.names) if n}, "spectators": setup.spectators}
-        if seat.relay is not None:
-            peers["relay"] = seat.relay.with_credentials()     # peers.json is private (0600)
-        store = GameStore.create(seat.data_dir, setup.genesis_raw, setup.game_id,
-                                 {"secret": setup.secret, "committed": wire.encode([]), "seat": setup.seat}, peers)
+        if os.environ.get("CARAVAN_TEST_DIE_BEFORE_STORE") == "1":     # tests only: killed right after the genesis
+            os.kill(os.getpid(), signal.SIGKILL)
+        store = store_genesis(seat, setup)
     store.lock()                                    # before anything starts: one process per game
     seat.game_id = setup.game_id.hex()
     seat_memory.remember(store.dir, seat)
@@ -523,10 +522,14 @@ def _bot_process(args: list[str], home: Path) -> Any:
     abandon record against its paused person (`--with-parent`)."""
     import subprocess
 
-    return subprocess.Popen([sys.executable, "-m", "node", *args, "--bind", "127.0.0.1", "--data-dir", str(home),
-                             "-q", "--with-parent"],
-                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=(home / "node.log").open("ab"),
-                            start_new_session=True)
+    loud = ["-v"] if log.isEnabledFor(logging.INFO) else []      # this node runs with -v: its bots too
+    with (home / "node.log").open("ab") as errors:
+        proc = subprocess.Popen([sys.executable, "-m", "node", *args, "--bind", "127.0.0.1", "--data-dir", str(home),
+                                 "-q", *loud, "--with-parent"],
+                                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=errors,
+                                start_new_session=True)
+    proc.caravan_args = args                           # what it was started with (BotKeeper starts it again)
+    return proc
 
 
 def start_bots(kinds: list[str], port: int | str, seat: Seat) -> list[Any]:
@@ -592,12 +595,12 @@ async def host(game: str, players: int, options: dict[str, Any], seat: Seat, ann
     watchable = seat.spectators if seat.spectators is not None else seat.relay is None
     the_lobby = lobby.Lobby(key, game, players, options, seat.status, time_limit, seat.name or "", watchable,
                             friends)
+    the_lobby.before_start = partial(store_genesis, seat)     # before the start (and its signature) leaves
     if seat.relay is not None:
         return await _host_relayed(the_lobby, seat, bots, task_status)
     listeners = await trio.open_tcp_listeners(seat.port, host=seat.bind)
     port = listeners[0].socket.getsockname()[1]
     seat.port = port
-    the_lobby.before_start = partial(store_genesis, seat)     # before the start (and its signature) leaves
     seat.status(f"hosting {the_lobby.title} for {players} players: lobby {the_lobby.lobby_id.hex()[:8]} on port {port}",
                 "lobby", lobby=the_lobby.lobby_id.hex(), port=port, host_key=the_lobby.pin.hex())
     pin = the_lobby.pin.hex()
@@ -616,7 +619,7 @@ async def host(game: str, players: int, options: dict[str, Any], seat: Seat, ann
     helpers = start_bots(list(bots), port, seat) if bots else []
     if helpers:
         seat.status(f"{len(helpers)} bot(s) joining: {', '.join(bots)}", "bots")
-    with _bots_pause_with_me(helpers):
+    async with _keep_bots(helpers, seat):
         try:
             async with trio.open_nursery() as nursery:
                 if announce:
@@ -685,6 +688,127 @@ async def _host_relayed(the_lobby: lobby.Lobby, seat: Seat, bots: list[str], tas
     return result
 
 
+BOT_RESTARTS = 3
+"""How often in a row a bot node seated with a person is started again after it stops during
+the game (each run of at least BOT_STEADY s starts the count again) before the person's node
+ends the game with one line naming it."""
+BOT_STEADY = 60.0
+
+
+class BotStopped(lobby.LobbyError):
+    """A bot node seated with this person stops again and again: the game stops, naming it
+    (`caravan resume`, the home's Continue, starts it once more)."""
+
+
+class BotKeeper:
+    """Watches the bot nodes seated with this person while the lobby and the game run. One that
+    exits before the game is over (killed, or failed: the last line of its log says why) is
+    started again — `caravan resume GAME` in its data dir once it holds the game, else its
+    `join` again — and the person's status (the home's table log) says so; after BOT_RESTARTS
+    quick failures in a row it raises BotStopped naming the bot and its last line. `helpers`
+    (the Popen list the caller holds) is updated in place."""
+
+    def __init__(self, helpers: list[Any], seat: Seat, game_id: str | None = None):
+        self.helpers, self.seat, self.game_id = helpers, seat, game_id
+        self.failures = [0] * len(helpers)
+        self.started = [time.monotonic()] * len(helpers)
+        self.marks = [_log_size(_bot_home(p)) for p in helpers]
+        self._wake = trio.Event()
+
+    def revive(self) -> None:
+        """Continue on a running table: every bot that is gone starts again now, counts reset."""
+        self.failures = [0] * len(self.helpers)
+        self._wake.set()
+
+    async def watch(self) -> None:
+        while True:
+            for i, proc in enumerate(self.helpers):
+                if proc.poll() is None or proc.returncode == 0:
+                    continue                              # running, or done with its game
+                home = _bot_home(proc)
+                why = _exit_reason(proc.returncode, _log_tail(home, self.marks[i]))
+                name = f"bot {home.name.removeprefix('bot')}" if home.name.startswith("bot") else str(home)
+                if time.monotonic() - self.started[i] >= BOT_STEADY:
+                    self.failures[i] = 0
+                if self.failures[i] >= BOT_RESTARTS:
+                    raise BotStopped(f"{name} stopped ({why}) {BOT_RESTARTS + 1} times; the game stops here "
+                                     f"(its log: {home / 'node.log'})")
+                self.failures[i] += 1
+                game_id = self.game_id or self.seat.game_id
+                args = (["resume", game_id] if game_id and (home / "games" / game_id).is_dir()
+                        else proc.caravan_args)
+                self.seat.status(f"{name} stopped ({why}); starting it again "
+                                 f"({self.failures[i]}/{BOT_RESTARTS})", "warning", bot=str(home))
+                self.marks[i] = _log_size(home)
+                self.started[i] = time.monotonic()
+                if proc.stdin is not None:
+                    try:
+                        proc.stdin.close()
+                    except OSError:
+                        pass
+                self.helpers[i] = _bot_process(args, home)
+            self._wake = trio.Event()
+            with trio.move_on_after(0.2):
+                await self._wake.wait()
+
+
+def _bot_home(proc: Any) -> Path:
+    args = list(proc.args)
+    return Path(args[args.index("--data-dir") + 1])
+
+
+def _log_size(home: Path) -> int:
+    try:
+        return (home / "node.log").stat().st_size
+    except OSError:
+        return 0
+
+
+def _log_tail(home: Path, since: int) -> str:
+    """The last line a bot node wrote to its log since `since` (its error line, when it failed)."""
+    try:
+        with (home / "node.log").open("rb") as fh:
+            fh.seek(max(since, fh.seek(0, 2) - 4096))
+            lines = [line.strip() for line in fh.read().decode("utf-8", "replace").splitlines() if line.strip()]
+    except OSError:
+        return ""
+    return lines[-1][:800] if lines else ""
+
+
+def _exit_reason(code: int, line: str) -> str:
+    if code < 0:
+        try:
+            what = f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            what = f"killed by signal {-code}"
+    else:
+        what = f"exit {code}"
+    return f"{what}: {line}" if line else what
+
+
+@asynccontextmanager
+async def _keep_bots(helpers: list[Any], seat: Seat, game_id: str | None = None):
+    """While the block runs, a BotKeeper restarts the bots that stop; when it ends, wait for
+    them to finish too; if this node stops first (^C, an error, the home closing), they pause."""
+    if not helpers:
+        yield
+        return
+    keeper = BotKeeper(helpers, seat, game_id)
+    seat.bots = keeper
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(keeper.watch)
+            yield
+            nursery.cancel_scope.cancel()
+        seat.bots = None
+        await _wait_for_bots(helpers)
+    except BaseException:
+        stop_bots(helpers)
+        raise
+    finally:
+        seat.bots = None
+
+
 async def _wait_for_bots(helpers: list[Any]) -> None:
     """The bot nodes end with the game; if this node is interrupted instead, they stay and wait
     for `caravan resume` (or name this seat in an abandon record after the time limit)."""
@@ -750,8 +874,9 @@ async def join(target: str | None, seat: Seat, discovery_port: int = discovery.D
         await open_client_port(seat)
     listeners = await trio.open_tcp_listeners(seat.port, host=seat.bind)
     seat.port = listeners[0].socket.getsockname()[1]
-    setup = await lobby.join(key, address[0], address[1], seat.port, os.urandom(32), seat.status,
-                             name=seat.name or "", host_pin=host_pin)
+    secret = os.urandom(32)
+    setup = await lobby.join(key, address[0], address[1], seat.port, secret, seat.status,
+                             name=seat.name or "", host_pin=host_pin, prepare=_prepare(seat, secret, address))
     return await play(setup, seat, listeners)
 
 
@@ -766,6 +891,8 @@ async def resume(game_prefix: str, seat: Seat) -> dict[str, Any] | None:
         return ended
     secrets = store.secrets()
     peers = store.peers()
+    if not store.exists() and store.signed_body() is not None:
+        await _take_genesis_back(store, seat, peers)
     seat.port = seat.port or int(peers.get("port") or 0)
     known = peers.get("names") if isinstance(peers.get("names"), dict) else {}
     setup = lobby.Setup(store.genesis(), bytes.fromhex(store.dir.name), int(secrets.get("seat", -1)),
@@ -781,7 +908,7 @@ async def resume(game_prefix: str, seat: Seat) -> dict[str, Any] | None:
     helpers = resume_bots(store.dir.name, seat.bot_homes)
     if helpers:
         seat.status(f"{len(helpers)} bot(s) seated with you continue too", "bots")
-    with _bots_pause_with_me(helpers):
+    async with _keep_bots(helpers, seat, store.dir.name):
         if seat.relay is not None:
             result = await play(setup, seat, None, dial_all=True)
         else:

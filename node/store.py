@@ -29,6 +29,9 @@ from protocol.identity import SigningKey
 from .files import fsync_dir as _fsync_dir, write_all as _write_all, write_atomic
 
 LOG_MAGIC = b"CARAVAN-LOG\x02\n"
+BODY_FILE = "genesis-body.bin"
+"""The genesis body this seat signed, kept from before its signature leaves it until the
+signed genesis is stored (`GameStore.prepare`)."""
 MAX_RECORD = 1 << 20
 log = logging.getLogger("caravan.store")
 _HEADER = struct.Struct(">II")          # length, CRC-32 of the message
@@ -147,10 +150,38 @@ class GameStore:
         store = cls(data_dir, game_id)
         store.dir.mkdir(parents=True, exist_ok=True)
         os.chmod(store.dir, 0o700)
-        _write_private(store.dir / "genesis.bin", genesis_raw)
         store.save_secrets(secrets)
         store.save_peers(peers)
+        _write_private(store.dir / "genesis.bin", genesis_raw)     # last: the store is whole once it exists
         return store
+
+    @classmethod
+    def prepare(cls, data_dir: Path, body: bytes, game_id: bytes, secrets: dict[str, Any],
+                peers: dict[str, Any]) -> "GameStore":
+        """Before this seat's genesis signature leaves it: what it needs to take its seat back
+        if it dies before the signed genesis is stored (the body it signs, its secrets, how to
+        reach the others), written and fsync'd. `caravan resume` then fetches the signed
+        genesis from another seat's node (specs/node.md "Store")."""
+        store = cls(data_dir, game_id)
+        store.dir.mkdir(parents=True, exist_ok=True)
+        os.chmod(store.dir, 0o700)
+        store.save_secrets(secrets)
+        store.save_peers(peers)
+        _write_private(store.dir / BODY_FILE, body)
+        return store
+
+    def signed_body(self) -> bytes | None:
+        """The genesis body this seat signed, kept until the signed genesis is stored (None
+        without one, or when it does not belong to this game)."""
+        try:
+            body = (self.dir / BODY_FILE).read_bytes()
+        except OSError:
+            return None
+        return body if G.game_id_of(body).hex() == self.dir.name else None
+
+    def save_genesis(self, raw: bytes) -> None:
+        """Store the signed genesis fetched back for a prepared store (checked by the caller)."""
+        _write_private(self.dir / "genesis.bin", raw)
 
     @classmethod
     def find(cls, data_dir: Path, prefix: str) -> "GameStore":
@@ -235,6 +266,9 @@ class GameStore:
     def genesis(self) -> bytes:
         """The signed genesis record, checked (StoreError if damaged)."""
         path = self.dir / "genesis.bin"
+        if not path.exists() and self.signed_body() is not None:
+            raise StoreError(f"{path} is missing: this seat signed the genesis but stopped before it was stored; "
+                             f"caravan resume {self.dir.name[:16]} takes it back from another seat's node")
         raw = self._read("genesis.bin")
         try:
             parsed = G.parse(raw)
@@ -252,6 +286,9 @@ class GameStore:
 
     def secrets(self) -> dict[str, Any]:
         path = self.dir / "secrets.bin"
+        if not path.exists():
+            raise CannotContinue(f"{path} is missing; it holds this seat's per-game secret, which no one else has: "
+                                 "restore it from a backup, or this seat cannot continue (the others can abandon it)")
         try:
             s = wire.decode(self._read("secrets.bin"))
             ok = type(s) is dict and type(s.get("secret")) is bytes and type(s.get("committed")) is bytes

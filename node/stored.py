@@ -10,14 +10,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from protocol import games, genesis as G
+from protocol import games, genesis as G, wire
 from protocol.errors import Rejected
 from protocol.identity import SigningKey, fingerprint
 from protocol.need import EngineFault
 from protocol.session import Session
 from protocol.verify import verify_bytes
 
-from .store import GameStore
+from .store import BODY_FILE, GameStore
 
 
 @dataclass
@@ -66,9 +66,33 @@ def _names(directory: Path, genesis: G.Genesis) -> list[str]:
     return [names.get(str(i)) or fingerprint(k) for i, k in enumerate(genesis.seats)]
 
 
+def _signed_only(directory: Path, my_key: bytes | None) -> StoredGame:
+    """A game this seat signed the genesis of but stopped before storing it (GameStore.prepare)."""
+    gid = directory.name
+    store = GameStore(directory.parent.parent, bytes.fromhex(gid))
+    body = store.signed_body()
+    try:
+        fields = wire.decode(body) if body is not None else None
+        game, seats = str(fields["game"]), list(fields["seats"])
+    except (wire.WireError, TypeError, KeyError):
+        return StoredGame(gid, "?", 0, "damaged", f"genesis.bin and a readable {BODY_FILE} are missing",
+                          directory=str(directory))
+    entry = StoredGame(gid, game, len(seats), "playing", "", directory=str(directory),
+                       names=[fingerprint(k) for k in seats])
+    if my_key in seats:
+        entry.my_seat = seats.index(my_key)
+    pid = store.running_in()
+    entry.detail = ("this seat signed the genesis and stopped before storing it; " +
+                    (f"running in process {pid}" if pid is not None else
+                     f"continue with: caravan resume {gid[:16]} (it takes the genesis back from another seat)"))
+    return entry
+
+
 def describe(directory: Path, my_key: bytes | None) -> StoredGame:
     """Where one stored game stands (never raises for a damaged store)."""
     gid = directory.name
+    if not (directory / "genesis.bin").exists() and (directory / BODY_FILE).exists():
+        return _signed_only(directory, my_key)
     try:
         genesis = G.parse((directory / "genesis.bin").read_bytes())
     except (OSError, Rejected, ValueError) as exc:
@@ -118,6 +142,8 @@ def stored_games(data_dir: Path) -> list[StoredGame]:
     root = data_dir / "games"
     if not root.is_dir():
         return []
-    dirs = [d for d in root.iterdir() if d.is_dir() and (d / "genesis.bin").exists()]
+    first = {d: d / "genesis.bin" if (d / "genesis.bin").exists() else d / BODY_FILE for d in root.iterdir()
+             if d.is_dir()}
+    dirs = [d for d, f in first.items() if f.exists()]
     key = _my_key(data_dir)
-    return [describe(d, key) for d in sorted(dirs, key=lambda d: (d / "genesis.bin").stat().st_mtime)]
+    return [describe(d, key) for d in sorted(dirs, key=lambda d: first[d].stat().st_mtime)]
