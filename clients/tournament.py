@@ -164,10 +164,17 @@ class GameJob:
     timeout: float = EXTERNAL_TIMEOUT
 
 
+def _referee(job: GameJob) -> Referee:
+    return Referee(games.get(job.game), job.players, job.options, seed=job.seed * 1_000_003 + job.index)
+
+
 def play_one(job: GameJob) -> dict[str, Any]:
-    """Play one game; returns {"seats", "winners", "scores", "failed"} (failed: a seat or None)."""
+    """Play one game; returns {"seats", "winners", "scores", "failed", "moves"} (failed: a seat
+    or None; moves: the index in the legal actions of every decision, in order: the game's
+    record, from which `check_result` plays it again)."""
     engine = games.get(job.game)
     bots: list[Bot] = []
+    moves: list[int] = []
     externals: list[ExternalBot] = []
     try:
         for seat, e in enumerate(job.seats):
@@ -179,9 +186,9 @@ def play_one(job: GameJob) -> dict[str, Any]:
                 bot = make_bot(entry, job.game, job.seed * 1_000_003 + job.index * 7 + seat,
                                think=job.think, iterations=job.iterations)
             bots.append(bot)
-        ref = Referee(engine, job.players, job.options, seed=job.seed * 1_000_003 + job.index)
+        ref = _referee(job)
 
-        def choose(seat: int, legal: list[Any], referee: Referee) -> Any:
+        def decide(seat: int, legal: list[Any], referee: Referee) -> Any:
             bot = bots[seat]
             if isinstance(bot, ExternalBot):
                 step = engine.expected(referee.state)
@@ -190,17 +197,73 @@ def play_one(job: GameJob) -> dict[str, Any]:
                 return bot.choose_kind(bot.to_json(referee.view(seat)), legal, kind, texts)
             return bot.choose(referee.view(seat) if bot.wants_view else None, legal)
 
+        def choose(seat: int, legal: list[Any], referee: Referee) -> Any:
+            action = decide(seat, legal, referee)
+            moves.append(legal.index(action))
+            return action
+
         result = ref.play(choose)
         out = {"seats": job.seats, "winners": list(result["winners"]), "scores": list(result["scores"]),
-               "failed": None}
+               "failed": None, "moves": moves}
     except BotFailure as failure:
         others = [s for s in range(job.players) if s != failure.seat]
         out = {"seats": job.seats, "winners": others, "scores": None, "failed": failure.seat,
-               "why": str(failure)}
+               "why": str(failure), "moves": moves}
     finally:
         for bot in externals:
             bot.close()
     return out
+
+
+class _RecordEnds(Exception):
+    def __init__(self, seat: int):
+        self.seat = seat
+
+
+class _NotLegal(Exception):
+    pass
+
+
+def check_result(job: GameJob, result: Any) -> str | None:
+    """Why `result`, returned for `job` by a worker this process does not trust (a Ray task),
+    is not the game its moves make, or None when it is: the game is played again here from the
+    job's seed with the recorded moves (the engine alone, no bot thinks), and its winners and
+    scores must be the ones claimed. A record that stops early is taken only as a program bot
+    (`cmd:`) failing at its own decision, the others sharing the win."""
+    if type(result) is not dict:
+        return "it returned no game result"
+    moves = result.get("moves")
+    if type(moves) is not list or any(type(m) is not int for m in moves):
+        return "it holds no record of the game's moves"
+    if result.get("seats") != job.seats:
+        return "it is the result of another lineup"
+    record = iter(moves)
+
+    def replay(seat: int, legal: list[Any], referee: Referee) -> Any:
+        k = next(record, None)
+        if k is None:
+            raise _RecordEnds(seat)
+        if not 0 <= k < len(legal):
+            raise _NotLegal(f"its move {referee.decisions} ({k}) is not one of seat {seat}'s {len(legal)} legal moves")
+        return legal[k]
+
+    try:
+        played = _referee(job).play(replay)
+        claim = {"winners": list(played["winners"]), "scores": list(played["scores"]), "failed": None}
+        if next(record, None) is not None:
+            return f"it holds more moves than the game takes ({len(moves)})"
+    except _RecordEnds as end:
+        if not job.entries[job.seats[end.seat]].startswith("cmd:"):
+            return f"its record stops after {len(moves)} moves, at seat {end.seat}, a bot that cannot fail"
+        claim = {"winners": [s for s in range(job.players) if s != end.seat], "scores": None, "failed": end.seat}
+    except _NotLegal as exc:
+        return str(exc)
+    except (E.IllegalAction, RuntimeError) as exc:
+        return f"its moves do not replay ({exc})"
+    got = {k: result.get(k) for k in claim}
+    if got != claim:
+        return f"it claims {got}, but its moves give {claim}"
+    return None
 
 
 @dataclass

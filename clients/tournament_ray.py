@@ -9,7 +9,13 @@ derived from --seed and the game's number), and the results are folded in game o
 standings are the ones `--jobs` gives for the same seed (with --iterations rather than the
 clock-bound --think for the search bot). A game whose worker or machine is lost is played
 again from its seed, up to RETRIES more times; an error inside a game stops the tournament as
-it does locally."""
+it does locally.
+
+A worker is not trusted with the standings: it returns the game's record (every decision's
+move) with its result, and the driver plays the moves again from the game's seed with the
+engine alone (`check_result`) before it counts the game. A result that does not match its
+moves, or comes without them, is named and the game played again (up to RETRIES more times;
+then the tournament stops with that line, exit 1)."""
 
 from __future__ import annotations
 
@@ -17,7 +23,7 @@ import logging
 import socket
 from typing import Any, Callable
 
-from .tournament import GameJob, play_one
+from .tournament import GameJob, check_result, play_one
 
 RETRIES = 3
 
@@ -54,7 +60,7 @@ def play_all(jobs: list[GameJob], address: str | None, progress: Callable[[int, 
             ready, _ = ray.wait(list(pending), num_returns=1)
             i, retries = pending.pop(ready[0])
             try:
-                results[i] = ray.get(ready[0])
+                result = ray.get(ready[0])
             except rex.RayTaskError as exc:      # the game itself failed: as locally, that is an error
                 raise exc.as_instanceof_cause() from None
             except rex.RayError as exc:          # its worker process or node was lost
@@ -64,6 +70,15 @@ def play_all(jobs: list[GameJob], address: str | None, progress: Callable[[int, 
                 say(f"game {i + 1}: its worker was lost ({type(exc).__name__}); playing it again")
                 pending[task.remote(jobs[i])] = (i, retries + 1)
                 continue
+            why = check_result(jobs[i], result)
+            if why is not None:                  # a worker that lies, or a broken one: not counted
+                if retries >= RETRIES:
+                    raise RayUnavailable(f"game {i + 1}: the result its worker returned does not check ({why}), "
+                                         f"{retries + 1} times; stopping") from None
+                say(f"game {i + 1}: the result its worker returned does not check ({why}); playing it again")
+                pending[task.remote(jobs[i])] = (i, retries + 1)
+                continue
+            results[i] = result
             done += 1
             if progress:
                 progress(done, len(jobs))
