@@ -154,17 +154,20 @@ class WebClient:
             except trio.ClosedResourceError:
                 self._pages.discard(page)
 
-    async def _on_chat(self, text: str) -> dict[str, Any] | None:
-        """{"type": "chat", "text": ...} from the page: signed and sent to every seat."""
+    async def _on_chat(self, text: str) -> dict[str, Any]:
+        """{"type": "chat", "text": ...} from the page: signed and sent to every seat. The page
+        is answered either way, so that it clears its box only for a line that was said
+        (`chat_said`) and keeps the text of one that was refused, saying why (`chat_refused`)."""
         from .chat import ChatError
 
+        typed = json.loads(text).get("text")
         if self.chat is None:
-            return {"type": "error", "message": "chat opens when the game starts"}
+            return {"type": "chat_refused", "text": typed, "message": "chat opens when the game starts"}
         try:
-            await self.chat.say(json.loads(text).get("text"))
+            line = await self.chat.say(typed)
         except ChatError as exc:
-            return {"type": "error", "message": str(exc)}
-        return None
+            return {"type": "chat_refused", "text": typed, "message": str(exc)}
+        return {"type": "chat_said", "text": typed, "said": line.get("text")}
 
     def attach_chat(self, chat: Any) -> None:
         self.chat = chat

@@ -123,6 +123,8 @@ function handle(msg) {
     case "decide": showDecide(msg); break;
     case "chat": addChat(msg); break;
     case "chat_history": $("chat-log").replaceChildren(); msg.lines.forEach(addChat); break;
+    case "chat_said": chatAnswered(msg, ""); break;
+    case "chat_refused": chatAnswered(msg, msg.message); showError(msg.message); break;
     case "decided":
       if (state.decide && state.decide.decision === msg.decision) hideDecide();
       break;
@@ -232,12 +234,24 @@ function addChat(msg) {
   while (log.children.length > 200) log.firstChild.remove();
   log.scrollTop = log.scrollHeight;
 }
+// the box keeps what was typed until the node says the line was said; a refused line stays in
+// the box, and the note under it says why (too fast, too long, not yet: specs/node.md "Chat")
+function chatAnswered(msg, refusal) {
+  const input = $("chat-text"), note = $("chat-note");
+  if (!refusal) {
+    if (input.value === msg.text) input.value = "";
+    note.hidden = true; note.textContent = "";
+    return;
+  }
+  if (!input.value) input.value = String(msg.text ?? "");
+  note.textContent = `not sent: ${refusal}`;
+  note.hidden = false;
+}
 $("chat-form").addEventListener("submit", (e) => {
   e.preventDefault();
   const input = $("chat-text");
   if (!input.value.trim() || !ws || ws.readyState !== WebSocket.OPEN) return;
   ws.send(JSON.stringify({ type: "chat", text: input.value }));
-  input.value = "";
 });
 
 function showBadge(badge) {   // a spectator's count of verified messages, or the one that failed
