@@ -26,7 +26,7 @@ from protocol import genesis as G, transcript, wire
 from protocol.errors import Rejected
 from protocol.identity import SigningKey
 
-from .files import fsync_dir as _fsync_dir, write_all as _write_all, write_atomic
+from .files import NOFOLLOW, fsync_dir as _fsync_dir, write_all as _write_all, write_atomic
 
 LOG_MAGIC = b"CARAVAN-LOG\x02\n"
 BODY_FILE = "genesis-body.bin"
@@ -232,7 +232,7 @@ class GameStore:
         if self._lock_fd is not None or path in _LOCKS_HELD:
             return                                      # this process holds it already
         try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | NOFOLLOW, 0o600)     # never a planted link's target
         except OSError as exc:
             raise StoreError(f"cannot open {path}: {exc.strerror or exc}") from None
         try:
@@ -341,7 +341,7 @@ class GameStore:
 
     def _open_log(self) -> int:
         path = self.dir / "messages.log"
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | NOFOLLOW, 0o600)
         try:
             if os.fstat(fd).st_size == 0:
                 _write_all(fd, LOG_MAGIC)

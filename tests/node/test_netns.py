@@ -11,26 +11,28 @@ import sys
 import pytest
 
 from protocol.verify import verify_bytes
+from tests.helpers import missing_system_package, timeout
 from tests.node.procs import ROOT, env, finish, node, read_until
 
 SUBNET = "10.213.7"
 
 
 def sh(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(args, capture_output=True, text=True, timeout=20)
+    return subprocess.run(args, capture_output=True, text=True, timeout=timeout(20))
 
 
 @pytest.fixture
 def namespaces():
     if shutil.which("ip") is None:
-        pytest.skip("iproute2 (the ip command) is not installed")
+        missing_system_package("iproute2 (the ip command)", "apt-get install iproute2 to run the network-namespace tests")
     tag = f"cvn{os.getpid() % 100000}"
     bridge_ns, names = f"{tag}br", [f"{tag}n{i}" for i in range(3)]
     created = []
     try:
         r = sh("ip", "netns", "add", bridge_ns)
         if r.returncode != 0:
-            pytest.skip(f"cannot create network namespaces here ({r.stderr.strip() or 'no privileges'})")
+            missing_system_package(f"the right to create network namespaces ({r.stderr.strip() or 'no privileges'})",
+                                       "run as root to create the test's network namespaces")
         created.append(bridge_ns)
         for cmd in (["ip", "link", "add", "br0", "type", "bridge"], ["ip", "link", "set", "br0", "up"]):
             assert sh("ip", "netns", "exec", bridge_ns, *cmd).returncode == 0
@@ -52,7 +54,8 @@ def namespaces():
             for step in steps:
                 r = sh(*step)
                 if r.returncode != 0:
-                    pytest.skip(f"cannot build the test network ({' '.join(step)}: {r.stderr.strip()})")
+                    missing_system_package(f"the right to build the test network ({' '.join(step)}: {r.stderr.strip()})",
+                                               "run as root to build the test's network namespaces")
         yield names
     finally:
         for ns in created:
@@ -71,13 +74,13 @@ def test_discovery_and_play_across_namespaces(tmp_path, namespaces):
         lobby_id = read_until(host, "lobby", timeout=30)["lobby"]
         # the lobby is also announced over mDNS/DNS-SD (python-zeroconf is a test dependency)
         found = subprocess.run(["ip", "netns", "exec", namespaces[1], sys.executable, "-m", "node", "discover",
-                                "--via", "mdns", "--wait", "4", "--json"], capture_output=True, text=True,
-                               timeout=60, env=env(), cwd=ROOT)
+                                "--via", "mdns", "--wait", f"{timeout(4):g}", "--json"], capture_output=True, text=True,
+                               timeout=timeout(60), env=env(), cwd=ROOT)
         assert found.returncode == 0, found.stderr[-1000:]
         heard = [m for m in map(json.loads, found.stdout.splitlines()) if m.get("type") == "found"]
         assert [a["lobby"] for a in heard] == [lobby_id] and heard[0]["host"] == f"{SUBNET}.1"
         for i in (1, 2):
-            procs.append(node(["join", "--wait", "15", *disc, *common, "--seed", str(i)], dirs[i], logs[i],
+            procs.append(node(["join", "--wait", f"{timeout(15):g}", *disc, *common, "--seed", str(i)], dirs[i], logs[i],
                               prefix=["ip", "netns", "exec", namespaces[i]]))
         game_id = read_until(host, "genesis", timeout=60)["game_id"]
         codes = finish(procs, timeout=120)

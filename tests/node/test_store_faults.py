@@ -18,7 +18,7 @@ import pytest
 from node import store as S
 from node.store import GameStore, StoreError, StoreWriteError, parse_log
 from protocol import wire
-from tests.helpers import make_genesis
+from tests.helpers import communicate, make_genesis, missing_system_package, timeout
 from tests.node.procs import ROOT, env
 from tests.node.stalls import collect, resume_and_finish, start
 
@@ -153,10 +153,7 @@ def test_damaged_files_give_one_clear_line(tmp_path):
             damage(store.dir)
         procs[name] = _resume(base, store.dir.name)
     for name, p in procs.items():
-        try:
-            out, err = p.communicate(timeout=60)
-        finally:
-            p.kill()
+        out, err = communicate(p, 60, f"caravan resume on a damaged {name}")
         lines = [line for line in err.splitlines() if line.strip() and not line.startswith("resuming game")]
         assert p.returncode == 1, (name, p.returncode, err[-2000:])
         assert "Traceback" not in err and len(lines) == 1, (name, err[-2000:])
@@ -165,13 +162,16 @@ def test_damaged_files_give_one_clear_line(tmp_path):
 
 @pytest.fixture
 def small_disk(tmp_path):
-    if os.geteuid() != 0 or shutil.which("mount") is None:
-        pytest.skip("mounting a small tmpfs needs root (CI runs as root)")
+    if shutil.which("mount") is None:
+        missing_system_package("the mount command", "apt-get install mount to run the full-disk test")
+    if os.geteuid() != 0:
+        missing_system_package("root rights to mount a tmpfs", "run as root to mount the full-disk test's tmpfs")
     mnt = tmp_path / "small"
     mnt.mkdir()
     r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=28k", "tmpfs", str(mnt)], capture_output=True, text=True)
     if r.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {r.stderr.strip()}")
+        missing_system_package(f"the right to mount a tmpfs ({r.stderr.strip()})",
+                               "run as root (with mount rights) to mount the full-disk test's tmpfs")
     try:
         yield mnt
     finally:
@@ -186,7 +186,7 @@ def test_the_disk_fills_during_a_game_then_space_comes_back(tmp_path, small_disk
     game = start(tmp_path, rounds=10, time_limit=60, data_dirs=dirs)
     try:
         victim = next(i for i, d in enumerate(game.dirs) if d == small_disk / "n1")
-        code, lines = collect(game.procs[victim], time.monotonic() + 90)
+        code, lines = collect(game.procs[victim], time.monotonic() + timeout(90))
         assert code == 1, (code, game.tails())
         failed = [x for x in lines if x.get("type") == "store-failed"]
         assert failed and "No space left on device" in failed[0]["text"], (lines, game.tails())

@@ -17,6 +17,7 @@ import time
 import pytest
 
 from protocol.verify import verify_bytes
+from tests.helpers import missing_system_package, timeout
 from tests.node.procs import ROOT, env, finish, node, read_until
 from tests.relay.broker import Broker
 
@@ -27,14 +28,14 @@ GAMES = [("sabbat", 3, []),
 
 
 def sh(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(args, capture_output=True, text=True, timeout=20)
+    return subprocess.run(args, capture_output=True, text=True, timeout=timeout(20))
 
 
 @pytest.fixture
 def islands(tmp_path):
     """Three node namespaces and a broker namespace: yields (node namespaces, broker)."""
     if shutil.which("ip") is None:
-        pytest.skip("iproute2 (the ip command) is not installed")
+        missing_system_package("iproute2 (the ip command)", "apt-get install iproute2 to run the network-namespace tests")
     tag = f"cvr{os.getpid() % 100000}"
     hub, names = f"{tag}bk", [f"{tag}n{i}" for i in range(3)]
     created: list[str] = []
@@ -42,7 +43,8 @@ def islands(tmp_path):
     try:
         r = sh("ip", "netns", "add", hub)
         if r.returncode != 0:
-            pytest.skip(f"cannot create network namespaces here ({r.stderr.strip() or 'no privileges'})")
+            missing_system_package(f"the right to create network namespaces ({r.stderr.strip() or 'no privileges'})",
+                                   "run as root to create the test's network namespaces")
         created.append(hub)
         in_hub = ["ip", "netns", "exec", hub]
         steps = [[*in_hub, "ip", "link", "set", "lo", "up"],
@@ -65,7 +67,9 @@ def islands(tmp_path):
         for step in steps:
             r = sh(*step)
             if r.returncode != 0:
-                pytest.skip(f"cannot build the test network ({' '.join(step)}: {r.stderr.strip()})")
+                missing_system_package(f"the right to build the test network ({' '.join(step)}: {r.stderr.strip()})",
+                                       "run as root to build the test's network namespaces (and apt-get install "
+                                       "procps for sysctl)")
         broker = Broker(tmp_path, host=BROKER_IP, port=1883, prefix=in_hub).start()
         yield names, broker
     finally:
@@ -78,7 +82,7 @@ def islands(tmp_path):
 def _reach(ns: str, host: str, port: int) -> bool:
     code = (f"import socket,sys\ntry:\n socket.create_connection(({host!r},{port}),timeout=2)\nexcept OSError:\n"
             f" sys.exit(1)\n")
-    return subprocess.run(["ip", "netns", "exec", ns, sys.executable, "-c", code], timeout=20).returncode == 0
+    return subprocess.run(["ip", "netns", "exec", ns, sys.executable, "-c", code], timeout=timeout(20)).returncode == 0
 
 
 def test_islands_reach_only_the_broker(islands):
@@ -87,9 +91,9 @@ def test_islands_reach_only_the_broker(islands):
         assert _reach(ns, BROKER_IP, broker.port)
     listener = subprocess.Popen(["ip", "netns", "exec", names[0], sys.executable, "-c",
                                  "import socket,time\ns=socket.socket();s.bind(('0.0.0.0',47123));s.listen();"
-                                 "time.sleep(8)"])
+                                 f"time.sleep({timeout(60):g})"])     # its lifetime: killed below
     try:
-        deadline = time.monotonic() + 10            # a port that listens in namespace 0 ...
+        deadline = time.monotonic() + timeout(10)            # a port that listens in namespace 0 ...
         while not _reach(names[0], "10.213.20.2", 47123):
             assert time.monotonic() < deadline, "the probe listener never came up"
         assert not _reach(names[1], "10.213.20.2", 47123)       # ... is out of reach from namespace 1
