@@ -11,26 +11,31 @@ from node.handshake import handshake
 from protocol import chain
 from protocol.identity import SigningKey
 from protocol.verify import verify_bytes
+from tests.helpers import timeout, wait_until_async
 from tests.node.conftest import Cluster
 
 
-async def attack(port: int, cluster: Cluster) -> None:
+async def attack(port: int, cluster: Cluster, caplog) -> None:
     addr = ("127.0.0.1", port)
     gid = cluster.genesis.game_id
+
+    async def logged(what: str, *words: str) -> None:
+        """Until the node has logged (and so read) the bad input: only then is it closed."""
+        await wait_until_async(lambda: any(w in caplog.text for w in words), 10, f"the node to log {what}")
     # 1. garbage bytes
     s = await trio.open_tcp_stream(*addr)
     await s.send_all(b"\x00\x00\x00\x05hello-not-msgpack")
-    await trio.sleep(0.1)
+    await logged("the garbage", "undecodable frame", "not a valid hello")
     await s.aclose()
     # 2. an oversized frame header
     s = await trio.open_tcp_stream(*addr)
     await s.send_all(struct.pack(">I", 1 << 31))
-    await trio.sleep(0.1)
+    await logged("the oversized frame", "over the")
     await s.aclose()
     # 3. a handshake from a key that holds no seat
     s = await trio.open_tcp_stream(*addr)
     await handshake(Connection(s, "x"), SigningKey.from_seed(b"\x77" * 32), gid)
-    await trio.sleep(0.1)
+    await logged("the unseated key", "holds no other seat")
     await s.aclose()
     # 4. a handshake for another game
     s = await trio.open_tcp_stream(*addr)
@@ -46,19 +51,19 @@ async def attack(port: int, cluster: Cluster) -> None:
     foreign = chain.seal(cluster.keys[2], b"\x09" * 32, 0, b"\x09" * 32, [], "act", {"a": "keep", "o": []})
     await conn.send({"t": "msg", "m": foreign.raw})
     await s.send_all(struct.pack(">I", 100) + b"\x92")
-    await trio.sleep(0.1)
+    await logged("the other game's message", "wrong-game")
     await s.aclose()
 
 
 async def test_bad_peers_are_dropped_and_the_game_goes_on(tmp_path, caplog):
     caplog.set_level(logging.WARNING)
     c = Cluster(tmp_path, 3, seed=5, options={"rounds": 5}, delay=0.01)
-    with trio.fail_after(60):
+    with trio.fail_after(timeout(60)):
         async with trio.open_nursery() as nursery:
             nodes = [await c.start(nursery, i) for i in range(3)]
             # 6. a silent peer (slowloris) holds a connection open the whole time
             silent = await trio.open_tcp_stream("127.0.0.1", c.ports[0][1])
-            await attack(c.ports[0][1], c)
+            await attack(c.ports[0][1], c, caplog)
     await silent.aclose()
     text = caplog.text
     assert "127.0.0.1:" in text
@@ -80,14 +85,14 @@ async def test_silent_and_slow_peers_time_out(tmp_path, caplog, monkeypatch):
     monkeypatch.setattr(node.frames, "FRAME_TIMEOUT", 0.3)
     caplog.set_level(logging.WARNING)
     c = Cluster(tmp_path, 2, seed=1)
-    with trio.fail_after(20):
+    with trio.fail_after(timeout(20)):
         async with trio.open_nursery() as nursery:
             n0 = c.make(0)
             port = await nursery.start(lambda task_status: n0.run(task_status=task_status))
             silent = await trio.open_tcp_stream("127.0.0.1", port)          # says nothing at all
             slow = await trio.open_tcp_stream("127.0.0.1", port)            # starts a frame, never ends it
             await slow.send_all(b"\x00\x00\x00\x40\x81")
-            with trio.fail_after(3):                                       # the node closes both
+            with trio.fail_after(timeout(3)):                              # the node closes both
                 for stream in (silent, slow):
                     while await stream.receive_some(1 << 16):
                         pass

@@ -5,6 +5,7 @@ import sys
 
 from node.cli import main
 from protocol.verify import verify_bytes
+from tests.helpers import communicate, timeout, wait_exit
 from tests.node.procs import ROOT, env
 
 
@@ -28,7 +29,7 @@ def test_simulate_prints_rates_and_wins(capsys):
 def test_demo_plays_and_verifies(tmp_path):
     out = tmp_path / "demo.caravan"
     r = subprocess.run([sys.executable, "-m", "node", "demo", "sabbat", "--players", "2", "--bot", "random",
-                        "--out", str(out)], capture_output=True, text=True, timeout=300, cwd=ROOT, env=env())
+                        "--out", str(out)], capture_output=True, text=True, timeout=timeout(300), cwd=ROOT, env=env())
     assert r.returncode == 0, r.stderr[-2000:]
     assert "verifies" in r.stdout and "won by" in r.stdout
     assert verify_bytes(out.read_bytes()).ok
@@ -47,8 +48,8 @@ def test_a_person_plays_at_the_terminal(tmp_path):
         port = read_until(host, "lobby")["port"]
         joiner = node(["join", f"127.0.0.1:{port}", "--bot", "random", "--bind", "127.0.0.1"], tmp_path / "j",
                       tmp_path / "j.log")
-        out, err = host.communicate("x\n99\n" + "1\n" * 300, timeout=120)
-        assert joiner.wait(timeout=60) == 0
+        out, err = communicate(host, 120, "the terminal host", "x\n99\n" + "1\n" * 300)
+        assert wait_exit(joiner, 60, "the joiner") == 0
     finally:
         for p in (host,):
             if p.poll() is None:

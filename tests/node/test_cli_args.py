@@ -8,6 +8,7 @@ import threading
 
 import pytest
 
+from tests.helpers import communicate, join, timeout
 from tests.node.procs import ROOT, env
 
 DECIDE = ["--bot", "random"]
@@ -83,7 +84,7 @@ def test_bad_arguments_as_real_processes(tmp_path):
                                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                                 env=env(), cwd=ROOT)) for args, words in sample[i:i + 4]]
         for args, words, proc in procs:
-            out, err = proc.communicate(timeout=120)
+            out, err = communicate(proc, 120, f"caravan {args}")
             assert proc.returncode == 2, (args, err)
             lines = err.strip().splitlines()
             assert len(lines) == 1 and words in lines[0], (args, err)
@@ -97,7 +98,7 @@ class _Server:
         self.sock = socket.socket()
         self.sock.bind(("127.0.0.1", 0))
         self.sock.listen()
-        self.sock.settimeout(30)
+        self.sock.settimeout(timeout(30))
         self.port = self.sock.getsockname()[1]
         self.thread = threading.Thread(target=self._serve, args=(behaviour,), daemon=True)
         self.thread.start()
@@ -112,7 +113,7 @@ class _Server:
 
     def close(self):
         self.sock.close()
-        self.thread.join(timeout=15)
+        join(self.thread, 15, "the stand-in server (its client never hung up)")
 
 
 def _silent(conn):
@@ -164,7 +165,7 @@ def test_join_says_what_it_found(tmp_path, behaviour, words):
     try:
         r = subprocess.run([sys.executable, "-m", "node", "join", f"127.0.0.1:{port}", *DECIDE, "--bind",
                             "127.0.0.1", "--data-dir", str(tmp_path)], capture_output=True, text=True,
-                           timeout=60, env=env(), cwd=ROOT)
+                           timeout=timeout(60), env=env(), cwd=ROOT)
     finally:
         if server:
             server.close()

@@ -11,7 +11,7 @@ import sys
 
 from node.cli import build_parser
 from protocol import transcript
-from tests.helpers import free_udp_port
+from tests.helpers import communicate, free_udp_port
 from tests.node.cli_spec import exit_rows, json_types
 from tests.node.procs import ROOT, env
 
@@ -44,7 +44,7 @@ def _run_all(command_lines: list[str], at_once: int = 4) -> list[tuple[str, str,
     for i in range(0, len(command_lines), at_once):
         procs = [_start(c) for c in command_lines[i:i + at_once]]
         for proc in procs:
-            out, err = proc.communicate(timeout=120)
+            out, err = communicate(proc, 120, " ".join(proc.args))
             results.append((out, err, proc.returncode))
     return results
 

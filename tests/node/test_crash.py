@@ -4,6 +4,7 @@ with the identical verified transcript on every node."""
 import signal
 
 from protocol.verify import verify_bytes
+from tests.helpers import timeout, wait_exit
 from tests.node.procs import finish, node, read_until
 from tests.node.stalls import resume_and_finish, start
 
@@ -24,7 +25,7 @@ def test_sigkill_and_resume(tmp_path):
         read_until(host, "event", count=12)                  # well into the game
         victim = procs[1]
         victim.send_signal(signal.SIGKILL)
-        assert victim.wait(timeout=10) == -signal.SIGKILL
+        assert wait_exit(victim, 10, "the SIGKILLed node") == -signal.SIGKILL
         resumed = node(["resume", game_id[:12], *common, "--seed", "7"], dirs[1], logs[1])
         procs[1] = resumed
         codes = finish(procs)
@@ -49,7 +50,7 @@ def _lose_log_and_resume(tmp, keep: float):
         read_until(game.procs[0], "event", count=8)
         victim = game.procs[1]
         victim.send_signal(signal.SIGKILL)
-        victim.wait(timeout=10)
+        assert wait_exit(victim, 10, "the SIGKILLed node") == -signal.SIGKILL
         path = game.store(1) / "messages.log"
         data = path.read_bytes()
         path.write_bytes(data[:int(len(data) * keep)])
@@ -72,6 +73,8 @@ def test_half_or_all_of_the_log_lost_then_resume(tmp_path):
     for t in threads:
         t.start()
     for t in threads:
-        t.join(timeout=180)
+        t.join(timeout=timeout(180))
     if errors:
         raise errors[0]
+    hung = [t.name for t in threads if t.is_alive()]
+    assert not hung, f"a lose-the-log-and-resume scenario still running after {timeout(180):g} s: {hung}"

@@ -20,7 +20,7 @@ from node.stored import stored_games
 from protocol import games, wire
 from protocol.verify import verify_bytes
 from tests.fixture_game import ENGINE
-from tests.helpers import make_genesis, new_table, play
+from tests.helpers import make_genesis, new_table, play, timeout, wait_exit
 from tests.node.procs import ROOT, env, read_until
 from tests.node.stalls import resume_and_finish, start
 
@@ -34,7 +34,7 @@ def _resume(data_dir, game_id: str) -> subprocess.CompletedProcess:
     try:
         return subprocess.run([sys.executable, "-m", "node", "resume", game_id[:16], "--bot", "random",
                                "--bind", "127.0.0.1", "--port", str(port), "--data-dir", str(data_dir)],
-                              capture_output=True, text=True, env=env(), cwd=ROOT, timeout=30)
+                              capture_output=True, text=True, env=env(), cwd=ROOT, timeout=timeout(30))
     except subprocess.TimeoutExpired as exc:
         raise AssertionError(f"a second process played on the same game: {exc.stderr}") from None
 
@@ -52,7 +52,7 @@ def test_a_second_process_on_a_running_game_refuses_and_a_killed_ones_lock_is_ta
         assert "can continue with" not in lines[0]            # resuming is what was just refused
         assert "Traceback" not in second.stderr
         victim.send_signal(signal.SIGKILL)            # now it dies holding the lock: the OS drops it
-        victim.wait(timeout=10)
+        assert wait_exit(victim, 10, "the SIGKILLed node") == -signal.SIGKILL
         resume_and_finish(game, 1, game.common[1], timeout=90)
     finally:
         game.kill_all()
@@ -69,7 +69,8 @@ def test_the_lock_belongs_to_one_process_and_goes_with_it(tmp_path):
     holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from pathlib import Path; "
                                "from node.store import GameStore; "
                                f"s = GameStore(Path({str(tmp_path)!r}), bytes.fromhex({store.dir.name!r})); "
-                               "s.lock(); print('locked', flush=True); time.sleep(60)"],
+                               "s.lock(); print('locked', flush=True); "
+                               f"time.sleep({timeout(60):g})"],       # holds the lock until killed below
                               stdout=subprocess.PIPE, text=True, cwd=ROOT, env=env())
     try:
         assert holder.stdout.readline().strip() == "locked"
@@ -80,7 +81,7 @@ def test_the_lock_belongs_to_one_process_and_goes_with_it(tmp_path):
         assert f"running in process {holder.pid}" in listed.detail and "resume" not in listed.detail
     finally:
         holder.kill()
-        holder.wait(timeout=10)
+        wait_exit(holder, 10, "the killed lock holder")
     assert "caravan resume" in stored_games(tmp_path)[0].detail
     store.lock()                                        # its holder died: taken over
     store.lock()                                        # and idempotent in this process

@@ -4,10 +4,10 @@ the password on any command line (every local user can read argv); the game ends
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 from protocol.verify import verify_bytes
+from tests.helpers import wait_until
 from tests.node.procs import finish, node, read_until
 from tests.relay.broker import Broker
 
@@ -47,10 +47,11 @@ def test_bots_log_in_to_the_broker_without_the_password_in_argv(tmp_path):
                      "--no-discovery"], tmp_path / "ann", tmp_path / "ann.log")
         read_until(host, "bots", timeout=30)
         seen: list[str] = []
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline and len([a for a in seen if " join " in a]) < 2:
-            seen = _argvs(host.pid)
-            time.sleep(0.05)
+
+        def two_bots() -> bool:
+            seen[:] = _argvs(host.pid)
+            return len([a for a in seen if " join " in a]) >= 2
+        wait_until(two_bots, 5, "the host's two bot processes")
         bots = [a for a in seen if " join " in a]
         assert len(bots) == 2, seen
         assert not any(PASSWORD in a for a in seen), seen

@@ -17,6 +17,7 @@ import trio
 from trio_websocket import open_websocket_url
 
 from protocol.verify import verify_bytes
+from tests.helpers import communicate, timeout, wait_exit, wait_until
 from tests.node.procs import ROOT, env, read_until
 
 LIMIT = 3
@@ -37,12 +38,17 @@ def _printed_resume(home: Path) -> list[str]:
     return match.group(1).split()[1:]
 
 
+def _after(text: str, mark: str) -> str:
+    """What `text` holds after the first `mark` ("" without one)."""
+    return text.split(mark, 1)[1] if mark in text else ""
+
+
 def _bot_log(home: Path) -> str:
     return (home / "caravan" / "bots" / "bot1" / "node.log").read_text()
 
 
-def _wait_bot_paused(home: Path, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
+def _wait_bot_paused(home: Path, within: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout(within)
     while "paused" not in _bot_log(home):
         assert time.monotonic() < deadline, _bot_log(home)[-2000:]
         time.sleep(0.1)
@@ -62,15 +68,16 @@ def test_resume_as_printed_continues_a_terminal_game_with_its_bots(tmp_path):
         game_id = read_until(person, "genesis", timeout=60)["game_id"]
         person.stdin.write("1\n")
         person.stdin.flush()
-        time.sleep(0.5)                              # one move made, and paused at the next one
+        wait_until(lambda: "choose 1-" in _after((tmp_path / "person.log").read_text(), "committed"), 30,
+                   "the person's first move made and the next prompt shown")    # paused at the next one
         person.send_signal(signal.SIGINT)
-        assert person.wait(timeout=30) == 130
+        assert wait_exit(person, 30, "the person's node after SIGINT") == 130
         _wait_bot_paused(tmp_path)
-        time.sleep(LIMIT * 2)                        # well past the time limit: nobody may abandon
+        time.sleep(LIMIT * 2)            # stays (CONTRIBUTING): well past the time limit, nobody may abandon
         argv = _printed_resume(tmp_path)
         assert argv == ["resume", game_id[:16]]
         resumed = _caravan(argv, tmp_path, stdin=subprocess.PIPE)
-        out, _ = resumed.communicate("1\n" * 300, timeout=120)
+        out, _ = communicate(resumed, 120, "the resumed terminal game", "1\n" * 300)
     finally:
         for p in (person, resumed):
             if p is not None and p.poll() is None:
@@ -86,7 +93,7 @@ async def _play_page(url: str, answers: int | None) -> bool:
     them, or to the end; True when the result arrived."""
     ws_url = url.replace("http://", "ws://") + "ws"
     done = 0
-    with trio.fail_after(120):
+    with trio.fail_after(timeout(120)):
         async with open_websocket_url(ws_url) as ws:
             while answers is None or done < answers:
                 msg = json.loads(await ws.get_message())
@@ -109,14 +116,14 @@ def test_resume_as_printed_continues_a_web_game_on_the_same_page(tmp_path):
         game_id = read_until(person, "genesis", timeout=60)["game_id"]
         trio.run(_play_page, url, 1)
         person.send_signal(signal.SIGTERM)
-        assert person.wait(timeout=30) == 130
+        assert wait_exit(person, 30, "the person's node after SIGTERM") == 130
         _wait_bot_paused(tmp_path)
-        time.sleep(LIMIT * 2)
+        time.sleep(LIMIT * 2)            # stays (CONTRIBUTING): well past the time limit, nobody may abandon
         argv = _printed_resume(tmp_path)
         resumed = _caravan([*argv, "--json"], tmp_path)
         assert read_until(resumed, "web", timeout=60)["url"] == url      # the open page reconnects
         assert trio.run(_play_page, url, None)
-        assert resumed.wait(timeout=60) == 0
+        assert wait_exit(resumed, 60, "the resumed web game") == 0
     finally:
         for p in (person, resumed):
             if p is not None and p.poll() is None:
@@ -129,8 +136,8 @@ def test_resuming_an_ended_game_says_so_in_one_line(tmp_path):
     person = _caravan(["host", "fixture", "--players", "2", "-o", "rounds=3", "--bot", "random",
                        "--with-bots", "random", "--no-discovery", "--bind", "127.0.0.1", "--json"], tmp_path)
     game_id = read_until(person, "genesis", timeout=60)["game_id"]
-    assert person.wait(timeout=120) == 0
+    assert wait_exit(person, 120, "the bots-only game") == 0
     again = _caravan(["resume", game_id[:16], "--json"], tmp_path)
     line = read_until(again, "ended", timeout=60)
-    assert again.wait(timeout=30) == 0
+    assert wait_exit(again, 30, "resume of an ended game") == 0
     assert line["state"] == "finished" and "already ended" in line["text"]
