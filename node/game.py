@@ -41,6 +41,8 @@ from .store import CannotContinue, GameStore, StoreWriteError
 log = logging.getLogger("caravan.node")
 
 SYNC_INTERVAL = 0.25
+DIAL_BACKOFF = (0.05, 1.0)
+"""A failed dial of a peer is tried again after the first pause, doubled up to the second (s)."""
 FLUSH_INTERVAL = 0.05
 """The log is fsync'd behind the game at most this often (each fsync covers every record
 written before it): one worker-thread hand-off per fsync, not per message."""
@@ -612,7 +614,7 @@ class GameNode:
     async def _dial(self, seat: int) -> None:
         """Keep a link to `seat` up (this side dials seats with a higher number, and
         everyone after a restart)."""
-        delay = 0.05
+        delay = DIAL_BACKOFF[0]
         while True:
             if seat in self.conns or seat in self.blocked:
                 await trio.sleep(SYNC_INTERVAL)
@@ -624,9 +626,9 @@ class GameNode:
                 conn = await self._open_link(seat)
             except (OSError, trio.TooSlowError):
                 await trio.sleep(delay)
-                delay = min(1.0, delay * 2)
+                delay = min(DIAL_BACKOFF[1], delay * 2)
                 continue
-            delay = 0.05
+            delay = DIAL_BACKOFF[0]
             try:
                 peer = await handshake(conn, self.key, self.genesis.game_id, dialer=True)
             except (HandshakeError, FrameError, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:

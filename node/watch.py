@@ -34,7 +34,7 @@ from protocol.verify import Report, _error, verify_bytes
 
 from .cli_checks import host_port, join_target, port_number
 from .frames import Connection, FrameError
-from .game import HANDSHAKE_FRAME, LINGER, MAX_UNAUTHENTICATED, _peer_name
+from .game import ALONE_AFTER, DIAL_BACKOFF, HANDSHAKE_FRAME, LINGER, MAX_UNAUTHENTICATED, _peer_name
 from .handshake import HandshakeError, HandshakeSlots, handshake
 from .lobby import HANDSHAKE_TRIES, LobbyError, _open_tcp, clean_name
 from .output import plain
@@ -50,9 +50,13 @@ SILENCE = 24 * 3600.0
 """A feed may be quiet this long (players think); TCP tells us when the node goes away."""
 
 REDIALS = 3
-"""A link that breaks before the end (a relay frame lost, a node restarting, this watcher
-starved at its low priority) is dialled again this many times; the node sends the game from
-its start, and the messages verified already are only compared."""
+"""A link that breaks before the end (a relay frame lost, a broker or a node restarting, this
+watcher starved at its low priority) is dialled again; the node sends the game from its
+start, and the messages verified already are only compared. At most this many links in a
+row that bring no new message (a node that keeps dropping the watcher)."""
+REDIAL_PATIENCE = ALONE_AFTER
+"""Each time, the link is dialled again for up to this long, as a player's node waits for its
+peers (node/game.py: "nobody left"), DIAL_BACKOFF apart."""
 
 PAGE_WAIT = 300.0
 """After a bad message, how long the page stays served for someone to open it and read why."""
@@ -390,43 +394,57 @@ class Quiet:
 # ----------------------------------------------------------------------------- watching
 
 @asynccontextmanager
-async def _feed(target: str, say, relay_auth: str | None) -> AsyncIterator[tuple[Any, bytes]]:
-    """The link to a player's node and the game id it proved: over TCP, or through the broker
-    of a watch invite (as a throwaway key's inbox, dialling the player's inbox)."""
+async def _reach_node(target: str, say, relay_auth: str | None) -> AsyncIterator[Any]:
+    """For the whole watch, how to reach the player's node: an async function returning a
+    fresh link to it and the game id it proved. Over TCP each link is dialled afresh (a
+    lobby's HOST:PORT serves its game once it starts); through a broker one connection to it
+    is kept for the whole watch (as a player's node keeps its own: paho reconnects after an
+    outage) and each link dials the player's inbox in the game's scope (a relayed lobby's
+    invite: its host's inbox, waiting in the lobby the first time)."""
     if not target.startswith("caravan+"):
-        conn, scope = await open_feed(target, say)
-        try:
-            yield conn, scope
-        finally:
-            await conn.aclose()
+        async def dial_tcp() -> tuple[Any, bytes]:
+            return await open_feed(target, say)
+        yield dial_tcp
         return
     from . import relay as relay_mod
     from .handshake import pin_inbox
     from .relay_url import parse_invite, with_auth
 
-    lobby = host_pin = None
+    lobby = host_pin = game_id = None
     if "/watch/" in target:
         url, game_id, inbox = parse_watch_invite(target)
     else:                                              # a lobby's invite: wait there for its game
         invite = parse_invite(target)
         url, lobby, host_pin, inbox = invite.url, bytes.fromhex(invite.lobby), invite.host_pin, pin_inbox(invite.host_pin)
     key = SigningKey.generate()
-    async with relay_mod.connect(with_auth(url, relay_auth), key.public) as relay:
-        if lobby is not None:
+    endpoints: dict[bytes, Any] = {}
+
+    async def dial_relayed() -> tuple[Any, bytes]:
+        nonlocal game_id
+        patient = False
+        if game_id is None:
             game_id = await _wait_in_relayed_lobby(relay, lobby, inbox, key, host_pin, target, say)
-        endpoint = relay.endpoint(game_id)
+            patient = True
+        if game_id not in endpoints:
+            endpoints[game_id] = relay.endpoint(game_id)
+        link = await _dial_game(endpoints[game_id], inbox, target, game_id, patient)
         try:
-            link = await _dial_game(endpoint, inbox, target, game_id, patient=lobby is not None)
             first = await _first(link, target)
             if first["t"] != "hello" or first.get("scope") != game_id:
                 raise WatchError(f"the player at {target} is not in that game")
             await handshake(link, key, game_id, dialer=True, received=first, expect=host_pin)
-            try:
-                yield link, game_id
-            finally:
+        except BaseException:
+            with trio.CancelScope(shield=True):
                 await link.aclose()
+            raise
+        return link, game_id
+
+    async with relay_mod.connect(with_auth(url, relay_auth), key.public) as relay:
+        try:
+            yield dial_relayed
         finally:
-            endpoint.close()
+            for endpoint in endpoints.values():
+                endpoint.close()
 
 
 async def _wait_in_relayed_lobby(relay: Any, lobby: bytes, inbox: str, key: SigningKey, host_pin: bytes,
@@ -520,43 +538,93 @@ async def _serve_others(relayed: Relayed, spectators: Spectators, bind: str, por
     await trio.serve_listeners(incoming, listeners)
 
 
+DIAL_ERRORS = (WatchError, LobbyError, HandshakeError, FrameError, OSError, trio.BrokenResourceError,
+               trio.ClosedResourceError, trio.TooSlowError)
+"""What dialling a player's node may fail with (a relay's RelayError is an OSError)."""
+
+
+async def _open_game(reach: Any, target: str) -> tuple[Any, bytes, dict]:
+    """A link to the player's node (`reach`), the game id it proved and its genesis frame."""
+    conn, scope = await reach()
+    try:
+        frame = await _refused(conn, target)
+        if frame.get("t") != "genesis" or type(frame.get("g")) is not bytes:
+            raise WatchError(f"{target} did not send the game's genesis (a different Caravan version?)")
+    except BaseException:
+        with trio.CancelScope(shield=True):
+            await conn.aclose()
+        raise
+    return conn, scope, frame
+
+
+async def _redial(reach: Any, target: str, replica: Replica) -> tuple[Any, dict]:
+    """The link again after it broke, as a player's node redials a peer (node/game.py): tried
+    again and again, DIAL_BACKOFF apart, for up to REDIAL_PATIENCE seconds (a broker
+    restarting, a node being resumed, the players' own links coming back first)."""
+    deadline = trio.current_time() + REDIAL_PATIENCE
+    delay, longest = DIAL_BACKOFF
+    while True:
+        try:
+            with trio.fail_at(deadline):
+                conn, scope, frame = await _open_game(reach, target)
+        except DIAL_ERRORS as exc:
+            if trio.current_time() + delay >= deadline:
+                raise WatchError(f"no answer for {REDIAL_PATIENCE:.0f} s (the last try: "
+                                 f"{str(exc) or type(exc).__name__})") from None
+            log.info("dialling the player's node again failed (%s); trying again in %.2f s", exc, delay)
+            await trio.sleep(delay)
+            delay = min(longest, delay * 2)
+            continue
+        if scope != replica.genesis.game_id or frame["g"] != replica.genesis_raw:
+            with trio.CancelScope(shield=True):
+                await conn.aclose()
+            raise WatchError(f"{target} sent another game's genesis when dialled again")
+        return conn, frame
+
+
 async def watch(target: str, out_dir: Path, out: Path | None, show: Any, say, relay_auth: str | None = None,
                 serve: tuple[str, int] | None = None) -> int:
     """Watch until the game ends or a message fails; the exit code. `serve` (bind, port):
     relay the verified messages to other spectators meanwhile."""
     replica: Replica | None = None
     relayed = spectators = None
-    async with trio.open_nursery() as nursery:
-        for attempt in range(REDIALS + 1):
+    async with _reach_node(target, say, relay_auth) as reach, trio.open_nursery() as nursery:
+        conn, scope, frame = await _open_game(reach, target)
+        try:
+            replica = _replica(frame, scope, target)
+        except BaseException:
+            with trio.CancelScope(shield=True):
+                await conn.aclose()
+            raise
+        g = replica.genesis
+        say(f"watching game {g.game_id.hex()[:16]} ({replica.engine.title}, {len(g.seats)} players) "
+            f"from {target}", "watching", game=g.game, game_id=g.game_id.hex(), seats=len(g.seats),
+            names=replica.names)
+        show.start(replica)
+        if serve is not None:
+            relayed = Relayed(replica)
+            spectators = Spectators(relayed, True, names=lambda: relayed.names)
+            await nursery.start(_serve_others, relayed, spectators, serve[0], serve[1], say)
+        redials = 0
+        while True:
+            before = replica.verified
             try:
-                async with _feed(target, say, relay_auth) as (conn, scope):
-                    frame = await _refused(conn, target)
-                    if frame.get("t") != "genesis" or type(frame.get("g")) is not bytes:
-                        raise WatchError(f"{target} did not send the game's genesis (a different Caravan version?)")
-                    if replica is None:
-                        replica = _replica(frame, scope, target)
-                        g = replica.genesis
-                        say(f"watching game {g.game_id.hex()[:16]} ({replica.engine.title}, {len(g.seats)} players) "
-                            f"from {target}", "watching", game=g.game, game_id=g.game_id.hex(), seats=len(g.seats),
-                            names=replica.names)
-                        show.start(replica)
-                        target = _game_target(target, g.game_id)
-                        if serve is not None:
-                            relayed = Relayed(replica)
-                            spectators = Spectators(relayed, True, names=lambda: relayed.names)
-                            await nursery.start(_serve_others, relayed, spectators, serve[0], serve[1], say)
-                    elif frame["g"] != replica.genesis_raw:
-                        raise WatchError(f"{target} sent another game's genesis when dialled again")
-                    outcome, broken = await _follow(conn, replica, show, say, relayed)
-            except (WatchError, LobbyError, HandshakeError, FrameError, OSError, trio.BrokenResourceError,
-                    trio.ClosedResourceError, trio.TooSlowError) as exc:
-                if replica is None:
-                    raise
-                outcome, broken = f"dialling the player's node again failed: {exc}", False
-            if not broken or replica.session.complete or attempt == REDIALS:
+                outcome, broken = await _follow(conn, replica, show, say, relayed)
+            finally:
+                with trio.CancelScope(shield=True):
+                    await conn.aclose()
+            if not broken or replica.session.complete:
                 break
-            say(f"{outcome}: dialling it again ({attempt + 1} of {REDIALS})", "status")
-            await trio.sleep(1 + attempt)
+            redials = 1 if replica.verified > before else redials + 1     # a link that brought news: a fresh count
+            if redials > REDIALS:
+                outcome += f" ({REDIALS} links in a row brought no new message)"
+                break
+            say(f"{outcome}: dialling it again ({redials} of {REDIALS})", "status")
+            try:
+                conn, frame = await _redial(reach, target, replica)
+            except DIAL_ERRORS as exc:
+                outcome = f"dialling the player's node again failed: {exc}"
+                break
         if relayed is not None:
             relayed.end("complete" if replica.session.complete else
                         "abandoned" if replica.abandoned is not None else "stopped", outcome)
@@ -601,17 +669,6 @@ def _replica(frame: dict, scope: bytes, target: str) -> Replica:
     if replica.genesis.game_id != scope:
         raise WatchError(f"{target} sent the genesis of another game than the one it named")
     return replica
-
-
-def _game_target(target: str, game_id: bytes) -> str:
-    """What to dial again: a relayed lobby's invite becomes its host's watch invite (the lobby
-    is gone); any other target is dialled as it was (a lobby's HOST:PORT now serves its game)."""
-    if not target.startswith("caravan+") or "/watch/" in target:
-        return target
-    from .handshake import pin_inbox
-    from .relay_url import INVITE_PREFIX, parse_invite
-    invite = parse_invite(target)
-    return f"{INVITE_PREFIX}{invite.url.with_credentials()}/watch/{game_id.hex()}/{pin_inbox(invite.host_pin)}"
 
 
 async def _follow(conn: Connection, replica: Replica, show: Any, say,
