@@ -153,6 +153,7 @@ class GameStore:
         store.save_secrets(secrets)
         store.save_peers(peers)
         _write_private(store.dir / "genesis.bin", genesis_raw)     # last: the store is whole once it exists
+        store.drop_body()
         return store
 
     @classmethod
@@ -182,6 +183,15 @@ class GameStore:
     def save_genesis(self, raw: bytes) -> None:
         """Store the signed genesis fetched back for a prepared store (checked by the caller)."""
         _write_private(self.dir / "genesis.bin", raw)
+        self.drop_body()
+
+    def drop_body(self) -> None:
+        """The signed genesis is stored: the body kept for it is no longer needed (a small disk
+        has room for one file fewer)."""
+        try:
+            (self.dir / BODY_FILE).unlink(missing_ok=True)
+        except OSError as exc:
+            log.warning("cannot remove %s: %s", self.dir / BODY_FILE, exc.strerror or exc)
 
     @classmethod
     def find(cls, data_dir: Path, prefix: str) -> "GameStore":
