@@ -146,7 +146,6 @@ class Chat:
         (logged; the link stays up: chat never stops a game)."""
         try:
             seat, n, text, body, sig = self._check(frame)
-            self._check_rate(seat, n)
         except ChatError as exc:
             self.refused += 1
             if self.refused & (self.refused - 1) == 0:      # the 1st, 2nd, 4th, 8th…: a flood cannot flood the log
@@ -157,9 +156,11 @@ class Chat:
 
     def _check_rate(self, seat: int, n: int) -> None:
         """The sender's rule on the line's signed time, and that time not running ahead of
-        this node's clock by more than AHEAD since that seat's first line (forged times)."""
+        this node's clock by more than AHEAD since that seat's first line (forged times).
+        Checked before the signature (a flood costs no verification) and changing nothing:
+        only an accepted line moves the window (`_accept`)."""
         ahead = n / 1000 - self.clock()
-        first = self.ahead.setdefault(seat, ahead)
+        first = self.ahead.get(seat, ahead)
         if ahead > first + AHEAD:
             raise ChatError(f"seat {seat}'s line is dated {ahead - first:.0f} s ahead of its earlier lines")
         if not self.limits[seat].allows(n):
@@ -178,10 +179,11 @@ class Chat:
         if type(author) is not bytes or author not in self.seats:
             raise ChatError("the line's key holds no seat in this game")
         seat = self.seats.index(author)
-        if not verify(author, sig, body):
-            raise ChatError(f"the signature of seat {seat}'s line does not verify")
         if type(n) is not int or n <= self.last_n.get(seat, 0):
             raise ChatError(f"seat {seat}'s line is old or repeated")
+        self._check_rate(seat, n)
+        if not verify(author, sig, body):
+            raise ChatError(f"the signature of seat {seat}'s line does not verify")
         if type(text) is not str or clean(text) != text:
             raise ChatError(f"seat {seat}'s line is not one line of printable text")
         return seat, n, text, body, sig
@@ -190,6 +192,7 @@ class Chat:
     def _accept(self, seat: int, n: int, text: str, body: bytes, sig: bytes, now: float) -> dict[str, Any]:
         self.last_n[seat] = n
         self.limits[seat].add(n)
+        self.ahead.setdefault(seat, n / 1000 - now)
         line = {"type": "chat", "seat": seat, "name": self.names[seat], "text": text, "at": now}
         self.lines.append(line)
         self._store({"seat": seat, "n": n, "at": now, "text": text, "body": body.hex(), "sig": sig.hex()})

@@ -93,3 +93,14 @@ def test_past_the_cap_the_file_keeps_the_newest_lines(tmp_path, monkeypatch):
     # the restarted node goes on where the kept lines end (no repeated or older n)
     ann_clock[0] += C.RATE_WINDOW
     assert _say(again, "after the restart")
+
+
+def test_a_flood_past_the_rate_costs_no_signature_check(tmp_path, monkeypatch):
+    keys, (ann, bob), _ = _pair(tmp_path)
+    checked = []
+    real = C.verify
+    monkeypatch.setattr(C, "verify", lambda *a: checked.append(1) or real(*a))
+    for i in range(105):
+        body = C.wire.encode([C.DOMAIN, GAME, keys[0].public, 1_000_000 + i, f"x{i}"])
+        bob.receive(0, {"t": "chat", "b": body, "s": keys[0].sign(body) if i < 5 else bytes(64)})
+    assert len(bob.lines) == 5 and len(checked) == 5
