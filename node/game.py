@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
 
@@ -56,7 +57,7 @@ MIN_GIVE_UP = 10.0
 """A node that sees a stall and no complete abandon record gives up (exit 1, unfinished
 transcript) GIVE_UP_FACTOR × the time limit (at least MIN_GIVE_UP s) after noticing it; a
 node holding a record keeps announcing it that long at most, until every peer has it."""
-ALONE_AFTER = 60.0
+ALONE_AFTER = float(os.environ.get("CARAVAN_TEST_ALONE_AFTER") or 60.0)     # the variable: tests only
 """A node that hears nothing from any other seat's node for this long after it starts (or,
 without a time limit, at any time) stops: a resumed node whose peers all finished or left
 would otherwise wait forever."""

@@ -4,7 +4,11 @@ the table "stopped" with the node's own line, never "over"; a game that ended is
 
 from __future__ import annotations
 
+import time
+
 from node.home_tables import Table
+from tests.node.procs import node, read_until
+from tests.web.home_fixtures import api, start_home
 
 GAVE_UP = ("no other seat's node has answered for 60 s (they may have finished or left; the game was waiting "
            "for seat 1): stopped with 7 messages kept — caravan resume 0123 fetches the rest once any of them "
@@ -33,3 +37,36 @@ def test_a_game_that_ended_is_over():
     table.on_line("game over: won by seat 0; scores seat 0 3, seat 1 1", "result", {})
     table.finish({"winners": [0], "scores": [3, 1]})
     assert (table.state, table.error) == ("over", "")
+
+
+def test_continue_of_a_game_whose_peers_are_gone_ends_stopped_on_the_home(tmp_path, monkeypatch):
+    """Real processes: a CLI game (host in the home's data dir, a joiner) killed mid-game; the
+    home's Continue resumes it, nobody answers, the node gives up: the table says "stopped"
+    with the node's line (CARAVAN_TEST_ALONE_AFTER shortens the 60 s rule for these nodes)."""
+    monkeypatch.setenv("CARAVAN_TEST_ALONE_AFTER", "2")
+    common = ["--bot", "random", "--bot-delay", "0.3", "--bind", "127.0.0.1"]
+    host = node(["host", "fixture", "--players", "2", "-o", "rounds=10", "--no-discovery", *common],
+                tmp_path / "home", tmp_path / "host.log")
+    procs = [host]
+    try:
+        port = read_until(host, "lobby", timeout=60)["port"]
+        procs.append(node(["join", f"127.0.0.1:{port}", *common], tmp_path / "friend", tmp_path / "friend.log"))
+        game_id = read_until(host, "genesis", timeout=60)["game_id"]
+        read_until(host, "event", timeout=60)                   # the game is under way
+        for p in procs:
+            p.kill()
+            p.wait(timeout=30)
+        home, url = start_home(tmp_path, "home")
+        procs.append(home.proc)
+        key = api(url, "continue", {"game_id": game_id})["table"]["key"]
+        deadline = time.monotonic() + 60
+        while (table := next(t for t in api(url, "state")["tables"] if t["key"] == key))["state"] in (
+                "starting", "lobby", "playing"):
+            assert time.monotonic() < deadline, table
+            time.sleep(0.1)
+        assert table["state"] == "stopped", table
+        assert table["error"].startswith("no other seat's node has answered for 2 s"), table["error"]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
