@@ -11,7 +11,7 @@ from protocol import abandon, transcript, wire
 from protocol.session import Session
 from protocol.verify import verify_bytes
 from tests.fixture_game import ENGINE
-from tests.helpers import make_genesis
+from tests.helpers import make_genesis, timeout as scaled
 from tests.node.conftest import bot_decider
 
 
@@ -33,7 +33,7 @@ async def test_a_stalled_seat_is_abandoned(tmp_path):
         return legal[0]
 
     nodes = []
-    with trio.fail_after(30):
+    with trio.fail_after(scaled(30)):
         async with trio.open_nursery() as nursery:
             for i in range(3):
                 d = tmp_path / f"n{i}"

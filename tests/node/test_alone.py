@@ -10,13 +10,14 @@ import trio
 import node.game as game_mod
 from node.store import GameStore
 from protocol.verify import verify_bytes
+from tests.helpers import timeout as scaled
 from tests.node.conftest import Cluster
 
 
 async def test_a_resumed_node_with_nobody_left_stops_and_says_so(tmp_path, monkeypatch):
     c = Cluster(tmp_path, 3, seed=5)
     assert c.genesis.time_limit == 0                  # no time limit: no watchdog to end it
-    with trio.fail_after(60):
+    with trio.fail_after(scaled(60)):
         async with trio.open_nursery() as nursery:
             for i in range(3):
                 await c.start(nursery, i)
@@ -33,7 +34,7 @@ async def test_a_resumed_node_with_nobody_left_stops_and_says_so(tmp_path, monke
     monkeypatch.setattr(game_mod, "ALONE_AFTER", 2.0)
     node = c.make(1)
     t0 = trio.current_time()
-    with trio.fail_after(30):
+    with trio.fail_after(scaled(30)):
         await node.run(dial_all=True)
     assert trio.current_time() - t0 < 2.0 + 3, "it must stop within the bound"
     assert node.outcome == "gave-up", node.outcome_text

@@ -10,7 +10,7 @@ import sys
 
 from protocol import transcript
 from tests.fixture_game import ENGINE
-from tests.helpers import new_table, play
+from tests.helpers import new_table, play, timeout as scaled
 from tests.node.procs import ROOT, env
 from tests.node.test_one_process_per_game import _store
 
@@ -20,7 +20,7 @@ def _with_stdout_closed(args: list[str]) -> subprocess.CompletedProcess:
     os.close(r)                                   # nobody will ever read: the first write fails (EPIPE)
     try:
         return subprocess.run([sys.executable, "-m", "node", *args], stdout=w, stderr=subprocess.PIPE, text=True,
-                              env=env(), cwd=ROOT, timeout=60)
+                              env=env(), cwd=ROOT, timeout=scaled(60))
     finally:
         os.close(w)
 

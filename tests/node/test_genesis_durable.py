@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from protocol.verify import verify_bytes
+from tests.helpers import timeout as scaled, wait_exit
 from tests.node.procs import ROOT, env, finish, node, read_until
 
 GAME = ["fixture", "--players", "3", "-o", "rounds=2"]
@@ -20,7 +21,7 @@ GAME = ["fixture", "--players", "3", "-o", "rounds=2"]
 def _caravan(args: list[str], data: Path, log: Path) -> subprocess.CompletedProcess:
     with log.open("ab") as errors:
         return subprocess.run([sys.executable, "-m", "node", *args, "--data-dir", str(data)], stdout=subprocess.PIPE,
-                              stderr=errors, text=True, env=env(), cwd=ROOT, timeout=120)
+                              stderr=errors, text=True, env=env(), cwd=ROOT, timeout=scaled(120))
 
 
 def test_a_joiner_killed_right_after_the_genesis_resumes_and_the_game_finishes(tmp_path: Path):
@@ -36,7 +37,7 @@ def test_a_joiner_killed_right_after_the_genesis_resumes_and_the_game_finishes(t
                       prefix=["env", "CARAVAN_TEST_DIE_BEFORE_STORE=1"])
         procs.append(killed)
         game_id = read_until(host, "genesis", timeout=60)["game_id"]
-        assert killed.wait(timeout=60) == -9                 # it signed, got the start, and died
+        assert wait_exit(killed, 60, "the node killed at the start") == -9                 # it signed, got the start, and died
         assert not (c / "games" / game_id / "genesis.bin").exists()
 
         listed = _caravan(["games", "--json"], c, tmp_path / "c.log")

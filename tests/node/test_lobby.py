@@ -5,7 +5,7 @@ import trio
 
 from node import discovery, lobby, runner
 from protocol.verify import verify_bytes
-from tests.helpers import free_udp_port
+from tests.helpers import free_udp_port, timeout as scaled
 from tests.node.conftest import games  # noqa: F401  (registers the fixture game)
 
 
@@ -18,7 +18,7 @@ async def test_host_discover_join_and_play(tmp_path):
     udp = free_udp_port()
     results = {}
     seats = [seat(tmp_path, i, out=tmp_path / f"out{i}.caravan") for i in range(3)]
-    with trio.fail_after(60):
+    with trio.fail_after(scaled(60)):
         async with trio.open_nursery() as nursery:
             async def host():
                 results[0] = await runner.host("fixture", 3, {"rounds": 2}, seats[0],
@@ -38,7 +38,7 @@ async def test_host_discover_join_and_play(tmp_path):
 
 
 async def test_join_refuses_a_full_or_missing_lobby(tmp_path):
-    with trio.fail_after(20):
+    with trio.fail_after(scaled(20)):
         with pytest.raises(lobby.LobbyError, match="cannot reach"):
             await lobby.join(runner.load_identity(tmp_path / "x"), "127.0.0.1", 1, 9, b"\0" * 32)
 
@@ -60,7 +60,7 @@ async def test_only_a_player_of_the_last_game_declines_its_play_again_once(tmp_p
                             friends=frozenset({host_key.public, friend.public}))
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     port = listeners[0].socket.getsockname()[1]
-    with trio.fail_after(30):
+    with trio.fail_after(scaled(30)):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(the_lobby.run, listeners, b"\0" * 32)
             with pytest.raises(lobby.LobbyError, match="the host refused: only a player of the last game"):

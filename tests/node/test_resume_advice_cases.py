@@ -13,7 +13,7 @@ from types import SimpleNamespace
 from node.cli import resume_can_help
 from node.store import GameStore, StoreError, StoreWriteError
 from protocol import genesis as G, transcript, wire
-from tests.helpers import make_genesis
+from tests.helpers import make_genesis, timeout as scaled
 from tests.node.procs import ROOT, env
 
 VECTOR = ROOT / "specs" / "vectors" / "fixture-2p.caravan"
@@ -34,7 +34,7 @@ def _game(data_dir) -> GameStore:
 def _resume_line(data_dir, game_id: str) -> str:
     r = subprocess.run([sys.executable, "-m", "node", "resume", game_id[:16], "--bot", "random", "--bind",
                         "127.0.0.1", "--data-dir", str(data_dir)], capture_output=True, text=True, env=env(),
-                       cwd=ROOT, timeout=60)
+                       cwd=ROOT, timeout=scaled(60))
     lines = [x for x in r.stderr.splitlines() if x.strip() and not x.startswith("resuming game")]
     assert r.returncode == 1 and "Traceback" not in r.stderr and len(lines) == 1, r.stderr
     return lines[0]

@@ -3,13 +3,14 @@ the same port (the broker-outage tests rely on that)."""
 
 import socket
 
+from tests.helpers import timeout as scaled
 from tests.relay.broker import Broker
 
 CONNECT = bytes([0x10, 12, 0, 4]) + b"MQTT" + bytes([4, 2, 0, 10, 0, 0])   # MQTT 3.1.1, empty client id
 
 
 def connack(port: int) -> bytes:
-    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+    with socket.create_connection(("127.0.0.1", port), timeout=scaled(5)) as s:
         s.sendall(CONNECT)
         return s.recv(4)
 

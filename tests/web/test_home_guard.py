@@ -16,13 +16,14 @@ from trio_websocket import ConnectionRejected, open_websocket_url
 from node.home import Home
 from node.home_tables import Network
 from node.web import WebClient
+from tests.helpers import timeout as scaled
 
 
 def _status(url: str, headers: dict[str, str] | None = None, body: dict | None = None) -> int:
     data = None if body is None else json.dumps(body).encode()
     request = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json", **(headers or {})})
     try:
-        with urllib.request.urlopen(request, timeout=10) as response:
+        with urllib.request.urlopen(request, timeout=scaled(10)) as response:
             return response.status
     except urllib.error.HTTPError as exc:
         return exc.code
@@ -54,7 +55,7 @@ async def _check_origin(ws_url: str) -> None:
 
 async def test_the_table_page_checks_host_and_origin():
     client = WebClient()
-    with trio.fail_after(30):
+    with trio.fail_after(scaled(30)):
         async with trio.open_nursery() as nursery:
             url = await nursery.start(client.serve, 0)
             await _check_host(url, ["", "static/app.js"])
@@ -64,7 +65,7 @@ async def test_the_table_page_checks_host_and_origin():
 
 async def test_the_home_checks_token_host_and_origin(tmp_path: Path):
     home = Home(tmp_path, Network("127.0.0.1"))
-    with trio.fail_after(30):
+    with trio.fail_after(scaled(30)):
         async with trio.open_nursery() as nursery:
             url = await nursery.start(home.serve, 0)
             await _check_host(url, ["", "static/home.js", "api/state"])

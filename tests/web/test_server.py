@@ -12,11 +12,12 @@ import trio
 from trio_websocket import ConnectionRejected, open_websocket_url
 
 from node.web import WebClient
+from tests.helpers import timeout as scaled
 
 
 def _status(url: str) -> int:
     try:
-        with urllib.request.urlopen(url, timeout=10) as response:
+        with urllib.request.urlopen(url, timeout=scaled(10)) as response:
             return response.status
     except urllib.error.HTTPError as exc:
         return exc.code
@@ -28,7 +29,7 @@ async def _get(url: str) -> int:
 
 async def test_every_url_needs_the_token():
     client = WebClient()
-    with trio.fail_after(30):
+    with trio.fail_after(scaled(30)):
         async with trio.open_nursery() as nursery:
             url = await nursery.start(client.serve, 0)
             base = url.rsplit("/", 2)[0]
@@ -57,7 +58,7 @@ async def test_illegal_answers_get_an_error_and_change_nothing():
     client = WebClient()
     legal = ["keep", ["bonus", 2], ["bonus", 3]]
     chosen = []
-    with trio.fail_after(30):
+    with trio.fail_after(scaled(30)):
         async with trio.open_nursery() as nursery:
             url = await nursery.start(client.serve, 0)
 
@@ -87,7 +88,7 @@ async def test_a_page_that_connects_late_gets_the_whole_state():
     await client.hello({"game": "sabbat", "title": "Sabbat Magica", "seat": 0, "seats": 2})
     client.event({"type": "event", "seat": 1, "text": "seat 1 moved", "event": {"kind": "act"}})
     client.show_board("<svg></svg>", "waiting for seat 1")
-    with trio.fail_after(30):
+    with trio.fail_after(scaled(30)):
         async with trio.open_nursery() as nursery:
             url = await nursery.start(client.serve, 0)
             async with open_websocket_url(url.replace("http://", "ws://") + "ws") as ws:
