@@ -153,7 +153,8 @@ class Lobby:
         self.spectators = spectators
         self.watchers = 0
         self.friends = friends
-        """The seats of the game this lobby plays again (Play again): only they may decline, once each."""
+        """The seats of the game this lobby plays again (Play again): only they may join it, or
+        decline it (once each)."""
         self.declined: set[bytes] = set()
 
     def invite(self, url: Any) -> str:
@@ -221,6 +222,10 @@ class Lobby:
                 await conn.send({"t": "noted"})
                 await conn.aclose()
                 return
+            if self.friends and peer not in self.friends:   # Play again: only the last game's seats
+                await conn.send({"t": "refused", "why": "this table plays a game again: only its players may "
+                                                        "join it"})
+                raise LobbyError(f"join from {fingerprint(peer)}, not a player of the last game")
             port = join.get("port")
             if not self.relayed and (type(port) is not int or not 0 < port < 65536):
                 raise LobbyError("join without a valid port")
@@ -439,17 +444,23 @@ async def _open_tcp(host: str, port: int, where: str) -> Connection:
     return Connection(stream, where)
 
 
+WRONG_HOST = "the lobby's host is key"
+"""How the refusal of a lobby whose host is not the expected key begins (Play again stops at it)."""
+
+
 def _host_key_problem(host_key: bytes, host_pin: bytes | None) -> str | None:
     if host_pin is None or key_pin(host_key) == host_pin:
         return None
-    return (f"the lobby's host is key {key_pin(host_key).hex()}, not {host_pin.hex()}, the one you were given: "
+    return (f"{WRONG_HOST} {key_pin(host_key).hex()}, not {host_pin.hex()}, the one you were given: "
             "nothing was sent or signed (someone else answered at that address, or the host started again)")
 
 
-async def decline(key: SigningKey, host: str, port: int, expect_game: str, name: str = "") -> None:
-    """Tell the host's new lobby (Play again) "not this time": it names who declined."""
+async def decline(key: SigningKey, host: str, port: int, expect_game: str, name: str = "",
+                  host_pin: bytes | None = None) -> None:
+    """Tell the host's new lobby (Play again) "not this time": it names who declined. With
+    `host_pin` (the last game's host), a lobby of any other host is told nothing."""
     where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-    conn, _, _ = await _enter(key, host, port, expect_game)
+    conn, _, _ = await _enter(key, host, port, expect_game, host_pin=host_pin)
     try:
         await conn.send({"t": "decline", "name": clean_name(name)})
         answer = await _expect(conn, "noted", also=("refused",))

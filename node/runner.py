@@ -32,6 +32,7 @@ from . import discovery, lobby, mdns, output, seat_memory
 from .client_api import BotDecider, ClientDecider, TcpClientPort, spawn_bot, stdio_channel
 from .chat import Chat
 from .game import GameNode, Progress, fetch_genesis
+from .handshake import key_pin
 from .spectators import Spectators
 from .store import GameStore, load_identity
 
@@ -943,9 +944,11 @@ async def rematch(game_prefix: str, seat: Seat, announce: bool = True,
     if decline and memory.get("role") != "join":
         raise lobby.LobbyError("this seat hosted that game: only a friend who joined it declines its Play again")
     if decline:
-        return await _decline_again(store.dir.name, genesis.game, seat, peers, lobby.clean_name(names.get("0")))
+        return await _decline_again(store.dir.name, genesis.game, seat, peers, lobby.clean_name(names.get("0")),
+                                    genesis.seats[0])
     if memory.get("role") == "join":
-        return await _join_again(store.dir.name, genesis.game, seat, peers, lobby.clean_name(names.get("0")))
+        return await _join_again(store.dir.name, genesis.game, seat, peers, lobby.clean_name(names.get("0")),
+                                 genesis.seats[0])
     people = [lobby.clean_name(names.get(str(i))) or f"seat {i}" for i in range(1 + len(kinds), len(genesis.seats))]
     seat.status(f"play again: {games.get(genesis.game).title} for {len(genesis.seats)} players as in game "
                 f"{store.dir.name[:16]}" + (f", with bots: {', '.join(kinds)}" if kinds else "")
@@ -975,11 +978,14 @@ def _port_free(bind: str, port: int) -> bool:
             return False
 
 
-async def _join_again(game_id: str, game: str, seat: Seat, peers: dict[str, Any], host_name: str) -> dict[str, Any] | None:
+async def _join_again(game_id: str, game: str, seat: Seat, peers: dict[str, Any], host_name: str,
+                      host_key: bytes) -> dict[str, Any] | None:
     """A friend's Play again: join the host's new lobby at its old address, waiting up to
-    REMATCH_WAIT for the host to open it (silence is named: the host's name)."""
+    REMATCH_WAIT for the host to open it (silence is named: the host's name). Only the last
+    game's host (`host_key`, its seat 0) is accepted there: anyone else who answers at that
+    address is refused before anything is sent or signed."""
     if seat.client == "web" and seat.web_client is None:
-        return await _serving_page(seat, partial(_join_again, game_id, game, seat, peers, host_name))
+        return await _serving_page(seat, partial(_join_again, game_id, game, seat, peers, host_name, host_key))
     seat.role = "join"
     address, who = _host_of(peers, seat, host_name)
     seat.status(f"play again: {games.get(game).title} as in game {game_id[:16]}; waiting up to "
@@ -988,18 +994,20 @@ async def _join_again(game_id: str, game: str, seat: Seat, peers: dict[str, Any]
     listeners = await trio.open_tcp_listeners(seat.port, host=seat.bind)
     seat.port = listeners[0].socket.getsockname()[1]
     setup = await _when_open(who, partial(lobby.join, key, address[0], address[1], seat.port, os.urandom(32),
-                                          seat.status, expect_game=game, name=seat.name or ""))
+                                          seat.status, expect_game=game, name=seat.name or "",
+                                          host_pin=key_pin(host_key)))
     return await play(setup, seat, listeners)
 
 
-async def _decline_again(game_id: str, game: str, seat: Seat, peers: dict[str, Any], host_name: str) -> dict[str, Any]:
+async def _decline_again(game_id: str, game: str, seat: Seat, peers: dict[str, Any], host_name: str,
+                         host_key: bytes) -> dict[str, Any]:
     """A friend's "Not this time": tell the host's new lobby (waiting for it as Play again
-    does), so the host sees who declined, by name."""
+    does, and only the last game's host, `host_key`), so the host sees who declined, by name."""
     address, who = _host_of(peers, seat, host_name)
     seat.status(f"not this time: telling {who} (waiting up to {REMATCH_WAIT:.0f} s for the new table)",
                 "rematch", game_id=game_id)
     await _when_open(who, partial(lobby.decline, load_identity(seat.data_dir), address[0], address[1], game,
-                                  seat.name or ""))
+                                  seat.name or "", host_pin=key_pin(host_key)))
     seat.status(f"{who} was told you decline to play again", "declined", game_id=game_id)
     return {"declined": game_id}
 
@@ -1014,12 +1022,16 @@ def _host_of(peers: dict[str, Any], seat: Seat, host_name: str) -> tuple[tuple[s
 
 
 async def _when_open(who: str, attempt: Callable[[], Awaitable[Any]]) -> Any:
-    """`attempt` the host's new lobby until it opens (REMATCH_WAIT) or refuses."""
+    """`attempt` the host's new lobby until it opens (REMATCH_WAIT) or refuses; a lobby there
+    whose host is not the last game's host is refused at once (nothing was sent to it)."""
     deadline = trio.current_time() + REMATCH_WAIT
     while True:
         try:
             return await attempt()
         except lobby.LobbyError as exc:
+            if str(exc).startswith(lobby.WRONG_HOST):
+                raise lobby.LobbyError(f"someone other than {who} answered at {who}'s address of the last game, "
+                                       f"so Play again stopped there: {exc}") from None
             if str(exc).startswith("the host refused") or trio.current_time() > deadline:
                 raise lobby.LobbyError(f"{who} did not open a new table to play again ({exc})") from None
             await trio.sleep(1.0)
