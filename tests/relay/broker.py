@@ -15,7 +15,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from tests.helpers import missing_system_package
+from tests.helpers import missing_system_package, timeout as scaled
 
 INSTALL = "install Mosquitto to run the relay tests: apt-get install mosquitto"
 
@@ -74,7 +74,7 @@ class Broker:
         with open(self.log, "ab") as out:
             self.proc = subprocess.Popen([*self.prefix, self.exe, "-c", str(self.conf)],
                                          stdout=out, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + scaled(timeout)
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"mosquitto exited at start: {self.log.read_text()[-500:]}")
@@ -82,8 +82,8 @@ class Broker:
                 return self
             if self.prefix and "running" in self.log.read_text(errors="replace"):
                 return self
-            time.sleep(0.05)
-        raise RuntimeError(f"mosquitto did not start within {timeout} s: {self.log.read_text()[-500:]}")
+            time.sleep(0.05)                # a poll's pause inside the bounded wait above
+        raise RuntimeError(f"mosquitto did not start within {scaled(timeout):g} s: {self.log.read_text()[-500:]}")
 
     def _accepts(self) -> bool:
         try:

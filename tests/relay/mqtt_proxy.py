@@ -16,6 +16,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from tests.helpers import timeout as scaled
+
 PUBLISH = 3
 CONNECT = 1
 
@@ -145,7 +147,7 @@ class MqttProxy:
             except OSError:
                 return
             try:
-                broker = socket.create_connection(self.upstream, timeout=5)
+                broker = socket.create_connection(self.upstream, timeout=scaled(5))
                 broker.settimeout(None)
             except OSError:
                 client.close()
@@ -221,7 +223,7 @@ class _Link:
                 return
             if p._roll(f.delay):
                 p._count("delayed")
-                time.sleep(p.rng.uniform(*f.delay_s))
+                time.sleep(p.rng.uniform(*f.delay_s))      # the delay fault itself (CONTRIBUTING)
         self._send(dst, packet)
         p._count("forwarded")
         if not active:

@@ -13,6 +13,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from node.relay_url import parse_relay_url
+from tests.helpers import timeout as scaled
 from tests.node.procs import ROOT, env, finish, node, read_until
 
 
@@ -75,7 +76,7 @@ class RelayedGame:
 def verify(path: Path) -> dict:
     """`caravan verify FILE --json` on a transcript: its one JSON object (exit code in `exit`)."""
     proc = subprocess.run([sys.executable, "-m", "node", "verify", str(path), "--json"], capture_output=True,
-                          text=True, env=env(), cwd=ROOT, timeout=120)
+                          text=True, env=env(), cwd=ROOT, timeout=scaled(120))
     report = json.loads(proc.stdout.strip().splitlines()[-1])
     report["exit"] = proc.returncode
     return report
@@ -104,7 +105,9 @@ class Outsider:
         self.client.loop_start()
 
     def publish(self, topic: str, payload: bytes) -> None:
-        self.client.publish(topic, payload, qos=1).wait_for_publish(5)
+        sent = self.client.publish(topic, payload, qos=1)
+        sent.wait_for_publish(scaled(5))
+        assert sent.is_published(), f"the outsider's message to {topic} was not published within {scaled(5):g} s"
 
     def close(self) -> None:
         self.client.disconnect()

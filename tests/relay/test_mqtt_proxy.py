@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from tests.helpers import timeout
 from tests.relay.mqtt_proxy import Faults, MqttProxy, Publish, _take_packet
 
 N = 60
@@ -22,7 +23,7 @@ class Raw(socket.socket):
 
 def _connect(port: int, v5: bool) -> Raw:
     s = Raw()
-    s.settimeout(5)
+    s.settimeout(timeout(5))
     s.connect(("127.0.0.1", port))
     var = b"\x00\x04MQTT" + bytes([5 if v5 else 4, 2, 0, 30]) + (b"\x00" if v5 else b"")
     body = var + b"\x00\x00"                                   # empty client id
@@ -54,7 +55,8 @@ def _publish(s: socket.socket, topic: bytes, payload: bytes) -> None:
 
 
 def _received(s: socket.socket, v5: bool, quiet: float = 1.0) -> list[Publish]:
-    s.settimeout(quiet)
+    """Every PUBLISH that arrives until none has for `quiet` s (scaled): nothing more is coming."""
+    s.settimeout(timeout(quiet))
     out = []
     try:
         while True:
@@ -75,7 +77,7 @@ def _run(broker, faults: Faults, v5: bool, topics=(b"g/a",)) -> tuple[list[Publi
             topic = topics[i % len(topics)]
             sent.append(b"%03d:" % i + hashlib.sha256(bytes([i])).hexdigest()[:8].encode())
             _publish(pub, topic, sent[-1])
-            time.sleep(0.002)
+            time.sleep(0.002)            # stays (CONTRIBUTING): the publishers' pace
         got = _received(sub, v5)
         sub.close()
         pub.close()

@@ -4,6 +4,7 @@ joiner with USER:PASSWORD@ in the invite, and a wrong password is refused in one
 import subprocess
 import sys
 
+from tests.helpers import timeout
 from tests.node.procs import ROOT, env
 from tests.relay.broker import Broker
 from tests.relay.nodes import RelayedGame, assert_all_verify
@@ -20,7 +21,7 @@ def test_logging_in_to_the_broker(tmp_path):
         assert "s3cret" not in g.invite
         wrong = subprocess.run([sys.executable, "-m", "node", "join", g.invite.replace("://", "://bob:nope@"),
                                 "--bot", "random", "--data-dir", str(tmp_path / "wrong")],
-                               capture_output=True, text=True, env=env(), cwd=ROOT, timeout=60)
+                               capture_output=True, text=True, env=env(), cwd=ROOT, timeout=timeout(60))
         assert wrong.returncode == 1 and "refused this node" in wrong.stderr, wrong.stderr
         assert len(wrong.stderr.strip().splitlines()) == 1 and "nope" not in wrong.stderr
         g.add_joiner(g.invite.replace("://", "://bob:pa%3Ass@"))

@@ -23,6 +23,7 @@ from node.relay_link import PRESEAL
 from node.relay_url import parse_invite, parse_relay_url
 from protocol.identity import SigningKey
 from tests.node.conftest import games  # noqa: F401  (registers the fixture game)
+from tests.helpers import timeout
 from tests.relay.nodes import Outsider
 
 TRIES = 5
@@ -115,7 +116,7 @@ async def _one_try(url: str, relays: dict) -> tuple[bytes, bytes, bytes]:
         injector = Injector(url, real.lobby_id.hex(), attacker_key)
         try:
             endpoint = joiner_relay.endpoint(bytes.fromhex(invite.lobby))
-            with trio.fail_after(60):
+            with trio.fail_after(timeout(60)):
                 setup = await join(joiner_key, invite.url.host, invite.url.port, 0, os.urandom(32),
                                    relay=endpoint, host_pin=invite.host_pin)
                 got["joiner"] = setup.game_id

@@ -10,6 +10,7 @@ import struct
 import nacl.bindings as sodium
 import pytest
 import trio
+import trio.testing
 
 from node import relay
 from node.frames import FrameError
@@ -17,6 +18,7 @@ from node.handshake import handshake
 from node.relay_link import GAP_WAIT
 from node.relay_url import parse_relay_url
 from protocol.identity import SigningKey
+from tests.helpers import timeout, wait_until_async
 from tests.relay.nodes import Outsider
 
 SCOPE = os.urandom(32)
@@ -72,22 +74,25 @@ async def _open(url, key, task_status=trio.TASK_STATUS_IGNORED):
 async def test_injected_frames_are_refused_and_the_link_goes_on(broker, caplog):
     outsider = Outsider(broker.url)
     try:
-        with trio.fail_after(30):
+        with trio.fail_after(timeout(30)):
             async with trio.open_nursery() as nursery:
                 a, b = await _pair(broker.url, nursery, [])
                 a.ping = lambda: None                # so the next seq is known: nothing else is sent
                 await a.send({"n": 0})
                 assert await b.recv() == {"n": 0}
-                await trio.sleep(0.3)
-                topic = a.topic
-                frames = [p for t, p in outsider.seen if t == topic]
+                topic, last = a.topic, a._out_seq - 1        # the seq of {"n": 0}, the last frame sent
+
+                def seen_last() -> list[bytes]:             # the outsider's copy of it has arrived
+                    return [p for t, p in list(outsider.seen) if t == topic and struct.unpack_from(">Q", p)[0] == last]
+                await wait_until_async(seen_last, 10, "the outsider to see a's last frame")
+                frames = seen_last()
                 seq = struct.unpack_from(">Q", frames[-1])[0]
                 with caplog.at_level(logging.WARNING, "caravan.relay"):
                     for s in (seq + 1, seq + 2, seq + 50):                       # forged at and after the next seq
                         outsider.publish(topic, struct.pack(">Q", s) + os.urandom(40))
                     outsider.publish(topic, frames[-1])                          # a replay of the last frame
                     outsider.publish(topic, struct.pack(">Q", seq + 1) + frames[-1][8:])   # ... renumbered
-                    await trio.sleep(0.3)
+                    # each publish returned once the broker had it (QoS 1): it reaches b ahead of a's next frame
                     for n in range(1, 6):
                         await a.send({"n": n})
                         assert await b.recv() == {"n": n}
@@ -99,7 +104,7 @@ async def test_injected_frames_are_refused_and_the_link_goes_on(broker, caplog):
 
 
 async def test_duplicates_are_dropped_and_a_lost_frame_closes_the_link(broker):
-    with trio.fail_after(30):
+    with trio.fail_after(timeout(30)):
         async with trio.open_nursery() as nursery:
             a, b = await _pair(broker.url, nursery, [])
             publish = a._publish
@@ -115,7 +120,7 @@ async def test_duplicates_are_dropped_and_a_lost_frame_closes_the_link(broker):
             with pytest.raises(FrameError, match="lost"):
                 while True:
                     await b.recv()
-            assert trio.current_time() - start < GAP_WAIT + 2
+            assert trio.current_time() - start < GAP_WAIT + timeout(2)
             nursery.cancel_scope.cancel()
 
 
@@ -123,7 +128,7 @@ async def test_a_silent_peer_is_noticed(broker, monkeypatch):
     """A peer that vanished without a word (its process killed): the link fails within the idle timeout."""
     import node.relay_link as rl
     monkeypatch.setattr(rl, "IDLE_TIMEOUT", 2.0)
-    with trio.fail_after(30):
+    with trio.fail_after(timeout(30)):
         async with trio.open_nursery() as nursery:
             a, b = await _pair(broker.url, nursery, [])
             a.ping = lambda: None                   # a dead process sends no pings
@@ -145,7 +150,7 @@ async def test_a_lost_subscribe_answer_is_asked_again(broker, monkeypatch):
         answer(self, mid, failures)
 
     monkeypatch.setattr(relay.Relay, "_subscribed", lose_the_first)
-    with trio.fail_after(20):
+    with trio.fail_after(timeout(20)):
         async with relay.connect(parse_relay_url(broker.url), SigningKey.generate().public,
                                  timeout=relay.DIAL_TIMEOUT + 5) as r:
             assert lost and r.ready.is_set()
@@ -185,7 +190,7 @@ async def test_a_burst_sent_before_the_peer_sealed_arrives_whole():
         states[side] = (push, pull)
     burst = 4 * UNSEALED_HELD
     got = []
-    with trio.fail_after(GAP_WAIT + 6):
+    with trio.fail_after(GAP_WAIT + timeout(6)):
         async with trio.open_nursery() as nursery:
             a.seal(states["a"][0], states["b"][1])
 
@@ -193,7 +198,7 @@ async def test_a_burst_sent_before_the_peer_sealed_arrives_whole():
                 for n in range(burst):
                     await a.send({"n": n, "pad": bytes(100)})
             nursery.start_soon(send_burst)
-            await trio.sleep(0.2)                      # b has not sealed yet
+            await trio.testing.wait_all_tasks_blocked()  # the burst is sent as far as it goes; b has not sealed yet
             b.seal(states["b"][0], states["a"][1])
             for _ in range(burst):
                 got.append((await b.recv())["n"])

@@ -15,6 +15,7 @@ from node.relay_url import parse_relay_url
 from node.store import GameStore
 from protocol import games
 from protocol.verify import verify_bytes
+from tests.helpers import timeout
 from tests.node.conftest import Cluster, bot_decider
 
 
@@ -55,7 +56,7 @@ async def test_a_game_through_a_broker_that_duplicates_reorders_and_loses_messag
             await node.run()
             assert node.outcome == "complete", node.outcome_text
 
-    with trio.fail_after(180):
+    with trio.fail_after(timeout(180)):
         async with trio.open_nursery() as nursery:
             for i in range(3):
                 nursery.start_soon(seat, i)

@@ -13,7 +13,7 @@ def test_the_broker_stopped_for_5_s_mid_game(tmp_path, broker):
         game_id = g.wait_started()
         g.wait_events(g.host, 10)
         broker.stop()
-        time.sleep(5)
+        time.sleep(5)                  # stays (CONTRIBUTING): the outage is what is tested
         broker.start()
         assert g.finish(timeout=120) == [0, 0, 0], [g.log(i)[-800:] for i in range(3)]
     finally:

@@ -7,6 +7,7 @@ import sys
 import pytest
 
 from node.relay_url import Invite, RelayUrl, parse_invite, parse_relay_url, with_auth
+from tests.helpers import timeout
 from tests.node.procs import ROOT, env
 
 LOBBY = "0123456789abcdef0123456789abcdef"
@@ -83,7 +84,7 @@ def test_relay_auth_file(tmp_path):
 
 def _caravan(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "node", *args], capture_output=True, text=True, env=env(),
-                          cwd=ROOT, timeout=60)
+                          cwd=ROOT, timeout=timeout(60))
 
 
 @pytest.mark.parametrize("args, says", [
