@@ -15,9 +15,10 @@ import trio.testing
 from node.frames import Connection, FrameError
 from node.handshake import HandshakeError, handshake
 from protocol.deck.group import L, SMALL_ORDER_POINTS, mul_base, scalar_bytes
+from tests.helpers import timeout
 from tests.node.conftest import Cluster
 
-TIMEOUT = 20
+TIMEOUT = timeout(20)
 # the role argument is part of the fix; without it (the code before) the attacks still run
 ROLE = "dialer" in inspect.signature(handshake).parameters
 
@@ -52,7 +53,7 @@ async def test_a_relayed_handshake_is_refused_by_both_nodes(tmp_path):
             async with trio.open_nursery() as relay:
                 relay.start_soon(pipe_frames, ca, cb, 2)
                 relay.start_soon(pipe_frames, cb, ca, 2)
-                with trio.move_on_after(3):
+                with trio.move_on_after(timeout(3)):     # ends early only if a seat is taken
                     while 1 not in a.conns or 0 not in b.conns:
                         await trio.sleep(0.05)
                 relay.cancel_scope.cancel()
@@ -99,7 +100,7 @@ async def test_a_frame_injected_into_an_authenticated_link_drops_the_link(tmp_pa
                 await trio.sleep(0.02)
             frame = Connection(tap.upstream, "tap")
             await frame.send({"t": "heads", "h": [0, 0]})         # a plain frame, as on main
-            with trio.move_on_after(3):
+            with trio.move_on_after(timeout(3)):
                 while 1 in a.conns:
                     await trio.sleep(0.02)
             still_up = 1 in a.conns

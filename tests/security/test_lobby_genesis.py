@@ -17,6 +17,7 @@ from node.handshake import handshake
 from node.lobby import LobbyError, join
 from protocol import genesis as G
 from protocol.identity import SigningKey
+from tests.helpers import timeout
 
 ROLE = "dialer" in inspect.signature(handshake).parameters
 HOST = SigningKey.from_seed(b"\x10" * 32)
@@ -70,12 +71,12 @@ async def fake_host(listener_port_box, variant: str, players: int, outcome: dict
 async def test_a_joiner_refuses_to_sign_a_genesis_unlike_the_lobby(variant, players):
     outcome: dict = {}
     port: list[int] = []
-    with trio.fail_after(20):
+    with trio.fail_after(timeout(20)):
         async with trio.open_nursery() as nursery:
             await nursery.start(partial(fake_host, port, variant, players, outcome))
             with pytest.raises(LobbyError, match="not the advertised game"):
                 await join(JOINER, "127.0.0.1", port[0], 1, b"\x05" * 32)
-            with trio.move_on_after(2):
+            with trio.move_on_after(timeout(2)):     # ends early only if the joiner signed
                 while "signed" not in outcome:
                     await trio.sleep(0.02)
             nursery.cancel_scope.cancel()
@@ -86,12 +87,12 @@ async def test_the_honest_genesis_is_signed():
     """The checks do not refuse the genesis a correct host offers (so they can fail)."""
     outcome: dict = {}
     port: list[int] = []
-    with trio.fail_after(20):
+    with trio.fail_after(timeout(20)):
         async with trio.open_nursery() as nursery:
             await nursery.start(partial(fake_host, port, "honest", 2, outcome))
             with pytest.raises(LobbyError):    # the fake host closes instead of sending "start"
                 await join(JOINER, "127.0.0.1", port[0], 1, b"\x05" * 32)
-            with trio.move_on_after(5):
+            with trio.move_on_after(timeout(5)):
                 while "signed" not in outcome:
                     await trio.sleep(0.02)
             nursery.cancel_scope.cancel()

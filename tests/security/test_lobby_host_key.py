@@ -8,10 +8,12 @@ import os
 
 import pytest
 import trio
+import trio.testing
 
 from node import lobby, runner
 from node.handshake import key_pin
 from protocol.identity import SigningKey
+from tests.helpers import timeout
 from tests.node.conftest import games  # noqa: F401  (registers the fixture game)
 
 
@@ -25,12 +27,12 @@ async def test_a_joiner_refuses_a_host_with_another_key_before_sending_anything(
     impostor = lobby.Lobby(SigningKey.generate(), "fixture", 2, {"rounds": 1})
     expected = key_pin(SigningKey.generate().public)
     seat = runner.Seat(tmp_path / "j", bind="127.0.0.1", bot="random", status=runner.Status(quiet=True))
-    with trio.fail_after(30):
+    with trio.fail_after(timeout(30)):
         async with trio.open_nursery() as nursery:
             port = await nursery.start(_hosting, impostor, {})
             with pytest.raises(lobby.LobbyError, match="not .* the one you were given: nothing was sent or signed"):
                 await runner.join(f"127.0.0.1:{port}/{expected.hex()}", seat)
-            await trio.sleep(0.3)
+            await trio.testing.wait_all_tasks_blocked(cushion=0.05)   # the lobby handled whatever came
             assert impostor.joiners == [], "the joiner took a seat with a host it was told not to trust"
             nursery.cancel_scope.cancel()
     assert not (tmp_path / "j" / "games").exists()
@@ -39,7 +41,7 @@ async def test_a_joiner_refuses_a_host_with_another_key_before_sending_anything(
 async def test_the_right_host_key_joins(tmp_path):
     host = lobby.Lobby(SigningKey.generate(), "fixture", 2, {"rounds": 1})
     hosted: dict = {}
-    with trio.fail_after(30):
+    with trio.fail_after(timeout(30)):
         async with trio.open_nursery() as nursery:
             port = await nursery.start(_hosting, host, hosted)
             setup = await lobby.join(SigningKey.generate(), "127.0.0.1", port, 9, os.urandom(32),
