@@ -8,6 +8,7 @@ from clients.bot import make_bot
 from clients.bots.search import SearchBot
 from node.cli import _seat, build_parser
 from node.client_api import BotDecider
+from tests.helpers import timeout
 
 from .worlds import positions
 
@@ -26,16 +27,16 @@ async def test_the_node_keeps_running_while_the_search_bot_thinks():
         seat = getattr(ref.engine.expected(ref.state), "seat", None)
         if seat is not None and len(ref.legal(seat)) > 1:
             break
-    decider = BotDecider(SearchBot("nomads", seed=1, think=0.3))
+    decider = BotDecider(SearchBot("nomads", seed=1, think=timeout(0.3)))
     ticks = 0
 
     async def ticker():
         nonlocal ticks
         while True:
-            await trio.sleep(0.01)
+            await trio.sleep(0.01)        # stays (CONTRIBUTING): the tick is what is counted
             ticks += 1
 
-    with trio.fail_after(30):
+    with trio.fail_after(timeout(30)):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(ticker)
             action = await decider(ref.view(seat), ref.legal(seat), "act")

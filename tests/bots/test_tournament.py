@@ -12,6 +12,7 @@ import pytest
 
 from clients import tournament as T
 from node.cli import main
+from tests.helpers import timeout
 
 
 def test_every_entry_plays_every_seat_and_every_lineup():
@@ -47,11 +48,11 @@ def bot_scripts(tmp_path):
     good = tmp_path / "good.py"
     good.write_text("from clients.bot import RandomBot\nfrom clients.stdio_bot import run\nrun(RandomBot(1))\n")
     stall = tmp_path / "stall.py"
-    stall.write_text(textwrap.dedent("""
+    stall.write_text(textwrap.dedent(f"""
         import sys, time
         for line in sys.stdin:
             if '"decide"' in line:
-                time.sleep(30)
+                time.sleep({timeout(30)!r})    # the stall is what is tested (see CONTRIBUTING)
     """))
     return {"good": f"cmd:{sys.executable} {good}", "stall": f"cmd:{sys.executable} {stall}"}
 
@@ -69,7 +70,7 @@ def test_a_bot_that_stalls_loses_its_games_after_the_timeout(bot_scripts):
     good, stall = tour.standings
     assert (good.wins, good.failures) == (2, 0)
     assert (stall.wins, stall.failures) == (0, 2)
-    assert time.monotonic() - start < 25                 # not the 30 s the stalling bot sleeps, twice
+    assert time.monotonic() - start < timeout(25)        # not the 30 s the stalling bot sleeps, twice
 
 
 def test_the_command_prints_one_json_line_per_bot(capsys):

@@ -20,7 +20,7 @@ import pytest
 
 from clients import tournament as T
 from node.cli import main
-from tests.helpers import missing_system_package
+from tests.helpers import missing_system_package, timeout
 from tests.node.procs import ROOT, env
 
 pytestmark = pytest.mark.xdist_group("ray")          # one cluster per module, on one worker
@@ -55,11 +55,11 @@ def ray_cluster():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def wait_for_game(node, timeout: float = 60.0) -> int | None:
+def wait_for_game(node, within: float = 60.0) -> int | None:
     """The pid of the node's worker process playing a game (Ray titles it `ray::play_one`
-    while it runs the task), waited for up to `timeout` seconds."""
+    while it runs the task), waited for up to `within` seconds (scaled)."""
     raylet = node.all_processes["raylet"][0].process.pid
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + timeout(within)
     while time.monotonic() < deadline:
         for proc in Path("/proc").iterdir():
             try:
@@ -82,7 +82,7 @@ def test_the_cluster_gives_the_standings_of_the_local_runner(ray_cluster, capsys
     assert main([*ARGS, "--jobs", "2"]) == 0
     local = capsys.readouterr().out.splitlines()
     r = subprocess.run([sys.executable, "-m", "node", *ARGS, "--ray", ray_cluster.address], capture_output=True,
-                       text=True, timeout=240, env=env(), cwd=ROOT)
+                       text=True, timeout=timeout(240), env=env(), cwd=ROOT)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.splitlines() == local
     assert [json.loads(line)["games"] for line in local] == [6, 6, 6]

@@ -8,13 +8,14 @@ import socket
 import time
 from pathlib import Path
 
+from tests.helpers import timeout as scaled
 from tests.web.conftest import Node
 
 
 def _lines(sock: socket.socket, count: int, timeout: float = 30.0) -> list[dict]:
-    sock.settimeout(timeout)
+    sock.settimeout(scaled(timeout))
     buf, out = b"", []
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + scaled(timeout)
     while len(out) < count and time.monotonic() < deadline:
         chunk = sock.recv(65536)
         if not chunk:
@@ -34,12 +35,12 @@ def test_the_client_port_needs_the_token_and_opens_before_the_lobby_fills(tmp_pa
         opened = host.wait_for("client_port")
         port, token = opened["port"], opened["token"]
         lobby = host.wait_for("lobby")                       # nobody has joined yet, the port is open
-        with socket.create_connection(("127.0.0.1", port), timeout=10) as intruder:
+        with socket.create_connection(("127.0.0.1", port), timeout=scaled(10)) as intruder:
             intruder.sendall(b"not-the-token\n")
             reply = _lines(intruder, 1)
             assert reply and reply[0]["type"] == "error" and "token" in reply[0]["message"]
             assert intruder.recv(100) == b""                 # and the connection is closed
-        client = socket.create_connection(("127.0.0.1", port), timeout=10)
+        client = socket.create_connection(("127.0.0.1", port), timeout=scaled(10))
         client.sendall(token.encode() + b"\n")
         joiner = Node(["join", f"127.0.0.1:{lobby['port']}", "--bot", "random", "--bind", "127.0.0.1"],
                       tmp_path / "seat1", tmp_path / "seat1.log")

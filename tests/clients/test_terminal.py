@@ -14,6 +14,7 @@ import pytest
 
 from clients.terminal import menu, parse_choice
 from protocol.verify import verify_bytes
+from tests.helpers import timeout as scaled
 from tests.node.procs import ROOT, env
 
 GAMES = [("sabbat", 2, []), ("sare", 2, ["turn_limit=2"]), ("nomads", 3, ["max_turns=9"])]
@@ -39,7 +40,7 @@ def _start(tmp_path: Path, game: str, players: int, options: list[str]):
     term = pexpect.spawn(sys.executable, ["-m", "node", "host", game, "--players", str(players), "--client",
                                           "terminal", "--name", "Ann", "--no-discovery", "--bind", "127.0.0.1",
                                           "--time-limit", "0", "--data-dir", str(tmp_path / "seat0"), *opts],
-                         cwd=str(ROOT), env=env(), encoding="utf-8", timeout=60, dimensions=(60, 120))
+                         cwd=str(ROOT), env=env(), encoding="utf-8", timeout=scaled(60), dimensions=(60, 120))
     term.expect(r"on port (\d+)")
     port = term.match.group(1)
     bots = [subprocess.Popen([sys.executable, "-m", "node", "join", f"127.0.0.1:{port}", "--bot", "random",
@@ -58,7 +59,7 @@ def test_a_whole_game_at_the_terminal(tmp_path: Path, game: str, players: int, o
     try:
         asked = 0
         for _ in range(3000):
-            i = term.expect([r"choose (\d+)-(\d+): ", r"Game over: won by [^\r\n]*", pexpect.EOF], timeout=120)
+            i = term.expect([r"choose (\d+)-(\d+): ", r"Game over: won by [^\r\n]*", pexpect.EOF], timeout=scaled(120))
             seen.append(term.before)
             if i != 0:
                 seen.append(term.after if isinstance(term.after, str) else "")
@@ -72,15 +73,18 @@ def test_a_whole_game_at_the_terminal(tmp_path: Path, game: str, players: int, o
             term.sendline(str(rng.randint(max(1, low), high)))
         else:
             pytest.fail("the game did not end")
-        term.expect(pexpect.EOF, timeout=60)
+        term.expect(pexpect.EOF, timeout=scaled(60))
         seen.append(term.before)
     finally:
         term.close(force=True)
+        hung = []
         for b in bots:
             try:
-                b.wait(timeout=30)
+                b.wait(timeout=scaled(30))
             except subprocess.TimeoutExpired:
                 b.kill()
+                hung.append(b.args)
+    assert not hung, f"bots still running {scaled(30):g} s after the game: {hung}"
     out = "".join(seen)
     assert "Traceback" not in out
     assert asked > 0 and ("Your move" in out or "Your secret choice" in out)

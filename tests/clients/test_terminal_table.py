@@ -8,6 +8,7 @@ import threading
 import trio
 
 from clients.terminal import TerminalClient
+from tests.helpers import timeout, wait_until_async
 
 
 def _moves(view, legal, kind):
@@ -26,7 +27,7 @@ class Keyboard:
         self.ready.release()
 
     def readline(self) -> str:
-        self.ready.acquire(timeout=20)
+        self.ready.acquire(timeout=timeout(20))
         return self.lines.pop(0) if self.lines else ""
 
 
@@ -58,9 +59,10 @@ def test_an_event_during_the_prompt_shows_the_prompt_again_and_the_turn_rings(mo
     client, out = _client(keyboard)
 
     async def during():
-        await trio.sleep(0.3)
+        await wait_until_async(lambda: "choose 1-3: " in out.getvalue(), 10, "the prompt")
         await client.event({"text": "Bob moved", "seat": 1})
-        await trio.sleep(0.1)
+        await wait_until_async(lambda: "choose 1-3: " in out.getvalue().split("Bob moved", 1)[1], 10,
+                               "the prompt again below the event")
         keyboard.type("2\n")
     assert trio.run(_decide, client, keyboard, during) == 20
     text = out.getvalue()
@@ -76,7 +78,7 @@ def test_the_clock_warns_before_the_others_may_record_you_silent(monkeypatch):
     client, out = _client(keyboard, time_limit=11)
 
     async def during():
-        await trio.sleep(1.6)
+        await wait_until_async(lambda: "10 s left" in out.getvalue(), 10, "the 10-seconds-left warning")
         keyboard.type("1\n")
     assert trio.run(_decide, client, keyboard, during) == 10
     text = out.getvalue()
@@ -101,7 +103,7 @@ def test_a_colon_line_is_said_to_the_table_and_the_game_over_line_is_said_once(m
 
     async def during():
         keyboard.type(":good luck\n")
-        await trio.sleep(0.3)
+        await wait_until_async(lambda: "[chat] you: good luck" in out.getvalue(), 10, "the chat line said")
         FakeChat.listeners[0]({"seat": 1, "name": "Bob", "text": "you too"})
         keyboard.type("3\n")
     assert trio.run(_decide, client, keyboard, during) == 30

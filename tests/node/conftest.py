@@ -16,7 +16,7 @@ def bot_decider(seed: int, delay: float = 0.0):
     bot = RandomBot(seed)
 
     async def decide(view, legal, kind):
-        await trio.sleep(delay)
+        await trio.sleep(delay)            # stays (CONTRIBUTING): the bot's think time, the pace of play
         return bot.choose(view, legal)
     return decide
 

@@ -6,6 +6,7 @@ import trio
 
 from protocol import games
 from protocol.verify import verify_bytes
+from tests.helpers import timeout as scaled
 from tests.node.conftest import Cluster
 
 CASES = [("sabbat", 3), ("sabbat", 4), ("sare", 2), ("sare", 4), ("nomads", 3), ("nomads", 6)]
@@ -15,7 +16,7 @@ CASES = [("sabbat", 3), ("sabbat", 4), ("sare", 2), ("sare", 4), ("nomads", 3), 
 async def test_real_game_over_the_node(tmp_path, game, n):
     engine = games.get(game)
     c = Cluster(tmp_path, n, engine=engine, seed=n)
-    with trio.fail_after(240):
+    with trio.fail_after(scaled(240)):
         async with trio.open_nursery() as nursery:
             for i in range(n):
                 await c.start(nursery, i)
@@ -37,7 +38,7 @@ async def test_sare_temple_over_the_node(tmp_path):
         plan = {k: ["temple"] + [b for b in v if b != "temple"] for k, v in HeuristicBot.plan.items()}
 
     c = Cluster(tmp_path, 3, engine=games.get("sare"), seed=1, decider=lambda i: BotDecider(TempleFirst(i)))
-    with trio.fail_after(300):
+    with trio.fail_after(scaled(300)):
         async with trio.open_nursery() as nursery:
             for i in range(3):
                 await c.start(nursery, i)

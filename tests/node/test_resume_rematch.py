@@ -9,6 +9,7 @@ import sys
 
 from protocol import genesis as G
 from protocol.verify import verify_bytes
+from tests.helpers import timeout as scaled
 from tests.node.procs import ROOT, env, finish, read_until
 from tests.node.test_resume_memory import _caravan
 
@@ -34,13 +35,13 @@ def test_rematch_plays_the_same_game_again_with_the_bots(tmp_path):
     e = env()
     e["XDG_DATA_HOME"] = str(tmp_path)
     out = subprocess.run([sys.executable, "-m", "node", "forget", old_id[:12], "--json"], capture_output=True,
-                         text=True, env=e, cwd=ROOT, timeout=60)
+                         text=True, env=e, cwd=ROOT, timeout=scaled(60))
     assert out.returncode == 0, out.stderr
     moved = json.loads(out.stdout)
     assert moved["type"] == "forgotten" and (tmp_path / "caravan" / "trash" / old_id / "transcript.caravan").exists()
     assert not (games / old_id).exists()
     out = subprocess.run([sys.executable, "-m", "node", "forget", old_id[:12]], capture_output=True, text=True,
-                         env=e, cwd=ROOT, timeout=60)
+                         env=e, cwd=ROOT, timeout=scaled(60))
     assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1
 
 
