@@ -9,7 +9,7 @@ from __future__ import annotations
 import shutil
 import time
 
-from tests.helpers import missing_system_package
+from tests.helpers import missing_system_package, timeout
 from tests.node.stalls import collect, one_truth, start
 
 LIMIT = 5
@@ -24,7 +24,7 @@ def test_a_node_with_a_20x_fast_clock_loses_no_seat(tmp_path):
     game = start(tmp_path, rounds=3, time_limit=LIMIT, delays=[0.02, 0.02, SLOW],
                  prefixes={1: ["faketime", "-f", "+0 x20"]})
     try:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + timeout(120)
         results = [collect(p, deadline) for p in game.procs]
     finally:
         game.kill_all()

@@ -10,7 +10,7 @@ import sys
 import time
 
 from protocol import wire
-from tests.helpers import make_genesis
+from tests.helpers import make_genesis, timeout, wait_exit
 from tests.node.procs import ROOT, env, node, read_until
 from tests.node.stalls import collect, start
 from node.store import GameStore
@@ -19,7 +19,7 @@ from node.store import GameStore
 def _resume(data_dir, game_id: str) -> list[str]:
     r = subprocess.run([sys.executable, "-m", "node", "resume", game_id[:16], "--bot", "random", "--bind",
                         "127.0.0.1", "--data-dir", str(data_dir)], capture_output=True, text=True, env=env(),
-                       cwd=ROOT, timeout=60)
+                       cwd=ROOT, timeout=timeout(60))
     assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
     return [x for x in r.stderr.splitlines() if x.strip() and not x.startswith("resuming game")]
 
@@ -54,11 +54,11 @@ def test_a_seat_resumed_after_the_others_abandoned_it_and_left_is_told(tmp_path)
     try:
         read_until(game.procs[0], "event", count=4)
         game.procs[2].kill()
-        game.procs[2].wait(timeout=10)
-        deadline = time.monotonic() + 60
+        wait_exit(game.procs[2], 10, "the killed seat 2")
+        deadline = time.monotonic() + timeout(60)
         assert [collect(p, deadline)[0] for p in game.procs[:2]] == [1, 1], game.tails()   # abandoned it, left
         game.procs[2] = node(["resume", game.game_id[:16], *game.common[2]], game.dirs[2], game.logs[2])
-        code, lines = collect(game.procs[2], time.monotonic() + 60)
+        code, lines = collect(game.procs[2], time.monotonic() + timeout(60))
     finally:
         game.kill_all()
     assert code == 1, (code, game.tails())

@@ -19,6 +19,7 @@ from node.handshake import handshake
 from protocol import chain, genesis as G, transcript
 from protocol.identity import SigningKey, fingerprint
 from protocol.verify import verify_bytes
+from tests.helpers import timeout
 from tests.node.cli_spec import json_types
 from tests.node.procs import ROOT, env
 from tests.node.test_spectate_priority import policies
@@ -76,7 +77,7 @@ def forging_node(genesis_raw: bytes, messages: list[bytes], bad: int, linger: fl
         await conn.send({"t": "genesis", "g": genesis_raw, "names": {}})
         for raw in messages[:bad - 1] + [bytes(forged)] + messages[bad:]:
             await conn.send({"t": "msg", "m": raw})
-        await trio.sleep(linger)
+        await _closed(conn, linger)               # serves until the watcher hangs up, `linger` s at most
     return fake_node, chain.parse(messages[bad - 1]).author
 
 
@@ -136,8 +137,8 @@ async def _spectator_link(port: int) -> Connection:
 
 
 async def _closed(conn: Connection, within: float) -> bool:
-    """Read until the node closes the link (True) or `within` seconds pass (False)."""
-    with trio.move_on_after(within):
+    """Read until the node closes the link (True) or `within` seconds (scaled) pass (False)."""
+    with trio.move_on_after(timeout(within)):
         try:
             while await conn.recv() is not None:
                 pass
@@ -159,7 +160,7 @@ async def test_a_flooding_spectator_is_cut_off_and_the_cap_holds(tmp_path):
     # one that floods raw bytes (a giant frame): cut off at its header, nothing kept
     flood = await _spectator_link(port)
     await flood.stream.send_all(struct.pack(">I", 64 << 20))
-    with trio.move_on_after(10):
+    with trio.move_on_after(timeout(10)):
         try:
             for _ in range(4096):
                 await flood.stream.send_all(os.urandom(16384))
@@ -172,7 +173,7 @@ async def test_a_flooding_spectator_is_cut_off_and_the_cap_holds(tmp_path):
     for conn in served:
         assert (await conn.recv())["t"] == "genesis"
     extra = await _spectator_link(port)
-    with trio.fail_after(10):
+    with trio.fail_after(timeout(10)):
         frame = await extra.recv()
     assert frame["t"] == "refused" and "already serves 4 spectators" in frame["why"]
     for conn in served:
@@ -189,7 +190,7 @@ async def _watch_a_node(tmp_path: Path, serve) -> tuple[Any, list[dict]]:
         listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
         nursery.start_soon(trio.serve_listeners, serve, listeners)
         port = listeners[0].socket.getsockname()[1]
-        with trio.fail_after(60):
+        with trio.fail_after(timeout(60)):
             done = await trio.run_process([sys.executable, "-m", "node", "watch", f"127.0.0.1:{port}", "--json", *NORMAL,
                                            "--out", str(tmp_path / "w.caravan")], capture_stdout=True,
                                           capture_stderr=True, check=False, env=env(), cwd=ROOT)

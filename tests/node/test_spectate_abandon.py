@@ -17,7 +17,7 @@ from node.watch import Replica
 from protocol import abandon, transcript
 from protocol.verify import verify_bytes
 from tests.fixture_game import ENGINE
-from tests.helpers import new_table, play
+from tests.helpers import new_table, play, timeout
 from tests.node.procs import node, read_until
 from tests.node.stalls import collect, start
 from tests.node.test_spectate import NORMAL
@@ -90,7 +90,7 @@ def test_a_spectator_ends_an_abandoned_game_with_the_players_transcript(tmp_path
         read_until(w, "watching", timeout=30)
         read_until(w, "event", timeout=30, count=2)
         game.procs[2].send_signal(signal.SIGSTOP)
-        deadline = time.monotonic() + BOUND
+        deadline = time.monotonic() + timeout(BOUND)
         codes = [collect(p, deadline)[0] for p in game.procs[:2]]
         code, lines = collect(w, deadline)
         assert codes == [1, 1], (codes, game.tails())
