@@ -36,7 +36,7 @@ async def test_a_resumed_node_with_nobody_left_stops_and_says_so(tmp_path, monke
     t0 = trio.current_time()
     with trio.fail_after(scaled(30)):
         await node.run(dial_all=True)
-    assert trio.current_time() - t0 < 2.0 + 3, "it must stop within the bound"
+    assert trio.current_time() - t0 < 2.0 + scaled(3), "it must stop within the bound"    # the bound, slack
     assert node.outcome == "gave-up", node.outcome_text
     assert "no other seat's node has answered for 2 s" in node.outcome_text
     assert f"caravan resume {c.genesis.game_id.hex()[:16]}" in node.outcome_text
