@@ -69,7 +69,7 @@ def wait_for_game(node, within: float = 60.0) -> int | None:
                 continue
             if ppid == raylet and title.startswith(b"ray::play_one"):
                 return int(proc.name)
-        time.sleep(0.01)
+        time.sleep(0.01)    # a poll's pause inside a bounded wait
     return None
 
 

@@ -55,7 +55,7 @@ async def test_a_bot_process_plays_a_game(tmp_path, monkeypatch):
                 await c.start(nursery, i)
             # wait for the three nodes, then stop the bot process
             while not all(n is not None and n.session.complete for n in c.nodes):
-                await trio.sleep(0.05)
+                await trio.sleep(0.05)    # a poll's pause inside a bounded wait
             await decider.result(n0.session.result())
             await proc.stdin.aclose()
     data = (c.dirs[0] / "games" / c.genesis.game_id.hex() / "transcript.caravan").read_bytes()

@@ -76,7 +76,7 @@ async def test_an_own_message_is_sent_before_it_is_fsyncd_and_fsyncd_behind_the_
             assert written == raws, "written (a killed process loses nothing) before it is sent"
             disk.set()
             while not synced:
-                await trio.sleep(0.01)
+                await trio.sleep(0.01)    # a poll's pause inside a bounded wait
             nursery.cancel_scope.cancel()
     assert node.durable_log_len == len(node.session.log)
     assert GameStore(tmp_path, node.genesis.game_id).messages() == raws

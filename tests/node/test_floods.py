@@ -156,7 +156,7 @@ async def test_unauthenticated_connections_are_capped(tmp_path):
                     await cluster.start(nursery, 1)
                     with trio.fail_after(timeout(45)):
                         while len(node.session.log) < 10:
-                            await trio.sleep(0.1)
+                            await trio.sleep(0.1)    # a poll's pause inside a bounded wait
                     flood.cancel_scope.cancel()
                 assert node.handshakes.most <= MAX_UNAUTHENTICATED
                 nursery.cancel_scope.cancel()

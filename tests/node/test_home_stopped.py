@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 
 from node.home_tables import Table
+from tests.helpers import timeout as scaled
 from tests.node.procs import node, read_until
 from tests.web.home_fixtures import api, start_home
 
@@ -59,11 +60,11 @@ def test_continue_of_a_game_whose_peers_are_gone_ends_stopped_on_the_home(tmp_pa
         home, url = start_home(tmp_path, "home")
         procs.append(home.proc)
         key = api(url, "continue", {"game_id": game_id})["table"]["key"]
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + scaled(60)
         while (table := next(t for t in api(url, "state")["tables"] if t["key"] == key))["state"] in (
                 "starting", "lobby", "playing"):
             assert time.monotonic() < deadline, table
-            time.sleep(0.1)
+            time.sleep(0.1)                  # a poll's pause inside the bounded wait
         assert table["state"] == "stopped", table
         assert table["error"].startswith("no other seat's node has answered for 2 s"), table["error"]
     finally:

@@ -33,7 +33,7 @@ async def test_links_dropped_and_restored_mid_game(tmp_path):
             nodes = [await c.start(nursery, i) for i in range(4)]
             # wait for play to start, then cut 0-1 and 2-3 for a while, then restore
             while len(nodes[0].session.log) < 10:
-                await trio.sleep(0.01)
+                await trio.sleep(0.01)    # a poll's pause inside a bounded wait
             for a, b in ((0, 1), (2, 3)):
                 nodes[a].cut(b)
                 nodes[b].cut(a)

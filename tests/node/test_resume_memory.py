@@ -51,7 +51,7 @@ def _wait_bot_paused(home: Path, within: float = 30.0) -> None:
     deadline = time.monotonic() + timeout(within)
     while "paused" not in _bot_log(home):
         assert time.monotonic() < deadline, _bot_log(home)[-2000:]
-        time.sleep(0.1)
+        time.sleep(0.1)    # a poll's pause inside a bounded wait
 
 
 def _check_finished(home: Path, game_id: str) -> None:

@@ -31,7 +31,7 @@ async def test_a_spectator_that_stops_reading_is_cut_off(monkeypatch, autojump_c
         nursery.start_soon(served.serve, Connection(ours, "spectator"), "spectator")
         assert (await reader.recv())["t"] == "genesis"
         assert (await reader.recv())["m"] == node.session.log[0]
-        await trio.sleep(1.0)
+        await trio.sleep(1.0)                               # virtual time (autojump_clock): within SEND_TIMEOUT
         assert served.sent                                  # still served: within SEND_TIMEOUT
         await trio.sleep(2.0)                               # ...then it stops reading for longer
         assert not served.sent, "a spectator that does not read is cut off"

@@ -147,7 +147,7 @@ async def test_a_partition_longer_than_the_time_limit(tmp_path):
             for i, node in enumerate(nodes):
                 ports[i] = ("127.0.0.1", await nursery.start(lambda task_status, n=node: n.run(task_status=task_status)))
             while len(nodes[0].session.log) < 12:
-                await trio.sleep(0.05)
+                await trio.sleep(0.05)    # a poll's pause inside a bounded wait
             for a, b in ((0, 2), (1, 2), (2, 0), (2, 1)):
                 nodes[a].cut(b)
             await trio.sleep(2.5 * LIMIT)          # the partition's length is what is tested
@@ -183,7 +183,7 @@ async def test_a_stranded_node_signs_once_backs_off_and_gives_up(tmp_path, monke
                         await n.run(task_status=task_status)
                 ports[i] = ("127.0.0.1", await nursery.start(run))
             while len(nodes[0].session.log) < 10:
-                await trio.sleep(0.05)
+                await trio.sleep(0.05)    # a poll's pause inside a bounded wait
             scopes[1].cancel()
             scopes[2].cancel()
             t0 = trio.current_time()

@@ -121,7 +121,7 @@ async def _one_try(url: str, relays: dict) -> tuple[bytes, bytes, bytes]:
                                    relay=endpoint, host_pin=invite.host_pin)
                 got["joiner"] = setup.game_id
                 while "host" not in got:
-                    await trio.sleep(0.05)
+                    await trio.sleep(0.05)    # a poll's pause inside a bounded wait
             relays["injected"] = relays.get("injected", 0) + injector.injected
         finally:
             injector.close()

@@ -55,7 +55,7 @@ async def test_a_relayed_handshake_is_refused_by_both_nodes(tmp_path):
                 relay.start_soon(pipe_frames, cb, ca, 2)
                 with trio.move_on_after(timeout(3)):     # ends early only if a seat is taken
                     while 1 not in a.conns or 0 not in b.conns:
-                        await trio.sleep(0.05)
+                        await trio.sleep(0.05)    # a poll's pause inside a bounded wait
                 relay.cancel_scope.cancel()
             accepted = (1 in a.conns, 0 in b.conns)
             nursery.cancel_scope.cancel()
@@ -97,12 +97,12 @@ async def test_a_frame_injected_into_an_authenticated_link_drops_the_link(tmp_pa
             conn = Connection(await trio.open_tcp_stream("127.0.0.1", tap_port), "seat1")
             await handshake(conn, c.keys[1], c.genesis.game_id, **role(True))
             while 1 not in a.conns:
-                await trio.sleep(0.02)
+                await trio.sleep(0.02)    # a poll's pause inside a bounded wait
             frame = Connection(tap.upstream, "tap")
             await frame.send({"t": "heads", "h": [0, 0]})         # a plain frame, as on main
             with trio.move_on_after(timeout(3)):
                 while 1 in a.conns:
-                    await trio.sleep(0.02)
+                    await trio.sleep(0.02)    # a poll's pause inside a bounded wait
             still_up = 1 in a.conns
             nursery.cancel_scope.cancel()
     assert not still_up, "an injected frame was taken as seat 1's"

@@ -78,7 +78,7 @@ async def test_a_joiner_refuses_to_sign_a_genesis_unlike_the_lobby(variant, play
                 await join(JOINER, "127.0.0.1", port[0], 1, b"\x05" * 32)
             with trio.move_on_after(timeout(2)):     # ends early only if the joiner signed
                 while "signed" not in outcome:
-                    await trio.sleep(0.02)
+                    await trio.sleep(0.02)    # a poll's pause inside a bounded wait
             nursery.cancel_scope.cancel()
     assert not outcome.get("signed"), f"the joiner signed a genesis with a forged {variant}"
 
@@ -94,6 +94,6 @@ async def test_the_honest_genesis_is_signed():
                 await join(JOINER, "127.0.0.1", port[0], 1, b"\x05" * 32)
             with trio.move_on_after(timeout(5)):
                 while "signed" not in outcome:
-                    await trio.sleep(0.02)
+                    await trio.sleep(0.02)    # a poll's pause inside a bounded wait
             nursery.cancel_scope.cancel()
     assert outcome.get("signed")

@@ -47,5 +47,5 @@ async def test_the_right_host_key_joins(tmp_path):
             setup = await lobby.join(SigningKey.generate(), "127.0.0.1", port, 9, os.urandom(32),
                                      host_pin=lobby.split_host_key(f"127.0.0.1:{port}/{host.pin.hex().upper()}")[1])
             while "setup" not in hosted:
-                await trio.sleep(0.05)
+                await trio.sleep(0.05)    # a poll's pause inside a bounded wait
     assert setup.game_id == hosted["setup"].game_id and setup.seat == 1
