@@ -33,7 +33,7 @@ OPTION_SETS: dict[str, list[dict[str, Any]]] = {
     "sabbat": [{}, {"powers": True}, {"powers": True, "leftovers": "discard", "magician_move": "king",
                                        "power_limit": "round"}],      # the non-default options (issue 24)
     "nomads": [{"max_turns": 200}, {"yellow_tiles": 2, "short_blue": True, "full_market": "gamebox",
-                                    "lost_turns": 1, "max_turns": 200}],
+                                    "lost_turns": 1, "second_sale": True, "max_turns": 200}],
 }
 
 

@@ -51,7 +51,7 @@ GAMES: dict[str, list[tuple[int, dict[str, Any], int]]] = {
                (4, {"yellow_tiles": 0, "short_blue": True, "full_market": "gamebox", "lost_turns": 1}, 101),
                (5, {"yellow_tiles": 2, "max_turns": 20}, 102),
                (6, {}, 103),
-               (3, {}, 132),                                          # an Abdul sale before moving
+               (3, {"second_sale": True}, 132),                   # an Abdul sale before moving
                (4, {"yellow_tiles": 0, "short_blue": True, "full_market": "gamebox", "lost_turns": 1}, 155)],  # a tie
 }
 PERFT_POSITIONS = 12

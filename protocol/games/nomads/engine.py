@@ -63,7 +63,7 @@ _PASS = ["pass"]
 _TILE_PHASES = frozenset(("move", "action", "abdul"))
 
 _SLOTS = (
-    "n", "yellow_n", "short_blue", "max_turns", "full_market", "lost_turns", "tile_back",
+    "n", "yellow_n", "short_blue", "max_turns", "full_market", "lost_turns", "second_sale", "tile_back",
     "phase", "sub", "sub2", "carry", "tie", "tie_ctx",
     "rows", "row_yellow", "row_blue", "d_unknown", "d_bottom", "c_unknown", "c_bottom",
     "yspaces", "yburned", "ygone", "held", "used_h", "used_t", "sands_used",
@@ -337,14 +337,15 @@ class NomadsEngine:
     # ------------------------------------------------------------- options and setup
     def default_options(self, players: int) -> dict[str, Any]:
         return {"yellow_tiles": D.YELLOW_BOARD_SPACES, "short_blue": False, "max_turns": D.MAX_TURNS,
-                "full_market": "stack", "lost_turns": 2}
+                "full_market": "stack", "lost_turns": 2, "second_sale": False}
 
     def new_game(self, options: dict[str, Any], players: int) -> NomadsState:
         if not isinstance(players, int) or not D.MIN_PLAYERS <= players <= D.MAX_PLAYERS:
             raise BadOptions(f"Nomads of Arabia is for {D.MIN_PLAYERS}-{D.MAX_PLAYERS} players, not {players!r}")
         opts = dict(self.default_options(players))
         opts.update(options or {})
-        unknown = set(opts) - {"yellow_tiles", "short_blue", "max_turns", "full_market", "lost_turns"}
+        unknown = set(opts) - {"yellow_tiles", "short_blue", "max_turns", "full_market", "lost_turns",
+                               "second_sale"}
         if unknown:
             raise BadOptions(f"unknown options: {', '.join(sorted(unknown))}")
         y = opts["yellow_tiles"]
@@ -359,11 +360,14 @@ class NomadsEngine:
             raise BadOptions(f"full_market must be one of {', '.join(FULL_MARKET)} (AN-X1)")
         if opts["lost_turns"] not in (1, 2):
             raise BadOptions("lost_turns must be 1 or 2 (AN-23)")
+        if type(opts["second_sale"]) is not bool:
+            raise BadOptions("second_sale must be a bool (AN-X13)")
         st = NomadsState()
         n = players
         st.n = n
         st.yellow_n, st.short_blue, st.max_turns = y, opts["short_blue"], mt
         st.full_market, st.lost_turns = opts["full_market"], opts["lost_turns"]
+        st.second_sale = opts["second_sale"]
         st.tile_back = ""           # "move": a tile played before moving returns to the move phase (AN-19)
         st.track = D.price_track(n)
         st.phase = "s_layout"
@@ -1124,7 +1128,10 @@ def _sell_options(st: NomadsState, seat: int) -> list:
 
 
 def _can_city_sell(st: NomadsState, seat: int) -> bool:
-    return st.pos[seat] >= 0 and st.kinds[st.pos[seat]] == CITY and (st.acted == "" or st.selling == "city")
+    """A city sale: one per turn (the action), and (AN-X13) not after an Abdul sale in the same turn
+    unless the option second_sale allows it (`sold` > 0 with no city sale open: Abdul sold)."""
+    return st.pos[seat] >= 0 and st.kinds[st.pos[seat]] == CITY and (
+        st.selling == "city" or (st.acted == "" and (st.sold == 0 or st.second_sale)))
 
 
 def _legal_action(st: NomadsState, seat: int) -> list:
@@ -1535,8 +1542,7 @@ def _use_tile(st: NomadsState, seat: int, a: list) -> None:
     elif t == D.Y_SILVER:
         st.silver = True
         st.money[seat] += st.sold            # +1 for every animal sold this turn
-    elif t == D.Y_EXPERT:
-        _close_sale(st)
+    elif t == D.Y_EXPERT:                    # a sale stays open (issue 35): more may be sold after it
         st.tile_back = "move" if st.phase == "move" else ""
         st.phase = "expert"
     elif t == D.Y_SANDS:

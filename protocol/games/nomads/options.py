@@ -16,4 +16,7 @@ OPTION_HELP: dict[str, dict] = {
                     "help": "animals returned to a full market stay there (stack) or go to the game box (AN-X1)"},
     "lost_turns": {"values": "2 (default) or 1",
                    "help": "turns a nomad lost in the desert needs: to the pilgrim then placed, or placed at once (AN-23)"},
+    "second_sale": {"values": "false (default) or true",
+                        "help": "after an Abdul sale before moving, a city reached in the same turn may buy too "
+                                "(AN-X13; the rulebook's 'not twice in one turn' forbids it)"},
 }

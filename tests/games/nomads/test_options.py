@@ -16,7 +16,8 @@ from ..option_battery import FULL_GAMES, check_help, run_battery, slow
 from .test_simulation import play_one
 
 BATTERY = {"yellow_tiles": list(range(D.YELLOW_BOARD_SPACES + 1)), "short_blue": [False, True],
-           "full_market": ["stack", "gamebox"], "lost_turns": [2, 1]}
+           "full_market": ["stack", "gamebox"], "lost_turns": [2, 1],
+           "second_sale": [False, True]}
 QUICK = 1
 COUNTS = range(D.MIN_PLAYERS, D.MAX_PLAYERS + 1)
 

@@ -50,7 +50,9 @@ def test_bad_options_and_player_counts():
     with pytest.raises(BadOptions):
         E.new_game({"colour": "red"}, 4)
     assert E.default_options(4) == {"yellow_tiles": 4, "short_blue": False, "max_turns": 1000,
-                                    "full_market": "stack", "lost_turns": 2}
+                                    "full_market": "stack", "lost_turns": 2, "second_sale": False}
+    with pytest.raises(BadOptions):
+        E.new_game({"second_sale": 1}, 4)
 
 
 # ----------------------------------------------------------------- provisions and hiring
@@ -272,6 +274,62 @@ def test_expert_handler_refills_at_once():
     assert st.phase == "action"
     act(st, 0, "done")
     assert st.phase == "r_random"              # the one random throw + desert move at the end
+
+
+@pytest.mark.parametrize("then_city", [False, True])
+def test_abdul_sale_before_moving_then_a_city(then_city):
+    """Rulebook pg 11 (sv line 10): "Man får dock inte i ett speldrag sälja djur två gånger i en stad med
+    hjälp av Abdullah" — not twice in one turn (register AN-X13, issue 35). By default (the literal
+    reading) a turn with an Abdul sale before moving has no city sale when the nomad then walks into a
+    city, nor Silver Tongue there; option second_sale allows the second sale (the earlier reading)."""
+    ref, st = midgame()
+    st.second_sale = then_city
+    put(st, 0, 3, 2)                                          # beside the city at 3,3
+    give_animals(st, 0, [0, 0, 2, 0])
+    ha = hand_tile(ref, 0, D.Y_ABDUL)
+    hs = hand_tile(ref, 0, D.Y_SILVER)
+    act(st, 0, "tile", ha, D.Y_ABDUL)
+    act(st, 0, "sell", HORSE, 1)
+    act(st, 0, "done")
+    act(st, 0, "move", 3, 3)
+    assert st.phase == "action" and st.active == 0
+    legal = E.legal_actions(st, 0, ref.knowledge[0])
+    assert (["sell", HORSE, 1] in legal) is then_city
+    assert (["tile", hs, D.Y_SILVER] in legal) is then_city
+    if not then_city:
+        with pytest.raises(IllegalAction):
+            act(st, 0, "sell", HORSE, 1)
+    check_invariants(st)
+
+
+def test_expert_handler_during_a_city_sale_keeps_the_sale_open():
+    """Rulebook pg 11: the Expert Handler is "förutom den normala aktionen" (in addition to the normal
+    action) and "även i en stad"; Silver Tongue "kan användas i en stad ... en dinar mer för varje djur
+    man säljer i detta drag"; pg 9 "Man lämnar inte tillbaka djuren till marknaden förrän efter att man
+    avslutat försäljningen". Playing the Expert in the middle of a city sale does not finish the sale
+    (issue 35: it did, and nothing more could be sold nor Silver Tongue played): the animal it catches
+    can be sold, Silver Tongue still counts the whole sale, and the sold animals return at its end."""
+    ref, st = midgame()
+    put(st, 0, 3, 3)
+    give_animals(st, 0, [0, 2, 0, 0])
+    set_box(st, GREY, [0, 1, 1, 0])
+    he = hand_tile(ref, 0, D.Y_EXPERT)
+    hs = hand_tile(ref, 0, D.Y_SILVER)
+    p = NE.price(st, GOAT)
+    market = st.market[GOAT]
+    act(st, 0, "stay")
+    act(st, 0, "sell", GOAT, 2)
+    act(st, 0, "tile", he, D.Y_EXPERT)
+    act(st, 0, "take", GREY, GOAT)                           # the box keeps its horse: no refill
+    assert st.phase == "action" and st.selling == "city" and st.pending[GOAT] == 2
+    legal = E.legal_actions(st, 0, ref.knowledge[0])
+    assert ["sell", GOAT, 1] in legal and ["tile", hs, D.Y_SILVER] in legal
+    act(st, 0, "sell", GOAT, 1)
+    act(st, 0, "tile", hs, D.Y_SILVER)
+    assert st.money[0] == 10 + 3 * (p + 1)
+    act(st, 0, "done")
+    assert st.market[GOAT] == market + 3
+    check_invariants(st)
 
 
 def test_abdul_and_expert_before_moving():
