@@ -198,6 +198,11 @@ def _act(seat: int, a: list, before: dict, after: dict, names: list[str]) -> lis
         if not n:
             return [f"{who} sets out without traders (none left in the reserve)."]
         return [f"{who} sets out with {n} trader{'s' if n != 1 else ''} ({trader_words(me_a['traders'])})."]
+    if k == "done" and ph == "abdul":
+        back = _diff(before["market"]["animals"], after["market"]["animals"])
+        s = f"{who} ends the sale with Abdul the Trader"
+        s += f" ({counts_words(back)} {_go(back)} back to the market)" if any(v > 0 for v in back) else ""
+        return [s + " and now moves (the turn goes on)."]
     if k == "done":
         return [f"{who} ends the turn."]
     if k == "sell":
@@ -220,7 +225,9 @@ def _act(seat: int, a: list, before: dict, after: dict, names: list[str]) -> lis
     if k == "take":
         return [f"{who} takes a {SPECIES[a[1]]} of their choice (all dice blank)."]
     if k == "box":
-        return [f"{who} puts the animals in the {LANDSCAPES[a[1]]} box (yellow dot, boxes tied for fewest)."]
+        gains = [(b, c) for b, c in _box_gains(before, after) if b == a[1]]
+        return [f"{who} chooses the {LANDSCAPES[a[1]]} box (yellow dot, boxes tied for fewest): "
+                f"{_gains_words(gains)}."]
     if k == "keep":
         back = _diff(me_a["animals"], me_b["animals"])
         s = f"{who} keeps {pair_words(a[1], a[2])}"
@@ -274,7 +281,14 @@ def _rolled(v: list, before: dict, after: dict, names: list[str]) -> list[str]:
             if ph == "s_rthrow":
                 return [lead + "; the landscape die is rolled again (setup)."]
             if after["phase"] == "tie":
-                return [lead + f": {counts_words(throw_counts(v[0], v[1]))} go to a box with the fewest "
+                thrown = throw_counts(v[0], v[1])
+                market = before["market"]["animals"]
+                got = [min(t, m) for t, m in zip(thrown, market)]
+                if not any(got):
+                    return [lead + ": the market has none of the thrown animals left, but "
+                            f"{who} still chooses one of the boxes tied for the fewest animals."]
+                short = " (all the market has left)" if got != thrown else ""
+                return [lead + f": {counts_words(got)}{short} {_go(got)} to a box with the fewest "
                         f"animals, which {who} chooses."]
             return [lead + f" (the box with the fewest animals): {_gains_words(gains)}."]
         return [lead + f": {_gains_words(gains)}."]
@@ -337,6 +351,10 @@ def _consequences(before: dict, after: dict, names: list[str]) -> list[str]:
         if b["status"] != "lost" and a["status"] == "lost":
             lines.append(f"{seat_name(names, a['seat'])}'s nomad is lost in the desert: its traders go back "
                          "and only two animals may be kept; next turn it travels with the pilgrim.")
+        elif shifted and b["status"] == "normal" and a["status"] == "pilgrim":     # option lost_turns 1
+            lines.append(f"{seat_name(names, a['seat'])}'s nomad is lost in the desert: its traders go back "
+                         "and only two animals may be kept; it is already with the pilgrim and is placed "
+                         "next turn.")
     new = a_rows[0]
     drawn = shifted or (b_rows[0] is None and b_rows[1] is not None)      # not the first layout
     if new is not None and drawn:
@@ -421,6 +439,8 @@ def _move(view: dict, a: list, seat: int) -> dict:
                 "group": "Hire a trader", "target": None}
     if k == "done" and ph == "hire":
         return {"text": "Done hiring: choose where to go", "group": "Done hiring", "target": None}
+    if k == "done" and ph == "abdul":
+        return {"text": "End the sale, then move", "group": "End the sale", "target": None}
     if k == "done":
         return {"text": "End the turn", "group": "End the turn", "target": None}
     if k == "sell":

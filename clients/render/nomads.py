@@ -239,7 +239,9 @@ def _tile_spaces(s: Svg, view: dict, x: float, y: float) -> float:
                 s.rect(x, y - 12, 15, 15, rx=2, class_="line tilespace-empty", stroke_dasharray="3 2")
             x += 19
         x += 10
-    s.text(x - 4, y, "(one blue is Mecca: it ends the game)", class_="small")
+    mecca = any(row and row["blue_tile"] == "mecca" for row in view["rows"])
+    s.text(x - 4, y, "(Mecca is placed: the game has ended)" if mecca else "(one blue is Mecca: it ends the game)",
+           class_="small")
     return x - 4 + 5.4 * 37
 
 
@@ -336,6 +338,11 @@ def _players(s: Svg, view: dict, names: list[str], wait_seat: int | None, x0: in
 def _tiles(s: Svg, view: dict, p: dict, own: dict[int, str], x: float, y: float) -> None:
     """The player's unused yellow tiles: the viewer's own face up, all others as backs."""
     faces = [N.tile_name(k) for k in own.values()] if p["seat"] == view.get("you") else []
+    if view["result"]:          # the end (N.11): every held tile was turned up, in seat order, last
+        held = [q["tiles_held"] for q in view["players"]]
+        ends = view["revealed_tiles"][len(view["revealed_tiles"]) - sum(held):]
+        start = sum(held[:p["seat"]])
+        faces = [N.tile_name(t["tile"]) for t in ends[start:start + p["tiles_held"]]]
     backs = p["tiles_held"] - len(faces)
     for f in faces:
         w = 9 + 6.2 * len(f)

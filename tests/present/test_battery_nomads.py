@@ -53,6 +53,14 @@ def _check_event(ev, lines: list[str], b: dict, a: dict) -> int:
                 checked += 1
         if act[0] in ("move", "goto", "hire") and "dinar" not in said:
             assert earned == 0, f"{said}: money changed by {earned} untold"
+    if isinstance(ev, E.Act) and ev.action == ["done"] and b["phase"] == "abdul":
+        assert "ends the turn" not in said and "sale" in said, said      # the move still comes (issue 35)
+        checked += 1
+    for s in range(len(b["status"])):                                   # 0 normal, 1 lost, 2 pilgrim
+        walked = b["rows"] != a["rows"]                                  # the desert moved (not a pilgrim trip)
+        if b["status"][s] == 0 and a["status"][s] in (1, 2) and walked:
+            assert f"{NAMES[s]} (seat {s})'s nomad is lost in the desert" in said, said
+            checked += 1
     told = [0] * (len(N.LANDSCAPES) * NSP)
     for words, land in re.findall(r"((?:\d+ \w+(?:, | and )?)+) to the (\w+) box", said):
         for sp, k in enumerate(_counts(words)):
@@ -70,6 +78,7 @@ def play(n: int, seed: int, options: dict | None) -> int:
     choose = random_chooser(random.Random(seed))
     steps = checked = 0
     lines: list[str] = []
+    claimed: list[int] | None = None          # what a tied throw said goes to the chosen box
     while True:
         b = ENGINE.encode(ref.state)
         step = ENGINE.expected(ref.state)
@@ -84,7 +93,21 @@ def play(n: int, seed: int, options: dict | None) -> int:
         assert steps < 20000
         _, lines = table.apply(ev)
         assert lines and all(lines)
-        checked += _check_event(ev, lines, b, ENGINE.encode(ref.state))
+        a = ENGINE.encode(ref.state)
+        checked += _check_event(ev, lines, b, a)
+        said = "\n".join(lines)
+        if claimed is not None and isinstance(ev, E.Act) and ev.action[0] == "box":
+            box = ev.action[1]
+            grown = [a["boxes"][box * NSP + sp] - b["boxes"][box * NSP + sp] for sp in range(NSP)]
+            assert grown == claimed, (said, grown, claimed)              # issue 35: not the full throw
+            claimed = None
+            checked += 1
+        m = re.search(r"((?:\d+ \w+(?:, | and )?)+)(?: \(all the market has left\))? go(?:es)? to a box with "
+                      r"the fewest", said)
+        if m and b["phase"] == "r_random":
+            claimed = _counts(m[1])
+        elif b["phase"] == "r_random" and a["phase"] == "tie":
+            claimed = [0] * NSP                                          # "none of the thrown animals left"
     res = ENGINE.result(ref.state)
     assert "Game over" in "\n".join(lines) and res is not None
     return checked
@@ -95,7 +118,8 @@ def test_every_told_number_matches_the_engine(seed):
     rng = random.Random(seed)
     n = 3 + seed % 4
     opts = {"yellow_tiles": rng.randint(0, D.YELLOW_BOARD_SPACES), "short_blue": rng.random() < 0.5,
-            "max_turns": 30, "full_market": rng.choice(("stack", "gamebox")), "lost_turns": rng.choice((1, 2))}
+            "max_turns": 30, "full_market": rng.choice(("stack", "gamebox")), "lost_turns": rng.choice((1, 2)),
+            "second_sale": rng.random() < 0.5}
     assert play(n, seed, opts) > 3
 
 
@@ -106,4 +130,5 @@ def test_many_more_games(seed):
     play(rng.choice((3, 4, 5, 6)), seed, {"yellow_tiles": rng.randint(0, D.YELLOW_BOARD_SPACES),
                                           "short_blue": rng.random() < 0.5,
                                           "full_market": rng.choice(("stack", "gamebox")),
-                                          "lost_turns": rng.choice((1, 2))})
+                                          "lost_turns": rng.choice((1, 2)),
+                                          "second_sale": rng.random() < 0.5})

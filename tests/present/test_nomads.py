@@ -303,7 +303,7 @@ def test_tie_lost_nomads_and_keeping_two_in_words():
     say(Act(0, ["done"]))
     assert "the landscape die shows yellow dot" in say(Rolled((YELLOW_DIE,)))
     assert "Ann (seat 0) chooses" in say.lines[-1]
-    assert say(Act(0, ["box", RED])).startswith("Ann (seat 0) puts the animals in the red box")
+    assert say(Act(0, ["box", RED])).startswith("Ann (seat 0) chooses the red box")
     assert "1 donkey to the grey box" in say(Rolled((land_face(GREY),)))
     # the random throw moves the desert: everyone on the farthest card is lost
     for s in (2, 3):
@@ -317,6 +317,100 @@ def test_tie_lost_nomads_and_keeping_two_in_words():
     assert say(Act(2, ["keep", DONKEY, GOAT])) == ("Cy (seat 2) keeps a donkey and a goat; "
                                                    "1 donkey goes back to the market.")
     assert "A new card is laid next to the pilgrim" in say(Rolled((0,)))
+
+
+def test_a_tied_random_throw_with_a_short_market_says_what_comes():
+    """Issue 35: a random throw with the yellow dot, boxes tied for fewest and a market short of the
+    thrown kind told the full throw ("4 donkeys go to a box ...") although only what the market holds
+    can come; the choice of the box then says what went there."""
+    from tests.games.nomads.util import DONKEY, GREEN, RED, YELLOW_DIE, Act, Rolled, animal_face, put, set_box, set_market
+    ref = started(4, 0)
+    st = ref.state
+    say = _Narrator(st)
+    put(st, 0, 3, 3)
+    st.active = 0
+    for box in range(5):
+        set_box(st, box, [1, 1, 1, 1] if box in (GREEN, RED) else [2, 1, 1, 1])
+    set_market(st, DONKEY, 1)
+    st.refilled = True                                   # a refill happened: the random throw is due
+    say(Act(0, ["stay"]))
+    say(Act(0, ["done"]))
+    assert st.phase == "r_random"
+    said = say(Rolled((animal_face(DONKEY), animal_face(DONKEY), YELLOW_DIE)))
+    assert st.phase == "tie"
+    assert "1 donkey (all the market has left) goes to a box with the fewest animals" in said, said
+    assert "4 donkeys" not in said
+    said = say(Act(0, ["box", RED]))
+    assert said.startswith("Ann (seat 0) chooses the red box") and "1 donkey to the red box" in said, said
+    assert st.boxes[RED * 4 + DONKEY] == 2
+
+
+def test_abdul_sale_before_moving_ends_the_sale_not_the_turn():
+    """Issue 35: "done" closing an Abdul sale before moving was told as "ends the turn"; the turn goes
+    on with the move. Its button says so too."""
+    from tests.games.nomads.util import Act, put
+    ref = started(4, 0)
+    st = ref.state
+    say = _Narrator(st)
+    put(st, 0, 1, 1)
+    st.active = 0
+    give_animals(st, 0, [0, 0, 2, 0])
+    h = hand_tile(ref, 0, D.Y_ABDUL)
+    say(Act(0, ["tile", h, D.Y_ABDUL]))
+    say(Act(0, ["sell", HORSE, 2]))
+    view = E.view(st, 0, ref.knowledge[0])
+    done = next(m for a, m in zip(E.legal_actions(st, 0), N.moves(view, E.legal_actions(st, 0), 0)) if a == ["done"])
+    assert done["text"] == "End the sale, then move"
+    said = say(Act(0, ["done"]))
+    assert st.phase == "move" and st.active == 0
+    assert "ends the turn" not in said
+    assert said == ("Ann (seat 0) ends the sale with Abdul the Trader (2 horses go back to the market) "
+                    "and now moves (the turn goes on)."), said
+
+
+def test_a_nomad_lost_with_lost_turns_one_is_said_to_be_lost():
+    """Issue 35: with option lost_turns 1 a nomad on the removed card goes straight to the pilgrim
+    (status pilgrim, never lost), and the narration never said it was lost in the desert."""
+    from tests.games.nomads.util import BLANK, GREEN, Rolled, land_face, put, set_box
+    ref = started(4, 0, {"lost_turns": 1})
+    st = ref.state
+    say = _Narrator(st)
+    for s in range(4):
+        put(st, s, 2, next(c for c in range(7) if D.CARDS[st.rows[2]][c] == D.DESERT))
+    st.pos[2] = 4 * 7 + next(c for c in range(7) if D.CARDS[st.rows[4]][c] != D.MOUNTAIN)
+    for box in range(5):
+        set_box(st, box, [1, 1, 1, 1])
+    st.active = 0
+    st.refilled = True
+    from tests.games.nomads.util import Act
+    say(Act(0, ["stay"]))
+    if st.phase == "action":
+        say(Act(0, ["done"]))
+    assert st.phase == "r_random"
+    said = say(Rolled((BLANK, BLANK, land_face(GREEN))))
+    assert st.status[2] == 2                                # PILGRIM: with the pilgrim at once
+    assert "Cy (seat 2)'s nomad is lost in the desert" in said and "placed next turn" in said, said
+
+
+def test_the_end_picture_shows_mecca_placed_and_the_turned_up_tiles():
+    """Issue 35: after Mecca is placed the picture still said "(one blue is Mecca: it ends the game)",
+    and the held yellow tiles turned up at the end (N.11) were still drawn face down in their owners'
+    rows. Seed 2 (3 players) ends with Mecca and seats 0 and 1 holding 1 and 2 tiles."""
+    ref = Referee(E, 3, None, seed=2)
+    choose = random_chooser(random.Random(2))
+    while ref.step(choose) is not None:
+        pass
+    view = ref.view(None)
+    held = [p["tiles_held"] for p in view["players"]]
+    assert view["result"] and held == [1, 2, 0]
+    names = [N.tile_name(D.YELLOW_KEYS[ref.truth[h]]) for s in range(3) for h in ref.state.held[s]]
+    svg = R.svg(view, NAMES[:3])
+    assert "one blue is Mecca" not in svg and "Mecca is placed" in svg
+    root = ET.fromstring(svg)
+    texts = [el.text for el in root.iter() if el.get("class") == "ytxt"]
+    assert texts.count("?") == view["yellow_on_board_spaces"] + 1, texts   # the legend's sample back only
+    for name in names:
+        assert name in texts, (name, texts)
 
 
 def test_text_shows_six_nomads_sharing_a_city():
