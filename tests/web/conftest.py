@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import missing_system_package
+from tests.helpers import missing_system_package, timeout as scaled
 from tests.node.procs import ROOT, env
 
 INSTALL = "install Chromium to run the browser tests: apt-get install chromium chromium-driver"
@@ -58,7 +58,7 @@ def new_chromium(chrome_paths: tuple[str, str] | None = None, window: str = "140
     logs = {"browser": "ALL", "performance": "ALL"} if performance else {"browser": "ALL"}
     options.set_capability("goog:loggingPrefs", logs)
     driver = webdriver.Chrome(service=Service(chrome_paths[1]), options=options)
-    driver.set_page_load_timeout(30)
+    driver.set_page_load_timeout(scaled(30))
     return driver
 
 
@@ -148,11 +148,11 @@ class Node:
 
     def wait_for(self, kind: str, timeout: float = 30.0) -> dict:
         """The next line of type `kind` (lines of other types read meanwhile are kept, so lines
-        can be waited for in any order)."""
+        can be waited for in any order), waiting `timeout` s (scaled) at most."""
         for i, msg in enumerate(self.seen):
             if msg.get("type") == kind:
                 return self.seen.pop(i)
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + scaled(timeout)
         while time.monotonic() < deadline:
             try:
                 msg = self.lines.get(timeout=max(0.01, deadline - time.monotonic()))
@@ -163,11 +163,13 @@ class Node:
             if msg.get("type") == kind:
                 return msg
             self.seen.append(msg)
-        raise AssertionError(f"no {kind!r} line within {timeout} s")
+        raise AssertionError(f"no {kind!r} line within {scaled(timeout):g} s")
 
     def stop(self, timeout: float = 20.0) -> int:
+        """The exit code, or -9 when it was still running `timeout` s (scaled) later and was
+        killed (the callers that care assert the code)."""
         try:
-            return self.proc.wait(timeout=timeout)
+            return self.proc.wait(timeout=scaled(timeout))
         except subprocess.TimeoutExpired:
             self.proc.kill()
             return -9

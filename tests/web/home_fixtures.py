@@ -7,7 +7,7 @@ import json
 import urllib.request
 from pathlib import Path
 
-from tests.helpers import free_udp_port
+from tests.helpers import free_udp_port, timeout as scaled
 from tests.web.conftest import Node
 
 
@@ -23,5 +23,5 @@ def api(url: str, name: str, body: dict | None = None) -> dict:
     """Call the home's API as its page does (GET, or POST with a JSON body)."""
     data = None if body is None else json.dumps(body).encode()
     request = urllib.request.Request(url + "api/" + name, data=data, headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=30) as response:
+    with urllib.request.urlopen(request, timeout=scaled(30)) as response:
         return json.loads(response.read())

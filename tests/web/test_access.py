@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from selenium.webdriver.common.by import By
 
+from tests.helpers import timeout as scaled, wait_until
 from tests.node.procs import ROOT, env
 from tests.web.conftest import Node, console_errors, web_game
 
@@ -23,13 +23,7 @@ SERIOUS = ("serious", "critical")
 
 
 def _until(predicate, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"not within {timeout} s: {what}")
+    return wait_until(predicate, timeout, what, interval=0.1)
 
 
 def axe_problems(driver) -> list[str]:
@@ -72,10 +66,13 @@ def test_the_table_page_passes_axe_and_plays_by_keyboard(tmp_path: Path, browser
             assert browser.find_elements(By.CSS_SELECTOR, "#moves button.move")
             body.send_keys("\ue00c")                                  # Esc
             assert not browser.find_elements(By.CSS_SELECTOR, "#moves button.move")
-        while browser.find_element(By.ID, "decide").get_attribute("data-decision") == decision \
-                and browser.find_element(By.ID, "decide").is_displayed():
-            body.send_keys("1")
-            time.sleep(0.3)
+        def answered() -> bool:                                   # "1" until the decision is taken
+            decide = browser.find_element(By.ID, "decide")
+            if decide.get_attribute("data-decision") == decision and decide.is_displayed():
+                body.send_keys("1")
+                return False
+            return True
+        wait_until(answered, 30, "the decision answered from the keyboard", interval=0.3)
         assert console_errors(browser) == []
     finally:
         for node in (host, *bots):
@@ -102,10 +99,10 @@ def test_the_replay_of_every_game_passes_axe(tmp_path: Path, browser, game, play
     out = tmp_path / "game.caravan"
     subprocess.run([sys.executable, "-m", "node", "demo", game, "--players", str(players), "--bot", "random",
                     *sum((["-o", o] for o in options), []), "--out", str(out)], cwd=ROOT, env=env(), check=True,
-                   timeout=300, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                   timeout=scaled(300), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     page = tmp_path / "game.html"
     subprocess.run([sys.executable, "-m", "node", "replay", str(out), "--html", str(page), "--no-browser"],
-                   cwd=ROOT, env=env(), check=True, timeout=300, capture_output=True)
+                   cwd=ROOT, env=env(), check=True, timeout=scaled(300), capture_output=True)
     browser.get(page.as_uri())
     _until(lambda: browser.find_element(By.ID, "stepno").text, 30, "the replay opens")
     for theme in ("light", "dark"):

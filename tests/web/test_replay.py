@@ -12,6 +12,7 @@ import pytest
 from selenium.webdriver.common.by import By
 
 from protocol.transcript import dump, load
+from tests.helpers import timeout as scaled
 from tests.node.procs import ROOT, env
 from tests.web.conftest import console_errors
 
@@ -20,14 +21,14 @@ from tests.web.conftest import console_errors
 def transcript(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("replay") / "game.caravan"
     subprocess.run([sys.executable, "-m", "node", "demo", "sabbat", "--players", "2", "--bot", "random",
-                    "--out", str(out)], cwd=ROOT, env=env(), check=True, timeout=300,
+                    "--out", str(out)], cwd=ROOT, env=env(), check=True, timeout=scaled(300),
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return out
 
 
 def replay(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "node", "replay", *args, "--no-browser"], cwd=ROOT, env=env(),
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=scaled(300))
 
 
 def test_a_replay_steps_forward_and_back_to_the_final_scores(transcript: Path, tmp_path: Path, browser):
@@ -97,7 +98,7 @@ def test_the_result_waits_for_the_last_step_and_a_narrow_replay_opens_at_the_top
     step = browser.find_element(By.ID, "stepno")
     assert step.text.startswith("step 0 of")                # it opens at the start: no spoiler
     assert not browser.find_element(By.ID, "result").is_displayed()
-    time.sleep(0.5)
+    time.sleep(scaled(0.5))            # stays (CONTRIBUTING): room for a scroll the page must not make
     assert browser.execute_script("return window.scrollY") == 0
     browser.find_element(By.ID, "next").click()
     assert browser.execute_script("return window.scrollY") == 0

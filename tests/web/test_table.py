@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from selenium.webdriver.common.by import By
 
+from tests.helpers import timeout as scaled
 from tests.web.conftest import Node, console_errors, web_game
 
 HOSTILE = [
@@ -23,13 +24,14 @@ HOSTILE = [
 
 
 def _until(predicate, timeout: float, what: str, step: float = 0.1, seen=lambda: ""):
-    deadline = time.monotonic() + timeout
+    """wait_until (tests/helpers.py: `timeout` scaled), saying what the page showed."""
+    deadline = time.monotonic() + scaled(timeout)
     while time.monotonic() < deadline:
         value = predicate()
         if value:
             return value
-        time.sleep(step)
-    raise AssertionError(f"not within {timeout} s: {what} {seen()}")
+        time.sleep(step)                     # a poll's pause inside the bounded wait
+    raise AssertionError(f"not within {scaled(timeout):g} s: {what} {seen()}")
 
 
 def _two_pages(tmp_path: Path, browser, game: str = "sabbat", relay: str | None = None):
@@ -90,15 +92,21 @@ def test_two_pages_talk_see_whose_turn_and_who_has_chosen(tmp_path: Path, browse
             return None
         # play (first move each time) until a secret choice is open; whoever answers it first is
         # "has chosen" to the other page
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + scaled(120)
         while True:
             chooser = _until(open_commit, 60, "a decision opens")
             assert browser.title.startswith("● Your turn — Sabbat Magica")
             if "secret" in browser.find_element(By.ID, "decide-title").text.lower():
                 break
             assert time.monotonic() < deadline, "no secret choice within 120 s"
-            browser.find_elements(By.CSS_SELECTOR, "#moves button.move, #groups button.group")[0].click()
-            time.sleep(0.3)
+            decide = browser.find_element(By.ID, "decide")
+            decision = decide.get_attribute("data-decision")
+            first = browser.find_elements(By.CSS_SELECTOR, "#moves button.move, #groups button.group")[0]
+            grouped = "group" in first.get_attribute("class").split()
+            first.click()
+            _until(lambda: not decide.is_displayed() or decide.get_attribute("data-decision") != decision
+                   or (grouped and browser.find_elements(By.CSS_SELECTOR, "#moves button.move")), 20,
+                   "the page takes the move (or lists the chosen group's moves)")
         move = browser.find_elements(By.CSS_SELECTOR, "#moves button.move")[0]
         picked = move.get_attribute("title").split(": ", 1)[1]
         move.click()
@@ -166,7 +174,7 @@ def test_hostile_chat_lines_are_text_or_refused_and_a_flood_is_cut_off(tmp_path:
             _say(browser, line)
             sent += 1
             if sent % 4 == 0:
-                time.sleep(window + 0.5)             # within the rate limit (5 lines per window)
+                time.sleep(window + 0.5)             # stays (CONTRIBUTING): the pace within the rate limit
         _on(browser, tabs, "ann")
         _until(lambda: "Bob: " + HOSTILE[-1] in _chat_lines(browser), 20, "Ann reads Bob's last line",
                seen=lambda: _chat_lines(browser))    # one link, in order: every line before it is in too
@@ -188,14 +196,14 @@ def test_hostile_chat_lines_are_text_or_refused_and_a_flood_is_cut_off(tmp_path:
         # told to slow down, the others get at most 5
         before = len(_chat_lines(browser))
         _on(browser, tabs, "bob")
-        time.sleep(window + 0.5)
+        time.sleep(window + 0.5)             # stays (CONTRIBUTING): a fresh rate window for the flood
         browser.execute_script("for (let i = 0; i < 30; i++) {"
                                " document.getElementById('chat-text').value = 'flood ' + i;"
                                " document.getElementById('chat-form').requestSubmit(); }")
         _until(lambda: "slow down" in browser.find_element(By.ID, "error").text, 10, "the sender is told")
         _on(browser, tabs, "ann")
         _until(lambda: any("flood" in line for line in _chat_lines(browser)[before:]), 20, "the first lines")
-        time.sleep(2)                                                # ...and no more than 5 of them
+        time.sleep(scaled(2))                # stays (CONTRIBUTING): a window in which no 6th line may come
         flood = [line for line in _chat_lines(browser)[before:] if "flood" in line]
         assert 0 < len(flood) <= 5
         assert console_errors(browser) == []
@@ -225,9 +233,8 @@ def test_the_clock_counts_down_and_warns(tmp_path: Path, browser):
         _until(lambda: browser.find_element(By.ID, "decide").is_displayed(), 60, "a decision opens")
         first = _until(lambda: browser.find_element(By.ID, "clock").text, 5, "the clock shows")
         assert "left before the others may record you as silent" in first
-        time.sleep(2.2)
-        later = browser.find_element(By.ID, "clock").text
-        assert _seconds(later) < _seconds(first)
+        _until(lambda: _seconds(browser.find_element(By.ID, "clock").text) < _seconds(first), 10,
+               "the clock counts down", seen=lambda: browser.find_element(By.ID, "clock").text)
         warning = _until(lambda: browser.find_element(By.ID, "warning").is_displayed()
                          and browser.find_element(By.ID, "warning").text, 14, "the 10 s warning")
         assert "10 s left" in warning
