@@ -20,6 +20,7 @@ LONGEST_FIRST = (
     "tests/node/test_spectate.py",
     "tests/node/test_real_games.py",
     "tests/relay/test_relay_outage.py",
+    "tests/relay/test_watch_broker_restart.py",
     "tests/relay/test_relay_faults.py",
     "tests/node/test_resume_advice.py",
     "tests/node/test_floods.py",
