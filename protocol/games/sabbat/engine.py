@@ -614,7 +614,10 @@ class SabbatEngine:
                     return "never more than 2 ghosts of one colour in a region or garden"
                 return f"arrival '{a[4]}' is not possible there (no free space, nobody to fight, or not enough terror)"
             if k == "magician":
-                return "the magician moves one square (any of the 8 neighbours) to an empty manor tile"
+                if st.magician_move == "king":
+                    return "the magician moves one square (any of the 8 neighbours) to an empty manor tile"
+                return ("the magician moves one square diagonally or horizontally (not straight up or down: "
+                        "that takes two diagonal steps) to an empty manor tile")
             if k == "mirror":
                 return "that mirror is not next to your tile, is broken, or was already worked in this action"
         if st.stage == "turn" and st.sub == "" and a == "done":

@@ -142,6 +142,27 @@ def test_magician_moves():
     mags = sorted(a[1] for a in ENGINE.legal_actions(st, 0) if isinstance(a, list) and a[0] == "magician")
     assert mags == [2, 4, 6, 8, 10]                # diagonal or horizontal from 5 (C-7 default), 0 is taken
     illegal(st, 0, ["magician", 15])
+    # the refusal of a vertical step says the default's rule, not "any of the 8 neighbours" (issue 35)
+    msg = str(illegal(st, 0, ["magician", 9]))
+    assert "diagonally or horizontally" in msg and "8 neighbours" not in msg, msg
+    st.magician_move = "king"
+    st._cache = None
+    assert "8 neighbours" in str(illegal(st, 0, ["magician", 15]))
+
+
+def test_magician_move_provenance_names_the_default():
+    """Issue 35: data.json's provenance notes and SM-08 described the king step as the default, while
+    the engine's default is magician_move 'literal' (C-7)."""
+    import json
+    from pathlib import Path
+    assert ENGINE.default_options(3)["magician_move"] == "literal"
+    raw = json.loads((Path(D.__file__).parent / "data.json").read_text())
+    notes = raw["manor"]["magician_steps"]["provenance"] + " " + raw["manor"]["provenance"]["movement"]
+    assert "one king step (8 neighbours) onto" not in notes and "'king' (all 8 neighbours, register C-7, the default)" not in notes
+    assert "'literal'" in raw["manor"]["provenance"]["movement"] and "by default" in raw["manor"]["provenance"]["movement"]
+    sm08 = next(line for line in (Path(__file__).parents[3] / "specs" / "sabbat-magica.md").read_text().splitlines()
+                if line.startswith("| SM-08 "))
+    assert "king step to an empty tile" not in sm08 and '"literal"`, the default' in sm08
 
 
 def test_standard_grimoire_clock_tiles():
