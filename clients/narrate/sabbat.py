@@ -11,7 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from clients.narrate import seat_name
+from protocol import engine as E
 from protocol.games.sabbat import data as D
+from protocol.games.sabbat.engine import SabbatEngine
 
 # ------------------------------------------------------------------ shared words (also used by the renderer)
 RES_WORDS = [r.replace("_", " ") for r in D.RES_NAMES]          # spider, rat tail, gemstone, mask
@@ -176,10 +178,41 @@ def narrate(event: dict[str, Any], before: dict[str, Any], after: dict[str, Any]
     elif kind == "choices":
         out = _invoked(event, before, after, names)
     elif kind == "act":
-        out = _act(event["seat"], event["action"], before, after, names)
+        own = _own_effect(event["seat"], event["action"], before)
+        mid = after                     # the action's line tells its own numbers, not the stewardship's
+        if own is not None:
+            mid = dict(after, players=[dict(p, **o) for p, o in zip(after["players"], own["players"])])
+        out = _act(event["seat"], event["action"], before, mid, names)
+        return out + _phase_changes(before, after, names, own)
     else:
         return None
     return out + _phase_changes(before, after, names)
+
+
+class _ActOnly(SabbatEngine):
+    """The engine stopped where stewardship (C.1 food, C.2 region VPs, C.3 approval, the next round)
+    would begin: applying an action with it gives the action's own effect and nothing after it."""
+
+    def _food(self, st) -> None:
+        pass
+
+    def _approval(self, st) -> None:
+        pass
+
+
+_ACT_ONLY = _ActOnly()
+
+
+def _own_effect(s: int, a: Any, before: dict) -> dict | None:
+    """The players' numbers right after the action itself, before the stewardship it may set off
+    (a pure function of the public state in the view); None if it cannot be computed."""
+    try:
+        st = _ACT_ONLY.decode(before["state"])
+        _ACT_ONLY.apply(st, E.Act(s, a))
+    except (E.IllegalAction, KeyError, ValueError, TypeError, IndexError):
+        return None
+    return {"players": [{"vp": st.vp[o], "terror": st.terror[o], "chimaeras": st.chim[o], "curse": st.curse[o]}
+                        for o in range(st.n)]}
 
 
 def _rolled(event: dict, before: dict, after: dict, names: list[str]) -> list[str]:
@@ -396,15 +429,18 @@ def _power(s: int, a: list, before: dict, after: dict, names: list[str]) -> list
     return [head + "."]
 
 
-def _phase_changes(before: dict, after: dict, names: list[str]) -> list[str]:
-    """Stewardship, the curse and the end of the game, which the engine does on its own."""
+def _phase_changes(before: dict, after: dict, names: list[str], own: dict | None = None) -> list[str]:
+    """Stewardship, the curse and the end of the game, which the engine does on its own. `own` holds
+    the players' numbers after the action's own effect (told by the action's line), so that only
+    what the stewardship changed is counted here."""
     out: list[str] = []
     moved_on = after["stage"] != before["stage"] or after["round"] != before["round"] or (
         before["stage"] == "food" and after["actor"] != before["actor"])
     if moved_on and before["stage"] in ("turn", "food", "alch"):
         changes = []
+        base = own or before
         for s in range(len(after["players"])):
-            pb, pa = _pl(before, s), _pl(after, s)
+            pb, pa = _pl(base, s), _pl(after, s)
             parts = [_delta(pb["vp"], pa["vp"], "VP"), _delta(pb["terror"], pa["terror"], "terror"),
                      _delta(pb["chimaeras"], pa["chimaeras"], "chimaera"),
                      "a new curse" if pa["curse"] > pb["curse"] else ""]

@@ -22,7 +22,7 @@ from protocol.referee import Referee, random_chooser
 
 NAMES = ["Ann", "Bob", "Cy", "Di"]
 SEAT = re.compile(r"(?:Ann|Bob|Cy|Di) \(seat (\d)\)")
-AMOUNT = re.compile(r"([+−])(\d+) (terror|VP|chimaera) \(now (-?\d+)\)")
+AMOUNT = re.compile(r"([+−])(\d+) (terror|VP|chimaera)(?: \(now (-?\d+)\))?")
 FIELD = {"terror": "terror", "VP": "vp", "chimaera": "chim"}
 
 
@@ -46,12 +46,20 @@ def _check_event(lines: list[str], b: dict, a: dict, ev, before_state) -> None:
     running: dict[tuple[int, str], int] = {}
     for line in lines:
         for s, part in _segments(line):
-            for sign, k, what, now in AMOUNT.findall(part):
+            for m in AMOUNT.finditer(part):
+                sign, k, what, now = m.groups()
+                if not now and (b["stage"] not in ("turn", "food")      # a bonus's face value is no change
+                                or [int(x[1]) for x in SEAT.finditer(part[:m.start()])][-1:] != [s]):
+                    continue                # "Bob (seat 1) +2 VP each" in Ann's line: not Ann's number
                 key = (s, FIELD[what])
                 start = running.get(key, b[FIELD[what]][s])
                 delta = int(k) if sign == "+" else -int(k)
-                assert start + delta == int(now), (line, start, delta, now)
-                running[key] = int(now)
+                # an amount without "(now …)" still counts: the stewardship summary that follows the
+                # last action tells only what the stewardship added (issue 35: it re-counted the
+                # action's own "+3 terror" and a C.1 "−1 VP")
+                if now:
+                    assert start + delta == int(now), (line, start, delta, now)
+                running[key] = start + delta
     for (s, f), now in running.items():
         assert now == a[f][s], (said, s, f, now, a[f][s])
     # a fight's price is the rulebook's: 2 per beaten ghost of a seat ahead, 1 per one behind
