@@ -273,9 +273,17 @@ def _changes(before: dict, after: dict, names: list[str]) -> list[str]:
                            f"{tokens({t: max(0, v) for t, v in made.items()})} on their cards.")
     grumble = " (Master Builder grumbling)" if before["phase"] == "p1" else ""
     season_over = before["phase"] == "p2" and after["phase"] == "p3"
+    gold_double = bool(season_over and after["double_card"] and "G" in after["double_card"] and after["laid_down"])
+    double_told = False
     for b, a in zip(before["players"], after["players"]):
         who = seat_name(names, a["seat"])
         gained = tokens(_collected(b, a, season_over))
+        # the last to lie down wins a Gold double card (5.1): its tokens are in what they collect now,
+        # so it is said there, once, not given again in a line of its own (issue 35)
+        last = gold_double and after["laid_down"][-1] == a["seat"] and gained != "nothing"
+        with_double = (f", including the double card {double_name(after['double_card'])} won as the last to "
+                       "lie down") if last else ""
+        double_told = double_told or last
         if a["obelisk"] != b["obelisk"] and a["obelisk"] == "revolt":
             out.append(f"{who} REVOLTS: the revolt gauge reached red. No building this turn; "
                        "1 Wood, 1 Gold and 1 Stone instead.")
@@ -289,21 +297,28 @@ def _changes(before: dict, after: dict, names: list[str]) -> list[str]:
         if a["obelisk"] != b["obelisk"] and a["obelisk"] == "lying":
             first = (after["laid_down"][:1] == [a["seat"]] and after["double_card"]
                      and "G" not in after["double_card"])
-            extra = ", with the double card as the first to lie down" if first else ""
-            kept = "" if gained == "nothing" else " (kept beside the site until construction)"
+            extra = ", with the double card as the first to lie down" if first else with_double
+            kept = "" if gained == "nothing" or season_over else " (kept beside the site until construction)"
             out.append(f"{who} lays down their Obelisk and collects {gained}{extra}{kept}.")
         elif gained != "nothing" and a["obelisk"] == "lying":
-            out.append(f"{who} collects {gained}.")
+            out.append(f"{who} collects {gained}{with_double}.")
     if before["phase"] == "p2" and after["phase"] == "p3":
         out.append("Nobody is standing: the production season is over; construction begins.")
-        if after["double_card"] and "G" in after["double_card"] and after["laid_down"]:
+        if gold_double and not double_told:            # its tokens were not in a "collects" line above
+            why = " (the reserve has none of its tokens left)" if _reserve_short(after) else ""
             out.append(f"The double card {double_name(after['double_card'])} goes to "
-                       f"{seat_name(names, after['laid_down'][-1])}, the last to lie down.")
+                       f"{seat_name(names, after['laid_down'][-1])}, the last to lie down{why}.")
     if after["display"] != before["display"] and after["phase"] == "p2":
         out.append(f"Production of the turn: {tokens(after['display'])}.")
     if "result" in after and "result" not in before:
         out.extend(_result(after, names))
     return out
+
+
+def _reserve_short(view: dict) -> bool:
+    """True when the reserve lacks a token of the double card (so the card gave nothing)."""
+    reserve = view.get("reserve")
+    return isinstance(reserve, dict) and any(not reserve.get(t) for t in view["double_card"])
 
 
 def _collected(before: dict, after: dict, season_over: bool) -> dict[str, int]:

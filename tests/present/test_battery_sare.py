@@ -97,6 +97,23 @@ def play(n: int, seed: int, options: dict) -> int:
                     got = {t: (x + r) - (y + q) for t, x, y, r, q in
                            zip(RES, a["gain"][p], b["gain"][p], a["res"][p], b["res"][p]) if (x + r) > (y + q)}
                 assert _tokens(m[2]) == got, said
+            # a Gold double card won at the season's end is counted once: what a reader adds up for
+            # the winner — "collects …" plus a "double card … goes to" line — is what the engine gave
+            # (issue 35: the collected tokens already held it, and the next line gave it again)
+            for m in re.finditer(r"The double card ([^.]+?) goes to " + WHO + r", the last to lie down([^.]*)\.", said):
+                p = int(m[2])
+                told: dict[str, int] = {}
+                for c in re.finditer(WHO + r" (?:lays down their Obelisk and )?collects (nothing|\d+ \w+(?:, \d+ \w+)*)",
+                                     said):
+                    if int(c[1]) == p:
+                        told = _tokens(c[2])
+                if "none of its tokens" not in m[3]:
+                    word = {v: k for k, v in N.RESOURCE.items()}
+                    for w in m[1].split(" + "):
+                        told[word[w]] = told.get(word[w], 0) + 1
+                got = {t: (x + r) - (y + q) for t, x, y, r, q in
+                       zip(RES, a["gain"][p], b["gain"][p], a["res"][p], b["res"][p]) if (x + r) > (y + q)}
+                assert told == got, (said, told, got)
     finally:
         type(ENGINE)._draw = real_draw
     assert told_draws == engine_draws
