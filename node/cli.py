@@ -194,6 +194,7 @@ def cmd_join(args: argparse.Namespace) -> int:
     seat = _seat(args)
     if target and target.startswith("caravan+"):
         seat.relay = check.invite(target, args.relay_auth)
+    seat.join_timeout = args.join_timeout
     setup_logging(args)
     return _run_node(args, lambda seat: runner.join(target, seat, args.discovery_port, args.discovery_bind,
                                                      args.wait, args.via), seat)
@@ -447,6 +448,9 @@ def build_parser() -> argparse.ArgumentParser:
                                              "HOST_KEY, printed by caravan host --relay), or a lobby id (prefix) from "
                                              "caravan discover; default: the only open lobby. HOST:PORT/KEY or "
                                              "LOBBY_ID/KEY (the key host prints) refuses any other host")
+    j.add_argument("--join-timeout", type=check.seconds, default=60.0, metavar="SECONDS",
+                   help="through a broker: how long to keep asking a lobby whose host does not answer "
+                        "(a busy host answers late; default 60)")
     _discovery_args(j)
     _node_args(j)
     j.set_defaults(func=cmd_join)

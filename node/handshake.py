@@ -171,20 +171,25 @@ def _auth_problem(auth: Any, peer_key: bytes, signed: bytes) -> str | None:
 
 async def handshake(conn: Connection, key: SigningKey, scope: bytes, *, dialer: bool = True,
                     expect: bytes | None = None, on_hello: Callable[[], None] = lambda: None,
-                    received: dict | None = None) -> bytes:
+                    received: dict | None = None, timeout: float | None = None,
+                    proven_timeout: float | None = None) -> bytes:
     """Run the handshake on a connection this side opened (`dialer`) or accepted; returns
     the peer's proven public key, with `conn` sealed from then on, or raises HandshakeError.
     `expect`: the pin (`key_pin`) the peer's key must have; any other key is refused (over a
     relay its frames are dropped as not this link's, and the real peer's are waited for).
     `on_hello` is called once the peer's hello checked (a lobby spares such links in a flood).
     `received`: the peer's hello, already read (a spectator reads it first to learn the game id
-    it names as its scope); it is checked exactly like one read here."""
+    it names as its scope); it is checked exactly like one read here.
+    `timeout` bounds the whole (HANDSHAKE_TIMEOUT by default); `proven_timeout`, once the
+    peer's hello checked, the rest: a lobby host behind a flood's backlog reads a proven
+    joiner's answer late, and a new try would queue behind that backlog again."""
+    timeout = HANDSHAKE_TIMEOUT if timeout is None else timeout
     eph = nacl.public.PrivateKey.generate()
     link = getattr(conn, "link_id", b"")
     mine = {"t": "hello", "v": VERSION, "scope": scope, "key": key.public, "nonce": os.urandom(32),
             "eph": bytes(eph.public_key)}
     mine["sig"] = key.sign(_hello_signed(_role(dialer), scope, link, mine))
-    with trio.move_on_after(HANDSHAKE_TIMEOUT) as timer:
+    with trio.move_on_after(timeout) as timer:
         await conn.send(mine)
 
         def hello_problem(frame: Any) -> str | None:
@@ -194,6 +199,8 @@ async def handshake(conn: Connection, key: SigningKey, scope: bytes, *, dialer: 
         if why:
             raise HandshakeError(why)
         on_hello()
+        if proven_timeout is not None:
+            timer.deadline = max(timer.deadline, trio.current_time() + proven_timeout)
         peer_key = hello["key"]
         transcript = _transcript(scope, *((mine, hello) if dialer else (hello, mine)))
         try:
@@ -215,7 +222,7 @@ async def handshake(conn: Connection, key: SigningKey, scope: bytes, *, dialer: 
         conn.seal(push, pull)
         return peer_key
     assert timer.cancelled_caught
-    raise HandshakeError(f"no handshake within {HANDSHAKE_TIMEOUT:.0f} s")
+    raise HandshakeError(f"no handshake within {timeout:.0f} s")
 
 
 __all__ = ["handshake", "HandshakeError", "FrameError", "key_pin", "parse_pin", "pin_inbox", "inbox_of"]

@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 import os
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 import trio
 
@@ -50,6 +50,23 @@ HANDSHAKE_FRAME = 4096
 """The largest frame a host reads before the link is authenticated (as node/game.py)."""
 LOBBY_FRAME = 64 << 10
 """The largest frame a host reads from an authenticated joiner (join, tip, signature: tiny)."""
+JOIN_TIMEOUT = 60.0
+"""How long a joiner keeps asking a lobby through a broker that does not answer (--join-timeout):
+a busy or flooded host answers late, and its own connection may be reconnecting."""
+JOIN_RETRY = (1.0, 8.0)
+"""The pause before a joiner's next try, first and longest (it doubles in between)."""
+JOIN_PATIENCE = (3.0, 16.0)
+"""How long one try waits for the host's answer, first and longest (it doubles in between): a
+host behind a backlog answers late, and each new try queues behind that backlog again."""
+
+Listen = Callable[[bytes], Awaitable[None]]
+"""`listen(game_id)`: make this node reachable in the game about to start (through a broker,
+subscribe its game connection); awaited before this node's part of the genesis leaves it, so
+no peer's first dial of the game can come before it."""
+
+
+async def _no_listen(game_id: bytes) -> None:
+    return None
 
 
 class LobbyError(Exception):
@@ -192,7 +209,8 @@ class Lobby:
         conn.max_frame = HANDSHAKE_FRAME
         with self.handshakes.slot() as proven:
             await conn.send(self._advert())
-            peer = await handshake(conn, self.key, self.lobby_id, dialer=False, on_hello=proven)
+            peer = await handshake(conn, self.key, self.lobby_id, dialer=False, on_hello=proven,
+                                   proven_timeout=LOBBY_TIMEOUT if self.relayed else None)
             conn.max_frame = LOBBY_FRAME
             await conn.send(self._advert())
             return peer
@@ -291,9 +309,10 @@ class Lobby:
                     pass
 
     async def run(self, listeners: list[trio.SocketListener] | Any, secret: bytes,
-                  task_status=trio.TASK_STATUS_IGNORED) -> Setup:
+                  task_status=trio.TASK_STATUS_IGNORED, listen: Listen = _no_listen) -> Setup:
         """Serve the lobby until every seat has signed; the listeners are closed afterwards.
-        `listeners` may be a relay Endpoint (node/relay.py) instead."""
+        `listeners` may be a relay Endpoint (node/relay.py) instead; `listen` is awaited
+        before the start goes out (see `Listen`)."""
         self.relayed = not isinstance(listeners, list)
         async with trio.open_nursery() as nursery:
             if self.relayed:
@@ -304,13 +323,13 @@ class Lobby:
             task_status.started(self.port)
             await self.full.wait()
             try:
-                setup = await self._sign(secret)
+                setup = await self._sign(secret, listen)
             finally:
                 self.done.set()
                 nursery.cancel_scope.cancel()
         return setup
 
-    async def _sign(self, secret: bytes) -> Setup:
+    async def _sign(self, secret: bytes, listen: Listen) -> Setup:
         nonce = os.urandom(16)
         joiners = list(self.joiners)
         for j in joiners:
@@ -341,6 +360,7 @@ class Lobby:
             G.parse(raw)
             peers = [None] + [[j.host, j.port] for j in joiners]
             names = [self.name] + [j.name for j in joiners]
+            await listen(gid)
             setup = Setup(raw, gid, 0, secret,
                           {seat: (j.host, j.port) for seat, j in enumerate(joiners, start=1)}, names, self.spectators)
             if self.before_start is not None:
@@ -393,15 +413,13 @@ def _offered_genesis_problem(fields: Any, info: dict, *, seat: int, key: bytes, 
     return None
 
 
-async def _first_frame(conn: Connection, where: str, lobby_id: str | None = None) -> dict:
-    """The lobby's greeting, or a LobbyError saying what answered instead. Through a relay
-    (`lobby_id` known from the invite) only a greeting of that lobby is taken: it is not
-    trusted, only the sealed one after the handshake is."""
+async def _first_frame(conn: Connection, where: str) -> dict:
+    """The lobby's greeting on a LAN (it is not trusted, only the sealed one after the
+    handshake is), or a LobbyError saying what answered instead."""
     not_lobby = f"{where} is not a Caravan lobby"
     try:
         with trio.fail_after(10):
-            frame = await conn.recv(accept=None if lobby_id is None else (
-                lambda f: type(f) is dict and f.get("t") == "lobby" and f.get("lobby") == lobby_id))
+            frame = await conn.recv()
     except trio.TooSlowError:
         raise LobbyError(f"{not_lobby}: it accepted the connection but sent nothing for 10 s") from None
     except FrameError as exc:
@@ -409,6 +427,12 @@ async def _first_frame(conn: Connection, where: str, lobby_id: str | None = None
     if frame is None:
         raise LobbyError(f"{not_lobby}: it closed the connection without a word (a lobby that just filled up "
                          "or closed does that too)")
+    return _advert(frame, where)
+
+
+def _advert(frame: Any, where: str) -> dict:
+    """A lobby's advert, or a LobbyError saying what was sent instead."""
+    not_lobby = f"{where} is not a Caravan lobby"
     if type(frame) is not dict or type(frame.get("t")) is not str:
         raise LobbyError(f"{not_lobby}: it answered with something else")
     if frame["t"] == "hello":
@@ -472,27 +496,68 @@ async def decline(key: SigningKey, host: str, port: int, expect_game: str, name:
         await conn.aclose()
 
 
-async def _enter(key: SigningKey, host: str, port: int, expect_game: str | None, relay: Any = None,
-                 host_pin: bytes | None = None, lobby_id: str | None = None) -> tuple[Connection, dict, bytes]:
-    """Connect (over TCP, or through `relay`, an Endpoint dialing the inbox of the host's key
-    in lobby `lobby_id`), read the lobby's advert, run the handshake (refusing any host key but
-    `host_pin`'s, when given) and read the sealed advert: (connection, advert, host key)."""
-    where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-    for attempt in range(1, HANDSHAKE_TRIES + 1):
-        if relay is None:
-            conn = await _open_tcp(host, port, where)
+async def _relayed_handshake(relay: Any, key: SigningKey, lobby_id: str, host_pin: bytes, join_timeout: float,
+                             on_status: Callable[[str], None]) -> tuple[Connection, bytes]:
+    """A sealed link to the lobby host through the broker: (link, host key). This side's
+    hello goes out right behind the open, so the host reads both together and the link is
+    proven before a flood's newer links can evict it. While nobody answers, asked again with a
+    growing pause (JOIN_RETRY) and patience (JOIN_PATIENCE), saying so, for up to
+    `join_timeout` seconds: a host behind a flood or a reconnect answers late."""
+    inbox = pin_inbox(host_pin)
+    deadline = trio.current_time() + join_timeout
+    pause, patience, tries = JOIN_RETRY[0], JOIN_PATIENCE[0], 0
+    while True:
+        tries += 1
+        left = deadline - trio.current_time()
+        try:
+            conn = await relay.open(inbox, accept_within=max(0.1, min(patience, left)))
+        except OSError as exc:                       # the broker is not reachable now
+            why = str(exc)
         else:
             try:
-                conn = await relay.dial(pin_inbox(host_pin))
-            except OSError as exc:
-                raise LobbyError(f"no lobby answered: {exc}") from None
+                return conn, await handshake(conn, key, bytes.fromhex(lobby_id), dialer=True, expect=host_pin,
+                                             timeout=max(LOBBY_TIMEOUT, left))
+            except (HandshakeError, FrameError) as exc:
+                await conn.aclose()
+                if conn.accepted.is_set():
+                    raise                            # it answered, then failed: `_enter` tries again
+                why = str(exc)
+            except BaseException:
+                await conn.aclose()
+                raise
+        left = deadline - trio.current_time()
+        if left <= pause:
+            raise LobbyError(f"no lobby answered in {join_timeout:.0f} s ({tries} {'try' if tries == 1 else 'tries'}; "
+                             f"last: {why}); "
+                             "is the host still there? (--join-timeout SECONDS waits longer)")
+        on_status(f"waiting for the lobby's host (inbox {inbox}) to answer through the broker: "
+                  f"asking again in {pause:.0f} s, giving up in {left:.0f} s")
+        await trio.sleep(pause)
+        pause, patience = min(pause * 2, JOIN_RETRY[1]), min(patience * 2, JOIN_PATIENCE[1])
+
+
+async def _enter(key: SigningKey, host: str, port: int, expect_game: str | None, relay: Any = None,
+                 host_pin: bytes | None = None, lobby_id: str | None = None, *,
+                 join_timeout: float = JOIN_TIMEOUT,
+                 on_status: Callable[[str], None] = lambda s: None) -> tuple[Connection, dict, bytes]:
+    """Connect (over TCP, or through `relay`, an Endpoint dialing the inbox of the host's key
+    in lobby `lobby_id`), run the handshake (refusing any host key but `host_pin`'s, when
+    given; on a LAN after the lobby's unsealed advert, which says what answered) and read the
+    sealed advert: (connection, advert, host key)."""
+    where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    for attempt in range(1, HANDSHAKE_TRIES + 1):
+        conn: Connection | None = None
         try:
-            info = await _first_frame(conn, where, lobby_id if relay is not None else None)
-            advertised = info.get("lobby")
-            if type(advertised) is not str:
-                raise LobbyError("the lobby sent no id")
-            host_key = await handshake(conn, key, bytes.fromhex(advertised), dialer=True,
-                                       expect=host_pin if relay is not None else None)
+            if relay is None:
+                conn = await _open_tcp(host, port, where)
+                info = await _first_frame(conn, where)
+                advertised = info.get("lobby")
+                if type(advertised) is not str:
+                    raise LobbyError("the lobby sent no id")
+                host_key = await handshake(conn, key, bytes.fromhex(advertised), dialer=True)
+            else:
+                advertised = lobby_id
+                conn, host_key = await _relayed_handshake(relay, key, lobby_id, host_pin, join_timeout, on_status)
             why = _host_key_problem(host_key, host_pin)
             if why:
                 raise LobbyError(why)
@@ -500,19 +565,22 @@ async def _enter(key: SigningKey, host: str, port: int, expect_game: str | None,
                 info = await conn.recv()
             if type(info) is not dict or info.get("t") != "lobby" or info.get("lobby") != advertised:
                 raise LobbyError("the host sent no lobby advert after the handshake (a different Caravan version?)")
+            info = _advert(info, where)
             if expect_game and info.get("game") != expect_game:
                 raise LobbyError(f"the lobby is for {info.get('game')!r}, not {expect_game!r}")
             return conn, info, host_key
         except (HandshakeError, FrameError, trio.TooSlowError, trio.BrokenResourceError,
                 trio.ClosedResourceError, OSError, ValueError) as exc:
-            await conn.aclose()
+            if conn is not None:
+                await conn.aclose()
             if attempt == HANDSHAKE_TRIES:
                 raise LobbyError(f"lobby failed: {exc}") from None
             log.warning("lobby at %s: handshake failed (%s); trying again (%d/%d)", where, exc,
                         attempt + 1, HANDSHAKE_TRIES)
             await trio.sleep(0.5 * attempt)
         except BaseException:
-            await conn.aclose()
+            if conn is not None:
+                await conn.aclose()
             raise
     raise AssertionError("unreachable")
 
@@ -520,17 +588,20 @@ async def _enter(key: SigningKey, host: str, port: int, expect_game: str | None,
 async def join(key: SigningKey, host: str, port: int, my_port: int, secret: bytes,
                on_status: Callable[[str], None] = lambda s: None, expect_game: str | None = None,
                name: str = "", relay: Any = None, host_pin: bytes | None = None,
+               join_timeout: float = JOIN_TIMEOUT, listen: Listen = _no_listen,
                prepare: Callable[[bytes, int], None] | None = None) -> Setup:
     """Take a seat in the lobby at host:port (or through `relay`, an Endpoint in the lobby,
-    whose host's key pin `host_pin` must then be given); returns the Setup once the genesis is
-    signed. With `host_pin`, no other key is accepted as the host. `prepare(body, seat)` is
-    called before this node's signature goes out: the node stores what it needs to take its
-    seat back should it die before the signed genesis arrives."""
+    whose host's key pin `host_pin` must then be given, asking again for up to `join_timeout`
+    seconds while nobody answers); returns the Setup once the genesis is signed. With
+    `host_pin`, no other key is accepted as the host. `listen` is awaited before this node's
+    signature goes out (see `Listen`), and `prepare(body, seat)` called: the node stores what it
+    needs to take its seat back should it die before the signed genesis arrives."""
     where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     if relay is not None and host_pin is None:
         raise LobbyError("a lobby through a broker is joined only with its host's key (the invite has it)")
     conn, info, host_key = await _enter(key, host, port, expect_game, relay, host_pin,
-                                        relay.scope if relay is not None else None)
+                                        relay.scope if relay is not None else None,
+                                        join_timeout=join_timeout, on_status=on_status)
     try:
         lobby_id = info["lobby"]
         await conn.send({"t": "join", "port": my_port, "name": clean_name(name)})
@@ -558,6 +629,7 @@ async def join(key: SigningKey, host: str, port: int, my_port: int, secret: byte
                                        host_key=host_key, nonce=nonce, beacon_length=length)
         if why:
             raise LobbyError(f"the genesis offered for signing is not the advertised game with my seat: {why}")
+        await listen(G.game_id_of(body))
         if prepare is not None:
             prepare(body, seat)
         await conn.send({"t": "signature", "sig": G.sign(key, body)})

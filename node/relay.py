@@ -1,10 +1,11 @@
 """Games through an MQTT broker (issue 14): every node connects *out* to the broker, so NAT
 does not matter, and the broker only forwards bytes it cannot read or forge.
 
-One paho-mqtt client per node process, run by paho's own network thread (it connects,
+One paho-mqtt client per connection, run by paho's own network thread (it connects,
 reconnects with backoff and pings); its callbacks hand everything to trio's thread with
-`TrioToken.run_sync_soon`, and publishing (thread-safe in paho) queues a packet for that
-thread. Over it, `Endpoint`s speak for this node in one lobby or game and open `RelayLink`s
+`TrioToken.run_sync_soon` (messages in batches: one wake-up of trio's thread for all that came
+while it was busy, not one each; under a flood each wake-up cost the network thread a wait for
+the GIL), and publishing (thread-safe in paho) queues a packet for that thread. Over it, `Endpoint`s speak for this node in one lobby or game and open `RelayLink`s
 (node/relay_link.py), which the lobby and game code use exactly like TCP connections.
 
 Topics (MQTT 5, QoS 1, never retained except the lobby announcement):
@@ -13,8 +14,14 @@ where scope is the lobby id or the game id's first 16 bytes (hex), an inbox is t
 bytes of the node's key pin (hex, `handshake.inbox_of`: a lobby's host too, so a joiner
 dials the inbox its invite names), and link a fresh 8-byte nonce per dial.
 `caravan/v1/<lobby>/lobby`: the retained lobby announcement, cleared at game start.
-A node subscribes to `caravan/v1/+/<its inbox>/+/+`. What a broker and its other clients can
-and cannot do: specs/node.md "Relay", threat model."""
+A node's connection subscribes to `caravan/v1/<scope>/<its inbox>/+/+` for each scope it is
+in (a lobby's connection to that lobby's only, a game's to that game's only: a flood aimed at
+a lobby never reaches the game's connection, nor the reverse), or to every scope
+(`caravan/v1/+/<its inbox>/+/+`) when it names none. Each connection also tells the broker the
+largest packet it takes (MQTT 5 Maximum Packet Size, from the largest frame its links read):
+the broker drops anything bigger before it costs the node a byte, so junk megabytes sent to a
+lobby host's inbox are the broker's work, not the host's (issue 31). What a broker and its
+other clients can and cannot do: specs/node.md "Relay", threat model."""
 
 from __future__ import annotations
 
@@ -23,6 +30,7 @@ import logging
 import os
 import socket
 import threading
+from collections import deque
 from contextlib import asynccontextmanager
 from typing import Any, AsyncIterator, Awaitable, Callable
 
@@ -32,6 +40,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
+from .frames import MAX_FRAME
 from .handshake import inbox_of
 from .relay_link import ACCEPT, OPEN, PING_INTERVAL, RelayLink
 from .relay_url import RelayUrl
@@ -49,8 +58,14 @@ KEEPALIVE = 15
 """MQTT keepalive (s): how soon the broker notices a node that vanished."""
 ANNOUNCE_EXPIRY = 3600
 """A lobby announcement expires after this many seconds even if its host never clears it."""
+DISPATCH_BATCH = 64
+"""Messages handed to the links in one go before trio's other tasks get a turn."""
 EARLY_OPENS = 32
 """Opens held for an endpoint not registered yet (a game a peer started a moment earlier)."""
+PACKET_OVERHEAD = 1024
+"""What an MQTT PUBLISH adds to a link's frame (header, topic, properties, the link's own seq,
+type byte and seal), with room to spare: a connection's Maximum Packet Size is its largest
+frame plus this."""
 
 
 class RelayError(OSError):
@@ -64,7 +79,7 @@ def scope_of(scope: bytes) -> str:
 class Relay:
     """This node's connection to the broker (see the module doc); open it with `connect`."""
 
-    def __init__(self, url: RelayUrl, inbox: str):
+    def __init__(self, url: RelayUrl, inbox: str, scopes: list[bytes] | None = None):
         self.url = url
         self.inbox = inbox
         self._token = trio.lowlevel.current_trio_token()
@@ -83,7 +98,8 @@ class Relay:
         self._client.on_subscribe = self._on_subscribe
         self._client.on_socket_open = _no_delay
         self._topics_lock = threading.Lock()
-        self._topics: list[str] = [f"{ROOT}/+/{inbox}/+/+"]     # resubscribed at every (re)connect
+        self._topics: list[str] = ([f"{ROOT}/+/{inbox}/+/+"] if scopes is None     # resubscribed at
+                                   else [self._inbox_topic(s) for s in scopes])   # every (re)connect
         self._retained: dict[str, bytes] = {}                   # republished at every reconnect
         self.ready = trio.Event()                               # connected and subscribed
         self._ready_mid: int | None = None                      # the SUBSCRIBE that makes us ready
@@ -99,6 +115,8 @@ class Relay:
         self._announced: dict[str, bytes] = {}
         self.connected_once = False
         self.closing = False
+        self._inbound: deque[tuple[str, bytes]] = deque()     # from paho's thread, in arrival order
+        self._drain_due = False                                # a _drain is scheduled in trio's
 
     # ------------------------------------------------------------------ paho's thread
     def _to_trio(self, fn: Callable, *args: Any) -> None:
@@ -114,7 +132,7 @@ class Relay:
         with self._topics_lock:
             topics = [(t, 1) for t in self._topics]
             retained = dict(self._retained)
-        result, mid = client.subscribe(topics)
+        mid = client.subscribe(topics)[1] if topics else None      # None: nothing to wait for
         for topic, payload in retained.items():
             client.publish(topic, payload, qos=1, retain=True, properties=self._expiry())
         self._to_trio(self._connected, mid)
@@ -126,19 +144,22 @@ class Relay:
         self._to_trio(self._connect_failed)
 
     def _on_message(self, client, userdata, msg) -> None:
-        self._to_trio(self._dispatch, msg.topic, bytes(msg.payload))
+        self._inbound.append((msg.topic, bytes(msg.payload)))
+        if not self._drain_due:
+            self._drain_due = True
+            self._to_trio(self._drain)
 
     def _on_subscribe(self, client, userdata, mid, reason_codes, properties) -> None:
         self._to_trio(self._subscribed, mid, [str(r) for r in reason_codes if r.is_failure])
 
     # ------------------------------------------------------------------ trio's thread
-    def _connected(self, mid: int) -> None:
+    def _connected(self, mid: int | None) -> None:
         self._ready_mid = mid
         self._subscribed_at = trio.current_time()
-        if mid in self._acked:
+        if mid is None or mid in self._acked:
             self._subscribed(mid, [])
 
-    def _subscribed(self, mid: int, failures: list[str]) -> None:
+    def _subscribed(self, mid: int | None, failures: list[str]) -> None:
         if failures:
             log.warning("relay %s: subscription refused: %s", self.url, ", ".join(failures))
         if mid == self._ready_mid:
@@ -146,10 +167,10 @@ class Relay:
                 log.warning("relay %s: reconnected; links redial and resync", self.url)
             self.connected_once = True
             self.ready.set()
-        event = self._acks.pop(mid, None)
+        event = self._acks.pop(mid, None) if mid is not None else None
         if event is not None:
             event.set()
-        elif mid != self._ready_mid:
+        elif mid is not None and mid != self._ready_mid:
             self._acked.add(mid)                   # `subscribe` has not registered it yet
 
     def _refused_by_broker(self, why: str) -> None:
@@ -167,6 +188,21 @@ class Relay:
         self._ready_mid = None
         for link in list(self.links.values()):
             link.fail(f"the connection to the broker {self.url} was lost ({why})")
+
+    def _drain(self) -> None:
+        """The messages paho's thread queued, DISPATCH_BATCH at a time (then trio's other
+        tasks run before the next batch). The flag is cleared first: a message queued while
+        this runs either is taken by it or schedules another drain."""
+        self._drain_due = False
+        for _ in range(DISPATCH_BATCH):
+            try:
+                topic, payload = self._inbound.popleft()
+            except IndexError:
+                return
+            self._dispatch(topic, payload)
+        if self._inbound and not self._drain_due:
+            self._drain_due = True
+            self._to_trio(self._drain)
 
     def _dispatch(self, topic: str, payload: bytes) -> None:
         parts = topic.split("/")
@@ -228,7 +264,7 @@ class Relay:
             with self._topics_lock:
                 topics = [(t, 1) for t in self._topics]
             self._ready_mid = None
-            self._connected(self._client.subscribe(topics)[1])
+            self._connected(self._client.subscribe(topics)[1] if topics else None)
 
     async def _keepalive(self) -> None:
         """Ping every link that has been quiet for PING_INTERVAL (its peer's idle timer)."""
@@ -241,6 +277,14 @@ class Relay:
                     link.ping()
 
     # ------------------------------------------------------------------ lobbies and games
+    def _inbox_topic(self, scope: bytes) -> str:
+        return f"{ROOT}/{scope_of(scope)}/{self.inbox}/+/+"
+
+    async def listen(self, scope: bytes) -> None:
+        """Take links in `scope` too (a game about to start on a connection opened with none),
+        once the broker confirmed it: a peer's first dial must not fall in between."""
+        await self.subscribe(self._inbox_topic(scope))
+
     def endpoint(self, scope: bytes, inbox: str | None = None) -> "Endpoint":
         """This node in one lobby or game (under its own inbox unless `inbox` is given)."""
         endpoint = Endpoint(self, scope_of(scope), inbox or self.inbox)
@@ -316,21 +360,31 @@ class Endpoint:
             return
         link.send_open(ACCEPT)
 
-    async def dial(self, peer: str | bytes, timeout: float = DIAL_TIMEOUT) -> RelayLink:
-        """A link to `peer` (an inbox, or a seat's key), once it accepted; RelayError if nobody
-        there answers within `timeout` (it is offline, or not in this lobby or game)."""
+    async def open(self, peer: str | bytes, accept_within: float = DIAL_TIMEOUT) -> RelayLink:
+        """A link to `peer` (an inbox, or a seat's key) as soon as its open went out, before
+        the answer: its first frames may follow at once (a lobby joiner's hello, so that the
+        host reads both together); its `recv` fails if no answer came within `accept_within`
+        seconds. RelayError if the broker is not reachable within that time."""
         inbox = inbox_of(peer) if isinstance(peer, bytes) else peer
-        with trio.move_on_after(timeout):
+        with trio.move_on_after(accept_within):
             await self.relay.ready.wait()
         if not self.relay.ready.is_set():
             raise RelayError(f"the broker {self.relay.url} is not reachable now ({self.relay._last_error})")
         link = self._link(inbox, os.urandom(8).hex(), dialer=True)
+        link.accept_by = trio.current_time() + accept_within
         link.send_open(OPEN)
-        with trio.move_on_after(timeout):
+        return link
+
+    async def dial(self, peer: str | bytes, timeout: float = DIAL_TIMEOUT) -> RelayLink:
+        """A link to `peer` (an inbox, or a seat's key), once it accepted; RelayError if nobody
+        there answers within `timeout` (it is offline, or not in this lobby or game)."""
+        link = await self.open(peer, timeout)
+        with trio.move_on_at(link.accept_by):
             await link.accepted.wait()
         if not link.accepted.is_set():
             await link.aclose()
-            raise RelayError(f"nobody answered at inbox {inbox} through {self.relay.url} within {timeout:.0f} s")
+            raise RelayError(f"nobody answered at inbox {link.peer_inbox} through {self.relay.url} "
+                             f"within {timeout:.0f} s")
         return link
 
     async def serve(self, handler: Callable[[RelayLink], Awaitable[Any]],
@@ -365,13 +419,18 @@ async def _handle(handler: Callable[[RelayLink], Awaitable[Any]], link: RelayLin
 
 
 @asynccontextmanager
-async def connect(url: RelayUrl, key: bytes, timeout: float = CONNECT_TIMEOUT) -> AsyncIterator[Relay]:
+async def connect(url: RelayUrl, key: bytes, timeout: float = CONNECT_TIMEOUT, *,
+                  scopes: list[bytes] | None = None, max_frame: int = MAX_FRAME) -> AsyncIterator[Relay]:
     """This node's relay connection for the duration of the block; RelayError (one line) if
-    the broker does not accept it within `timeout`."""
-    relay = Relay(url, inbox_of(key))
+    the broker does not accept it within `timeout`. It takes links in `scopes` (lobby ids or
+    game ids; every scope when None, none until `listen` when empty), and no frame over
+    `max_frame` bytes reaches it (the broker drops them: see the module doc)."""
+    relay = Relay(url, inbox_of(key), scopes)
     client = relay._client
+    props = Properties(PacketTypes.CONNECT)
+    props.MaximumPacketSize = max_frame + PACKET_OVERHEAD
     try:
-        client.connect_async(url.host, url.port, keepalive=KEEPALIVE, clean_start=True)
+        client.connect_async(url.host, url.port, keepalive=KEEPALIVE, clean_start=True, properties=props)
     except (OSError, ValueError) as exc:
         raise RelayError(f"cannot reach the broker {url}: {exc}") from None
     client.loop_start()

@@ -104,6 +104,8 @@ class RelayLink:
         self.last_heard = self.last_sent = now
         self._gap_since: float | None = None
         self.forged = 0                              # frames refused for failing authentication
+        self.oversized = 0                           # messages dropped as too big or too small to be frames
+        self.accept_by: float | None = None          # a dialer's: recv fails if not accepted by then
 
     # ------------------------------------------------------------------ sending
     def seal(self, push: Any, pull: Any) -> None:
@@ -159,8 +161,10 @@ class RelayLink:
     def deliver(self, payload: bytes) -> None:
         """A message from the broker for this link (called in trio's thread): held until recv."""
         if len(payload) < 9 or len(payload) > self.max_frame + _SEAL + 9 + 1:
-            log.warning("relay link %s: a message of %d bytes dropped (not a frame of this link)",
-                        self.address, len(payload))
+            self.oversized += 1
+            if self.oversized == 1:                  # once a link: a flood's thousands would cost more than they do
+                log.warning("relay link %s: a message of %d bytes dropped (not a frame of this link; "
+                            "more are counted, not logged)", self.address, len(payload))
             return
         (seq,) = struct.unpack_from(">Q", payload)
         body = payload[8:]
@@ -283,6 +287,10 @@ class RelayLink:
             if self._failed is not None:
                 raise FrameError(self._failed)
             deadline = self.last_heard + IDLE_TIMEOUT
+            if self.accept_by is not None and not self.accepted.is_set():
+                if trio.current_time() >= self.accept_by:
+                    raise FrameError(f"nobody answered at inbox {self.peer_inbox} in time")
+                deadline = min(deadline, self.accept_by)
             if trio.current_time() >= deadline:
                 raise FrameError(f"nothing heard for {IDLE_TIMEOUT:.0f} s (the peer or the broker went away)")
             self._arrived = trio.Event()

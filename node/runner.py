@@ -102,6 +102,8 @@ class Seat:
     """--relay / an invite: the MQTT broker (a relay_url.RelayUrl) all links go through."""
     relay_auth: str | None = None
     """--relay-auth FILE: USER:PASSWORD for the broker (an invite's or a resumed game's)."""
+    join_timeout: float = lobby.JOIN_TIMEOUT
+    """--join-timeout: how long a joiner keeps asking a lobby through a broker that does not answer."""
     bot_homes: list[str] = field(default_factory=list)
     """The data dirs of the bot nodes seated with this person (`--with-bots`, the home)."""
     bot_kinds: list[str] = field(default_factory=list)
@@ -678,13 +680,8 @@ async def _host_relayed(the_lobby: lobby.Lobby, seat: Seat, bots: list[str], tas
                     relay.clear(the_lobby.lobby_id)
                     endpoint.close()
         with _bots_pause_with_me(helpers):
-            try:
-                setup = await the_lobby.run(endpoint, os.urandom(32))
-            finally:
-                relay.clear(the_lobby.lobby_id)
-                endpoint.close()
             seat.status("every seat signed the genesis; play starts", "genesis", game_id=setup.game_id.hex())
-            result = await play(setup, seat, None, relay=relay)
+            result = await play(setup, seat, None, relay=game_relay)
     await _wait_for_bots(helpers)
     return result
 

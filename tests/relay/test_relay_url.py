@@ -116,6 +116,10 @@ def test_joining_a_broker_that_is_not_there_fails_in_one_line(tmp_path):
 
 def test_joining_a_lobby_that_is_not_there_fails_in_one_line(tmp_path, broker):
     proc = _caravan("join", f"caravan+mqtt://127.0.0.1:{broker.port}/{LOBBY}/{KEY}", "--bot", "random",
-                    "--data-dir", str(tmp_path))
+                    "--data-dir", str(tmp_path), "--join-timeout", "8")
     assert proc.returncode == 1, proc.stderr
-    assert "no lobby answered" in proc.stderr and "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    # it said what it waited for while it asked again, then gave up after --join-timeout in one line
+    assert any("waiting for the lobby's host" in line and "asking again" in line for line in lines), proc.stderr
+    assert "no lobby answered in 8 s" in lines[-1] and "--join-timeout" in lines[-1], proc.stderr
+    assert "Traceback" not in proc.stderr
