@@ -13,6 +13,7 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from protocol import games, genesis as G, transcript
 from protocol.verify import verify_bytes
+from tests.helpers import timeout as scaled
 from tests.web.conftest import console_errors
 from tests.web.home_fixtures import start_home
 from tests.web.test_play import play_by_clicking
@@ -30,7 +31,8 @@ SHORT = {"max_turns": "12"}
 
 
 def _wait(driver, what, timeout: float = 60.0):
-    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(what)
+    """WebDriverWait for `what`, `timeout` s (scaled by CARAVAN_TEST_TIMEOUT_SCALE) at most."""
+    return WebDriverWait(driver, scaled(timeout), poll_frequency=0.1).until(what)
 
 
 def create_table(driver, url: str, game: str, players: int, seats: list[str], reload: bool = True,
@@ -116,12 +118,15 @@ def test_bad_input_is_one_line_on_the_page(tmp_path: Path, browser):
         error = _wait(browser, lambda d: d.find_element(By.ID, "error") if d.find_element(By.ID, "error")
                       .is_displayed() else None)
         assert "<b>not an invite</b>" in error.text and not browser.find_elements(By.CSS_SELECTOR, "#error b")
+        before = error.text
         box.clear()
         box.send_keys("caravan+mqtt://broker.example:1883/zz")
         box.submit()
-        time.sleep(0.5)
-        _wait(browser, lambda d: "zz" in d.find_element(By.ID, "error").text or "lobby" in
-              d.find_element(By.ID, "error").text.lower())
+
+        def the_new_error(d) -> bool:                          # not the first one, still on screen
+            text = d.find_element(By.ID, "error").text
+            return text != before and ("zz" in text or "lobby" in text.lower())
+        _wait(browser, the_new_error)
         option = browser.find_element(By.CSS_SELECTOR, "#options input")
         key = option.get_attribute("data-key")
         option.clear()
@@ -152,7 +157,7 @@ def test_stop_the_home_then_continue_from_your_games(tmp_path: Path, browser):
         table = _table_url(browser, url)
         browser.find_element(By.ID, "auto").click()
         rng, made = random.Random(5), 0
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + scaled(120)
         while made < 2 and time.monotonic() < deadline:
             decision = _wait(browser, lambda d: _open_decision(d))
             if _click_a_move(browser, rng) != "none":

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from selenium.webdriver.common.by import By
 
-from tests.helpers import free_udp_port
+from tests.helpers import free_udp_port, timeout as scaled
 from tests.web.home_fixtures import start_home
 from tests.web.test_home import _table_url, _wait, create_table
 from tests.web.test_play import STALE, _click_a_move, _open_decision
@@ -37,7 +37,7 @@ def test_a_friend_finds_the_table_under_open_tables_and_joins(tmp_path: Path, br
         assert re.fullmatch(r"\d+\.\d+\.\d+\.\d+:\d+/[0-9a-f]{32}", invite), invite   # the host's real HOST:PORT/KEY
 
         browser.switch_to.window(friend_tab)
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + scaled(60)
         while not browser.find_elements(By.CSS_SELECTOR, "#lobbies button.join"):
             assert time.monotonic() < deadline, "the table was never heard under Open tables"
             browser.find_element(By.ID, "look").click()
@@ -53,7 +53,7 @@ def test_a_friend_finds_the_table_under_open_tables_and_joins(tmp_path: Path, br
         moves = {host_tab: 0, friend_tab: 0}
         seen: dict[str, str | None] = {host_tab: None, friend_tab: None}
         rng = random.Random(9)
-        deadline = time.monotonic() + 180
+        deadline = time.monotonic() + scaled(180)
         while min(moves.values()) < 2 and time.monotonic() < deadline:
             for tab in (host_tab, friend_tab):
                 browser.switch_to.window(tab)
@@ -66,7 +66,7 @@ def test_a_friend_finds_the_table_under_open_tables_and_joins(tmp_path: Path, br
                         seen[tab], moves[tab] = decision, moves[tab] + 1
                 except STALE:
                     pass
-            time.sleep(0.1)
+            time.sleep(0.1)                  # a poll's pause inside the bounded wait
         assert min(moves.values()) >= 2, moves
         browser.switch_to.window(host_tab)
         names = browser.find_element(By.ID, "me").text + browser.page_source
@@ -112,18 +112,19 @@ def test_through_a_broker_with_a_pasted_invite(tmp_path: Path, browser):
         _table_url(browser, host_url)                 # the reloaded home kept the lobby and opens the table
 
         moves = {host_tab: 0, friend_tab: 0}
+        seen: dict[str, str | None] = {host_tab: None, friend_tab: None}
         rng = random.Random(11)
-        deadline = time.monotonic() + 180
+        deadline = time.monotonic() + scaled(180)
         while min(moves.values()) < 2 and time.monotonic() < deadline:
             for tab in moves:
                 browser.switch_to.window(tab)
-                try:
-                    if _open_decision(browser) is not None and _click_a_move(browser, rng) != "none":
-                        moves[tab] += 1
-                        time.sleep(0.3)
+                try:                         # each decision once (not clicked again while it closes)
+                    decision = _open_decision(browser)
+                    if decision is not None and decision != seen[tab] and _click_a_move(browser, rng) != "none":
+                        seen[tab], moves[tab] = decision, moves[tab] + 1
                 except STALE:
                     pass
-            time.sleep(0.1)
+            time.sleep(0.1)                  # a poll's pause inside the bounded wait
         assert min(moves.values()) >= 2, moves
     finally:
         for home in (host, friend):

@@ -5,7 +5,6 @@ API and each table page's WebSocket, as the pages do."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import trio
@@ -17,19 +16,14 @@ from protocol import games as engines, genesis as G
 from protocol.verify import verify_bytes
 from tests.node.test_resume_memory import _play_page
 from tests.fixture_game import ENGINE
+from tests.helpers import timeout as scaled, wait_until
 from tests.web.home_fixtures import api, start_home
 
 engines.register(ENGINE)                     # the homes play the fixture game; verify it here too
 
 
 def _until(what, timeout: float = 60.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = what()
-        if found:
-            return found
-        time.sleep(0.2)
-    raise AssertionError(f"not within {timeout} s")
+    return wait_until(what, timeout, getattr(what, "__name__", "the condition"), interval=0.2)
 
 
 def _table(url: str, key: str, state: str = "playing") -> dict:
@@ -86,9 +80,9 @@ def test_a_friend_declines_and_the_host_sees_who(tmp_path: Path, browser):
         again = api(ada_url, "rematch", {"game_id": ids[0]})["table"]
         _table(ada_url, again["key"], "lobby")
         browser.get(bea_url)
-        WebDriverWait(browser, 60).until(lambda d: d.find_elements(By.CSS_SELECTOR, f"tr[data-game='{ids[1]}'] button.decline"))
+        WebDriverWait(browser, scaled(60)).until(lambda d: d.find_elements(By.CSS_SELECTOR, f"tr[data-game='{ids[1]}'] button.decline"))
         browser.find_element(By.CSS_SELECTOR, f"tr[data-game='{ids[1]}'] button.decline").click()
-        WebDriverWait(browser, 60).until(lambda d: "Ada was told you decline" in d.find_element(By.ID, "lobby-lines").text)
+        WebDriverWait(browser, scaled(60)).until(lambda d: "Ada was told you decline" in d.find_element(By.ID, "lobby-lines").text)
         lines = _until(lambda: [line for line in _lines(ada_url, again["key"]) if "declined" in line])
         assert lines[0].startswith("Bea (key ") and "declined to play again" in lines[0], lines
         mine = api(ada_url, "rematch", {"game_id": ids[0], "decline": True})["table"]    # the host: nothing to decline

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from selenium.webdriver.common.by import By
 
-from tests.helpers import free_udp_port
+from tests.helpers import free_udp_port, timeout as scaled
 from tests.web.conftest import Node
 from tests.web.home_fixtures import api, start_home
 from tests.web.test_home import _table_url, _wait, create_table
@@ -19,7 +19,7 @@ from tests.web.test_home import _table_url, _wait, create_table
 
 def _hear(browser, button: str) -> None:
     """Look on the LAN until a lobby is listed (and `button` is in it)."""
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + scaled(60)
     while not browser.find_elements(By.CSS_SELECTOR, f"#lobbies li[data-lobby] {button}".strip()):
         assert time.monotonic() < deadline, "the table was never heard under Open tables"
         browser.find_element(By.ID, "look").click()
@@ -78,10 +78,10 @@ def test_a_table_without_spectators_offers_no_watch(tmp_path: Path, browser):
 
         address = re.search(r" at (\S+:\d+) ", lobby.text).group(1)   # asked anyway (an old page): one line
         key = api(watcher_url, "watch", {"address": address})["table"]["key"]
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + scaled(30)
         while (table := next(t for t in api(watcher_url, "state")["tables"] if t["key"] == key))["state"] != "failed":
             assert time.monotonic() < deadline, table
-            time.sleep(0.2)
+            time.sleep(0.2)                  # a poll's pause inside the bounded wait
         assert "does not allow spectators" in table["error"] and "\n" not in table["error"], table
     finally:
         for node in (host, watcher):

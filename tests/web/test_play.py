@@ -13,6 +13,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 
 from protocol.verify import verify_bytes
+from tests.helpers import timeout as scaled
 from tests.web.conftest import console_errors, web_game
 
 GAMES = [("sabbat", 2, []), ("sare", 2, ["turn_limit=3"]), ("nomads", 3, ["max_turns=12"])]
@@ -62,13 +63,13 @@ def _click_a_move(driver, rng: random.Random, prefer_board: bool = False) -> str
 
 
 def _still_open(driver, decision: str | None, wait: float = 0.3) -> bool:
-    """Is the same decision still open `wait` seconds after the click (a place with several
-    moves lists them to choose)? False as soon as it is not."""
-    deadline = time.monotonic() + wait
+    """Is the same decision still open `wait` seconds (scaled) after the click (a place with
+    several moves lists them to choose)? False as soon as it is not."""
+    deadline = time.monotonic() + scaled(wait)
     while _open_decision(driver) == decision:
         if time.monotonic() >= deadline:
             return True
-        time.sleep(0.02)
+        time.sleep(0.02)                  # a poll's pause inside the bounded wait above
     return False
 
 
@@ -78,14 +79,14 @@ def play_by_clicking(driver, url: str, seed: int, timeout: float, reload_after: 
     driver.find_element(By.ID, "auto").click()          # forced moves are taken for the player
     stats = {"decisions": 0, "board": 0, "button": 0, "reloaded": False}
     last = None
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + scaled(timeout)
     while time.monotonic() < deadline:
         finished, decision = _page_state(driver)
         if finished:
             return stats
         try:
             if decision is None or decision == last:
-                time.sleep(0.05)
+                time.sleep(0.05)          # a poll's pause inside the bounded wait above
                 continue
             how = _click_a_move(driver, rng, prefer_board=stats["board"] == 0)
         except STALE:
@@ -101,7 +102,7 @@ def play_by_clicking(driver, url: str, seed: int, timeout: float, reload_after: 
             last = None
     conn = driver.find_element(By.ID, "conn").text
     status = driver.find_element(By.ID, "status").text
-    raise AssertionError(f"no result within {timeout} s after {stats}; page says {conn!r}, {status!r}")
+    raise AssertionError(f"no result within {scaled(timeout):g} s after {stats}; page says {conn!r}, {status!r}")
 
 
 @pytest.mark.parametrize("game,players,options", GAMES, ids=[g[0] for g in GAMES])
@@ -116,9 +117,9 @@ def test_a_whole_game_in_the_browser(tmp_path: Path, browser, game: str, players
         assert "Won by" in browser.find_element(By.ID, "result-text").text
         # game over: the score table, the verify badge and the transcript to keep
         assert browser.find_elements(By.CSS_SELECTOR, "#result-table tbody tr")
-        deadline = time.monotonic() + 15                      # they follow the result
+        deadline = time.monotonic() + scaled(15)              # they follow the result
         while not browser.find_elements(By.CSS_SELECTOR, "#result-files .badge") and time.monotonic() < deadline:
-            time.sleep(0.1)
+            time.sleep(0.1)                                   # a poll's pause inside the bounded wait
         assert "Verified" in browser.find_element(By.CSS_SELECTOR, "#result-files .badge.ok").text
         links = [a.text for a in browser.find_elements(By.CSS_SELECTOR, "#result-files a")]
         assert "download the transcript" in links
@@ -141,9 +142,9 @@ def test_the_page_shows_the_lobby_before_the_game(tmp_path: Path, browser):
         url = host.wait_for("web")["url"]
         lobby = host.wait_for("lobby")
         browser.get(url)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + scaled(30)
         while "Lobby" not in browser.find_element(By.ID, "board").text and time.monotonic() < deadline:
-            time.sleep(0.1)
+            time.sleep(0.1)                                   # a poll's pause inside the bounded wait
         board = browser.find_element(By.ID, "board").text
         assert "Lobby" in board and f"on port {lobby['port']}" in board and "caravan join" in board
         assert console_errors(browser) == []
@@ -164,9 +165,9 @@ def test_a_relayed_lobby_page_shows_the_invite(tmp_path: Path, browser):
         url = host.wait_for("web")["url"]
         invite = host.wait_for("invite")["invite"]
         browser.get(url)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + scaled(30)
         while invite not in browser.find_element(By.ID, "board").text and time.monotonic() < deadline:
-            time.sleep(0.1)
+            time.sleep(0.1)                                   # a poll's pause inside the bounded wait
         assert f"caravan join {invite}" in browser.find_element(By.ID, "board").text
         assert console_errors(browser) == []
     finally:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ from protocol import games, genesis as G, transcript
 from protocol.identity import fingerprint
 from protocol.session import Session
 from protocol.verify import verify_bytes
+from tests import helpers
 from tests.node.procs import ROOT
 from tests.node.test_spectate import forging_node, game_transcript, host
 from tests.web.conftest import Node, console_errors, new_chromium
@@ -45,13 +45,7 @@ def ws_frames(driver) -> list[dict]:
 
 
 def wait_until(check, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"not within {timeout} s: {what}")
+    return helpers.wait_until(check, timeout, what, interval=0.2)
 
 
 def _badge(driver) -> str:
