@@ -13,7 +13,7 @@ from selenium.webdriver.common.by import By
 
 from node.chat import ChatError
 from node.web import WebClient
-from tests.helpers import timeout
+from tests.helpers import join, timeout
 from tests.web.conftest import console_errors
 
 SLOW = "slow down: at most 5 chat lines per 10 s"
@@ -90,4 +90,4 @@ def test_a_refused_line_stays_in_the_box_and_the_page_says_why(browser):
         assert console_errors(browser) == []
     finally:
         stop.set()
-        server.join(timeout(10))
+        join(server, 10, "the page server's thread")
