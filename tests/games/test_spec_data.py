@@ -72,3 +72,43 @@ def test_spec_shows_the_initial_state_encoding(game):
     shown = json.loads(block.group(1))
     assert list(shown) == list(encoded) and shown == encoded, \
         f"{game}'s initial state changed: run `make vectors` (it rewrites the block in specs/{SPECS[game]})"
+
+
+@pytest.mark.parametrize("game", sorted(SPECS))
+def test_the_normative_data_files_are_shipped_under_specs(game):
+    """Issue 35: the spec folder alone is enough — each data file is copied, byte for byte, to
+    specs/data/<game>/ (`make vectors` refreshes the copies), and nothing else is there."""
+    pairs = V.data_copies(game)
+    assert pairs
+    for src, copy in pairs:
+        assert copy.exists() and copy.read_bytes() == src.read_bytes(), \
+            f"{copy} differs from {src}: run `make vectors` and commit"
+    assert sorted(p.name for p in (ROOT / "specs" / "data" / game).iterdir()) == sorted(c.name for _, c in pairs)
+
+
+def _state_table_rows(text: str) -> tuple[str, list[list[str]]]:
+    """The header and the cells of each row of the spec's state table (first table after "State
+    encoding"); cells split on unescaped pipes."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("#") and "State encoding" in line)
+    header, rows = "", []
+    for line in lines[start + 1:]:
+        if line.startswith("| key |"):
+            header = line
+        elif line.startswith("| `"):
+            rows.append([c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]])
+        elif rows:
+            break
+    return header, rows
+
+
+@pytest.mark.parametrize("game", sorted(SPECS))
+def test_every_hashed_state_field_says_when_it_is_set_and_reset(game):
+    """Issue 35: the state table has a "set and reset" column, and every field the hash covers
+    (every key `engine.encode` makes) states there when it is set, reset or never changes."""
+    header, rows = _state_table_rows((ROOT / "specs" / SPECS[game]).read_text(encoding="utf-8"))
+    assert header.split("|")[-2].strip() == "set and reset", header
+    keys = list(V.initial_state(game))
+    assert [r[0].strip("`") for r in rows] == keys
+    for r in rows:
+        assert len(r) == 4 and len(r[3]) >= 5, f"{game}: {r[0]} has no set/reset cell: {r}"

@@ -223,6 +223,14 @@ def initial_state_json(game: str) -> str:
                                for k, v in initial_state(game).items()) + "\n}"
 
 
+def data_copies(game: str) -> list[tuple[Path, Path]]:
+    """(engine data file, its copy under specs/data/<game>/) for every data file of the game."""
+    root = ROOT.parents[1]
+    base = root / "protocol" / "games" / game
+    return [(src, root / "specs" / "data" / game / src.relative_to(base).name)
+            for src in sorted(base.rglob("*.json"))]
+
+
 def refresh_specs(game: str) -> list[str]:
     """Rewrite the mechanical parts of the specs from the code: the data files' SHA-256 rows
     and the initial state block of the game spec, the game's default options in
@@ -237,6 +245,11 @@ def refresh_specs(game: str) -> list[str]:
     if new != text:
         path.write_text(new, encoding="utf-8")
         changed.append(str(path.relative_to(root)))
+    for src, copy in data_copies(game):             # the normative data files, shipped under specs/data/
+        if not copy.exists() or copy.read_bytes() != src.read_bytes():
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            copy.write_bytes(src.read_bytes())
+            changed.append(str(copy.relative_to(root)))
     path = root / "specs" / "protocol.md"
     text = path.read_text(encoding="utf-8")
     engine = games.get(game)
