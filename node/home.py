@@ -85,7 +85,7 @@ class Home:
         api = [("state", self.state, "GET"), ("options", self.options, "GET"), ("open", self.open_tables, "GET"),
                ("host", self.host, "POST"), ("join", self.join, "POST"), ("continue", self.resume, "POST"),
                ("forget", self.forget, "POST"), ("settings", self.save, "POST"), ("rematch", self.rematch, "POST"),
-               ("watch", self.watch, "POST")]
+               ("watch", self.watch, "POST"), ("cancel", self.cancel, "POST")]
         routes = [Route("/{token}/", self._page), Route("/{token}/static/{name}", self._static),
                   Route("/{token}/transcript/{game_id}", self._transcript),
                   Route("/{token}/replay/{game_id}", self._replay), Route("/{token}/img/{game}.png", self._picture)]
@@ -264,6 +264,14 @@ class Home:
             again = self.tables.rematch(game_id, str(body.get("title") or game_id[:16]), decline)
             again.again_of = asked
         return {"table": again.to_json()}
+
+    async def cancel(self, body: dict[str, Any], request: Request) -> dict[str, Any]:
+        """Cancel: close a lobby this home hosts (its joiners are told), before the game starts."""
+        table = self.tables.cancel(str(body.get("key", "")))
+        with trio.move_on_after(5):                   # the node's task ends at once: its lobby closed
+            while table.state in ("starting", "lobby"):
+                await trio.sleep(0.02)
+        return {"table": table.to_json()}
 
     async def forget(self, body: dict[str, Any], request: Request) -> dict[str, Any]:
         game_id = str(body.get("game_id", ""))

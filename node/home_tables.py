@@ -34,7 +34,7 @@ class Table:
     """One game the home hosts, joins or continues."""
     key: str
     title: str
-    state: str = "starting"           # starting | lobby | playing | over | stopped | paused | failed
+    state: str = "starting"           # starting | lobby | playing | over | stopped | paused | failed | cancelled
     lines: list[str] = field(default_factory=list)
     invite: str = ""
     url: str = ""                     # the table page
@@ -47,6 +47,11 @@ class Table:
     stopped: str = ""
     """The node stopped without an end of the game (it gave up: nobody answered, or no abandon
     record could be made; or its store failed): the table is "stopped", not "over"."""
+    hosted: bool = False
+    """This home hosts it (New table, Play again): its lobby may be cancelled here."""
+    declined: list[str] = field(default_factory=list)
+    """Play again: the friends who said "not this time", by name."""
+    cancelled: bool = False
     wait_here: bool = True
     """Show the lobby on the home (invite, who joined, a failure); False: only this person's bots
     are to come on this LAN, so the page goes to the table (it shows the lobby too) at once."""
@@ -72,6 +77,8 @@ class Table:
             self.game_id, self.state = fields.get("game_id", self.game_id), "over"
         elif kind in ("gave-up", "store-failed"):
             self.stopped = text
+        elif kind == "status" and " declined to play again " in text:   # node/lobby.py's line
+            self.declined.append(text.split(" declined to play again ")[0].split(" (key ")[0])
         if kind not in ("event",):
             self.lines = (self.lines + [text])[-20:]
 
@@ -84,7 +91,7 @@ class Table:
 
     def to_json(self) -> dict[str, Any]:
         return {"key": self.key, "title": self.title, "state": self.state, "lines": self.lines,
-                "wait_here": self.wait_here,
+                "wait_here": self.wait_here, "hosted": self.hosted, "declined": self.declined,
                 "invite": self.invite, "url": self.url, "game_id": self.game_id, "error": self.error}
 
 
@@ -132,6 +139,19 @@ class Tables:
         return next((t for t in self.tables.values() if t.game_id == game_id and t.state in
                      ("starting", "lobby", "playing")), None)
 
+    def cancel(self, key: str) -> Table:
+        """Close a lobby this home hosts before its game starts: its node stops, which closes
+        every joiner's link (each is told the host closed the lobby); the table is "cancelled"."""
+        table = self.tables.get(key)
+        if table is None:
+            raise LookupError("no such table")
+        if not table.hosted or table.state not in ("starting", "lobby"):
+            raise ValueError("only a lobby this home hosts can be cancelled, before its game starts")
+        table.cancelled = True
+        if table.scope is not None:
+            table.scope.cancel()
+        return table
+
     def _start(self, title: str, run) -> Table:
         table = Table(secrets.token_hex(6), title)
         self.tables[table.key] = table
@@ -139,13 +159,15 @@ class Tables:
         async def go() -> None:
             with trio.CancelScope() as scope:
                 table.scope = scope
+                if table.cancelled:                   # cancelled before it began
+                    scope.cancel()
                 try:
                     table.result = await run(table)
                     table.finish(table.result)
                 except Exception as exc:              # noqa: BLE001 - a table's failure must not stop the home
                     table.state, table.error = "failed", describe_failure(exc)
             if scope.cancelled_caught:
-                table.state = "paused"
+                table.state = "cancelled" if table.cancelled else "paused"
         self.nursery.start_soon(go)
         return table
 
@@ -158,6 +180,7 @@ class Tables:
                                discovery_target=self.network.discovery_addr,
                                discovery_port=self.network.discovery_port)
         table = self._start(title, run)
+        table.hosted = True
         table.wait_here = len(bots) + 1 < players or relay is not None    # a broker may be unreachable
         return table
 
@@ -202,7 +225,9 @@ class Tables:
             seat = self._seat(table, memory.get("name"))
             return runner.rematch(game_id, seat, discovery_target=self.network.discovery_addr,
                                   discovery_port=self.network.discovery_port, decline=decline)
-        return self._start(f"not this time: {title}" if decline else title, run)
+        table = self._start(f"not this time: {title}" if decline else title, run)
+        table.hosted = not decline
+        return table
 
 
 def one_line(exc: BaseException) -> str:

@@ -612,7 +612,7 @@ async def join(key: SigningKey, host: str, port: int, my_port: int, secret: byte
         if type(frame) is dict and frame.get("t") == "refused":
             raise LobbyError(f"the host refused: {frame.get('why')}")
         if frame is None:
-            raise LobbyError("the host closed the lobby before the game started")
+            raise LobbyError("the host closed the lobby before the game started (cancelled, or its caravan stopped)")
         if type(frame) is not dict or frame.get("t") != "seated":
             raise LobbyError("the host sent no seat")
         seat, nonce, length = frame.get("seat"), frame.get("nonce"), frame.get("beacon_length")

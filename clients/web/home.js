@@ -120,9 +120,16 @@ function renderLobby(t) {
   $("lobby").hidden = false;
   $("lobby-title").textContent = t.title;
   const states = {starting: "starting…", lobby: "waiting for every seat to be taken",
-                  playing: "playing: the table opens", over: "over", paused: "paused", failed: "could not go on"};
-  $("lobby-state").textContent = (states[t.state] || t.state) + (t.error ? ": " + t.error : "");
-  $("invite-row").hidden = !t.invite;
+                  playing: "playing: the table opens", over: "over", paused: "paused", failed: "could not go on",
+                  cancelled: "cancelled: the lobby is closed, and whoever joined was told"};
+  const open = ["starting", "lobby"].includes(t.state);
+  let said = states[t.state] || t.state;
+  if (open && t.declined && t.declined.length)        // Play again: only the last game's players may sit
+    said = `${t.declined.join(" and ")} declined to play again, so this table cannot fill: cancel it`;
+  $("lobby-state").textContent = said + (t.error ? ": " + t.error : "");
+  $("cancel").hidden = !(t.hosted && open);
+  $("cancel").dataset.key = t.key;
+  $("invite-row").hidden = !t.invite || !open;
   $("invite").textContent = t.invite;
   $("lobby-lines").replaceChildren(...t.lines.map((l) => el("li", l)));
   const link = $("table-link");
@@ -291,6 +298,10 @@ for (const r of document.querySelectorAll("input[name=network]"))
     $("broker").hidden = r.value !== "broker" || !r.checked;
     $("watchable").hidden = r.value === "broker" && r.checked;
   };
+$("cancel").onclick = async () => {
+  const r = await act("cancel", {key: $("cancel").dataset.key});
+  if (r) renderLobby(r.table);
+};
 $("copy").onclick = () => navigator.clipboard.writeText($("invite").textContent)
   .then(() => { $("copy").textContent = "Copied"; }, () => { $("copy").textContent = "Select and copy"; });
 refresh(true).then(() => {             // the table page's "Play again" comes here as #again=GAME_ID

@@ -1,0 +1,83 @@
+"""Issue 36, the home: the host cancels a lobby it hosts (its joiners are told), and a Play
+again lobby a friend declined says so and offers Cancel; ..."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+from tests.helpers import timeout as scaled, wait_until
+from tests.web.home_fixtures import api, start_home
+from tests.web.test_home_rematch import _played_together   # noqa: F401 - also registers the fixture game
+
+SHOTS = os.environ.get("CARAVAN_SHOTS")       # a folder: the tests leave their screenshots there
+
+
+def _shot(browser, name: str) -> None:
+    if SHOTS:
+        browser.save_screenshot(str(Path(SHOTS) / f"{name}.png"))
+
+
+def _table(url: str, key: str) -> dict:
+    return next(t for t in api(url, "state")["tables"] if t["key"] == key)
+
+
+def _text(browser, element_id: str) -> str:
+    return browser.find_element(By.ID, element_id).text
+
+
+def test_the_host_cancels_its_lobby_and_the_joiner_is_told(tmp_path: Path, browser):
+    ada, ada_url = start_home(tmp_path, "ada")
+    bea, bea_url = start_home(tmp_path, "bea")
+    try:
+        api(ada_url, "settings", {"name": "Ada"})
+        table = api(ada_url, "host", {"game": "fixture", "seats": ["friend", "friend"]})["table"]
+        invite = wait_until(lambda: _table(ada_url, table["key"])["invite"], scaled(60), "Ada's invite")
+        joined = api(bea_url, "join", {"invite": "127.0.0.1:" + invite.rsplit(":", 1)[1]})["table"]
+        wait_until(lambda: any("joined" in line for line in _table(ada_url, table["key"])["lines"]),
+                   scaled(60), "Bea joined Ada's lobby")
+        browser.get(ada_url)
+        wait = WebDriverWait(browser, scaled(30))
+        wait.until(lambda d: d.find_element(By.ID, "cancel").is_displayed())
+        assert "waiting for every seat" in _text(browser, "lobby-state")
+        _shot(browser, "lobby-cancel")
+        browser.find_element(By.ID, "cancel").click()
+        wait.until(lambda d: "cancelled" in _text(d, "lobby-state"))
+        assert not browser.find_element(By.ID, "cancel").is_displayed()
+        assert not browser.find_element(By.ID, "invite-row").is_displayed()
+        assert _table(ada_url, table["key"])["state"] == "cancelled"
+        told = wait_until(lambda: _table(bea_url, joined["key"])["state"] == "failed" and _table(bea_url, joined["key"]),
+                          scaled(30), "Bea's table ends")
+        assert "the host closed the lobby" in told["error"], told
+        assert "Traceback" not in browser.page_source
+    finally:
+        for home in (ada, bea):
+            home.proc.terminate()
+            home.stop()
+
+
+def test_a_declined_play_again_says_so_and_offers_cancel(tmp_path: Path, browser):
+    ada, ada_url = start_home(tmp_path, "ada")
+    bea, bea_url = start_home(tmp_path, "bea")
+    try:
+        ids = _played_together(ada_url, bea_url)
+        again = api(ada_url, "rematch", {"game_id": ids[0]})["table"]
+        wait_until(lambda: _table(ada_url, again["key"])["state"] == "lobby", scaled(60), "the Play again lobby")
+        api(bea_url, "rematch", {"game_id": ids[1], "decline": True})
+        wait_until(lambda: _table(ada_url, again["key"])["declined"] == ["Bea"], scaled(60), "Bea's decline")
+        browser.get(ada_url)
+        wait = WebDriverWait(browser, scaled(30))
+        wait.until(lambda d: "Bea declined to play again" in _text(d, "lobby-state"))
+        assert "waiting for every seat" not in _text(browser, "lobby-state")
+        assert browser.find_element(By.ID, "cancel").is_displayed()
+        _shot(browser, "lobby-declined")
+        browser.find_element(By.ID, "cancel").click()
+        wait.until(lambda d: "cancelled" in _text(d, "lobby-state"))
+        assert _table(ada_url, again["key"])["state"] == "cancelled"
+    finally:
+        for home in (ada, bea):
+            home.proc.terminate()
+            home.stop()
