@@ -81,3 +81,58 @@ def test_a_declined_play_again_says_so_and_offers_cancel(tmp_path: Path, browser
         for home in (ada, bea):
             home.proc.terminate()
             home.stop()
+
+
+# every element past the viewport's right edge, and every tap target under 44 px (a checkbox or a
+# radio button counts by its label, which is what a finger hits)
+MEASURE = """
+const vw = document.documentElement.clientWidth;
+const wide = [...document.querySelectorAll("body *")].filter((e) => { const r = e.getBoundingClientRect();
+  return r.width && r.right > vw + 0.5; }).map((e) => `${e.tagName}#${e.id}.${e.className}`);
+const small = [...document.querySelectorAll("button, select, input, a, summary")]
+  .filter((e) => e.getClientRects().length)
+  .map((e) => { const t = ["checkbox", "radio"].includes(e.type) ? e.closest("label") || e : e;
+    const r = t.getBoundingClientRect();
+    return [`${e.tagName}#${e.id}.${e.className} ${(e.textContent || e.type).trim().slice(0, 20)}`,
+            Math.round(r.width), Math.round(r.height)]; })
+  .filter(([, w, h]) => w < 44 || h < 44);
+return {viewport: vw, scroll: document.documentElement.scrollWidth, wide, small};
+"""
+
+
+def _finished_game_and_a_lobby(url: str) -> None:
+    """A finished game in Your games (Play again, Replay, Transcript, Forget) and a lobby with
+    its invite: the widest things the home shows."""
+    import trio
+
+    from tests.node.test_resume_memory import _play_page
+
+    table = api(url, "host", {"game": "fixture", "seats": ["bot:random"], "options": {"rounds": "1"}})["table"]
+    page = wait_until(lambda: _table(url, table["key"])["url"], scaled(60), "the table page")
+    assert trio.run(_play_page, page, None)
+    wait_until(lambda: _table(url, table["key"])["state"] == "over", scaled(60), "the game over")
+    api(url, "host", {"game": "sare", "seats": ["friend", "bot:search@1"]})
+
+
+def test_the_phone_layout_fits_the_screen_with_44px_tap_targets(tmp_path: Path, browser):
+    home, url = start_home(tmp_path)
+    try:
+        _finished_game_and_a_lobby(url)
+        browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+        for theme in ("light", "dark"):
+            api(url, "settings", {"theme": theme})
+            browser.get(url)
+            WebDriverWait(browser, scaled(30)).until(
+                lambda d: d.find_elements(By.CSS_SELECTOR, "#game-list button.forget")
+                and d.find_element(By.ID, "invite").text and d.find_elements(By.CSS_SELECTOR, "#options input"))
+            assert browser.find_element(By.ID, "cancel").is_displayed()
+            _shot(browser, f"phone-{theme}")
+            found = browser.execute_script(MEASURE)
+            assert found["viewport"] == 390, found
+            assert found["scroll"] <= 390 and not found["wide"], (theme, found)
+            assert not found["small"], (theme, found)
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        home.proc.terminate()
+        home.stop()
