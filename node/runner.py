@@ -372,6 +372,9 @@ async def _take_genesis_back(store: GameStore, seat: Seat, peers: dict[str, Any]
 def _after_game_links(seat: Seat, game_dir: Path, result: Any) -> None:
     """A table opened from the home: its game-over box links back home and to Play again."""
     links = {"home": seat.home_url}
+    if (game_dir / "transcript.caravan").exists():       # the home serves them from disk, also once this node stops
+        links["home_replay"] = f"{seat.home_url}replay/{game_dir.name}"
+        links["home_transcript"] = f"{seat.home_url}transcript/{game_dir.name}"
     role = seat_memory.recall(game_dir).get("role")
     if result is not None and role in ("host", "join"):
         links["play_again"] = f"{seat.home_url}#again={seat.game_id}"

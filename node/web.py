@@ -9,8 +9,11 @@ else gets 403. Hypercorn serves the Starlette app on trio, in the node's own eve
 
 from __future__ import annotations
 
+import base64
+
 import json
 import logging
+import os
 import secrets
 from functools import partial
 from html import escape
@@ -290,21 +293,29 @@ class WebDecider:
         self.client.attach_chat(chat)
 
     async def result(self, result: Any) -> None:
-        """The result at once; then the transcript, its verdict and its replay page when they
-        are ready within FILES_TIME each (the node stops soon after the page has the result)."""
+        """The result at once; then the transcript (its link and where it is kept: reading it
+        takes no time), its verdict (however long it takes within the node's RESULT_GRACE: the
+        badge is never left out on a busy machine) and its replay page (within FILES_TIME),
+        each sent as soon as it is ready, so that a slow step never hides the ones before it."""
         await self.client.result(to_json(result))
-        files: dict[str, Any] = {}
-        if self.transcript is not None:
-            with trio.move_on_after(FILES_TIME):
-                files = await trio.to_thread.run_sync(game_files, self.transcript, abandon_on_cancel=True)
-            if "report" in files:
-                with trio.move_on_after(FILES_TIME):
-                    files["replay"] = await trio.to_thread.run_sync(replay_page, files["data"], files["report"],
-                                                                    abandon_on_cancel=True)
-        if files:
-            self.client.result_files({k: v for k, v in files.items() if k not in ("report", "data")})
-            with trio.move_on_after(FILES_TIME):
-                await self.client.seen_files.wait()         # on its way to the page before the node stops
+        if self.transcript is None:
+            return
+        data = await trio.to_thread.run_sync(_read_transcript, self.transcript, abandon_on_cancel=True)
+        if data is None:
+            return
+        self.client.result_files({"transcript_path": str(self.transcript),
+                                  "transcript": base64.b64encode(data).decode()})
+        report = await trio.to_thread.run_sync(_verdict, data, abandon_on_cancel=True)
+        kind, text = _badge(report)
+        self.client.result_files({"verify": {"kind": kind, "text": text}})
+        with trio.move_on_after(FILES_TIME):
+            page = await trio.to_thread.run_sync(replay_page, data, report, abandon_on_cancel=True)
+            if page:
+                self.client.result_files({"replay": page})
+        self.client.seen_files = trio.Event()
+        self.client.result_files({})                    # the last: once a page has it, it has them all
+        with trio.move_on_after(FILES_TIME):
+            await self.client.seen_files.wait()         # on its way to the page before the node stops
 
     async def __call__(self, view: Any, legal: list[Any], kind: str) -> Any:
         moves = self.present(view, legal, kind)
@@ -314,9 +325,28 @@ class WebDecider:
                                      legal)
 
 
-FILES_TIME = 2.0
-"""Seconds the game-over panel waits for the verdict, then as long for the replay page (the
-node's RESULT_GRACE bounds the whole)."""
+FILES_TIME = float(os.environ.get("CARAVAN_FILES_TIME") or 2.0)
+"""Seconds the game-over panel waits for the replay page, then as long for the page to take
+the files (the node's RESULT_GRACE bounds the whole). CARAVAN_FILES_TIME: for the tests only
+(a machine too busy to draw the replay in time)."""
+
+
+def _read_transcript(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        log.warning("could not read the transcript %s: %s", path, exc.strerror or exc)
+        return None
+
+
+def _verdict(data: bytes) -> Any:
+    from protocol.verify import verify_bytes
+    return verify_bytes(data)
+
+
+def _badge(report: Any) -> tuple[str, str]:
+    from clients import replay
+    return replay.badge(report)
 
 
 def game_files(path: Path) -> dict[str, Any]:

@@ -325,28 +325,34 @@ function showResult(result) {
 
 /** The game-over panel's verify badge and links: the transcript and its replay page (blobs:
  * the node stops once the page has them, so nothing is fetched later). */
+const files = {};              // what the node sent so far (it sends each as soon as it is ready)
 function showFiles(msg) {
+  for (const k of ["verify", "replay", "transcript", "transcript_path", "home_replay", "home_transcript"])
+    if (msg[k]) files[k] = msg[k];
   const box = $("result-files");
   box.replaceChildren();
-  if (msg.verify) {
+  if (files.verify) {
     const badge = document.createElement("p");
-    badge.className = `badge ${msg.verify.kind}`; badge.textContent = msg.verify.text;
+    badge.className = `badge ${files.verify.kind}`; badge.textContent = files.verify.text;
     box.appendChild(badge);
   }
-  const link = (text, blob, name) => {
+  const link = (text, href, name, cls) => {
     const a = document.createElement("a");
-    a.textContent = text; a.href = URL.createObjectURL(blob);
+    a.textContent = text; a.href = href; a.className = cls;
     if (name) a.download = name; else a.target = "_blank";
     box.appendChild(a); box.append(" ");
   };
-  if (msg.replay) link("watch the replay", new Blob([msg.replay], { type: "text/html" }));
-  if (msg.transcript) {
-    const bytes = Uint8Array.from(atob(msg.transcript), (c) => c.charCodeAt(0));
-    link("download the transcript", new Blob([bytes], { type: "application/octet-stream" }), "game.caravan");
-  }
-  if (msg.transcript_path) {
+  const blob = (data, type) => URL.createObjectURL(new Blob([data], { type }));
+  // the page's own copies (blobs: they outlive the node); else the home's, read from disk
+  if (files.replay) link("watch the replay", blob(files.replay, "text/html"), null, "replay");
+  else if (files.home_replay) link("watch the replay", files.home_replay, null, "replay");
+  if (files.transcript) {
+    const bytes = Uint8Array.from(atob(files.transcript), (c) => c.charCodeAt(0));
+    link("download the transcript", blob(bytes, "application/octet-stream"), "game.caravan", "transcript");
+  } else if (files.home_transcript) link("download the transcript", files.home_transcript, "game.caravan", "transcript");
+  if (files.transcript_path) {
     const p = document.createElement("p");
-    p.className = "note"; p.textContent = `Kept at ${msg.transcript_path}; check it any time with caravan verify.`;
+    p.className = "note"; p.textContent = `Kept at ${files.transcript_path}; check it any time with caravan verify.`;
     box.appendChild(p);
   }
 }

@@ -46,7 +46,9 @@ function ago(t) {
 }
 
 function renderGames(list) {
-  const key = JSON.stringify(list.map((g) => [g.game_id, g.state, g.detail, g.table && g.table.state]));
+  // everything a row shows: a transcript that lands after the state changed brings Replay at once
+  const key = JSON.stringify(list.map((g) => [g.game_id, g.state, g.detail, g.table && g.table.state,
+                                               !!g.transcript, g.role, g.names, g.my_seat]));
   if (key === shownGames) return;
   shownGames = key;
   const body = $("game-list").tBodies[0];

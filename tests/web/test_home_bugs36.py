@@ -136,3 +136,37 @@ def test_the_phone_layout_fits_the_screen_with_44px_tap_targets(tmp_path: Path, 
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
         home.proc.terminate()
         home.stop()
+
+
+def test_game_over_always_has_the_badge_and_the_links(tmp_path: Path, browser, monkeypatch):
+    """On a machine too busy to draw the replay page in time (CARAVAN_FILES_TIME=0), the game-over
+    panel of a table opened from the home still has the verify badge, the transcript and a
+    replay (the home's, read from disk)."""
+    import urllib.request
+
+    import trio
+
+    from tests.node.test_resume_memory import _play_page
+
+    monkeypatch.setenv("CARAVAN_FILES_TIME", "0")
+    home, url = start_home(tmp_path)
+    try:
+        table = api(url, "host", {"game": "fixture", "seats": ["bot:random"], "options": {"rounds": "1"}})["table"]
+        page = wait_until(lambda: _table(url, table["key"])["url"], scaled(60), "the table page")
+        browser.get(page)
+        WebDriverWait(browser, scaled(30)).until(lambda d: d.find_element(By.ID, "conn").text != "connecting…")
+        assert trio.run(_play_page, page, None)
+        wait = WebDriverWait(browser, scaled(30))
+        wait.until(lambda d: d.find_element(By.ID, "result").is_displayed())
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#result-files .badge")
+                   and d.find_elements(By.CSS_SELECTOR, "#result-files a.transcript")
+                   and d.find_elements(By.CSS_SELECTOR, "#result-files a.replay"))
+        assert "verified" in browser.find_element(By.CSS_SELECTOR, "#result-files .badge").text.lower()
+        _shot(browser, "game-over-links")
+        replay = browser.find_element(By.CSS_SELECTOR, "#result-files a.replay").get_attribute("href")
+        if not replay.startswith("blob:"):
+            with urllib.request.urlopen(replay, timeout=scaled(30)) as answer:
+                assert answer.status == 200 and b"<html" in answer.read(2000).lower()
+    finally:
+        home.proc.terminate()
+        home.stop()
