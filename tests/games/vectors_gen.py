@@ -31,6 +31,7 @@ from protocol import engine as E
 from protocol import games, wire
 from protocol.hashing import tagged_hash
 from protocol.referee import Referee
+from tests.games import vectors_coverage as C
 
 ROOT = Path(__file__).parents[2] / "specs" / "vectors"
 GAME_ID = hashlib.sha256(b"caravan conformance vectors").digest()
@@ -45,14 +46,14 @@ GAMES: dict[str, list[tuple[int, dict[str, Any], int]]] = {
     "sabbat": [(2, {}, 100),
                (3, {"powers": True, "peoples": [3, 2, 1], "leftovers": "discard"}, 101),
                (4, {"powers": True, "magician_move": "literal", "power_limit": "trigger"}, 102),
-               (3, {"powers": True, "peoples": [1, 2, 3]}, 116),      # alchemist, immortality, fee choice
-               (3, {"powers": True, "peoples": [1, 2, 3]}, 123)],     # Test tube
+               (3, {"powers": True, "peoples": [1, 2, 3]}, 116),      # (picked once for rare points; what each
+               (3, {"powers": True, "peoples": [1, 2, 3]}, 123)],     # game covers is in coverage.md)
     "nomads": [(3, {}, 100),
                (4, {"yellow_tiles": 0, "short_blue": True, "full_market": "gamebox", "lost_turns": 1}, 101),
                (5, {"yellow_tiles": 2, "max_turns": 20}, 102),
                (6, {}, 103),
-               (3, {"second_sale": True}, 132),                   # an Abdul sale before moving
-               (4, {"yellow_tiles": 0, "short_blue": True, "full_market": "gamebox", "lost_turns": 1}, 155)],  # a tie
+               (3, {"second_sale": True}, 132),
+               (4, {"yellow_tiles": 0, "short_blue": True, "full_market": "gamebox", "lost_turns": 1}, 155)],
 }
 PERFT_POSITIONS = 12
 PERFT_NODES = 3_000
@@ -190,17 +191,78 @@ def stored(path: Path) -> bytes:
     return gzip.decompress(data) if path.suffix == ".gz" else data
 
 
+SEARCH_BUDGET = 160
+"""Candidate games `make vectors` records, at most, per game while something is not covered."""
+
+
+def _extras_path(game: str) -> Path:
+    return ROOT / game / "games.json"
+
+
+def searched_games(game: str) -> list[tuple[int, dict[str, Any], int]]:
+    """The games the coverage search added to GAMES (specs/vectors/<game>/games.json)."""
+    path = _extras_path(game)
+    if not path.exists():
+        return []
+    return [(p, o, s) for p, o, s in json.loads(path.read_text())]
+
+
+def games_for(game: str) -> list[tuple[int, dict[str, Any], int]]:
+    return list(GAMES[game]) + searched_games(game)
+
+
+def _candidates(game: str):
+    """Candidate (players, options, seed) for the coverage search, in a fixed order: every
+    player count and every combination of the enumerated option values, seeds from 5000."""
+    import itertools
+    engine = games.get(game)
+    opts = C.OPTIONS[game]
+    combos = [dict(zip(opts, vs)) for vs in itertools.product(*opts.values())]
+    counts = list(range(engine.min_players, engine.max_players + 1))
+    k = 0
+    while True:
+        yield counts[k % len(counts)], combos[k % len(combos)], 5000 + k
+        k += 1
+
+
+def search(game: str, budget: int = SEARCH_BUDGET) -> tuple[list[tuple[int, dict[str, Any], int]], list[str]]:
+    """Keep the searched games already chosen, then record candidates and keep each one that
+    covers something not yet covered, until nothing is missing or the budget is spent. Returns
+    (the searched games, what is still missing)."""
+    chosen = games_for(game)
+    parts = [C.covered(game, record_game(game, p, o, s)[0]) for p, o, s in chosen]
+    extras = searched_games(game)
+    cov = C.merge(parts)
+    gen = _candidates(game)
+    tried = 0
+    while any(C.missing(game, cov).values()) and tried < budget:
+        p, o, s = next(gen)
+        tried += 1
+        got = C.covered(game, record_game(game, p, o, s)[0])
+        if any(got[k] - cov.get(k, set()) for k in got):
+            extras.append((p, o, s))
+            cov = C.merge([cov, got])
+    still = [f"{k} {x}" for k, xs in C.missing(game, cov).items() for x in xs]
+    return extras, still
+
+
 def build(game: str) -> dict[str, bytes]:
     """The vector files of one game: file name -> content (uncompressed; .gz files are written
-    compressed)."""
+    compressed). The games are GAMES[game] and the searched ones (games.json); coverage.md is
+    the measured coverage table."""
     files: dict[str, bytes] = {}
     records = []
-    for g, (players, options, seed) in enumerate(GAMES[game]):
+    parts = []
+    for g, (players, options, seed) in enumerate(games_for(game)):
         lines, positions = record_game(game, players, options, seed)
         files[f"game-{g}-{players}p.jsonl.gz"] = _jsonl(lines)
         records.append((g, positions))
+        parts.append(C.covered(game, lines))
     perfts = perft_counts(game, records)
     files["perft.json"] = (json.dumps(perfts, indent=0, separators=(",", ":")) + "\n").encode()
+    files["games.json"] = (json.dumps([list(x) for x in searched_games(game)], separators=(",", ":"))
+                           + "\n").encode()
+    files["coverage.md"] = (C.table(game, parts) + "\n").encode()
     return files
 
 
@@ -270,6 +332,8 @@ def main(argv: list[str]) -> int:
     for game in names:
         folder = ROOT / game
         folder.mkdir(parents=True, exist_ok=True)
+        extras, still = search(game)
+        _extras_path(game).write_text(json.dumps([list(x) for x in extras], separators=(",", ":")) + "\n")
         files = build(game)
         for old in folder.iterdir():
             if old.name not in files:
@@ -282,7 +346,27 @@ def main(argv: list[str]) -> int:
         print(f"{game}: {len(files)} files, {size:,} bytes in {folder}")
         for name in refresh_specs(game):
             print(f"{game}: updated {name} (data SHA-256, initial state or default options): review and commit it")
+        print(files["coverage.md"].decode())
+        if still:
+            print(f"{game}: NOT COVERED after {SEARCH_BUDGET} searched candidates: {', '.join(still)}")
+        if _refresh_readme(game, files["coverage.md"].decode(), still):
+            print(f"{game}: updated specs/vectors/README.md (coverage table): review and commit it")
     return 0
+
+
+def _refresh_readme(game: str, table: str, still: list[str]) -> bool:
+    """Put the measured coverage table of the game into specs/vectors/README.md, between its
+    `<!-- coverage:game -->` markers."""
+    path = ROOT / "README.md"
+    text = path.read_text(encoding="utf-8")
+    note = ("Everything listed is covered." if not still else
+            "Not covered (the search found no game for it): " + ", ".join(f"`{x}`" for x in still) + ".")
+    block = f"<!-- coverage:{game} -->\n{table}\n\n{note}\n<!-- /coverage:{game} -->"
+    new = re.sub(rf"<!-- coverage:{game} -->.*?<!-- /coverage:{game} -->", lambda m: block, text, flags=re.S)
+    if new != text:
+        path.write_text(new, encoding="utf-8")
+        return True
+    return False
 
 
 if __name__ == "__main__":
