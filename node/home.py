@@ -10,6 +10,7 @@ Origin are checked (node/web_guard.py); anything else gets 403."""
 from __future__ import annotations
 
 import json
+import logging
 import secrets
 from functools import partial
 from pathlib import Path
@@ -29,6 +30,8 @@ from .store import _write_private
 from .stored import stored_games
 from .web import STATIC
 from .web_guard import LocalOnly
+
+log = logging.getLogger(__name__)
 
 SETTINGS_FILE = "home.json"
 PICTURES = STATIC.parent.parent / "docs" / "img"
@@ -65,7 +68,7 @@ def catalog(players: dict[str, int] | None = None) -> list[dict[str, Any]]:
         n = (players or {}).get(name) or engine.min_players
         helps = option_help(name)
         out.append({"game": name, "title": engine.title, "min": engine.min_players, "max": engine.max_players,
-                    "picture": (PICTURES / f"{name}.png").exists(),
+                    "picture": True,            # docs/img's, or drawn by the renderer (an installed home)
                     "options": [{"key": k, "default": v, "values": (helps.get(k) or {}).get("values", ""),
                                  "help": (helps.get(k) or {}).get("help", "(no description)")}
                                 for k, v in sorted(engine.default_options(n).items())]})
@@ -82,6 +85,7 @@ class Home:
         self.tables: Tables | None = None
         self.url = ""
         self._games_cache: dict[tuple, dict[str, Any]] = {}
+        self._pictures: dict[str, str] = {}
         api = [("state", self.state, "GET"), ("options", self.options, "GET"), ("open", self.open_tables, "GET"),
                ("host", self.host, "POST"), ("join", self.join, "POST"), ("continue", self.resume, "POST"),
                ("forget", self.forget, "POST"), ("settings", self.save, "POST"), ("rematch", self.rematch, "POST"),
@@ -306,14 +310,19 @@ class Home:
                             filename=f"caravan-{request.path_params['game_id'][:16]}.caravan")
 
     async def _picture(self, request: Request) -> Response:
-        """A game's picture for New table (docs/img, where the source tree has it)."""
+        """A game's picture for New table: docs/img's where the source tree has it, else (an
+        installed home has no docs/) the same board drawn by the renderer, as SVG."""
         game = request.path_params["game"]
         if not self._ok(request) or game not in games.names():
             return await self._refuse(request)
         path = PICTURES / f"{game}.png"
-        if not path.exists():
+        if path.exists():
+            return FileResponse(path, media_type="image/png")
+        if game not in self._pictures:
+            self._pictures[game] = await trio.to_thread.run_sync(_drawn_picture, game)
+        if not self._pictures[game]:
             return PlainTextResponse("no picture\n", 404)
-        return FileResponse(path, media_type="image/png")
+        return Response(self._pictures[game], media_type="image/svg+xml", headers={"Cache-Control": "max-age=3600"})
 
     async def _replay(self, request: Request) -> Response:
         from clients import replay
@@ -332,6 +341,18 @@ class Home:
             title = games.get(report.game).title if report.game else "Caravan"
             return replay.html(report, replay.frames(data, report), title)
         return HTMLResponse(await trio.to_thread.run_sync(build), headers={"Cache-Control": "no-store"})
+
+
+def _drawn_picture(game: str) -> str:
+    """The board `make screenshots` photographs for docs/img (a game well under way)."""
+    from clients.screenshots import SHOTS, board_svg
+
+    try:
+        players, steps = next(((p, n) for g, p, n in SHOTS if g == game), (games.get(game).min_players, 0))
+        return board_svg(game, players, steps)[0]
+    except Exception as exc:                          # noqa: BLE001 - New table goes on without it
+        log.warning("could not draw %s's picture: %s", game, exc)
+        return ""
 
 
 async def run_home(data_dir: Path, network: Network, port: int, status, open_browser: bool) -> None:
