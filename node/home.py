@@ -205,8 +205,9 @@ class Home:
         if body.get("network") == "broker":
             relay = self._relay(body)
         spectators = None if body.get("spectators") is None else body.get("spectators") is True
+        bot_seats = [i for i, s in enumerate(seats, start=1) if s != "friend"]     # each bot where it was put
         table = self.tables.host(engine.name, engine.title, players, options, bots, limit,
-                                 self.settings.get("name"), relay, spectators)
+                                 self.settings.get("name"), relay, spectators, bot_seats)
         return {"table": table.to_json()}
 
     @staticmethod

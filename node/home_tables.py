@@ -172,10 +172,11 @@ class Tables:
         return table
 
     def host(self, game: str, title: str, players: int, options: dict[str, Any], bots: list[str],
-             time_limit: int, name: str | None, relay: Any = None, spectators: bool | None = None) -> Table:
+             time_limit: int, name: str | None, relay: Any = None, spectators: bool | None = None,
+             bot_seats: list[int] | None = None) -> Table:
         def run(table: Table):
             seat = self._seat(table, name)
-            seat.relay, seat.spectators = relay, spectators
+            seat.relay, seat.spectators, seat.bot_seats = relay, spectators, bot_seats
             return runner.host(game, players, options, seat, announce=True, time_limit=time_limit, bots=bots,
                                discovery_target=self.network.discovery_addr,
                                discovery_port=self.network.discovery_port)

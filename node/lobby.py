@@ -173,6 +173,8 @@ class Lobby:
         """The seats of the game this lobby plays again (Play again): only they may join it, or
         decline it (once each)."""
         self.declined: set[bytes] = set()
+        self.places: dict[bytes, int] = {}
+        """Joiners whose seat is chosen beforehand (the home's bots): key -> seat."""
 
     def invite(self, url: Any) -> str:
         """What joiners join this lobby with through the broker `url` (a relay_url.RelayUrl)."""
@@ -183,11 +185,31 @@ class Lobby:
         """A joiner by the name it chose (its key's fingerprint, which is what counts, beside it)."""
         return named(joiner.name, joiner.key)
 
+    def seating(self) -> list["_Joiner | None"]:
+        """Seats 1.. in order: a joiner with a chosen seat (`places`) sits there, the others in
+        the order they joined; None for a seat still empty."""
+        seats: list[_Joiner | None] = [None] * (self.players - 1)
+        rest = []
+        for j in self.joiners:
+            want = self.places.get(j.key)
+            if want is not None and 1 <= want < self.players and seats[want - 1] is None:
+                seats[want - 1] = j
+            else:
+                rest.append(j)
+        for i, seat in enumerate(seats):
+            if seat is None and rest and not (i + 1) in self.places.values():
+                seats[i] = rest.pop(0)
+        for i, seat in enumerate(seats):               # a chosen seat whose bot never came: whoever is left
+            if seat is None and rest:
+                seats[i] = rest.pop(0)
+        return seats
+
     def seats_text(self) -> str:
         """"2/3 seated: seat 0 Ann (host), seat 1 Bob; empty: seat 2" — for the lobby's lines."""
         taken = [f"seat 0 {self.name or 'the host'}" + (" (host)" if self.name else "")]
-        taken += [f"seat {i} {j.name or fingerprint(j.key)}" for i, j in enumerate(self.joiners, start=1)]
-        empty = [f"seat {i}" for i in range(1 + len(self.joiners), self.players)]
+        seating = self.seating()
+        taken += [f"seat {i} {j.name or fingerprint(j.key)}" for i, j in enumerate(seating, start=1) if j]
+        empty = [f"seat {i}" for i, j in enumerate(seating, start=1) if j is None]
         return (f"{1 + len(self.joiners)}/{self.players} seated: {', '.join(taken)}"
                 + (f"; empty: {', '.join(empty)}" if empty else ""))
 
@@ -331,7 +353,7 @@ class Lobby:
 
     async def _sign(self, secret: bytes, listen: Listen) -> Setup:
         nonce = os.urandom(16)
-        joiners = list(self.joiners)
+        joiners = [j for j in self.seating() if j is not None]
         for j in joiners:
             await j.idle.wait()          # its welcome task no longer reads the stream
         keys = [self.key.public] + [j.key for j in joiners]

@@ -116,6 +116,11 @@ class Seat:
     """host --spectators yes|no (None: yes on a LAN, no through a broker)."""
     bots: Any = None
     """The BotKeeper watching the bot nodes seated with this person while the game runs."""
+    bot_seats: list[int] | None = None
+    """The home's New table: the seat each bot (in `bots` order) was put at; they sit there,
+    whoever joins first (None: in the order they join, as `--with-bots`)."""
+    bot_places: dict[bytes, int] = field(default_factory=dict)
+    """Each such bot's key and its seat, for the lobby."""
 
 
 async def open_client_port(seat: Seat) -> TcpClientPort:
@@ -558,7 +563,12 @@ def start_bots(kinds: list[str], port: int | str, seat: Seat) -> list[Any]:
         kind, _, think = kind.partition("@")                  # the home's "search@SECONDS"
         if think:
             seed += ["--think", think]
-        procs.append(_bot_process(["join", target, "--bot", kind, "--name", f"{kind} bot {i}", *seed, *auth], home))
+        number = i
+        if seat.bot_seats is not None and i <= len(seat.bot_seats):     # its key now: the lobby seats it there
+            number = seat.bot_seats[i - 1]
+            seat.bot_places[load_identity(home).public] = number
+        procs.append(_bot_process(["join", target, "--bot", kind, "--name", f"{kind} bot {number}", *seed, *auth],
+                                  home))
         seat.bot_homes.append(str(home))
     return procs
 
@@ -623,6 +633,7 @@ async def host(game: str, players: int, options: dict[str, Any], seat: Seat, ann
         except Exception as exc:                  # zeroconf raises its own types too
             seat.status(f"no mDNS announcement ({exc}); the UDP beacon still runs", "warning")
     helpers = start_bots(list(bots), port, seat) if bots else []
+    the_lobby.places = dict(seat.bot_places)
     if helpers:
         seat.status(f"{len(helpers)} bot(s) joining: {', '.join(bots)}", "bots")
     async with _keep_bots(helpers, seat):
@@ -673,6 +684,7 @@ async def _host_relayed(the_lobby: lobby.Lobby, seat: Seat, bots: list[str], tas
             seat.status(f"others join with:  caravan join {invite}", "invite", invite=invite)
             relay.announce(the_lobby.lobby_id, {**the_lobby.status(), "port": None})
             helpers = start_bots(list(bots), invite, seat) if bots else []
+            the_lobby.places = dict(seat.bot_places)
             if helpers:
                 seat.status(f"{len(helpers)} bot(s) joining: {', '.join(bots)}", "bots")
             task_status.started(invite)

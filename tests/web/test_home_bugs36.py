@@ -170,3 +170,25 @@ def test_game_over_always_has_the_badge_and_the_links(tmp_path: Path, browser, m
     finally:
         home.proc.terminate()
         home.stop()
+
+
+def test_bots_sit_where_new_table_put_them(tmp_path: Path):
+    """Bug 4: New table puts a friend at seat 1 and a bot at seat 2; the bot joins first, yet it
+    plays seat 2 (and is named for it), the friend seat 1."""
+    ada, ada_url = start_home(tmp_path, "ada")
+    bea, bea_url = start_home(tmp_path, "bea")
+    try:
+        api(ada_url, "settings", {"name": "Ada"})
+        api(bea_url, "settings", {"name": "Bea"})
+        table = api(ada_url, "host", {"game": "fixture", "seats": ["friend", "bot:heuristic"]})["table"]
+        wait_until(lambda: any(line.startswith("heuristic bot 2 (") and " joined " in line for line in _table(ada_url, table["key"])["lines"]),
+                   scaled(60), "the bot joined first")
+        invite = _table(ada_url, table["key"])["invite"]
+        api(bea_url, "join", {"invite": "127.0.0.1:" + invite.rsplit(":", 1)[1]})
+        game = wait_until(lambda: [g for g in api(ada_url, "state")["games"] if len(g["names"]) == 3],
+                          scaled(60), "the game stored")[0]
+        assert game["names"] == ["Ada", "Bea", "heuristic bot 2"], game["names"]
+    finally:
+        for home in (ada, bea):
+            home.proc.terminate()
+            home.stop()
