@@ -319,9 +319,16 @@ function showResult(result) {
     $("result-tie").textContent = tied > result.winners.length && tb ? `Tied on score: the tie was broken by ${tb[1]}.`
       : tied > 1 ? "A tie: the winners share the victory." : "";
   }
-  if (result && result.reason) $("result-tie").textContent += ` The game ended: ${result.reason}.`;
+  if (result && result.reason) $("result-tie").textContent += ` The game ended: ${END_REASONS[result.reason]
+    || String(result.reason).replace(/_/g, " ")}.`;
   $("result").hidden = false;
 }
+
+/** A result's end reason (an engine's code) in words. */
+const END_REASONS = {
+  goal: "a player reached the scenario's goal",
+  turn_limit: "the last turn was played (the turn limit): players are ranked by their progress",
+};
 
 /** The game-over panel's verify badge and links: the transcript and its replay page (blobs:
  * the node stops once the page has them, so nothing is fetched later). */

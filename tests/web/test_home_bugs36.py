@@ -192,3 +192,38 @@ def test_bots_sit_where_new_table_put_them(tmp_path: Path):
         for home in (ada, bea):
             home.proc.terminate()
             home.stop()
+
+
+def test_the_abandon_badge_says_abandoned_once():
+    """Bug 10: "Abandoned: abandoned: seat(s) 0 sent nothing in time; …" — the verifier's own
+    reason (protocol/verify.py's words for an abandon record) under the badge's one prefix."""
+    from clients.replay import badge
+    from protocol.verify import Report
+
+    report = Report(valid=True, complete=False, abandoned_by=[0], error={
+        "position": 9, "code": "abandoned", "seat": None, "fingerprint": None,
+        "reason": "abandoned: seat(s) 0 sent nothing in time; seats 1, 2 co-signed the record"})
+    assert badge(report) == ("warn", "Abandoned: seat 0 sent nothing in time; seats 1, 2 co-signed the record")
+
+
+def test_the_end_reason_is_said_in_words(tmp_path: Path, browser):
+    """Bug 8: a Sa-Rê game ended by its turn limit reads "the last turn was played (the turn
+    limit)…", not "turn_limit"."""
+    import trio
+
+    from tests.node.test_resume_memory import _play_page
+    from tests.web.conftest import web_game
+
+    host, bots, url = web_game(tmp_path, "sare", 2, ["turn_limit=1"])
+    try:
+        browser.get(url)
+        WebDriverWait(browser, scaled(30)).until(lambda d: d.find_element(By.ID, "conn").text != "connecting…")
+        assert trio.run(_play_page, url, None)
+        WebDriverWait(browser, scaled(60)).until(lambda d: d.find_element(By.ID, "result").is_displayed()
+                                                 and "ended" in d.find_element(By.ID, "result-tie").text)
+        said = browser.find_element(By.ID, "result-tie").text
+        assert "the last turn was played (the turn limit)" in said and "turn_limit" not in said, said
+    finally:
+        for node in (host, *bots):
+            node.proc.terminate()
+            node.stop()
