@@ -18,6 +18,8 @@ class Announcement:
     name: str           # the host's machine name
     spectators: bool | None = None
     """The host's --spectators choice; None: an older node that did not say (try, and read its refusal)."""
+    player: str = ""
+    """The host's own name (who hosts it: "Ada"); "" when it chose none, or an older node."""
 
     def describe(self) -> str:
         return (f"{self.lobby[:8]}  {self.title} ({self.game}), {self.seated}/{self.players} seated, "

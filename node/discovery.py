@@ -21,10 +21,10 @@ INTERVAL = 1.0
 
 
 def _payload(lobby: str, game: str, title: str, players: int, seated: int, port: int,
-             spectators: bool = True) -> bytes:
+             spectators: bool = True, player: str = "") -> bytes:
     return json.dumps({"caravan": 1, "lobby": lobby, "game": game, "title": title, "players": players,
                        "seated": seated, "port": port, "name": socket.gethostname(),
-                       "spectators": spectators}).encode()
+                       "spectators": spectators, "player": player}).encode()
 
 
 def parse(data: bytes, sender: str) -> Announcement | None:
@@ -35,9 +35,16 @@ def parse(data: bytes, sender: str) -> Announcement | None:
             return None
         return Announcement(str(obj["lobby"]), str(obj["game"]), str(obj["title"]), int(obj["players"]),
                             int(obj["seated"]), sender, int(obj["port"]), str(obj.get("name", "?")),
-                            spectators if isinstance(spectators := obj.get("spectators"), bool) else None)
+                            spectators if isinstance(spectators := obj.get("spectators"), bool) else None,
+                            _clean(obj.get("player")))
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
+
+
+def _clean(name: object) -> str:
+    """A host's name as heard: text, one line, at most 32 characters (the lobby's own rule)."""
+    from .lobby import clean_name
+    return clean_name(name) if isinstance(name, str) else ""
 
 
 def broadcast_targets() -> list[tuple[str, str]]:

@@ -156,6 +156,16 @@ class Home:
             raise LookupError(f"no stored game {game_id[:16]}")
         return path
 
+    def _title(self, game_id: str) -> str:
+        """A stored game's title ("Sa-Rê"), as its table is named (never its raw id)."""
+        from protocol import genesis as G
+
+        try:
+            game = G.parse((self._game_dir(game_id) / "genesis.bin").read_bytes()).game
+            return games.get(game).title
+        except Exception:                              # noqa: BLE001 - an unreadable genesis: its own line says so
+            return "a stored game"
+
     # ------------------------------------------------------------------ your games
     async def state(self, body: dict[str, Any], request: Request) -> dict[str, Any]:
         listed = await trio.to_thread.run_sync(stored_games, self.data_dir)
@@ -185,7 +195,8 @@ class Home:
         mine = {t.invite.rsplit(":", 1)[-1] for t in self.tables.tables.values() if t.state == "lobby"}
         return {"lobbies": [{"lobby": a.lobby, "title": a.title, "game": a.game, "players": a.players,
                              "seated": a.seated, "address": f"{a.host}:{a.port}", "name": a.name,
-                             "mine": str(a.port) in mine, "spectators": a.spectators} for a in found]}
+                             "mine": str(a.port) in mine, "spectators": a.spectators,
+                             "player": a.player} for a in found]}
 
     # ------------------------------------------------------------------ actions
     async def host(self, body: dict[str, Any], request: Request) -> dict[str, Any]:
@@ -254,7 +265,7 @@ class Home:
         self._game_dir(game_id)
         table = self.tables.running(game_id)
         if table is None:
-            table = self.tables.resume(game_id, str(body.get("title") or game_id[:16]))
+            table = self.tables.resume(game_id, self._title(game_id))
         else:
             self.tables.revive(table)                 # a bot of it that is gone comes back
         return {"table": table.to_json()}
@@ -266,7 +277,7 @@ class Home:
         asked = game_id + (" decline" if decline else "")
         again = next((t for t in self.tables.tables.values() if t.again_of == asked), None)
         if again is None:                             # one new table (or one decline) per game, however often asked
-            again = self.tables.rematch(game_id, str(body.get("title") or game_id[:16]), decline)
+            again = self.tables.rematch(game_id, self._title(game_id), decline)
             again.again_of = asked
         return {"table": again.to_json()}
 

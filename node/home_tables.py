@@ -226,7 +226,7 @@ class Tables:
             seat = self._seat(table, memory.get("name"))
             return runner.rematch(game_id, seat, discovery_target=self.network.discovery_addr,
                                   discovery_port=self.network.discovery_port, decline=decline)
-        table = self._start(f"not this time: {title}" if decline else title, run)
+        table = self._start(f"not this time: {title}" if decline else f"Play again: {title}", run)
         table.hosted = not decline
         return table
 

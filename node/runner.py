@@ -640,7 +640,8 @@ async def host(game: str, players: int, options: dict[str, Any], seat: Seat, ann
         try:
             async with trio.open_nursery() as nursery:
                 if announce:
-                    nursery.start_soon(discovery.announce, the_lobby.status, discovery_target, discovery_port)
+                    nursery.start_soon(discovery.announce, lambda: {**the_lobby.status(), "player": the_lobby.name},
+                                       discovery_target, discovery_port)
                 task_status.started(port)
                 setup = await the_lobby.run(listeners, secret)
                 nursery.cancel_scope.cancel()

@@ -166,17 +166,20 @@ function seatInputs(n) {
   const old = [...box.querySelectorAll("select")].map((s) => s.value);
   box.replaceChildren();
   for (let i = 1; i < n; i++) {
+    const seat = el("div", null, {class: "seat"});
     const label = el("label", `seat ${i} `);
     const sel = el("select", null, {"data-seat": i});
     for (const [v, t] of [["friend", "a friend"], ["bot:heuristic", "heuristic bot"], ["bot:random", "random bot"],
                           ["bot:search", "search bot"]]) sel.append(el("option", t, {value: v}));
     sel.value = old[i - 1] || "bot:heuristic";
-    const think = el("input", null, {type: "number", min: "0.1", step: "0.1", value: "1", size: 4,
-                                     title: "search bot: seconds to think per move"});
-    think.hidden = sel.value !== "bot:search";
-    sel.onchange = () => { think.hidden = sel.value !== "bot:search"; };
-    label.append(sel, think);
-    box.append(label);
+    label.append(sel);
+    const thinking = el("label", "thinking time ", {class: "think"});     // the search bot's only
+    const think = el("input", null, {type: "number", min: "0.1", step: "0.1", value: "1", size: 4});
+    thinking.append(think, " s per move");
+    thinking.hidden = sel.value !== "bot:search";
+    sel.onchange = () => { thinking.hidden = sel.value !== "bot:search"; };
+    seat.append(label, thinking);
+    box.append(seat);
   }
 }
 
@@ -204,7 +207,7 @@ async function pickPlayers() {
 
 async function create(ev) {
   ev.preventDefault();
-  const seats = [...$("seats").querySelectorAll("label")].map((l) => {
+  const seats = [...$("seats").querySelectorAll(".seat")].map((l) => {
     const v = l.querySelector("select").value, think = l.querySelector("input").value;
     return v === "bot:search" ? `${v}@${think}` : v;
   });
@@ -229,8 +232,9 @@ async function look() {
   if (!r) return;
   const others = r.lobbies.filter((l) => !l.mine);
   $("lobbies").replaceChildren(...(others.length ? others.map((l) => {
-    const li = el("li", `${l.title}: ${l.seated}/${l.players} seated, at ${l.address} (${l.name}) `,
-                  {"data-lobby": l.lobby});
+    const li = el("li", null, {"data-lobby": l.lobby});
+    li.append(el("strong", l.title), ` hosted by ${l.player || "someone with no name"}: ${l.seated}/${l.players} seated `,
+              el("span", `(on ${l.name}, ${l.address})`, {class: "muted"}), " ");
     const b = el("button", "Join", {class: "join"});
     b.onclick = () => join(l.address);
     li.append(b);

@@ -72,6 +72,7 @@ def test_a_declined_play_again_says_so_and_offers_cancel(tmp_path: Path, browser
         wait = WebDriverWait(browser, scaled(30))
         wait.until(lambda d: "Bea declined to play again" in _text(d, "lobby-state"))
         assert "waiting for every seat" not in _text(browser, "lobby-state")
+        assert _text(browser, "lobby-title") == "Play again: Dice duel (test fixture)"     # bug 11: not its id
         assert browser.find_element(By.ID, "cancel").is_displayed()
         _shot(browser, "lobby-declined")
         browser.find_element(By.ID, "cancel").click()
@@ -227,3 +228,75 @@ def test_the_end_reason_is_said_in_words(tmp_path: Path, browser):
         for node in (host, *bots):
             node.proc.terminate()
             node.stop()
+
+
+def test_new_table_labels_the_search_bots_thinking_time(tmp_path: Path, browser):
+    """Bug 7: the search bot's thinking time has a visible label saying what it is."""
+    from selenium.webdriver.support.ui import Select
+
+    home, url = start_home(tmp_path)
+    try:
+        browser.get(url)
+        wait = WebDriverWait(browser, scaled(30))
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#seats select"))
+        Select(browser.find_element(By.CSS_SELECTOR, "#seats select")).select_by_value("bot:search")
+        think = browser.find_element(By.CSS_SELECTOR, "#seats input[type=number]")
+        wait.until(lambda d: think.is_displayed())
+        label = browser.execute_script("return arguments[0].labels[0].textContent", think)
+        assert "thinking time" in label and "per move" in label, label
+        think.clear()
+        think.send_keys("0.5")
+        browser.find_element(By.ID, "create").click()
+        table = wait_until(lambda: [t for t in api(url, "state")["tables"]], scaled(30), "the table")[0]
+        assert any("search@0.5" in line for line in
+                   wait_until(lambda: [x for x in _table(url, table["key"])["lines"] if "bot(s) joining" in x],
+                              scaled(30), "its bots")), table
+    finally:
+        home.proc.terminate()
+        home.stop()
+
+
+def test_no_games_yet_is_said_only_once_the_list_came(tmp_path: Path, browser):
+    """Bug 13: a home with games first said "No games yet" until its list arrived; the page
+    as served (before its script has asked) claims nothing."""
+    home, url = start_home(tmp_path)
+    try:
+        browser.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": True})
+        try:
+            browser.get(url)
+            assert not browser.find_element(By.ID, "no-games").is_displayed()
+        finally:
+            browser.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": False})
+        browser.get(url)                          # an empty home says so once it knows
+        WebDriverWait(browser, scaled(30)).until(lambda d: d.find_element(By.ID, "no-games").is_displayed())
+    finally:
+        home.proc.terminate()
+        home.stop()
+
+
+def test_open_tables_name_the_host(tmp_path: Path, browser):
+    """Bug 14: "Sa-Rê: 1/2 seated, at 127.0.0.1:37441 (vm)" named no one: the host is named."""
+    from tests.helpers import free_udp_port
+
+    port = free_udp_port()
+    ada, ada_url = start_home(tmp_path, "ada", discovery_port=port)
+    bea, bea_url = start_home(tmp_path, "bea", discovery_port=port)
+    try:
+        api(ada_url, "settings", {"name": "Ada"})
+        table = api(ada_url, "host", {"game": "fixture", "seats": ["friend"]})["table"]
+        wait_until(lambda: _table(ada_url, table["key"])["state"] == "lobby", scaled(60), "Ada's lobby")
+        browser.get(bea_url)
+        wait = WebDriverWait(browser, scaled(60))
+        wait.until(lambda d: d.find_element(By.ID, "look").is_enabled())
+
+        def heard(d):
+            items = d.find_elements(By.CSS_SELECTOR, "#lobbies li[data-lobby]")
+            if not items and not d.find_element(By.ID, "looking").text:
+                d.find_element(By.ID, "look").click()        # listen again: the beacon comes once a second
+            return items
+        item = wait.until(heard)[0]
+        assert "hosted by Ada" in item.text, item.text
+    finally:
+        for home in (ada, bea):
+            home.proc.terminate()
+            home.stop()
