@@ -9,6 +9,7 @@ function withPrefs(url) {
 }
 const $ = (id) => document.getElementById(id);
 let catalog = [], current = null, shownGames = "";
+const FINGERPRINT = /^[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}$/;     // protocol/identity.py's fingerprint()
 
 function el(tag, text, attrs = {}) {
   const e = document.createElement(tag);
@@ -58,16 +59,21 @@ function renderGames(list) {
     const row = el("tr", null, {"data-game": g.game_id});
     const what = el("td");
     what.append(el("strong", g.title), " ", el("span", g.state, {class: "state"}));
-    const who = (s) => g.names[s] + (s === g.my_seat ? " (you)" : "");
+    // one name per player, as the table page says it: a player with no name is "seat N" (the
+    // store gives its key's fingerprint then), never also a fingerprint or a process number
+    const names = g.names.map((n, i) => FINGERPRINT.test(n) ? `seat ${i}` : n);
+    const running = g.table && ["starting", "lobby", "playing"].includes(g.table.state);
+    const who = (s) => names[s] + (s === g.my_seat ? " (you)" : "");
     const detail = g.state === "finished" && g.result && g.result.winners
       ? "won by " + g.result.winners.map(who).join(" and ")
-      : g.detail.replace(/; continue with: .*/, "").replace(/seat (\d+)/g, (m, s) => g.names[s] || m);
+      : g.detail.replace(/; continue with: .*/, "")
+        .replace(/; running in process \d+/, running ? "" : "; open in another Caravan window")
+        .replace(/seat (\d+)/g, (m, s) => names[s] || m);
     what.append(el("div", detail, {class: "muted"}));
-    what.append(el("div", "players: " + g.names.map((n, i) => i === g.my_seat ? `${n} (you)` : n).join(", "),
+    what.append(el("div", "players: " + names.map((n, i) => i === g.my_seat ? `${n} (you)` : n).join(", "),
                    {class: "muted"}));
     what.append(el("div", "last move " + ago(g.last), {class: "muted"}));
     const actions = el("td", null, {class: "actions"});
-    const running = g.table && ["starting", "lobby", "playing"].includes(g.table.state);
     if (g.state === "playing" && g.my_seat !== null) {
       const b = el("button", running ? "Open" : "Continue", {class: "continue primary"});
       b.onclick = () => running && g.table.url ? (location.href = withPrefs(g.table.url)) : resume(g);

@@ -300,3 +300,22 @@ def test_open_tables_name_the_host(tmp_path: Path, browser):
         for home in (ada, bea):
             home.proc.terminate()
             home.stop()
+
+
+def test_a_player_with_no_name_has_one_name(tmp_path: Path, browser):
+    """Bug 6: a player with no name was "seat 0" on the table, a key fingerprint in Your games
+    and "running in process 19316" beside it; now "seat 0" everywhere, no process number."""
+    import re
+
+    home, url = start_home(tmp_path)
+    try:
+        table = api(url, "host", {"game": "fixture", "seats": ["bot:random"], "options": {"rounds": "3"}})["table"]
+        wait_until(lambda: _table(url, table["key"])["state"] == "playing", scaled(60), "the game")
+        browser.get(url)
+        WebDriverWait(browser, scaled(30)).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#game-list tr"))
+        row = browser.find_element(By.CSS_SELECTOR, "#game-list tr").text
+        assert "players: seat 0 (you), random bot 1" in row, row
+        assert not re.search(r"[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}", row) and "process" not in row, row
+    finally:
+        home.proc.terminate()
+        home.stop()
