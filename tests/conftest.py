@@ -6,8 +6,15 @@ Hypothesis examples have no time limit: with workers sharing the cores (and a bu
 
 from __future__ import annotations
 
+import compileall
+import sys
+from pathlib import Path
+
 import pytest
 from hypothesis import settings
+
+# the CPU report (issue 31): the tests with the most CPU and the suite's total, at the end
+pytest_plugins = ["tests.cpu_report"]
 
 settings.register_profile("caravan", deadline=None)
 settings.load_profile("caravan")
@@ -39,6 +46,27 @@ LONGEST_FIRST = (
     "tests/node/test_one_process_per_game.py",
     "tests/node/test_spectate_relay.py",
 )
+
+
+# Byte code is cached even with PYTHONDONTWRITEBYTECODE set (as on the CI machine), in the
+# usual (git-ignored) __pycache__ directories (issue 31). Without it every xdist worker
+# rewrote and compiled all the test files again (about 7 s of CPU each), and every node, bot
+# and `caravan` process the suite starts compiled our modules from source (about 0.3 s of
+# CPU each, a node process's start being about 0.7 s): together about a fifth of the
+# suite's CPU. An installed caravan has its byte code (pip compiles it); this gives the
+# checkout the same. Python and pytest check each cached file against its source's mtime and
+# size, so an edited file is compiled afresh as usual.
+sys.dont_write_bytecode = False                 # this process: pytest's rewritten tests too
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Compile the project before the workers start: the processes the tests start read the
+    byte code (they still write none themselves)."""
+    if getattr(config, "workerinput", None) is not None:
+        return                                   # a worker: the controller did it
+    root = Path(__file__).resolve().parents[1]
+    for package in ("protocol", "node", "clients", "tests"):
+        compileall.compile_dir(root / package, quiet=2)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
