@@ -27,7 +27,6 @@ import shlex
 import subprocess
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -352,6 +351,7 @@ def run(game: str, players: int, entries: list[str], count: int, seed: int = 0, 
             if progress:
                 progress(i + 1, count)
     else:
+        from concurrent.futures import ProcessPoolExecutor, as_completed   # only for --jobs
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             futures = {pool.submit(play_one, job): i for i, job in enumerate(jobs_list)}
             for done, fut in enumerate(as_completed(futures), 1):

@@ -387,10 +387,22 @@ def _version() -> str:
         return "unknown (not installed)"
 
 
+class _VersionAction(argparse._VersionAction):
+    """--version, looked up only when asked: importlib.metadata costs every node process
+    (each one builds this parser) a few hundredths of a second of CPU (issue 31)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs, help="show program's version number and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        self.version = f"caravan {_version()}"
+        super().__call__(parser, *args, **kwargs)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="caravan", description="Serverless, verifiable board games on a LAN. "
                                             "Commands, JSON lines and exit codes: specs/cli.md.")
-    p.add_argument("--version", action="version", version=f"caravan {_version()}")
+    p.add_argument("--version", action=_VersionAction)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     game_names = "the game (an unknown name lists the installed ones; caravan options GAME shows its options)"
 

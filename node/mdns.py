@@ -7,6 +7,7 @@ the node calls it from a worker thread.
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import socket
 import time
@@ -18,26 +19,29 @@ log = logging.getLogger("caravan.mdns")
 
 SERVICE = "_caravan._tcp.local."
 
+# zeroconf is imported on first use (a tenth of a node's start: issue 31): only an announcing
+# host and `discover` need it, not a node started with --no-discovery nor one that joins
 try:
-    import ifaddr
-    from zeroconf import InterfaceChoice, ServiceBrowser, ServiceInfo, Zeroconf
-except ImportError:  # optional: pip install zeroconf
-    Zeroconf = None
+    _FOUND = importlib.util.find_spec("zeroconf") is not None
+except (ImportError, ValueError):  # optional: pip install zeroconf
+    _FOUND = False
 
 
-def _zeroconf(bind: str) -> "Zeroconf":
+def _zeroconf(bind: str) -> Any:
     """A Zeroconf on the interface of `bind` only (all interfaces for 0.0.0.0)."""
+    from zeroconf import InterfaceChoice, Zeroconf
     return Zeroconf(interfaces=InterfaceChoice.All if bind in ("", "0.0.0.0") else [bind])
 
 
 def available() -> bool:
-    return Zeroconf is not None
+    return _FOUND
 
 
 def _addresses(bind: str) -> list[str]:
     """The IPv4 addresses to announce: the bound one, else every non-loopback interface's."""
     if bind not in ("", "0.0.0.0"):
         return [bind]
+    import ifaddr
     found = [ip.ip for adapter in ifaddr.get_adapters() for ip in adapter.ips
              if isinstance(ip.ip, str) and not ip.ip.startswith("127.")]
     return found or ["127.0.0.1"]
@@ -47,6 +51,7 @@ class Announcer:
     """Registers the lobby as a DNS-SD service until closed (blocking calls: use a thread)."""
 
     def __init__(self, status: dict[str, Any], bind: str = "0.0.0.0"):
+        from zeroconf import ServiceInfo
         self.zc = _zeroconf(bind)
         self.info = ServiceInfo(
             SERVICE, f"caravan-{status['lobby'][:16]}.{SERVICE}",
@@ -64,6 +69,7 @@ class Announcer:
 
 def browse(timeout: float, bind: str = "0.0.0.0") -> list[Announcement]:
     """Lobbies announced over mDNS within `timeout` seconds (blocking: use a thread)."""
+    from zeroconf import ServiceBrowser
     zc = _zeroconf(bind)
     names: set[str] = set()
 
