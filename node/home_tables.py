@@ -89,8 +89,24 @@ class Table:
         if self.stopped and result is None:
             self.state, self.error = "stopped", self.stopped
 
+    def lobby_json(self) -> dict[str, Any] | None:
+        """The lobby this home hosts, as a friend waiting there wants it: the game, its options
+        and each seat (who, a friend or a bot, taken or empty); None when it hosts none."""
+        the_lobby = getattr(self.seat, "lobby", None)
+        if the_lobby is None or not self.hosted:
+            return None
+        bots = dict(zip(getattr(self.seat, "bot_seats", None) or [], getattr(self.seat, "bot_kinds", None) or []))
+        seats = [{"seat": 0, "name": the_lobby.name or "seat 0", "kind": "you", "taken": True}]
+        for i, joiner in enumerate(the_lobby.seating(), start=1):
+            kind = bots.get(i, "")
+            seats.append({"seat": i, "name": (joiner.name or f"seat {i}") if joiner else "",
+                          "kind": f"{kind.partition('@')[0]} bot" if kind else "friend", "taken": joiner is not None})
+        return {"game": the_lobby.title, "players": the_lobby.players, "seats": seats,
+                "options": [[k, v] for k, v in sorted(the_lobby.options.items())]}
+
     def to_json(self) -> dict[str, Any]:
         return {"key": self.key, "title": self.title, "state": self.state, "lines": self.lines,
+                "lobby": self.lobby_json() if self.state in ("starting", "lobby") else None,
                 "wait_here": self.wait_here, "hosted": self.hosted, "declined": self.declined,
                 "invite": self.invite, "url": self.url, "game_id": self.game_id, "error": self.error}
 

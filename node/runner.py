@@ -121,6 +121,8 @@ class Seat:
     whoever joins first (None: in the order they join, as `--with-bots`)."""
     bot_places: dict[bytes, int] = field(default_factory=dict)
     """Each such bot's key and its seat, for the lobby."""
+    lobby: Any = None
+    """The lobby this node hosts while it is open (the home shows its seats from it)."""
 
 
 async def open_client_port(seat: Seat) -> TcpClientPort:
@@ -612,6 +614,7 @@ async def host(game: str, players: int, options: dict[str, Any], seat: Seat, ann
     the_lobby = lobby.Lobby(key, game, players, options, seat.status, time_limit, seat.name or "", watchable,
                             friends)
     the_lobby.before_start = partial(store_genesis, seat)     # before the start (and its signature) leaves
+    seat.lobby = the_lobby
     if seat.relay is not None:
         return await _host_relayed(the_lobby, seat, bots, task_status)
     listeners = await trio.open_tcp_listeners(seat.port, host=seat.bind)

@@ -139,6 +139,30 @@ function renderLobby(t) {
   $("cancel").dataset.key = t.key;
   $("invite-row").hidden = !t.invite || !open;
   $("invite").textContent = t.invite;
+  // what a friend waiting here wants: the game and its options, then the seats; the node's own
+  // lines (key fingerprints, ports, lobby ids, command lines) go under "for the command line"
+  const lobby = open ? t.lobby : null;
+  $("lobby-game").hidden = $("lobby-seats").hidden = !lobby;
+  if (lobby) {
+    const options = lobby.options.map(([k, v]) => `${k.replace(/_/g, " ")} ${typeof v === "string" ? v : JSON.stringify(v)}`);
+    $("lobby-game").replaceChildren(el("strong", lobby.game), ` for ${lobby.players} players`,
+                                    el("span", options.length ? ` · ${options.join(", ")}` : "", {class: "muted"}));
+    $("lobby-seats").replaceChildren(...lobby.seats.map((s) => {
+      const li = el("li", null, {"data-seat": s.seat, class: s.taken ? "taken" : "empty"});
+      const who = s.kind === "you" ? `${s.name} (you, the host)` : s.taken ? `${s.name} (${s.kind})`
+        : `a ${s.kind}`;
+      li.append(el("span", `seat ${s.seat}`, {class: "muted"}), " ", el("span", who), " ",
+                el("span", s.taken ? "ready" : "empty: waiting", {class: s.taken ? "ready" : "waiting"}));
+      return li;
+    }));
+  }
+  $("cli-join").hidden = !t.invite || !open;
+  $("cli-join-command").textContent = `caravan join ${t.invite}`;
+  $("lobby-cli").hidden = !t.lines.length;
+  if ($("lobby").dataset.shown !== t.key) {   // a new table: its lines open only when they are all it has
+    $("lobby").dataset.shown = t.key;
+    $("lobby-cli").open = !t.hosted;
+  }
   $("lobby-lines").replaceChildren(...t.lines.map((l) => el("li", l)));
   const link = $("table-link");
   link.hidden = !t.url;
@@ -239,8 +263,8 @@ async function look() {
   const others = r.lobbies.filter((l) => !l.mine);
   $("lobbies").replaceChildren(...(others.length ? others.map((l) => {
     const li = el("li", null, {"data-lobby": l.lobby});
-    li.append(el("strong", l.title), ` hosted by ${l.player || "someone with no name"}: ${l.seated}/${l.players} seated `,
-              el("span", `(on ${l.name}, ${l.address})`, {class: "muted"}), " ");
+    li.append(el("strong", l.title), ` hosted by ${l.player || "someone with no name"}: ${l.seated}/${l.players} seated`,
+              el("span", `, at ${l.address} (on ${l.name})`, {class: "muted"}), " ");
     const b = el("button", "Join", {class: "join"});
     b.onclick = () => join(l.address);
     li.append(b);

@@ -43,7 +43,7 @@ def main(out: Path) -> None:
             time.sleep(0.5)
             driver.save_screenshot(str(out / "play-again.png"))
             create_table(driver, url, "sare", 3, ["friend", "bot:heuristic"])
-            _wait(driver, lambda d: "joined" in d.find_element(By.ID, "lobby-lines").text, timeout=60)
+            _wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#lobby-seats li.taken")) >= 2, timeout=60)
             driver.execute_script("window.scrollTo(0, 0)")
             time.sleep(1)
             driver.save_screenshot(str(out / "home-lobby.png"))

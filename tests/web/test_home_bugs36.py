@@ -34,6 +34,7 @@ def test_the_host_cancels_its_lobby_and_the_joiner_is_told(tmp_path: Path, brows
     bea, bea_url = start_home(tmp_path, "bea")
     try:
         api(ada_url, "settings", {"name": "Ada"})
+        api(bea_url, "settings", {"name": "Bea"})
         table = api(ada_url, "host", {"game": "fixture", "seats": ["friend", "friend"]})["table"]
         invite = wait_until(lambda: _table(ada_url, table["key"])["invite"], scaled(60), "Ada's invite")
         joined = api(bea_url, "join", {"invite": "127.0.0.1:" + invite.rsplit(":", 1)[1]})["table"]
@@ -43,7 +44,19 @@ def test_the_host_cancels_its_lobby_and_the_joiner_is_told(tmp_path: Path, brows
         wait = WebDriverWait(browser, scaled(30))
         wait.until(lambda d: d.find_element(By.ID, "cancel").is_displayed())
         assert "waiting for every seat" in _text(browser, "lobby-state")
+        # bug 16: the game and its options, the seats, the invite once; the node's lines folded away
+        wait.until(lambda d: "Bea (friend) ready" in _text(d, "lobby-seats"))
+        seats = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#lobby-seats li")]
+        assert seats == ["seat 0 Ada (you, the host) ready", "seat 1 Bea (friend) ready",
+                         "seat 2 a friend empty: waiting"], seats
+        assert _text(browser, "lobby-game").startswith("Dice duel (test fixture) for 3 players · rounds 2")
+        shown = _text(browser, "lobby")
+        assert shown.count(invite.rsplit("/", 1)[-1]) == 1, shown          # the invite once (its key)
+        assert "port" not in shown and "key " not in shown and "caravan join" not in shown, shown
+        assert browser.find_element(By.CSS_SELECTOR, "#lobby-cli summary").text == "for the command line"
         _shot(browser, "lobby-cancel")
+        browser.find_element(By.CSS_SELECTOR, "#lobby-cli summary").click()
+        wait.until(lambda d: "caravan join" in _text(d, "lobby-cli"))
         browser.find_element(By.ID, "cancel").click()
         wait.until(lambda d: "cancelled" in _text(d, "lobby-state"))
         assert not browser.find_element(By.ID, "cancel").is_displayed()
