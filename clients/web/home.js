@@ -145,12 +145,12 @@ function renderLobby(t) {
   $("lobby-game").hidden = $("lobby-seats").hidden = !lobby;
   if (lobby) {
     const options = lobby.options.map(([k, v]) => `${k.replace(/_/g, " ")} ${typeof v === "string" ? v : JSON.stringify(v)}`);
-    $("lobby-game").replaceChildren(el("strong", lobby.game), ` for ${lobby.players} players`,
+    $("lobby-game").replaceChildren(`${lobby.players} players`,
                                     el("span", options.length ? ` · ${options.join(", ")}` : "", {class: "muted"}));
     $("lobby-seats").replaceChildren(...lobby.seats.map((s) => {
       const li = el("li", null, {"data-seat": s.seat, class: s.taken ? "taken" : "empty"});
-      const who = s.kind === "you" ? `${s.name} (you, the host)` : s.taken ? `${s.name} (${s.kind})`
-        : `a ${s.kind}`;
+      const kind = s.kind.endsWith(" bot") ? "bot" : s.kind;       // "search bot 2 (bot)", "Bea (friend)"
+      const who = s.kind === "you" ? `${s.name} (you, the host)` : s.taken ? `${s.name} (${kind})` : `a ${s.kind}`;
       li.append(el("span", `seat ${s.seat}`, {class: "muted"}), " ", el("span", who), " ",
                 el("span", s.taken ? "ready" : "empty: waiting", {class: s.taken ? "ready" : "waiting"}));
       return li;

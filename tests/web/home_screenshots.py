@@ -1,4 +1,5 @@
-"""Redraw the home's README pictures (docs/img/home.png, home-lobby.png, play-again.png) in
+"""Redraw the home's README pictures (docs/img/home.png, home-lobby.png, play-again.png,
+home-phone-light.png and home-phone-dark.png at 390×844) in
 headless Chromium: a game against two bots played to the end by clicking (its game-over box
 offers Play again), then a lobby waiting for a friend, then the home.
 
@@ -50,6 +51,13 @@ def main(out: Path) -> None:
             driver.get(url)
             time.sleep(3)
             driver.save_screenshot(str(out / "home.png"))
+            for theme in ("light", "dark"):                   # the phone layout (issue 36)
+                api(url, "settings", {"theme": theme})
+                driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                       {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+                driver.get(url)
+                time.sleep(3)
+                driver.save_screenshot(str(out / f"home-phone-{theme}.png"))
         finally:
             driver.quit()
             home.proc.terminate()

@@ -49,7 +49,7 @@ def test_the_host_cancels_its_lobby_and_the_joiner_is_told(tmp_path: Path, brows
         seats = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#lobby-seats li")]
         assert seats == ["seat 0 Ada (you, the host) ready", "seat 1 Bea (friend) ready",
                          "seat 2 a friend empty: waiting"], seats
-        assert _text(browser, "lobby-game").startswith("Dice duel (test fixture) for 3 players · rounds 2")
+        assert _text(browser, "lobby-game") == "3 players · rounds 2"
         shown = _text(browser, "lobby")
         assert shown.count(invite.rsplit("/", 1)[-1]) == 1, shown          # the invite once (its key)
         assert "port" not in shown and "key " not in shown and "caravan join" not in shown, shown
