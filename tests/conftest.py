@@ -24,6 +24,7 @@ settings.load_profile("caravan")
 # for an abandon, a stall or a resume; the Ray group; then the longest CPU-bound simulations
 LONGEST_FIRST = (
     "tests/web/test_play.py",
+    "tests/web/test_home_install.py",          # a pip install from a clean clone: about a minute
     "tests/node/test_spectate.py",
     "tests/node/test_real_games.py",
     "tests/relay/test_relay_outage.py",
