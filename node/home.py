@@ -68,7 +68,7 @@ def catalog(players: dict[str, int] | None = None) -> list[dict[str, Any]]:
         n = (players or {}).get(name) or engine.min_players
         helps = option_help(name)
         out.append({"game": name, "title": engine.title, "min": engine.min_players, "max": engine.max_players,
-                    "picture": True,            # docs/img's, or drawn by the renderer (an installed home)
+                    "picture": (PICTURES / f"{name}.png").exists() or name in _DRAWN,   # else drawn (installed)
                     "options": [{"key": k, "default": v, "values": (helps.get(k) or {}).get("values", ""),
                                  "help": (helps.get(k) or {}).get("help", "(no description)")}
                                 for k, v in sorted(engine.default_options(n).items())]})
@@ -353,6 +353,15 @@ class Home:
             title = games.get(report.game).title if report.game else "Caravan"
             return replay.html(report, replay.frames(data, report), title)
         return HTMLResponse(await trio.to_thread.run_sync(build), headers={"Cache-Control": "no-store"})
+
+
+def _drawn_games() -> frozenset[str]:
+    from clients.screenshots import SHOTS
+    return frozenset(g for g, _, _ in SHOTS)
+
+
+_DRAWN = _drawn_games()
+"""The games whose board `make screenshots` draws: New table can draw their picture itself."""
 
 
 def _drawn_picture(game: str) -> str:
