@@ -49,6 +49,8 @@ class Table:
     record could be made; or its store failed): the table is "stopped", not "over"."""
     hosted: bool = False
     """This home hosts it (New table, Play again): its lobby may be cancelled here."""
+    joined: bool = False
+    """This home joined someone's lobby: it may leave it before the game starts."""
     declined: list[str] = field(default_factory=list)
     """Play again: the friends who said "not this time", by name."""
     cancelled: bool = False
@@ -107,7 +109,8 @@ class Table:
     def to_json(self) -> dict[str, Any]:
         return {"key": self.key, "title": self.title, "state": self.state, "lines": self.lines,
                 "lobby": self.lobby_json() if self.state in ("starting", "lobby") else None,
-                "wait_here": self.wait_here, "hosted": self.hosted, "declined": self.declined,
+                "wait_here": self.wait_here, "hosted": self.hosted, "joined": self.joined,
+                "declined": self.declined,
                 "invite": self.invite, "url": self.url, "game_id": self.game_id, "error": self.error}
 
 
@@ -157,12 +160,13 @@ class Tables:
 
     def cancel(self, key: str) -> Table:
         """Close a lobby this home hosts before its game starts: its node stops, which closes
-        every joiner's link (each is told the host closed the lobby); the table is "cancelled"."""
+        every joiner's link (each is told the host closed the lobby); or leave one it joined
+        (the host frees the seat). The table is "cancelled"."""
         table = self.tables.get(key)
         if table is None:
             raise LookupError("no such table")
-        if not table.hosted or table.state not in ("starting", "lobby"):
-            raise ValueError("only a lobby this home hosts can be cancelled, before its game starts")
+        if not (table.hosted or table.joined) or table.state not in ("starting", "lobby"):
+            raise ValueError("only a lobby this home hosts or joined can be left, before its game starts")
         table.cancelled = True
         if table.scope is not None:
             table.scope.cancel()
@@ -205,7 +209,9 @@ class Tables:
         def run(table: Table):
             seat = self._seat(table, name)
             return runner.join(target, seat, self.network.discovery_port, self.network.discovery_bind, 3.0)
-        return self._start(f"joining {target}", run)
+        table = self._start(f"joining {target}", run)
+        table.joined = True                           # Leave: its link closes, the host frees the seat
+        return table
 
     def watch(self, target: str, title: str) -> Table:
         """`caravan watch TARGET --client web` in this process: its page, its verifying replica."""

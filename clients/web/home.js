@@ -129,13 +129,15 @@ function renderLobby(t) {
   $("lobby-title").textContent = t.title;
   const states = {starting: "starting…", lobby: "waiting for every seat to be taken",
                   playing: "playing: the table opens", over: "over", paused: "paused", failed: "could not go on",
-                  cancelled: "cancelled: the lobby is closed, and whoever joined was told"};
+                  cancelled: t.hosted ? "cancelled: the lobby is closed, and whoever joined was told"
+                    : "you left this table: the host has the seat free again"};
   const open = ["starting", "lobby"].includes(t.state);
   let said = states[t.state] || t.state;
   if (open && t.declined && t.declined.length)        // Play again: only the last game's players may sit
     said = `${t.declined.join(" and ")} declined to play again, so this table cannot fill: cancel it`;
   $("lobby-state").textContent = said + (t.error ? ": " + t.error : "");
-  $("cancel").hidden = !(t.hosted && open);
+  $("cancel").hidden = !((t.hosted || t.joined) && open);
+  $("cancel").textContent = t.hosted ? "Cancel this table" : "Leave this table";
   $("cancel").dataset.key = t.key;
   $("invite-row").hidden = !t.invite || !open;
   $("invite").textContent = t.invite;

@@ -332,3 +332,28 @@ def test_a_player_with_no_name_has_one_name(tmp_path: Path, browser):
     finally:
         home.proc.terminate()
         home.stop()
+
+
+def test_a_friend_leaves_a_lobby_from_the_home(tmp_path: Path, browser):
+    """A friend waiting in a lobby (bug 16) has a way out too: Leave frees the seat at the host."""
+    ada, ada_url = start_home(tmp_path, "ada")
+    bea, bea_url = start_home(tmp_path, "bea")
+    try:
+        api(bea_url, "settings", {"name": "Bea"})
+        table = api(ada_url, "host", {"game": "fixture", "seats": ["friend", "friend"]})["table"]
+        invite = wait_until(lambda: _table(ada_url, table["key"])["invite"], scaled(60), "Ada's invite")
+        api(bea_url, "join", {"invite": "127.0.0.1:" + invite.rsplit(":", 1)[1]})
+        taken = lambda: sum(s["taken"] for s in (_table(ada_url, table["key"])["lobby"] or {"seats": []})["seats"])
+        wait_until(lambda: taken() == 2, scaled(60), "Bea seated at Ada's")
+        browser.get(bea_url)
+        wait = WebDriverWait(browser, scaled(30))
+        wait.until(lambda d: d.find_element(By.ID, "cancel").is_displayed())
+        assert browser.find_element(By.ID, "cancel").text == "Leave this table"
+        browser.find_element(By.ID, "cancel").click()
+        wait.until(lambda d: "you left this table" in _text(d, "lobby-state"))
+        wait_until(lambda: taken() == 1, scaled(30), "Bea's seat free again at Ada's")
+        assert any(line.startswith("Bea (") and " left " in line for line in _table(ada_url, table["key"])["lines"])
+    finally:
+        for home in (ada, bea):
+            home.proc.terminate()
+            home.stop()
