@@ -43,37 +43,12 @@ class InvalidProof(DeckError):
     """Received deck data fails a check: bad encoding, bad point, bad scalar or bad proof."""
 
 
-_LIB_ERRORS = (_nexc.CryptoError, RuntimeError, TypeError, ValueError)
-
-
-def _direct(name: str, arity: int, fallback: Any) -> Any:
-    """libsodium's `name` (out, inputs...) called straight through PyNaCl's cffi library: the
-    same C function as PyNaCl's wrapper without its per-call checks (three `ensure`s, two
-    message strings formatted on every call), a tenth of a whole game's deck arithmetic
-    (issue 31). Every input must be 32-byte `bytes`, checked here; a nonzero return (an
-    invalid point, a zero product) raises RuntimeError like the wrapper."""
-    try:
-        from nacl._sodium import ffi, lib
-        fn = getattr(lib, name)
-    except (ImportError, AttributeError):         # a minimal libsodium build: PyNaCl says so
-        return fallback
-    new, buffer = ffi.new, ffi.buffer
-
-    def call(*args: bytes) -> bytes:
-        if len(args) != arity or any(type(a) is not bytes or len(a) != 32 for a in args):
-            raise TypeError(f"{name}: inputs must be {arity} 32-byte sequences")
-        out = new("unsigned char[32]")
-        if fn(out, *args) != 0:
-            raise _nexc.RuntimeError(f"{name} failed")
-        return buffer(out, 32)[:]
-    return call
-
-
 # Module-level references so that benchmarks can count calls by swapping them.
-_scalarmult = _direct("crypto_scalarmult_ed25519_noclamp", 2, _nb.crypto_scalarmult_ed25519_noclamp)
-_scalarmult_base = _direct("crypto_scalarmult_ed25519_base_noclamp", 1, _nb.crypto_scalarmult_ed25519_base_noclamp)
-_add = _direct("crypto_core_ed25519_add", 2, _nb.crypto_core_ed25519_add)
-_sub = _direct("crypto_core_ed25519_sub", 2, _nb.crypto_core_ed25519_sub)
+_scalarmult = _nb.crypto_scalarmult_ed25519_noclamp
+_scalarmult_base = _nb.crypto_scalarmult_ed25519_base_noclamp
+_add = _nb.crypto_core_ed25519_add
+_sub = _nb.crypto_core_ed25519_sub
+_LIB_ERRORS = (_nexc.CryptoError, RuntimeError, TypeError, ValueError)
 
 
 _VALID_MAX = 8192
@@ -319,12 +294,11 @@ def self_test() -> None:
         if _nb.crypto_core_ed25519_is_valid_point(torsioned):
             fail(f"G + {t.hex()} (torsion component) is accepted")
         for p in (t, torsioned):
-            for scalarmult in (_nb.crypto_scalarmult_ed25519_noclamp, _scalarmult):
-                try:
-                    scalarmult(one, p)
-                except _LIB_ERRORS:
-                    continue
-                fail(f"scalar multiplication accepts {p.hex()}")
+            try:
+                _nb.crypto_scalarmult_ed25519_noclamp(one, p)
+            except _LIB_ERRORS:
+                continue
+            fail(f"scalar multiplication accepts {p.hex()}")
     if not _nb.crypto_core_ed25519_is_valid_point(_nb.crypto_core_ed25519_add(G, G)):
         fail("2·G is rejected")
     # `mul` treats an input that libsodium multiplied as validated: it must refuse
@@ -332,12 +306,11 @@ def self_test() -> None:
     for bad in ((2).to_bytes(32, "little"), (2**255 - 19 + 3).to_bytes(32, "little")):
         if _nb.crypto_core_ed25519_is_valid_point(bad):
             fail(f"the invalid encoding {bad.hex()} is accepted")
-        for scalarmult in (_nb.crypto_scalarmult_ed25519_noclamp, _scalarmult):
-            try:
-                scalarmult(one, bad)
-            except _LIB_ERRORS:
-                continue
-            fail(f"scalar multiplication accepts the invalid encoding {bad.hex()}")
+        try:
+            _nb.crypto_scalarmult_ed25519_noclamp(one, bad)
+        except _LIB_ERRORS:
+            continue
+        fail(f"scalar multiplication accepts the invalid encoding {bad.hex()}")
 
 
 self_test()
