@@ -94,6 +94,11 @@ class Table:
     def lobby_json(self) -> dict[str, Any] | None:
         """The lobby this home hosts, as a friend waiting there wants it: the game, its options
         and each seat (who, a friend or a bot, taken or empty); None when it hosts none."""
+        advert = getattr(self.seat, "advert", None)
+        if self.joined and isinstance(advert, dict):      # someone else's lobby: what its advert says
+            options = advert.get("options") if isinstance(advert.get("options"), dict) else {}
+            return {"game": str(advert.get("title", "")), "players": advert.get("players"), "seats": [],
+                    "seated": advert.get("seated", 0) + 1, "options": [[str(k), v] for k, v in sorted(options.items())]}
         the_lobby = getattr(self.seat, "lobby", None)
         if the_lobby is None or not self.hosted:
             return None
@@ -107,7 +112,14 @@ class Table:
                 "options": [[k, v] for k, v in sorted(the_lobby.options.items())]}
 
     def to_json(self) -> dict[str, Any]:
-        return {"key": self.key, "title": self.title, "state": self.state, "lines": self.lines,
+        advert = getattr(self.seat, "advert", None)
+        title = self.title
+        if self.joined and isinstance(advert, dict) and advert.get("title"):
+            title = str(advert["title"])[:80]              # "Sa-Rê", no longer "joining HOST:PORT"
+        state = self.state
+        if self.joined and isinstance(advert, dict) and state == "starting":
+            state = "lobby"                                # seated in its lobby, waiting for the others
+        return {"key": self.key, "title": title, "state": state, "lines": self.lines,
                 "lobby": self.lobby_json() if self.state in ("starting", "lobby") else None,
                 "wait_here": self.wait_here, "hosted": self.hosted, "joined": self.joined,
                 "declined": self.declined,

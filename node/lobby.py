@@ -611,7 +611,8 @@ async def join(key: SigningKey, host: str, port: int, my_port: int, secret: byte
                on_status: Callable[[str], None] = lambda s: None, expect_game: str | None = None,
                name: str = "", relay: Any = None, host_pin: bytes | None = None,
                join_timeout: float = JOIN_TIMEOUT, listen: Listen = _no_listen,
-               prepare: Callable[[bytes, int], None] | None = None) -> Setup:
+               prepare: Callable[[bytes, int], None] | None = None,
+               on_advert: Callable[[dict], None] | None = None) -> Setup:
     """Take a seat in the lobby at host:port (or through `relay`, an Endpoint in the lobby,
     whose host's key pin `host_pin` must then be given, asking again for up to `join_timeout`
     seconds while nobody answers); returns the Setup once the genesis is signed. With
@@ -626,6 +627,8 @@ async def join(key: SigningKey, host: str, port: int, my_port: int, secret: byte
                                         join_timeout=join_timeout, on_status=on_status)
     try:
         lobby_id = info["lobby"]
+        if on_advert is not None:                    # what a page shows while waiting: the game, its options
+            on_advert(info)
         await conn.send({"t": "join", "port": my_port, "name": clean_name(name)})
         on_status(f"joined lobby {lobby_id[:8]} for {info.get('title')} "
                   f"({info.get('seated', 0) + 1}/{info.get('players')} seated); waiting for players")

@@ -123,6 +123,8 @@ class Seat:
     """Each such bot's key and its seat, for the lobby."""
     lobby: Any = None
     """The lobby this node hosts while it is open (the home shows its seats from it)."""
+    advert: dict[str, Any] | None = None
+    """The advert of the lobby this node joined (the home shows its game and options)."""
 
 
 async def open_client_port(seat: Seat) -> TcpClientPort:
@@ -860,7 +862,8 @@ async def join_relayed(invite: str, seat: Seat) -> dict[str, Any] | None:
             try:
                 setup = await lobby.join(key, seat.relay.host, seat.relay.port, 0, os.urandom(32), seat.status,
                                          name=seat.name or "", relay=endpoint, host_pin=parsed.host_pin,
-                                         join_timeout=seat.join_timeout, listen=game_relay.listen)
+                                         join_timeout=seat.join_timeout, listen=game_relay.listen,
+                                         on_advert=partial(setattr, seat, "advert"))
             finally:
                 endpoint.close()
         return await play(setup, seat, None, relay=game_relay)
@@ -893,7 +896,8 @@ async def join(target: str | None, seat: Seat, discovery_port: int = discovery.D
     seat.port = listeners[0].socket.getsockname()[1]
     secret = os.urandom(32)
     setup = await lobby.join(key, address[0], address[1], seat.port, secret, seat.status,
-                             name=seat.name or "", host_pin=host_pin, prepare=_prepare(seat, secret, address))
+                             name=seat.name or "", host_pin=host_pin, prepare=_prepare(seat, secret, address),
+                             on_advert=partial(setattr, seat, "advert"))
     return await play(setup, seat, listeners)
 
 

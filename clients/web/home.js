@@ -149,6 +149,10 @@ function renderLobby(t) {
     const options = lobby.options.map(([k, v]) => `${k.replace(/_/g, " ")} ${typeof v === "string" ? v : JSON.stringify(v)}`);
     $("lobby-game").replaceChildren(`${lobby.players} players`,
                                     el("span", options.length ? ` · ${options.join(", ")}` : "", {class: "muted"}));
+    if (!lobby.seats.length)                         // a lobby joined: the host keeps the seats
+      $("lobby-game").append(el("div", `${lobby.seated} of ${lobby.players} seated when you joined, you included; ` +
+                                       "the game starts when every seat is taken", {class: "muted"}));
+    $("lobby-seats").hidden = !lobby.seats.length;
     $("lobby-seats").replaceChildren(...lobby.seats.map((s) => {
       const li = el("li", null, {"data-seat": s.seat, class: s.taken ? "taken" : "empty"});
       const kind = s.kind.endsWith(" bot") ? "bot" : s.kind;       // "search bot 2 (bot)", "Bea (friend)"
@@ -163,7 +167,7 @@ function renderLobby(t) {
   $("lobby-cli").hidden = !t.lines.length;
   if ($("lobby").dataset.shown !== t.key) {   // a new table: its lines open only when they are all it has
     $("lobby").dataset.shown = t.key;
-    $("lobby-cli").open = !t.hosted;
+    $("lobby-cli").open = !t.hosted && !t.joined;
   }
   $("lobby-lines").replaceChildren(...t.lines.map((l) => el("li", l)));
   const link = $("table-link");

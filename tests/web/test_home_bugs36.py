@@ -349,6 +349,12 @@ def test_a_friend_leaves_a_lobby_from_the_home(tmp_path: Path, browser):
         wait = WebDriverWait(browser, scaled(30))
         wait.until(lambda d: d.find_element(By.ID, "cancel").is_displayed())
         assert browser.find_element(By.ID, "cancel").text == "Leave this table"
+        wait.until(lambda d: d.find_element(By.ID, "lobby-game").is_displayed())     # the game and its options
+        assert _text(browser, "lobby-title") == "Dice duel (test fixture)"
+        assert _text(browser, "lobby-game").startswith("3 players · rounds 2\n2 of 3 seated when you joined")
+        assert "waiting for every seat" in _text(browser, "lobby-state")
+        assert not browser.find_element(By.ID, "lobby-lines").is_displayed()          # folded away
+        _shot(browser, "lobby-joined")
         browser.find_element(By.ID, "cancel").click()
         wait.until(lambda d: "you left this table" in _text(d, "lobby-state"))
         wait_until(lambda: taken() == 1, scaled(30), "Bea's seat free again at Ada's")
