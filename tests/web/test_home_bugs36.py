@@ -1,5 +1,11 @@
-"""Issue 36, the home: the host cancels a lobby it hosts (its joiners are told), and a Play
-again lobby a friend declined says so and offers Cancel; ..."""
+"""Issue 36, the home, in Chromium: the host cancels a lobby it hosts (its joiners are told)
+and a friend leaves one; a Play again lobby a friend declined says so and offers Cancel; the
+lobby reads as a table (game, options, seats, the invite once), not a log; the phone layout
+(390×844, both themes) fits the screen with 44 px tap targets; the game-over panel always has
+its badge and links; bots sit where New table put them; one name per player; the search bot's
+thinking time labelled; end reasons and abandon badges in words; Play again titled by its game;
+no "No games yet" before the list; Open tables name the host. CARAVAN_SHOTS=DIR keeps the
+screenshots the tests take."""
 
 from __future__ import annotations
 
