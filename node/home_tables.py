@@ -104,8 +104,9 @@ class Table:
             return None
         bots = dict(zip(getattr(self.seat, "bot_seats", None) or [], getattr(self.seat, "bot_kinds", None) or []))
         seats = [{"seat": 0, "name": the_lobby.name or "seat 0", "kind": "you", "taken": True}]
+        keys = getattr(self.seat, "bot_keys", None) or {}
         for i, joiner in enumerate(the_lobby.seating(), start=1):
-            kind = bots.get(i, "")
+            kind = bots.get(i, "") or (keys.get(joiner.key, "") if joiner else "")
             seats.append({"seat": i, "name": (joiner.name or f"seat {i}") if joiner else "",
                           "kind": f"{kind.partition('@')[0]} bot" if kind else "friend", "taken": joiner is not None})
         return {"game": the_lobby.title, "players": the_lobby.players, "seats": seats,

@@ -121,6 +121,8 @@ class Seat:
     whoever joins first (None: in the order they join, as `--with-bots`)."""
     bot_places: dict[bytes, int] = field(default_factory=dict)
     """Each such bot's key and its seat, for the lobby."""
+    bot_keys: dict[bytes, str] = field(default_factory=dict)
+    """Every bot started with this node: its key and kind (a lobby's page says which seat is a bot)."""
     lobby: Any = None
     """The lobby this node hosts while it is open (the home shows its seats from it)."""
     advert: dict[str, Any] | None = None
@@ -568,9 +570,11 @@ def start_bots(kinds: list[str], port: int | str, seat: Seat) -> list[Any]:
         if think:
             seed += ["--think", think]
         number = i
-        if seat.bot_seats is not None and i <= len(seat.bot_seats):     # its key now: the lobby seats it there
+        bot_key = load_identity(home).public                  # made now (the bot reads it): a page names it a bot
+        seat.bot_keys[bot_key] = kind
+        if seat.bot_seats is not None and i <= len(seat.bot_seats):     # the lobby seats it there
             number = seat.bot_seats[i - 1]
-            seat.bot_places[load_identity(home).public] = number
+            seat.bot_places[bot_key] = number
         procs.append(_bot_process(["join", target, "--bot", kind, "--name", f"{kind} bot {number}", *seed, *auth],
                                   home))
         seat.bot_homes.append(str(home))

@@ -369,3 +369,41 @@ def test_a_friend_leaves_a_lobby_from_the_home(tmp_path: Path, browser):
         for home in (ada, bea):
             home.proc.terminate()
             home.stop()
+
+
+def test_a_play_again_lobby_says_which_seat_is_a_bot(tmp_path: Path):
+    """Bug 16: in a Play again lobby (whose bots are seated again in the order they join) the
+    seats list still says which is a bot, not "heuristic bot 2 (friend)"."""
+    import trio
+
+    from tests.node.test_resume_memory import _play_page
+
+    ada, ada_url = start_home(tmp_path, "ada")
+    bea, bea_url = start_home(tmp_path, "bea")
+    try:
+        api(ada_url, "settings", {"name": "Ada"})
+        api(bea_url, "settings", {"name": "Bea"})
+        first = api(ada_url, "host", {"game": "fixture", "seats": ["friend", "bot:random"],
+                                      "options": {"rounds": "1"}})["table"]
+        invite = wait_until(lambda: _table(ada_url, first["key"])["invite"], scaled(60), "Ada's invite")
+        joined = api(bea_url, "join", {"invite": "127.0.0.1:" + invite.rsplit(":", 1)[1]})["table"]
+        pages = [wait_until(lambda u=u, k=k: _table(u, k)["state"] == "playing" and _table(u, k)["url"],
+                            scaled(60), "a table page") for u, k in ((ada_url, first["key"]), (bea_url, joined["key"]))]
+
+        async def both():
+            async with trio.open_nursery() as nursery:
+                for page in pages:
+                    nursery.start_soon(_play_page, page, None)
+        trio.run(both)
+        game = wait_until(lambda: [g for g in api(ada_url, "state")["games"] if g["state"] == "finished"],
+                          scaled(60), "the game over")[0]
+        again = api(ada_url, "rematch", {"game_id": game["game_id"]})["table"]
+        seats = wait_until(lambda: (lobby := _table(ada_url, again["key"])["lobby"])
+                           and sum(s["taken"] for s in lobby["seats"]) == 2 and lobby["seats"],
+                           scaled(60), "the bot back in the new lobby")
+        assert [(s["kind"], s["taken"]) for s in seats] == [("you", True), ("friend", False), ("random bot", True)] \
+            or [(s["kind"], s["taken"]) for s in seats] == [("you", True), ("random bot", True), ("friend", False)], seats
+    finally:
+        for home in (ada, bea):
+            home.proc.terminate()
+            home.stop()
