@@ -1049,27 +1049,36 @@ class GameNode:
 
 
 async def fetch_genesis(key: SigningKey, body: bytes, peers: dict[int, tuple[str, int]],
-                        within: float = ALONE_AFTER) -> tuple[bytes, dict[int, tuple[str, int]]]:
+                        within: float = ALONE_AFTER, relay: Any = None) -> tuple[bytes, dict[int, tuple[str, int]]]:
     """The signed genesis of the game whose body this seat signed, taken back from another
     seat's node (a node killed between its signature and storing the genesis: specs/node.md
     "Store"), with the addresses that node knows: (genesis, peers). Asks every known address
-    in turn, again and again, for `within` seconds; raises LookupError naming who was asked."""
+    (through `relay`, an Endpoint in the game: every other seat's key) in turn, again and
+    again, for `within` seconds; raises LookupError naming who was asked."""
     game_id = G.game_id_of(body)
     seats = list(G.wire.decode(body)["seats"])
     tried: list[str] = []
+    if relay is not None:
+        peers = {s: ("relay", 0) for s, k in enumerate(seats) if k != key.public}
+
+    async def open_link(seat: int, host: str, port: int) -> Any:
+        if relay is not None:
+            return await relay.dial(seats[seat])
+        return Connection(await trio.open_tcp_stream(host, port), f"{host}:{port}")
+
     with trio.move_on_after(within):
         while True:
             for seat, (host, port) in sorted(peers.items()):
+                where = "the broker" if relay is not None else f"{host}:{port}"
                 try:
                     with trio.fail_after(10):
-                        stream = await trio.open_tcp_stream(host, port)
-                        conn = Connection(stream, f"{host}:{port}")
+                        conn = await open_link(seat, host, port)
                         try:
                             conn.max_frame = HANDSHAKE_FRAME
                             peer = await handshake(conn, key, game_id, dialer=True)
                             conn.max_frame = MAX_FRAME
                             if peer != seats[seat]:
-                                raise HandshakeError(f"{host}:{port} is not seat {seat}")
+                                raise HandshakeError(f"{where} is not seat {seat}")
                             await conn.send({"t": "genesis?"})
                             while True:
                                 frame = await conn.recv()
@@ -1084,12 +1093,12 @@ async def fetch_genesis(key: SigningKey, body: bytes, peers: dict[int, tuple[str
                         raise FrameError("it sent another genesis")
                     known = {int(s): (str(a[0]), int(a[1])) for s, a in (frame.get("peers") or {}).items()
                              if type(a) is list and len(a) == 2}
-                    return raw, {**known, **{seat: (host, port)}}
+                    return raw, ({} if relay is not None else {**known, **{seat: (host, port)}})
                 except (OSError, trio.TooSlowError, HandshakeError, FrameError, trio.BrokenResourceError,
                         trio.ClosedResourceError, Rejected, ValueError, TypeError) as exc:
-                    if f"seat {seat} at {host}:{port}" not in tried:
-                        tried.append(f"seat {seat} at {host}:{port}")
-                    log.info("the genesis from seat %d at %s:%d: %s", seat, host, port, exc)
+                    if f"seat {seat} at {where}" not in tried:
+                        tried.append(f"seat {seat} at {where}")
+                    log.info("the genesis from seat %d at %s: %s", seat, where, exc)
             await trio.sleep(1.0)
     raise LookupError(f"no other seat's node gave back the signed genesis within {within:.0f} s "
                       f"(asked {', '.join(tried) or 'nobody: no address is known'})")

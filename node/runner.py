@@ -362,15 +362,18 @@ async def _take_genesis_back(store: GameStore, seat: Seat, peers: dict[str, Any]
     there): fetch the signed genesis from another seat's node, check it is the body it signed,
     and store it with the addresses that node knows."""
     body = store.signed_body()
-    if peers.get("relay"):
-        raise lobby.LobbyError(f"{store.dir / 'genesis.bin'} is missing: this seat signed the genesis through a "
-                               "broker and stopped before it was stored; copy genesis.bin from another player's "
-                               f"games/{store.dir.name}/ and resume")
     seat.status(f"game {store.dir.name[:16]}: this seat signed the genesis but did not store it; asking the "
-                "other seats' nodes for it", "resume")
+                "other seats' nodes for it" + (" through the broker" if seat.relay else ""), "resume")
     known = {int(k): (str(v[0]), int(v[1])) for k, v in (peers.get("peers") or {}).items()}
+    key = load_identity(seat.data_dir)
     try:
-        raw, found = await fetch_genesis(load_identity(seat.data_dir), body, known)
+        if seat.relay is not None:
+            from . import relay as relay_mod
+            scope = bytes.fromhex(store.dir.name)
+            async with relay_mod.connect(seat.relay, key.public, scopes=[scope]) as opened:
+                raw, found = await fetch_genesis(key, body, known, relay=opened.endpoint(scope))
+        else:
+            raw, found = await fetch_genesis(key, body, known)
     except LookupError as exc:
         raise lobby.LobbyError(f"{store.dir / 'genesis.bin'} is missing (this seat stopped right after signing "
                                f"it) and {exc}; caravan resume {store.dir.name[:16]} asks again") from None
@@ -855,7 +858,7 @@ async def join_relayed(invite: str, seat: Seat) -> dict[str, Any] | None:
     key = load_identity(seat.data_dir)
     if seat.client and seat.client.startswith("tcp:"):
         await open_client_port(seat)
-    scope = bytes.fromhex(lobby_id)
+    scope, secret = bytes.fromhex(lobby_id), os.urandom(32)
     async with relay_mod.connect(seat.relay, key.public, scopes=[]) as game_relay:   # as _host_relayed
         async with relay_mod.connect(seat.relay, key.public, scopes=[scope], max_frame=lobby.LOBBY_FRAME) as relay:
             found = await relay.lookup(lobby_id)
@@ -864,10 +867,11 @@ async def join_relayed(invite: str, seat: Seat) -> dict[str, Any] | None:
                             "anyway", "warning")
             endpoint = relay.endpoint(scope)
             try:
-                setup = await lobby.join(key, seat.relay.host, seat.relay.port, 0, os.urandom(32), seat.status,
+                setup = await lobby.join(key, seat.relay.host, seat.relay.port, 0, secret, seat.status,
                                          name=seat.name or "", relay=endpoint, host_pin=parsed.host_pin,
                                          join_timeout=seat.join_timeout, listen=game_relay.listen,
-                                         on_advert=partial(setattr, seat, "advert"))
+                                         on_advert=partial(setattr, seat, "advert"),
+                                         prepare=_prepare(seat, secret, None))
             finally:
                 endpoint.close()
         return await play(setup, seat, None, relay=game_relay)
@@ -916,6 +920,9 @@ async def resume(game_prefix: str, seat: Seat) -> dict[str, Any] | None:
         return ended
     secrets = store.secrets()
     peers = store.peers()
+    if seat.relay is None and peers.get("relay"):
+        from .relay_url import parse_relay_url, with_auth
+        seat.relay = with_auth(parse_relay_url(peers["relay"]), seat.relay_auth)
     if not store.exists() and store.signed_body() is not None:
         await _take_genesis_back(store, seat, peers)
     seat.port = seat.port or int(peers.get("port") or 0)
@@ -924,9 +931,6 @@ async def resume(game_prefix: str, seat: Seat) -> dict[str, Any] | None:
                         secrets["secret"], {int(k): tuple(v) for k, v in peers["peers"].items()},
                         [lobby.clean_name(known.get(str(i))) for i in range(len(G.parse(store.genesis()).seats))],
                         peers.get("spectators", not peers.get("relay")) is True)
-    if seat.relay is None and peers.get("relay"):
-        from .relay_url import parse_relay_url, with_auth
-        seat.relay = with_auth(parse_relay_url(peers["relay"]), seat.relay_auth)
     seat.status(f"resuming game {store.dir.name[:16]}" + (f" through the broker {seat.relay}" if seat.relay else ""),
                 "resume")
     seat.bot_homes = [h for h in seat_memory.recall(store.dir).get("bots") or [] if isinstance(h, str)]
