@@ -1021,9 +1021,10 @@ async def _join_again(game_id: str, game: str, seat: Seat, peers: dict[str, Any]
     key = load_identity(seat.data_dir)
     listeners = await trio.open_tcp_listeners(seat.port, host=seat.bind)
     seat.port = listeners[0].socket.getsockname()[1]
-    setup = await _when_open(who, partial(lobby.join, key, address[0], address[1], seat.port, os.urandom(32),
+    secret = os.urandom(32)
+    setup = await _when_open(who, partial(lobby.join, key, address[0], address[1], seat.port, secret,
                                           seat.status, expect_game=game, name=seat.name or "",
-                                          host_pin=key_pin(host_key)))
+                                          host_pin=key_pin(host_key), prepare=_prepare(seat, secret, address)))
     return await play(setup, seat, listeners)
 
 
