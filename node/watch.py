@@ -33,6 +33,7 @@ from protocol.session import Session
 from protocol.verify import Report, _error, verify_bytes
 
 from .cli_checks import host_port, join_target, port_number
+from .files import write_atomic
 from .frames import Connection, FrameError
 from .game import ALONE_AFTER, DIAL_BACKOFF, HANDSHAKE_FRAME, LINGER, MAX_UNAUTHENTICATED, _peer_name
 from .handshake import HandshakeError, HandshakeSlots, handshake
@@ -634,7 +635,10 @@ async def watch(target: str, out_dir: Path, out: Path | None, show: Any, say, re
         nursery.cancel_scope.cancel()
     path = out or out_dir / "watched" / f"{replica.genesis.game_id.hex()}.caravan"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(replica.transcript())
+    if out is None:                  # in the data dir: never through a link planted there (node/files.py)
+        write_atomic(path, replica.transcript(), 0o644)
+    else:                            # where the user said, as the user said it
+        path.write_bytes(replica.transcript())
     report = verify_bytes(path.read_bytes())
     if replica.error is not None:
         say(f"transcript so far (up to the message before the bad one): {path}", "transcript",
