@@ -425,9 +425,14 @@ class GameStore:
         return True
 
     def _write_error(self, exc: OSError) -> StoreWriteError:
+        """The line a failed write of the log stops the node with: the remedy said is the one
+        for the cause (a full disk, a link planted at the log's name, no right to write)."""
+        remedy = {errno.ENOSPC: "free some space", errno.EDQUOT: "free some space",
+                  errno.ELOOP: f"remove the link at {self.dir / 'messages.log'} (it is not the node's)",
+                  errno.EACCES: "give this user the right to write there",
+                  errno.EROFS: "make the disk writable"}.get(exc.errno, "fix that")
         return StoreWriteError(f"cannot write to {self.dir / 'messages.log'}: {exc.strerror or exc}; "
-                               "nothing more is signed — free some space and run caravan resume "
-                               f"{self.dir.name[:16]}")
+                               f"nothing more is signed — {remedy} and run caravan resume {self.dir.name[:16]}")
 
     def write_transcript(self, genesis_raw: bytes, log: list[bytes]) -> Path:
         """Write the transcript, unless the one already there says more (see `_keeps`)."""

@@ -37,3 +37,16 @@ def test_no_open_follows_a_link_planted_in_the_game_folder(tmp_path, name):
         again.append(b"\x01" * 40)
     assert name in str(failed.value), failed.value
     assert target.read_bytes() == PRECIOUS
+
+
+def test_a_link_at_the_log_is_named_as_the_cause_not_a_full_disk(tmp_path):
+    store, game_id = _store(tmp_path)
+    target = tmp_path / "outside"
+    target.write_bytes(PRECIOUS)
+    (store.dir / "messages.log").unlink(missing_ok=True)
+    os.symlink(target, store.dir / "messages.log")
+    again = GameStore(tmp_path / "data", game_id)
+    again.lock()
+    with pytest.raises(StoreError) as failed:
+        again.append(b"\x01" * 40)
+    assert "remove the link at" in str(failed.value) and "free some space" not in str(failed.value), failed.value
