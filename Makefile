@@ -15,13 +15,15 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # the whole suite in parallel (pytest-xdist; tests sharing something that cannot be shared
-# are kept on one worker with @pytest.mark.xdist_group), then the 15 slowest tests. Two
+# are kept on one worker with @pytest.mark.xdist_group), then the 15 tests with the most CPU
+# (user+sys of the test and the processes it reaped) with their wall time, and the run's
+# total CPU (tests/cpu_report.py; `--cpu-report-file=F` writes every test's). Two
 # workers per core: most tests wait on processes and sockets (on 2 cores, 4 workers ran the
 # node and relay tests in 77 s and 70 s where 2 took 98 s and 129 s). `make test WORKERS=2`
 # picks the number; one file alone: see CONTRIBUTING.md.
 WORKERS ?= $(shell echo $$((2 * $$(nproc 2>/dev/null || echo 1))))
 test: $(STAMP)
-	$(PY) -m pytest -n $(WORKERS) --dist loadgroup --durations=15
+	$(PY) -m pytest -n $(WORKERS) --dist loadgroup
 
 bench: $(STAMP)
 	$(PY) -m tests.benchmarks

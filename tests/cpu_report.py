@@ -116,9 +116,10 @@ class CpuReport:
             + (f" ({len(self.workers)} workers and the controller)" if self.workers else "")
             + f", {time.monotonic() - self.start_wall:.1f} s wall")
         tr.write_line(
-            "A test's CPU counts the child processes it reaped. A process it leaves running is "
-            "counted when it is reaped: the shared Chromium (one per worker, tests/web) and "
-            "the Ray cluster go to the test whose teardown stops them, or only to the run's total.")
+            "A test's CPU counts the child processes reaped while it ran. A process left running "
+            "is counted when it is reaped: the shared Chromium (one per worker, tests/web) and a "
+            "Ray cluster go to the test whose teardown stops them, a leftover process to whichever "
+            "test reaps it (CPU far above wall), or only to the run's total.")
 
 
 def pytest_configure(config: pytest.Config) -> None:
