@@ -35,9 +35,11 @@ CASES = [("sare", 2, "0.05", ["turn_limit=10"]), ("sabbat", 3, "0.05", []), ("no
 (Sa-Rê cut to 10 turns: its 30 cost three times the CPU and check the same)."""
 
 
-def host(tmp_path: Path, game: str, players: int, *extra: str, delay: str = "0.02") -> tuple[Node, int]:
-    """A host with random bots in the other seats (one node process each), on loopback."""
-    bots = ",".join(["random"] * (players - 1))
+def host(tmp_path: Path, game: str, players: int, *extra: str, delay: str = "0.02",
+         bots: int | None = None) -> tuple[Node, int]:
+    """A host with random bots in the other seats (one node process each; `bots` of them, the
+    other seats left for the test to fill), on loopback."""
+    bots = ",".join(["random"] * (players - 1 if bots is None else bots))
     h = Node(["host", game, "--players", str(players), "--bot", "random", "--with-bots", bots, "--no-discovery",
               "--bind", "127.0.0.1", "--time-limit", "0", "--bot-delay", delay, "--seed", "1", *extra],
              tmp_path / "host", tmp_path / "host.log")
@@ -74,9 +76,12 @@ def forging_node(genesis_raw: bytes, messages: list[bytes], bad: int, linger: fl
     async def fake_node(stream):
         conn = Connection(stream, "spectator")
         await handshake(conn, SigningKey.generate(), game_id, dialer=False)
-        await conn.send({"t": "genesis", "g": genesis_raw, "names": {}})
-        for raw in messages[:bad - 1] + [bytes(forged)] + messages[bad:]:
-            await conn.send({"t": "msg", "m": raw})
+        try:
+            await conn.send({"t": "genesis", "g": genesis_raw, "names": {}})
+            for raw in messages[:bad - 1] + [bytes(forged)] + messages[bad:]:
+                await conn.send({"t": "msg", "m": raw})
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            return                                # the watcher saw the forgery and hung up first
         await _closed(conn, linger)               # serves until the watcher hangs up, `linger` s at most
     return fake_node, chain.parse(messages[bad - 1]).author
 

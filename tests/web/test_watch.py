@@ -88,10 +88,17 @@ def resolved_handles(value, out: set[int]) -> set[int]:
 @pytest.mark.parametrize("game, players, options", CASES, ids=[f"{g}-{n}" for g, n, _ in CASES])
 def test_the_spectator_page_shows_only_the_public_game(tmp_path: Path, chrome, game: str, players: int,
                                                        options: list[str]):
-    h, port = host(tmp_path, game, players, *(arg for o in options for arg in ("-o", o)), delay="0.05")
+    # one seat stays empty until the watcher waits in the lobby: however slowly its page server
+    # starts, the game cannot be over before it watches
+    h, port = host(tmp_path, game, players, *(arg for o in options for arg in ("-o", o)), delay="0.05",
+                   bots=players - 2)
     w = Node(["watch", f"127.0.0.1:{port}", "--client", "web", "--no-browser", "--json", "--priority", "normal",
               "--out", str(tmp_path / "watched.caravan")], tmp_path / "watcher", tmp_path / "watcher.log")
     url = w.wait_for("web", timeout=30)["url"]
+    while "lobby" not in w.wait_for("status", timeout=60):     # "waiting in lobby …"
+        pass
+    last = Node(["join", f"127.0.0.1:{port}", "--bot", "random", "--bot-delay", "0.05", "--seed", "2",
+                 "--bind", "127.0.0.1"], tmp_path / "last", tmp_path / "last.log")
     w.wait_for("watching", timeout=60)
     chrome.get(url)
     badge = wait_until(lambda: re.fullmatch(r"verified so far: (\d+) messages", _badge(chrome)), 60, "the badge")
@@ -110,7 +117,7 @@ def test_the_spectator_page_shows_only_the_public_game(tmp_path: Path, chrome, g
     assert chrome.find_element("id", "decide").get_attribute("hidden") is not None
     assert console_errors(chrome) == []
     frames = ws_frames(chrome)
-    assert w.stop() == 0 and h.stop(timeout=60) == 0
+    assert w.stop() == 0 and h.stop(timeout=60) == 0 and last.stop(timeout=60) == 0
     wait_until(lambda: chrome.find_element("id", "conn").text == "the game is over; the watch has ended", 30,
                "the page saying the watch ended (not 'your node has stopped': a spectator has no node)")
     data = game_transcript(tmp_path)
