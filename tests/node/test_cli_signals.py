@@ -127,8 +127,7 @@ def test_end_of_input_at_the_terminal_pauses(tmp_path):
 def test_sigint_on_demo_stops_every_node_and_cleans_up(tmp_path):
     """^C during `caravan demo`: one line, exit 130, no traceback, no node process left running
     and no working folder left behind (unless --keep)."""
-    # search bots think for a second a decision: the game cannot end before the ^C, however slow the test
-    demo = subprocess.Popen([sys.executable, "-m", "node", "demo", "sare", "--players", "4", "--bot", "search", "--out",
+    demo = subprocess.Popen([sys.executable, "-m", "node", "demo", "sare", "--players", "4", "--out",
                              str(tmp_path / "d.caravan")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=env(), cwd=ROOT)
     try:
