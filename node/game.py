@@ -37,6 +37,7 @@ from protocol.session import ProofJob, Session
 
 from .frames import MAX_FRAME, Connection, FrameError, pack
 from .handshake import HandshakeError, HandshakeSlots, handshake
+from .spectators import LOBBY_WATCHERS_DUE
 from .store import CannotContinue, GameStore, StoreWriteError
 
 log = logging.getLogger("caravan.node")
@@ -1027,15 +1028,23 @@ class GameNode:
                                 await trio.sleep(SYNC_INTERVAL * 2)
                     if self.abandon_record is not written:
                         self._write_transcript()
-                    with trio.move_on_after(LINGER):     # the spectators get the record too
+                    with trio.move_on_after(self._linger()):     # the spectators get the record too
                         while self.spectators and not self.spectators.caught_up():
                             await trio.sleep(SYNC_INTERVAL / 2)
                 elif self.outcome == "complete":
-                    with trio.move_on_after(LINGER):
+                    with trio.move_on_after(self._linger()):
                         while not self.everyone_has_everything() or (self.spectators and not self.spectators.caught_up()):
                             await trio.sleep(SYNC_INTERVAL / 2)
             nursery.cancel_scope.cancel()
         return self.session.result() if self.outcome == "complete" else None
+
+    def _linger(self) -> float:
+        """How long to stay after the game for peers and spectators: LINGER, or longer while
+        a spectator told of the game in the lobby has yet to come (node/spectators.py)."""
+        if self.spectators and self.spectators.awaiting():
+            log.info("waiting up to %.0f s for the spectators the lobby told of this game", LOBBY_WATCHERS_DUE)
+            return max(LINGER, LOBBY_WATCHERS_DUE)
+        return LINGER
 
     def cut(self, seat: int) -> None:
         """Cut the link to `seat` and refuse it until `restore` (for tests of lossy networks)."""

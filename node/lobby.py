@@ -105,6 +105,8 @@ class Setup:
     """The players' chosen names by seat (not signed: shown to people, never trusted)."""
     spectators: bool = True
     """The host's choice: may this table be watched (node/spectators.py)."""
+    watchers: int = 0
+    """Spectators the lobby told the game id: the host's node waits for them after a short game."""
 
 
 @dataclass
@@ -320,15 +322,19 @@ class Lobby:
             self._watching.remove(conn)
             await conn.aclose()
 
-    async def _tell_watchers(self, gid: bytes) -> None:
+    async def _tell_watchers(self, gid: bytes) -> int:
         """Each waiting spectator learns the game id: through a broker it dials the host's node
-        in that game (over TCP the same port tells it). One that does not take it in 1 s misses it."""
+        in that game (over TCP the same port tells it). One that does not take it in 1 s misses
+        it. How many were told."""
+        told = 0
         for conn in list(self._watching):
             with trio.move_on_after(1):
                 try:
                     await conn.send({"t": "started", "game_id": gid})
+                    told += 1
                 except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                     pass
+        return told
 
     async def run(self, listeners: list[trio.SocketListener] | Any, secret: bytes,
                   task_status=trio.TASK_STATUS_IGNORED, listen: Listen = _no_listen) -> Setup:
@@ -390,7 +396,7 @@ class Lobby:
             for j in joiners:
                 await j.conn.send({"t": "start", "genesis": raw, "peers": peers, "names": names,
                                    "spectators": self.spectators})
-            await self._tell_watchers(gid)
+            setup.watchers = await self._tell_watchers(gid)
         except (FrameError, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
             raise LobbyError(f"a player dropped out while the genesis was signed: {exc}") from None
         return setup

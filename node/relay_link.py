@@ -4,7 +4,16 @@ gossip, resync and abandon code run over it unchanged.
 
 Each MQTT message is one frame: an 8-byte big-endian sequence number (in the clear), then
 the body: one type byte and a msgpack value. Types: "O" open (seq 0, dialer -> listener), "A"
-accept (seq 0, back), "D" data, "P" ping (keeps a quiet link alive), "C" close.
+accept (seq 0, back), "D" data, "P" ping (keeps a quiet link alive), "C" close, "K" ack (the
+count of sealed frames the receiver took, for the sender's window).
+
+A broker never pushes back (publishing returns at once) while the receiver holds only
+MAX_HELD frames: a burst (a spectator's history, a resync) from a fast sender to a slower
+receiver lost frames and the link closed as having lost one (issue 31). So sealed links have
+TCP's flow control: a sender has at most WINDOW sealed frames the receiver has not said it
+took; the receiver says so every ACK_EVERY frames its `recv` takes, and `send` waits for it.
+Frames are opened as they arrive (acks and pings are taken there and then, so a sender busy
+in a task that also reads still sees its window open), and the data waits for `recv`.
 
 Two numberings, per link and direction (issue 27): the frames of the handshake go before
 the link is sealed, in the clear, with the PRESEAL bit set in their seq; every frame after
@@ -43,7 +52,7 @@ from .frames import MAX_FRAME, FrameError, _no_ext, encode
 log = logging.getLogger("caravan.relay")
 
 _SEAL = sodium.crypto_secretstream_xchacha20poly1305_ABYTES
-OPEN, ACCEPT, DATA, PING, CLOSE, SEALED = b"O", b"A", b"D", b"P", b"C", b"S"
+OPEN, ACCEPT, DATA, PING, CLOSE, SEALED, ACK = b"O", b"A", b"D", b"P", b"C", b"S", b"K"
 PING_INTERVAL = 2.0
 """A link that sent nothing for this long sends a ping (the peer then knows it is alive)."""
 IDLE_TIMEOUT = 10.0
@@ -53,6 +62,11 @@ GAP_WAIT = 4.0
 MAX_HELD = 512
 MAX_HELD_BYTES = 8 << 20
 """Frames (and bytes) held per link ahead of the expected seq or competing for it; more are dropped."""
+WINDOW = 256
+"""Sealed frames a sender may have ahead of the receiver's last ack (well under MAX_HELD:
+the acks come every ACK_EVERY frames, pings and acks go outside the window)."""
+ACK_EVERY = 64
+"""The receiver acks after taking this many sealed frames since its last ack."""
 PRESEAL = 1 << 63
 """The seq bit of a frame sent before the link was sealed (the handshake's, in the clear)."""
 PRESEAL_HELD = 16
@@ -106,6 +120,11 @@ class RelayLink:
         self.forged = 0                              # frames refused for failing authentication
         self.oversized = 0                           # messages dropped as too big or too small to be frames
         self.accept_by: float | None = None          # a dialer's: recv fails if not accepted by then
+        self._acked = 0                              # our sealed frames the peer said it took
+        self._window = trio.Event()                  # set when an ack (or the end) came
+        self._acked_out = 0                          # the peer's frames we last said we took
+        self._ready: deque[tuple[int, bytes, bytes]] = deque()   # opened (seq, type, data) for recv
+        self._ready_bytes = 0
 
     # ------------------------------------------------------------------ sending
     def seal(self, push: Any, pull: Any) -> None:
@@ -123,6 +142,7 @@ class RelayLink:
         self._need = None
         if self._held:
             self._peer_sealed.set()
+            self._open_ready()
         if self._failed is None and not self._closed:
             seq, self._pre_seq = PRESEAL | self._pre_seq, self._pre_seq + 1
             self._publish(struct.pack(">Q", seq) + SEALED)
@@ -142,6 +162,9 @@ class RelayLink:
             with trio.move_on_after(PEER_SEAL_WAIT):
                 await self._peer_sealed.wait()
             self._peer_sealed.set()                  # a peer that says nothing: as before
+        while self._push is not None and self._out_seq - 1 - self._acked >= WINDOW and self._failed is None:
+            self._window = trio.Event()               # the receiver is behind: wait for its ack
+            await self._window.wait()
         if self._failed is not None or self._closed:
             raise trio.BrokenResourceError(self._failed or "link closed")
         self._send_body(DATA, encode(obj))
@@ -202,7 +225,8 @@ class RelayLink:
                     del self._held[seq]
                 return
             self._early.append((seq, body))
-        elif self._held_count >= MAX_HELD or self._held_bytes + len(body) > MAX_HELD_BYTES:
+        elif (self._held_count + len(self._ready) >= MAX_HELD
+              or self._held_bytes + self._ready_bytes + len(body) > MAX_HELD_BYTES):
             if not candidates:
                 del self._held[seq]
             log.warning("relay link %s: over %d frames held; one dropped", self.address, MAX_HELD)
@@ -210,6 +234,8 @@ class RelayLink:
         candidates.append(body)
         self._held_count += 1
         self._held_bytes += len(body)
+        if self._pull is not None:
+            self._open_ready()
         self._arrived.set()
 
     def _deliver_unsealed(self, body: bytes) -> None:
@@ -244,9 +270,24 @@ class RelayLink:
             self._failed = why
             self._arrived.set()
             self._peer_sealed.set()
+            self._window.set()
 
-    def _take(self) -> tuple[bytes, bytes] | None:
-        """The next authentic (type, data) at the expected seq, if one has arrived."""
+    def _open_ready(self) -> None:
+        """Open the frames held at the expected seq onwards: an ack or a ping is taken at once,
+        the rest waits (in order) for `recv`."""
+        while (body := self._take()) is not None:
+            kind, data = body[:1], body[1:]
+            if kind == ACK:
+                if len(data) == 8:
+                    self._acked = max(self._acked, struct.unpack(">Q", data)[0])
+                    self._window.set()
+            elif kind != PING:
+                self._ready.append((self._expect - 1, kind, data))
+                self._ready_bytes += len(data)
+        self._ack()
+
+    def _take(self) -> bytes | None:
+        """The next authentic frame body at the expected seq, if one has arrived."""
         candidates = self._held.get(self._expect)
         while candidates:
             body = candidates.pop(0)
@@ -265,9 +306,16 @@ class RelayLink:
             self._expect += 1
             self.last_heard = trio.current_time()
             self._gap_since = None
-            return body[:1], body[1:]
+            return body
         self._held.pop(self._expect, None)
         return None
+
+    def _ack(self) -> None:
+        """Tell the sender how far this side took its frames, every ACK_EVERY of them."""
+        taken = self._ready[0][0] - 1 if self._ready else self._expect - 1
+        if taken - self._acked_out >= ACK_EVERY and self._failed is None and not self._closed:
+            self._acked_out = taken
+            self._send_body(ACK, struct.pack(">Q", taken))
 
     async def _recv_unsealed(self, accept: Callable[[Any], bool] | None) -> Any:
         """The next unsealed frame that `accept` takes (any, without it; a close then is None)."""
@@ -310,14 +358,15 @@ class RelayLink:
         while True:
             if self._eof:
                 return None
-            got = self._take()
-            if got is not None:
-                kind, data = got
+            if self._ready:
+                _, kind, data = self._ready.popleft()
+                self._ready_bytes -= len(data)
+                self._ack()
                 if kind == CLOSE:
                     self._eof = True
                     return None
                 if kind != DATA:
-                    continue                          # a ping (or a stray open/accept)
+                    continue                          # a stray open/accept
                 if len(data) > self.max_frame:
                     raise FrameError(f"frame of {len(data)} bytes is over the {self.max_frame}-byte limit")
                 try:

@@ -488,7 +488,7 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
                                lambda: node_ref[0].player.knowledge if node_ref[0] else {})
         node = GameNode(store, key, decider, (seat.bind, seat.port), setup.peers, progress,
                         relay=relay.endpoint(setup.game_id) if relay is not None else None)
-        node.spectators = Spectators(node, setup.spectators)
+        node.spectators = Spectators(node, setup.spectators, expected=setup.watchers)
         node_ref[0] = node
         node.chat = Chat(store.dir, key, setup.game_id, list(genesis.seats), names)
         node.chat.send = node._send_all

@@ -28,6 +28,11 @@ PAGE = 64
 """Messages sent per turn of a spectator's feed before it looks at the game again."""
 SPECTATOR_FRAME = 256
 """The largest frame a spectator may send: it must send nothing, so any frame cuts it off."""
+LOBBY_WATCHERS_DUE = 20.0
+"""How long the node stays after its game for spectators its lobby told the game id that have
+not come yet (they dial the game within node/watch.py GAME_STARTS_WITHIN of hearing it): a
+short game, or a slow machine, must not end the game before they come. It stays no longer
+once each came."""
 
 REFUSED_NO = "this table does not allow spectators (its host chose --spectators no)"
 
@@ -39,19 +44,26 @@ class Spectators:
     `names()` gives the players' names (default: the game's peers.json)."""
 
     def __init__(self, node: Any, allowed: bool, limit: int = MAX_SPECTATORS,
-                 names: Callable[[], Any] | None = None):
+                 names: Callable[[], Any] | None = None, expected: int = 0):
         self.node, self.allowed, self.limit = node, allowed, limit
         self.names = names or (lambda: node.store.peers().get("names") or {})
         self.sent: dict[int, int] = {}           # spectator number -> messages of the log sent
-        self._next = 0
+        self.came = 0                            # spectators that dialled in (numbers them)
+        self.expected = expected                 # told the game id in the lobby: they will come
+
+    def awaiting(self) -> bool:
+        """Has a spectator the lobby told of the game not come yet?"""
+        return self.came < self.expected
 
     def caught_up(self) -> bool:
-        """Every spectator has been sent the whole log and the end (the node lingers for this)."""
-        return not self.sent
+        """Every spectator has been sent the whole log and the end, and those the lobby told
+        of the game came (the node lingers for this)."""
+        return not self.sent and not self.awaiting()
 
     async def serve(self, conn: Connection, address: str) -> None:
         """An authenticated link whose key holds no seat: a spectator, or refused with a reason."""
         why = None
+        self.came += 1                           # it came (refused or not): no longer awaited
         if not self.allowed:
             why = REFUSED_NO
         elif len(self.sent) >= self.limit:
@@ -62,7 +74,7 @@ class Spectators:
                 await conn.send({"t": "refused", "why": why})
             await conn.aclose()
             return
-        number, self._next = self._next, self._next + 1
+        number = self.came
         self.sent[number] = 0
         conn.max_frame = SPECTATOR_FRAME
         log.info("spectator %d at %s watching (%d of at most %d)", number, address, len(self.sent), self.limit)

@@ -245,6 +245,8 @@ async def _wait_in_lobby(conn: Connection, info: dict, where: str, say, key: Sig
         while (frame := await conn.recv()) is not None:
             if type(frame) is dict and frame.get("t") == "started" and type(frame.get("game_id")) is bytes:
                 game_id = frame["game_id"]
+                say(f"the game {game_id.hex()[:16]} started: joining it as a spectator", "status",
+                    game_id=game_id.hex())
     except (FrameError, trio.BrokenResourceError, trio.ClosedResourceError, OSError):
         pass
     await conn.aclose()
@@ -428,17 +430,30 @@ async def _reach_node(target: str, say, relay_auth: str | None) -> AsyncIterator
             patient = True
         if game_id not in endpoints:
             endpoints[game_id] = relay.endpoint(game_id)
-        link = await _dial_game(endpoints[game_id], inbox, target, game_id, patient)
-        try:
-            first = await _first(link, target)
-            if first["t"] != "hello" or first.get("scope") != game_id:
-                raise WatchError(f"the player at {target} is not in that game")
-            await handshake(link, key, game_id, dialer=True, received=first, expect=host_pin)
-        except BaseException:
+        for attempt in range(1, HANDSHAKE_TRIES + 1):      # a busy node (or this watcher) may time out
+            link = await _dial_game(endpoints[game_id], inbox, target, game_id, patient)
+            why: Exception | None = None
+            try:
+                first = await _first(link, target)
+                if first["t"] == "hello" and first.get("scope") == game_id:
+                    await handshake(link, key, game_id, dialer=True, received=first, expect=host_pin)
+                    return link, game_id
+            except (HandshakeError, FrameError, trio.BrokenResourceError, trio.ClosedResourceError, OSError,
+                    WatchError) as exc:
+                why = exc
+            except BaseException:
+                with trio.CancelScope(shield=True):
+                    await link.aclose()
+                raise
             with trio.CancelScope(shield=True):
                 await link.aclose()
-            raise
-        return link, game_id
+            if why is None:
+                raise WatchError(f"the player at {target} is not in that game")
+            if attempt == HANDSHAKE_TRIES:
+                raise WatchError(f"the handshake with the player at {target} failed {attempt} times, "
+                                 f"the last: {why}")
+            log.info("watch: the handshake with %s failed (%s); dialling again", target, why)
+        raise AssertionError("unreachable: the last attempt returns or raises")
 
     async with relay_mod.connect(with_auth(url, relay_auth), key.public) as relay:
         try:

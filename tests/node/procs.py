@@ -73,7 +73,19 @@ def node(args: list[str], data_dir: Path, log: Path, prefix: list[str] | None = 
                              "--json"], stdout=subprocess.PIPE, stderr=log.open("ab"), text=True, env=env(),
                             cwd=ROOT)
     proc.stdout = Drained(proc.stdout)
+    proc.log = log                              # type: ignore[attr-defined] - its tail goes into failures
     return proc
+
+
+def log_tail(proc: subprocess.Popen, lines: int = 12) -> str:
+    """The last lines the process wrote to its log (stderr), to say why it ended."""
+    log = getattr(proc, "log", None)
+    try:
+        text = log.read_text(errors="replace") if log else ""
+    except OSError:
+        text = ""
+    tail = text.splitlines()[-lines:]
+    return ("; its log ends:\n" + "\n".join(tail)) if tail else ""
 
 
 class _Deadline:
@@ -109,7 +121,7 @@ def read_until(proc: subprocess.Popen, kind: str, timeout: float = 30.0, count: 
             if not line:
                 if deadline.expired:
                     raise AssertionError(f"no {kind!r} line within {scaled(timeout):g} s (the process was killed)")
-                raise AssertionError(f"process ended before a {kind!r} line (exit {proc.wait()})")
+                raise AssertionError(f"process ended before a {kind!r} line (exit {proc.wait()}){log_tail(proc)}")
             msg = json.loads(line)
             if msg.get("type") == kind:
                 seen += 1

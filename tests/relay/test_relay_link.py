@@ -205,6 +205,65 @@ async def test_a_burst_sent_before_the_peer_sealed_arrives_whole():
     assert got == list(range(burst))
 
 
+def _sealed_pair():
+    """Two RelayLinks wired to each other in memory (a broker that never pushes back), sealed."""
+    from node.relay_link import RelayLink
+
+    links: dict[str, RelayLink] = {}
+    a = links["a"] = RelayLink(lambda p: links["b"].deliver(p), "a", lambda _: None, dialer=True)
+    b = links["b"] = RelayLink(lambda p: links["a"].deliver(p), "b", lambda _: None, dialer=False)
+    states = {}
+    for side in ("a", "b"):                             # one secretstream per direction
+        key = os.urandom(32)
+        push = sodium.crypto_secretstream_xchacha20poly1305_state()
+        header = sodium.crypto_secretstream_xchacha20poly1305_init_push(push, key)
+        pull = sodium.crypto_secretstream_xchacha20poly1305_state()
+        sodium.crypto_secretstream_xchacha20poly1305_init_pull(pull, header, key)
+        states[side] = (push, pull)
+    a.seal(states["a"][0], states["b"][1])
+    b.seal(states["b"][0], states["a"][1])
+    return a, b
+
+
+async def test_a_burst_to_a_slow_receiver_waits_instead_of_losing_frames():
+    """The fault of a CI run (issue 31): a player's node sent a late spectator the whole game
+    at once through the broker, which never pushes back; the spectator's link held MAX_HELD
+    frames, dropped the rest and closed as having lost one, and the spectator ended with an
+    unverified transcript. The sender now waits for the receiver's acks (a window, like TCP's)."""
+    from node.relay_link import MAX_HELD, WINDOW
+
+    a, b = _sealed_pair()
+    burst = 4 * MAX_HELD
+    sent = []
+    with trio.fail_after(timeout(20)):
+        async with trio.open_nursery() as nursery:
+            async def send_burst():
+                for n in range(burst):
+                    await a.send({"n": n, "pad": bytes(100)})
+                    sent.append(n)
+            nursery.start_soon(send_burst)
+            await trio.testing.wait_all_tasks_blocked()  # the receiver has not read yet: the sender waits
+            assert len(sent) == WINDOW
+            got = [(await b.recv())["n"] for _ in range(burst)]
+    assert got == list(range(burst))
+
+
+async def test_a_sender_that_never_reads_its_link_still_sees_the_window_open():
+    """A node answers a peer's frame from the task that reads the link (a resync): were acks
+    taken only by `recv`, that task, waiting for its window, would wait for ever."""
+    from node.relay_link import WINDOW
+
+    a, b = _sealed_pair()
+    with trio.fail_after(timeout(20)):
+        async with trio.open_nursery() as nursery:
+            async def read_all():
+                for n in range(3 * WINDOW):
+                    assert (await b.recv())["n"] == n
+            nursery.start_soon(read_all)
+            for n in range(3 * WINDOW):                    # a never calls recv
+                await a.send({"n": n})
+
+
 async def test_closing_an_endpoint_closes_the_links_nobody_served():
     """Links opened to an endpoint that only dials (a joiner's in a lobby) were registered with
     the relay and kept until the node left the broker; closing the endpoint closes them and

@@ -1,0 +1,68 @@
+"""A spectator who waited in the lobby but is slower than the whole game (issue 31: a CI run
+on a busy machine): the lobby told it the game id, the game was over before it dialled, and
+the host's node had already left, so the watcher failed with "no player's node answered".
+The host's node now waits after the game (node/spectators.py LOBBY_WATCHERS_DUE) for the
+spectators its lobby told of the game, and no longer than until each came."""
+
+from __future__ import annotations
+
+import trio
+
+from node import game as game_mod
+from node.spectators import Spectators
+from node.watch import Replica, open_feed
+from protocol import transcript
+from tests.helpers import timeout
+from tests.node.conftest import Cluster
+
+
+async def _start(c: Cluster, nursery, ended: dict[int, float]) -> list:
+    """Both nodes of the fixture game running; seat 0's lobby told one spectator of it."""
+    nodes = []
+    for i in range(2):
+        node = c.make(i)
+        node.spectators = Spectators(node, True, names=lambda: {}, expected=1 if i == 0 else 0)
+
+        async def run(node=node, i=i, task_status=trio.TASK_STATUS_IGNORED):
+            await node.run(task_status=task_status)
+            ended[i] = trio.current_time()
+        c.ports[i] = ("127.0.0.1", await nursery.start(run))
+        nodes.append(node)
+    return nodes
+
+
+async def test_the_host_waits_after_the_game_for_the_spectator_its_lobby_told(tmp_path, monkeypatch):
+    monkeypatch.setattr(game_mod, "LINGER", 0.0)        # no grace beyond the wait under test
+    c = Cluster(tmp_path, 2)
+    ended: dict[int, float] = {}
+    with trio.fail_after(timeout(60)):
+        async with trio.open_nursery() as nursery:
+            host = (await _start(c, nursery, ended))[0]
+            await host.finished.wait()
+            while 1 not in ended:                          # the other seat's node left (nothing awaited it)
+                await trio.sleep(0.05)
+            assert 0 not in ended, "the host's node left before the spectator its lobby told came"
+            conn, game_id = await open_feed(f"127.0.0.1:{c.ports[0][1]}", lambda *a, **k: None)
+            assert game_id == c.genesis.game_id
+            replica = Replica((await conn.recv())["g"], {})
+            while (frame := await conn.recv())["t"] == "msg":
+                assert await replica.receive(frame["m"]) is not None
+            assert frame["t"] == "end" and frame["outcome"] == "complete"
+            await conn.aclose()
+            nursery.cancel_scope.cancel()
+    assert replica.transcript() == transcript.dump(c.genesis.to_wire(), host.session.log)
+
+
+async def test_the_wait_for_a_told_spectator_who_never_comes_is_bounded(tmp_path, monkeypatch):
+    monkeypatch.setattr(game_mod, "LINGER", 0.0)
+    monkeypatch.setattr(game_mod, "LOBBY_WATCHERS_DUE", 1.0)
+    c = Cluster(tmp_path, 2)
+    ended: dict[int, float] = {}
+    with trio.fail_after(timeout(60)):
+        async with trio.open_nursery() as nursery:
+            host = (await _start(c, nursery, ended))[0]
+            await host.finished.wait()
+            over = trio.current_time()
+            while 0 not in ended:
+                await trio.sleep(0.05)
+    assert 1.0 <= ended[0] - over < 1.0 + timeout(5)
