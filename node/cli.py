@@ -511,6 +511,8 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--out", help="transcript file (default: demo-GAME.caravan)")
     m.add_argument("--seed", type=int, default=0, help="seed for the bots' choices")
     m.add_argument("--bot", choices=list(BOT_KINDS), default="heuristic")
+    m.add_argument("--bot-delay", type=check.seconds, default=0.0, metavar="SECONDS",
+                   help="let every bot think this long per decision (to follow the game as it is played)")
     m.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE")
     m.add_argument("--keep", action="store_true", help="keep the nodes' data and logs (removed otherwise)")
     _json_arg(m, "the host node's JSON lines, then one 'demo' summary object")

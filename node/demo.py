@@ -65,11 +65,12 @@ def run_demo(args: argparse.Namespace) -> int:
     out = Path(args.out or f"demo-{game}.caravan").resolve()
     work = Path(tempfile.mkdtemp(prefix="caravan-demo-"))
     options = [x for o in args.option for x in ("--option", o)]
+    pace = ["--bot-delay", str(args.bot_delay)] if args.bot_delay else []
     show = sys.stderr.isatty() and not args.json
     if not args.json:
         _say(f"demo: {engine.title}, {players} players, one process each (working folder {work})")
     started = time.monotonic()
-    host = _node(["host", game, "--players", str(players), "--bot", args.bot, "--seed", str(args.seed),
+    host = _node(["host", game, "--players", str(players), "--bot", args.bot, "--seed", str(args.seed), *pace,
                   "--no-discovery", "--out", str(out), *options], work / "seat0", work / "seat0.log", watch=True)
     procs = [host]
     keep = args.keep
@@ -90,7 +91,7 @@ def run_demo(args: argparse.Namespace) -> int:
         if not args.json:
             _say(f"demo: lobby on 127.0.0.1:{port}; starting {players - 1} joining nodes")
         for i in range(1, players):
-            procs.append(_node(["join", f"127.0.0.1:{port}", "--bot", args.bot, "--seed", str(args.seed + i)],
+            procs.append(_node(["join", f"127.0.0.1:{port}", "--bot", args.bot, "--seed", str(args.seed + i), *pace],
                                work / f"seat{i}", work / f"seat{i}.log"))
         result = None
         with progress_bar("demo: moves", None, show) as update:

@@ -126,9 +126,10 @@ def test_end_of_input_at_the_terminal_pauses(tmp_path):
 
 def test_sigint_on_demo_stops_every_node_and_cleans_up(tmp_path):
     """^C during `caravan demo`: one line, exit 130, no traceback, no node process left running
-    and no working folder left behind (unless --keep)."""
-    demo = subprocess.Popen([sys.executable, "-m", "node", "demo", "sare", "--players", "4", "--out",
-                             str(tmp_path / "d.caravan")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    and no working folder left behind (unless --keep). The bots think 0.2 s a decision, so the
+    game cannot be over before the ^C however fast the machine (on one core it was, 2 runs of 2)."""
+    demo = subprocess.Popen([sys.executable, "-m", "node", "demo", "sare", "--players", "4", "--bot-delay", "0.2",
+                             "--out", str(tmp_path / "d.caravan")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=env(), cwd=ROOT)
     try:
         said = []
