@@ -26,6 +26,7 @@ from node.handshake import inbox_of
 from node.relay_link import PRESEAL
 from node.relay_url import parse_relay_url
 from protocol.identity import SigningKey
+from tests.helpers import timeout
 from tests.node.conftest import games  # noqa: F401  (registers the fixture game)
 from tests.relay.conftest import broker  # noqa: F401  (a real Mosquitto on loopback)
 
@@ -46,7 +47,7 @@ async def test_partial_megabyte_frames_on_a_lan_lobby_are_bounded():
     streams: list[trio.SocketStream] = []
     tracemalloc.start()
     try:
-        with trio.fail_after(120):
+        with trio.fail_after(timeout(120)):
             async with trio.open_nursery() as nursery:
                 hosted = {}
 
@@ -88,7 +89,7 @@ async def test_partial_megabyte_frames_on_a_lan_lobby_are_bounded():
 
 
 FLOODER = """
-import os, struct, sys, time
+import itertools, os, struct, sys, time
 import msgpack
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
@@ -100,7 +101,7 @@ big = os.urandom(256 << 10)
 small = b"D" + msgpack.packb({"t": "hello", "v": 3, "scope": os.urandom(16), "key": os.urandom(32),
                               "nonce": os.urandom(32), "eph": os.urandom(32), "sig": os.urandom(64),
                               "pad": os.urandom(3 << 10)})
-for links in range(1, 401):
+for links in itertools.count(1):                 # until the test kills it
     topic = f"{prefix}/{os.urandom(8).hex()}/{os.urandom(8).hex()}"
     client.publish(topic, bytes(8) + b"O", qos=1)
     for n in range(1, 21):
@@ -149,7 +150,7 @@ async def test_flooding_links_on_a_broker_cannot_keep_the_joiner_out(broker):
     tracemalloc.start()
     flooder = None
     try:
-        with trio.fail_after(120):
+        with trio.fail_after(timeout(120)):
             async with trio.open_nursery() as nursery:
                 host_relay = await nursery.start(_connected, broker.url, host_key, the_lobby.lobby_id)
                 joiner_relay = await nursery.start(_connected, broker.url, joiner_key, the_lobby.lobby_id)
@@ -172,7 +173,9 @@ async def test_flooding_links_on_a_broker_cannot_keep_the_joiner_out(broker):
                     await trio.sleep(0.05)
                 most = max(most, _grown(base))
                 assert setup.game_id == hosted["setup"].game_id
-                assert 100 <= flooder.links < 400 and flooder.proc.poll() is None, "the flood went on"
+                # the joiner got in while the flood went on (it stops only when killed below):
+                # how many links it made by then depends on the two processes' share of the CPU
+                assert flooder.links >= 100 and flooder.proc.poll() is None, "the flood went on"
                 assert most < FLOOD_BOUND, f"the lobby host grew by {most >> 20} MiB"
                 assert the_lobby.handshakes.most <= lobby.MAX_PENDING
                 nursery.cancel_scope.cancel()
