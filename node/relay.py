@@ -60,6 +60,10 @@ ANNOUNCE_EXPIRY = 3600
 """A lobby announcement expires after this many seconds even if its host never clears it."""
 DISPATCH_BATCH = 64
 """Messages handed to the links in one go before trio's other tasks get a turn."""
+INBOUND_BYTES = 32 << 20
+"""Bytes of messages paho's thread may queue for trio: past it (a flood trio cannot keep up
+with) new messages are dropped there, at no cost; a genuine link that loses one closes and
+redials (its gap), as after any lost frame."""
 EARLY_OPENS = 32
 """Opens held for an endpoint not registered yet (a game a peer started a moment earlier)."""
 PACKET_OVERHEAD = 1024
@@ -116,6 +120,9 @@ class Relay:
         self.connected_once = False
         self.closing = False
         self._inbound: deque[tuple[str, bytes]] = deque()     # from paho's thread, in arrival order
+        self._queued_bytes = 0          # payload bytes ever queued (written by paho's thread only)
+        self._taken_bytes = 0           # ... and taken (by trio's only): no lock needed
+        self.dropped_inbound = 0                               # messages dropped over that bound
         self._drain_due = False                                # a _drain is scheduled in trio's
 
     # ------------------------------------------------------------------ paho's thread
@@ -144,6 +151,14 @@ class Relay:
         self._to_trio(self._connect_failed)
 
     def _on_message(self, client, userdata, msg) -> None:
+        size = len(msg.payload)
+        if self._queued_bytes - self._taken_bytes + size > INBOUND_BYTES:
+            self.dropped_inbound += 1
+            if self.dropped_inbound == 1:            # once: a flood's thousands would cost more
+                log.warning("relay %s: over %d MiB of messages waiting; dropping new ones (a flood?)",
+                            self.url, INBOUND_BYTES >> 20)
+            return
+        self._queued_bytes += size
         self._inbound.append((msg.topic, bytes(msg.payload)))
         if not self._drain_due:
             self._drain_due = True
@@ -199,6 +214,7 @@ class Relay:
                 topic, payload = self._inbound.popleft()
             except IndexError:
                 return
+            self._taken_bytes += len(payload)
             self._dispatch(topic, payload)
         if self._inbound and not self._drain_due:
             self._drain_due = True

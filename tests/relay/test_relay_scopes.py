@@ -3,6 +3,7 @@ only its lobby's links and no message over its largest frame (MQTT 5 Maximum Pac
 broker drops bigger ones, so a flood of junk megabytes costs the lobby host nothing), and a
 game's connection nothing until it listens in the game's scope."""
 
+import logging
 import os
 
 import trio
@@ -75,3 +76,22 @@ async def test_a_game_connection_takes_links_only_once_it_listens_in_the_game(br
                 nursery.cancel_scope.cancel()
     finally:
         outsider.close()
+
+
+async def test_a_flood_trio_cannot_keep_up_with_is_dropped_in_pahos_thread(caplog):
+    """paho's thread queues every message for trio; when trio falls behind (a flood on a slow
+    machine) the queue grew without bound. Now past INBOUND_BYTES new messages are dropped
+    there, counted and logged once, and trio still drains what was queued."""
+    from types import SimpleNamespace
+
+    r = relay.Relay(parse_relay_url("mqtt://127.0.0.1:1"), "0" * 16)
+    junk = SimpleNamespace(topic="caravan/v1/x/y/z/w", payload=bytes(64 << 10))
+    with caplog.at_level(logging.WARNING, "caravan.relay"):
+        for _ in range(2 * (relay.INBOUND_BYTES // len(junk.payload))):   # no checkpoint: trio cannot drain
+            r._on_message(None, None, junk)
+    assert sum(len(p) for _, p in r._inbound) <= relay.INBOUND_BYTES
+    assert r.dropped_inbound >= relay.INBOUND_BYTES // len(junk.payload) - 1
+    assert caplog.text.count("dropping new ones") == 1
+    await wait_until_async(lambda: not r._inbound, 10, "trio to drain the queue")
+    r._on_message(None, None, junk)                  # room again
+    assert len(r._inbound) == 1
