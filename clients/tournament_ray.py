@@ -56,6 +56,14 @@ def play_all(jobs: list[GameJob], address: str | None, progress: Callable[[int, 
         pending = {task.remote(job): (i, 0) for i, job in enumerate(jobs)}
         results: list[dict[str, Any] | None] = [None] * len(jobs)
         done = 0
+
+        def again(i: int, retries: int, what: str) -> None:
+            """Play game i again after `what` went wrong, or stop after RETRIES more tries."""
+            if retries >= RETRIES:
+                raise RayUnavailable(f"game {i + 1}: {what}, {retries + 1} times; stopping")
+            say(f"game {i + 1}: {what}; playing it again")
+            pending[task.remote(jobs[i])] = (i, retries + 1)
+
         while pending:
             ready, _ = ray.wait(list(pending), num_returns=1)
             i, retries = pending.pop(ready[0])
@@ -64,19 +72,11 @@ def play_all(jobs: list[GameJob], address: str | None, progress: Callable[[int, 
             except rex.RayTaskError as exc:      # the game itself failed: as locally, that is an error
                 raise exc.as_instanceof_cause() from None
             except rex.RayError as exc:          # its worker process or node was lost
-                if retries >= RETRIES:
-                    raise RayUnavailable(f"game {i + 1} lost its worker {retries + 1} times "
-                                         f"({type(exc).__name__}); stopping") from None
-                say(f"game {i + 1}: its worker was lost ({type(exc).__name__}); playing it again")
-                pending[task.remote(jobs[i])] = (i, retries + 1)
+                again(i, retries, f"its worker was lost ({type(exc).__name__})")
                 continue
             why = check_result(jobs[i], result)
             if why is not None:                  # a worker that lies, or a broken one: not counted
-                if retries >= RETRIES:
-                    raise RayUnavailable(f"game {i + 1}: the result its worker returned does not check ({why}), "
-                                         f"{retries + 1} times; stopping") from None
-                say(f"game {i + 1}: the result its worker returned does not check ({why}); playing it again")
-                pending[task.remote(jobs[i])] = (i, retries + 1)
+                again(i, retries, f"the result its worker returned does not check ({why})")
                 continue
             results[i] = result
             done += 1
