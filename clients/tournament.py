@@ -344,7 +344,7 @@ def run(game: str, players: int, entries: list[str], count: int, seed: int = 0, 
     results: list[dict[str, Any] | None] = [None] * count
     if ray is not None:
         from .tournament_ray import play_all
-        results = play_all(jobs_list, ray or None, progress, say)
+        results = play_all(jobs_list, play_one, check_result, ray or None, progress, say)
     elif jobs <= 1:
         for i, job in enumerate(jobs_list):
             results[i] = play_one(job)

@@ -4,7 +4,8 @@
     ray start --head                              # here; `ray start --address HEAD:6379` on the others
     caravan tournament sare --players 4 --bots search,heuristic --games 400 --ray HEAD:6379
 
-Each game is one task running the local runner's own `play_one` on the same GameJob (seeds
+Each game is one task running the local runner's own `play_one` on the same GameJob (both
+given by clients/tournament.py, which imports this module only for --ray: seeds
 derived from --seed and the game's number), and the results are folded in game order, so the
 standings are the ones `--jobs` gives for the same seed (with --iterations rather than the
 clock-bound --think for the search bot). A game whose worker or machine is lost is played
@@ -23,8 +24,6 @@ import logging
 import socket
 from typing import Any, Callable
 
-from .tournament import GameJob, check_result, play_one
-
 RETRIES = 3
 
 
@@ -32,10 +31,14 @@ class RayUnavailable(RuntimeError):
     """Ray is not installed or the cluster cannot be reached: one line for the user."""
 
 
-def play_all(jobs: list[GameJob], address: str | None, progress: Callable[[int, int], None] | None = None,
+def play_all(jobs: list[Any], play_one: Callable[[Any], dict[str, Any]],
+             check_result: Callable[[Any, Any], str | None], address: str | None,
+             progress: Callable[[int, int], None] | None = None,
              say: Callable[[str], None] = lambda text: None) -> list[dict[str, Any]]:
-    """Every job's result, in job order. `address`: the cluster's (HOST:PORT, ray://..., or
-    "auto"); None joins the cluster `ray start` runs on this machine, else starts a local one."""
+    """Every job's result (`play_one(job)` on a worker, checked by `check_result(job, result)`
+    here: None, or why it does not check), in job order. `address`: the cluster's (HOST:PORT,
+    ray://..., or "auto"); None joins the cluster `ray start` runs on this machine, else
+    starts a local one."""
     try:
         import ray
         from ray import exceptions as rex

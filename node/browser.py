@@ -9,7 +9,7 @@ import json
 from html import escape
 from pathlib import Path
 
-from .store import _write_private
+from .store import write_private
 
 
 def redirect_file(url: str, data_dir: Path, name: str = "open.html") -> Path:
@@ -19,7 +19,7 @@ def redirect_file(url: str, data_dir: Path, name: str = "open.html") -> Path:
     page = (f'<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0; url={escape(url)}">'
             f'<title>Caravan</title><script>location.replace({json.dumps(url)})</script>'
             f'<a href="{escape(url)}">Open Caravan</a>')
-    _write_private(path, page.encode())
+    write_private(path, page.encode())
     return path
 
 

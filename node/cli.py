@@ -16,6 +16,7 @@ from typing import Any, Callable
 from protocol import games
 
 from . import cli_checks as check, output, seat_memory
+from .cli_common import discovery_args, json_arg, main_exception
 from .cli_checks import UsageError
 from .cli_tools import (ReaderMayLeave, cmd_discover, cmd_games, cmd_options, cmd_simulate, cmd_verify, data_dir, json_line,
                         setup_logging)
@@ -41,24 +42,6 @@ def _seat(args: argparse.Namespace):
     if getattr(args, "spectators", None):
         seat.spectators = args.spectators == "yes"
     return seat
-
-
-def _leaves(exc: BaseException) -> list[BaseException]:
-    """The exceptions inside (nested) exception groups, in order."""
-    if isinstance(exc, BaseExceptionGroup):
-        return [leaf for sub in exc.exceptions for leaf in _leaves(sub)]
-    return [exc]
-
-
-def _main_exception(exc: BaseException) -> BaseException:
-    """What to report for an exception that may be a trio exception group: an interrupt
-    if any part is one, else the first part that is not a cancellation."""
-    import trio
-    leaves = _leaves(exc)
-    for leaf in leaves:
-        if isinstance(leaf, (KeyboardInterrupt, EOFError)):
-            return leaf
-    return next((leaf for leaf in leaves if not isinstance(leaf, trio.Cancelled)), leaves[0])
 
 
 def _run_node(args: argparse.Namespace, make: Callable[[Any], Any], seat: Any) -> int:
@@ -87,7 +70,7 @@ def _run_node(args: argparse.Namespace, make: Callable[[Any], Any], seat: Any) -
     try:
         result = trio.run(run_until_signal)
     except BaseException as exc:                     # noqa: BLE001 - reported, never a traceback
-        leaf = _main_exception(exc)
+        leaf = main_exception(exc)
         end_of_input = args.client == "terminal" and isinstance(leaf, ConnectionError)   # ^D at the prompt
         if signals_seen or end_of_input or isinstance(leaf, (KeyboardInterrupt, EOFError)):
             return _paused(args, seat)
@@ -249,7 +232,7 @@ def cmd_app(args: argparse.Namespace) -> int:
     try:
         trio.run(main)
     except BaseException as exc:                     # noqa: BLE001 - one line, never a traceback
-        leaf = _main_exception(exc)
+        leaf = main_exception(exc)
         if isinstance(leaf, KeyboardInterrupt):
             return EXIT_OK
         if isinstance(leaf, OSError):
@@ -289,13 +272,13 @@ def _app_parser(sub: Any) -> None:
     a.add_argument("--discovery-bind", default="0.0.0.0", help="address to listen for announcements on")
     a.add_argument("-v", "--verbose", action="count", default=0,
                    help="logs on stderr (-vv: debug), and the bots' in their node.log")
-    _json_arg(a, 'one JSON line: {"type": "web", "url": ...}')
+    json_arg(a, 'one JSON line: {"type": "web", "url": ...}')
     a.set_defaults(func=cmd_app)
 
     f = sub.add_parser("forget", help="move a stored game's folder to the trash folder (the home's Forget)")
     f.add_argument("game_id", help="the game id, or a unique prefix of it (caravan games lists them)")
     f.add_argument("--data-dir", help="where keys and games are kept (default: the user data directory)")
-    _json_arg(f, 'one JSON line: {"type": "forgotten", "game_id", "path"}')
+    json_arg(f, 'one JSON line: {"type": "forgotten", "game_id", "path"}')
     f.set_defaults(func=cmd_forget)
 
 
@@ -331,10 +314,6 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
-def _json_arg(p: argparse.ArgumentParser, text: str = "JSON lines on stdout (specs/cli.md)") -> None:
-    p.add_argument("--json", action="store_true", help=text)
-
-
 def _node_args(p: argparse.ArgumentParser) -> None:
     d = p.add_argument_group("how this seat decides (choose one)")
     d.add_argument("--bot", choices=["random", "heuristic", "search"], help="an in-process bot")
@@ -361,22 +340,13 @@ def _node_args(p: argparse.ArgumentParser) -> None:
     n.add_argument("--seed", type=int, help="seed for the bot's own choices (not for the game's dice)")
     n.add_argument("--bot-delay", type=check.seconds, default=0.0, metavar="SECONDS",
                    help="let an in-process bot think this long per decision (to watch a game)")
-    _json_arg(n, "JSON lines on stdout instead of human status on stderr (specs/cli.md)")
+    json_arg(n, "JSON lines on stdout instead of human status on stderr (specs/cli.md)")
     n.add_argument("--relay-auth", metavar="FILE", help="the MQTT broker's USER:PASSWORD, the first line of FILE "
                    "(kept off the command line; for --relay, an invite, or a resumed relayed game)")
     n.add_argument("--trace", metavar="FILE", help="append message sign/apply times to FILE (for benchmarks)")
     n.add_argument("-q", "--quiet", action="store_true", help="no human status output")
     n.add_argument("--with-parent", action="store_true", help=argparse.SUPPRESS)   # a person's bot: pause with it
     n.add_argument("-v", "--verbose", action="count", default=0, help="debug logs on stderr (-vv: more)")
-
-
-def _discovery_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--discovery-port", type=check.udp_port, default=check.DISCOVERY_PORT,
-                   help="UDP port of lobby announcements")
-    p.add_argument("--discovery-bind", default="0.0.0.0", help="address to listen for announcements on")
-    p.add_argument("--wait", type=check.seconds, default=3.0, help="seconds to listen for announcements")
-    p.add_argument("--via", choices=["udp", "mdns", "both"], default="both",
-                   help="UDP beacon, mDNS/DNS-SD (needs python-zeroconf), or both (default)")
 
 
 def _version() -> str:
@@ -414,7 +384,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--jobs", type=check.count, metavar="N",
                    help="processes checking signatures and deck proofs at once: the replay and N-1 "
                         "workers (default 1: a worker pays only on a large transcript with a spare core)")
-    _json_arg(v, "print one JSON object instead of text")
+    json_arg(v, "print one JSON object instead of text")
     v.set_defaults(func=cmd_verify)
 
     s = sub.add_parser("simulate", help="play many engine-only games among bots (no network, no crypto)")
@@ -426,7 +396,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
                    help="a game option (caravan options GAME lists them)")
     s.add_argument("-q", "--quiet", action="store_true", help="no progress output")
-    _json_arg(s, "one JSON object with the rates and wins")
+    json_arg(s, "one JSON object with the rates and wins")
     s.set_defaults(func=cmd_simulate)
 
     h = sub.add_parser("host", help="open a lobby on this machine and play when every seat is taken",
@@ -463,7 +433,7 @@ def build_parser() -> argparse.ArgumentParser:
     j.add_argument("--join-timeout", type=check.seconds, default=60.0, metavar="SECONDS",
                    help="through a broker: how long to keep asking a lobby whose host does not answer "
                         "(a busy host answers late; default 60)")
-    _discovery_args(j)
+    discovery_args(j)
     _node_args(j)
     j.set_defaults(func=cmd_join)
 
@@ -490,18 +460,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     g = sub.add_parser("games", help="list the games stored on this machine and where each stands")
     g.add_argument("--data-dir", help="where keys and games are kept (default: the user data directory)")
-    _json_arg(g, "one JSON object per game")
+    json_arg(g, "one JSON object per game")
     g.set_defaults(func=cmd_games)
 
     o = sub.add_parser("options", help="list a game's options: values, default and meaning")
     o.add_argument("game", help=game_names)
     o.add_argument("--players", type=int, default=None, help="show the defaults for this many players")
-    _json_arg(o, "one JSON object per option")
+    json_arg(o, "one JSON object per option")
     o.set_defaults(func=cmd_options)
 
     d = sub.add_parser("discover", help="list open lobbies on the LAN")
-    _discovery_args(d)
-    _json_arg(d, "one JSON object per lobby, then one saying how it listened")
+    discovery_args(d)
+    json_arg(d, "one JSON object per lobby, then one saying how it listened")
     d.add_argument("-v", "--verbose", action="count", default=0, help="debug logs on stderr")
     d.set_defaults(func=cmd_discover)
 
@@ -515,7 +485,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="let every bot think this long per decision (to follow the game as it is played)")
     m.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE")
     m.add_argument("--keep", action="store_true", help="keep the nodes' data and logs (removed otherwise)")
-    _json_arg(m, "the host node's JSON lines, then one 'demo' summary object")
+    json_arg(m, "the host node's JSON lines, then one 'demo' summary object")
     m.set_defaults(func=cmd_demo)
 
     _app_parser(sub)
@@ -578,7 +548,7 @@ def _main(argv: list[str] | None) -> int:
     except BaseException as exc:                     # noqa: BLE001 - one line, never a traceback
         if isinstance(exc, SystemExit) or verbose:
             raise
-        leaf = _main_exception(exc)
+        leaf = main_exception(exc)
         if isinstance(leaf, KeyboardInterrupt):
             print(f"{command}: interrupted", file=sys.stderr)
             return EXIT_INTERRUPTED

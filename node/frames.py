@@ -20,7 +20,8 @@ class FrameError(Exception):
     """The peer broke framing (oversized frame, closed mid-frame, too slow, bad payload)."""
 
 
-def _no_ext(code: int, data: bytes) -> Any:
+def no_ext(code: int, data: bytes) -> Any:
+    """msgpack's ext_hook for frames: no extension type is ever valid in one."""
     raise ValueError(f"msgpack extension type {code} in a frame")
 
 
@@ -101,7 +102,7 @@ class Connection:
         try:
             # transport frames are not signed or hashed, so plain msgpack is enough; the
             # signed messages inside are checked canonically by the session
-            return msgpack.unpackb(data, raw=False, strict_map_key=False, ext_hook=_no_ext)
+            return msgpack.unpackb(data, raw=False, strict_map_key=False, ext_hook=no_ext)
         except (ValueError, TypeError, msgpack.UnpackException) as exc:
             raise FrameError(f"undecodable frame: {type(exc).__name__}: {exc}") from None
 

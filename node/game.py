@@ -579,7 +579,7 @@ class GameNode:
                 self._wake()
 
     async def _incoming(self, stream: trio.SocketStream) -> None:
-        await self._accept(Connection(stream, _peer_name(stream)))
+        await self._accept(Connection(stream, peer_name(stream)))
 
     async def _accept(self, conn: Connection) -> None:
         """An incoming link (a TCP connection, or a relay link): handshake, then serve it."""
@@ -1113,7 +1113,7 @@ async def fetch_genesis(key: SigningKey, body: bytes, peers: dict[int, tuple[str
                       f"(asked {', '.join(tried) or 'nobody: no address is known'})")
 
 
-def _peer_name(stream: Any) -> str:
+def peer_name(stream: Any) -> str:
     try:
         host, port = stream.socket.getpeername()[:2]
         return f"{host}:{port}"

@@ -26,7 +26,7 @@ from protocol import games
 
 from . import cli_checks as check, discovery, seat_memory
 from .home_tables import Network, Tables, forget, one_line
-from .store import _write_private
+from .store import write_private
 from .stored import stored_games
 from .web import STATIC
 from .web_guard import LocalOnly
@@ -54,7 +54,7 @@ def load_settings(data_dir: Path) -> dict[str, Any]:
 
 def save_settings(data_dir: Path, data: dict[str, Any]) -> None:
     data_dir.mkdir(parents=True, exist_ok=True)
-    _write_private(data_dir / SETTINGS_FILE, json.dumps(data).encode())
+    write_private(data_dir / SETTINGS_FILE, json.dumps(data).encode())
 
 
 def catalog(players: dict[str, int] | None = None) -> list[dict[str, Any]]:

@@ -14,10 +14,12 @@ from typing import Any
 import trio
 
 from . import runner, seat_memory
+from .cli_common import main_exception
 from .lobby import LobbyError
+from .output import Status
 
 
-class TableStatus(runner.Status):
+class TableStatus(Status):
     """The node's status lines, kept for the page instead of printed."""
 
     def __init__(self, table: "Table"):
@@ -273,10 +275,9 @@ def one_line(exc: BaseException) -> str:
 def describe_failure(exc: BaseException) -> str:
     """One line for the page: the failure inside trio's exception groups, named as the CLI
     names it (a known kind by its message, anything else with its type: a bug)."""
-    from .cli import _main_exception
     from .watch import WatchError
 
-    leaf = _main_exception(exc)
+    leaf = main_exception(exc)
     known = (LobbyError, WatchError, LookupError, ValueError, OSError, ConnectionError)
     return one_line(leaf) if isinstance(leaf, known) else f"{type(leaf).__name__}: {one_line(leaf)}"
 

@@ -482,7 +482,7 @@ HANDSHAKE_TRIES = 4
 fresh connection, this many times in all, with a growing pause."""
 
 
-async def _open_tcp(host: str, port: int, where: str) -> Connection:
+async def open_tcp(host: str, port: int, where: str) -> Connection:
     try:
         with trio.fail_after(10):
             stream = await trio.open_tcp_stream(host, port)
@@ -577,7 +577,7 @@ async def _enter(key: SigningKey, host: str, port: int, expect_game: str | None,
         conn: Connection | None = None
         try:
             if relay is None:
-                conn = await _open_tcp(host, port, where)
+                conn = await open_tcp(host, port, where)
                 info = await _first_frame(conn, where)
                 advertised = info.get("lobby")
                 if type(advertised) is not str:

@@ -17,9 +17,11 @@ import json
 import logging
 import os
 import re
+import sys
 import threading
-import unicodedata
 import time
+import unicodedata
+from typing import Any, Callable
 
 log = logging.getLogger("caravan.output")
 
@@ -186,3 +188,37 @@ class StderrHandler(logging.Handler):
             stderr().line(self.format(record))
         except Exception:
             self.handleError(record)
+
+
+class Status:
+    """Human status on stderr (rich when available; NO_COLOR respected), or JSON lines on
+    stdout with --json."""
+
+    def __init__(self, json_lines: bool = False, quiet: bool = False):
+        self.json_lines, self.quiet = json_lines, quiet
+        self.lobby_page: Callable[[str], None] | None = None
+        """--client web before the game: the page shows the lobby's lines too."""
+        self.console = None
+        self.piped = stderr_is_a_pipe()
+        """stderr is a pipe: lines go through a writer that never blocks (node/output.py)."""
+        if not json_lines and not self.piped:
+            try:
+                from rich.console import Console
+                self.console = Console(stderr=True, highlight=False)
+            except ImportError:
+                pass
+
+    def __call__(self, text: str, kind: str = "status", **fields: Any) -> None:
+        if self.lobby_page is not None and kind in ("lobby", "invite", "hint", "status", "bots", "genesis", "warning",
+                                                    "lobby_seats"):
+            self.lobby_page(text)
+        if self.json_lines:                     # never blocks: a reader may stop reading (node/output.py)
+            stdout().line(json.dumps({"type": kind, "text": text, **fields}, default=str))
+        elif not self.quiet:
+            text = plain(text, lines=True)      # a remote string never drives the terminal
+            if self.piped:
+                stderr().line(text)
+            elif self.console is not None:
+                self.console.print(text, markup=False)
+            else:
+                print(text, file=sys.stderr, flush=True)

@@ -47,7 +47,7 @@ import nacl.bindings as sodium
 import nacl.exceptions
 import trio
 
-from .frames import MAX_FRAME, FrameError, _no_ext, encode
+from .frames import MAX_FRAME, FrameError, encode, no_ext
 
 log = logging.getLogger("caravan.relay")
 
@@ -248,7 +248,7 @@ class RelayLink:
             value = _CLOSED
         elif kind == DATA:
             try:
-                value = msgpack.unpackb(data, raw=False, strict_map_key=False, ext_hook=_no_ext)
+                value = msgpack.unpackb(data, raw=False, strict_map_key=False, ext_hook=no_ext)
             except (ValueError, TypeError, msgpack.UnpackException):
                 self.dropped += 1
                 return
@@ -370,7 +370,7 @@ class RelayLink:
                 if len(data) > self.max_frame:
                     raise FrameError(f"frame of {len(data)} bytes is over the {self.max_frame}-byte limit")
                 try:
-                    return msgpack.unpackb(data, raw=False, strict_map_key=False, ext_hook=_no_ext)
+                    return msgpack.unpackb(data, raw=False, strict_map_key=False, ext_hook=no_ext)
                 except (ValueError, TypeError, msgpack.UnpackException) as exc:
                     raise FrameError(f"undecodable frame: {type(exc).__name__}: {exc}") from None
             if self._failed is not None:

@@ -29,6 +29,7 @@ from protocol.identity import fingerprint
 from protocol.verify import verify_bytes
 
 from . import discovery, lobby, mdns, output, seat_memory
+from .output import Status
 from .client_api import BotDecider, ClientDecider, TcpClientPort, spawn_bot, stdio_channel
 from .chat import Chat
 from .game import GameNode, Progress, fetch_genesis
@@ -37,40 +38,6 @@ from .spectators import Spectators
 from .store import GameStore, load_identity
 
 log = logging.getLogger("caravan.runner")
-
-
-class Status:
-    """Human status on stderr (rich when available; NO_COLOR respected), or JSON lines on
-    stdout with --json."""
-
-    def __init__(self, json_lines: bool = False, quiet: bool = False):
-        self.json_lines, self.quiet = json_lines, quiet
-        self.lobby_page: Callable[[str], None] | None = None
-        """--client web before the game: the page shows the lobby's lines too."""
-        self.console = None
-        self.piped = output.stderr_is_a_pipe()
-        """stderr is a pipe: lines go through a writer that never blocks (node/output.py)."""
-        if not json_lines and not self.piped:
-            try:
-                from rich.console import Console
-                self.console = Console(stderr=True, highlight=False)
-            except ImportError:
-                pass
-
-    def __call__(self, text: str, kind: str = "status", **fields: Any) -> None:
-        if self.lobby_page is not None and kind in ("lobby", "invite", "hint", "status", "bots", "genesis", "warning",
-                                                    "lobby_seats"):
-            self.lobby_page(text)
-        if self.json_lines:                     # never blocks: a reader may stop reading (node/output.py)
-            output.stdout().line(json.dumps({"type": kind, "text": text, **fields}, default=str))
-        elif not self.quiet:
-            text = output.plain(text, lines=True)      # a remote string never drives the terminal
-            if self.piped:
-                output.stderr().line(text)
-            elif self.console is not None:
-                self.console.print(text, markup=False)
-            else:
-                print(text, file=sys.stderr, flush=True)
 
 
 @dataclass
@@ -566,8 +533,8 @@ def start_bots(kinds: list[str], port: int | str, seat: Seat) -> list[Any]:
         seed = [] if seat.seed is None else ["--seed", str(seat.seed + i)]
         auth: list[str] = []
         if seat.relay is not None and seat.relay.username is not None:
-            from .store import _write_private
-            _write_private(home / "relay-auth", f"{seat.relay.username}:{seat.relay.password or ''}\n".encode())
+            from .store import write_private
+            write_private(home / "relay-auth", f"{seat.relay.username}:{seat.relay.password or ''}\n".encode())
             auth = ["--relay-auth", str(home / "relay-auth")]
         kind, _, think = kind.partition("@")                  # the home's "search@SECONDS"
         if think:

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .store import _write_private
+from .store import write_private
 
 SEAT_FILE = "seat.json"
 
@@ -33,7 +33,7 @@ def remember(game_dir: Path, seat: Any) -> None:
     before = recall(game_dir)
     for key, value in (("bots", seat.bot_homes), ("bot_kinds", seat.bot_kinds), ("role", seat.role)):
         memory[key] = value or before.get(key)
-    _write_private(game_dir / SEAT_FILE, json.dumps(memory).encode())
+    write_private(game_dir / SEAT_FILE, json.dumps(memory).encode())
 
 
 def recall(game_dir: Path) -> dict[str, Any]:

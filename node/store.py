@@ -65,7 +65,7 @@ def default_data_dir() -> Path:
     return Path(base) / "caravan"
 
 
-def _write_private(path: Path, data: bytes) -> None:
+def write_private(path: Path, data: bytes) -> None:
     """Atomically replace `path` with `data`, readable by the owner only, following no link
     planted there (node/files.py)."""
     try:
@@ -85,7 +85,7 @@ def load_identity(data_dir: Path) -> SigningKey:
                              "backup: games signed with it cannot be continued without it")
         return SigningKey.from_seed(seed)
     key = SigningKey.generate()
-    _write_private(path, key.seed())
+    write_private(path, key.seed())
     return key
 
 
@@ -152,7 +152,7 @@ class GameStore:
         os.chmod(store.dir, 0o700)
         store.save_secrets(secrets)
         store.save_peers(peers)
-        _write_private(store.dir / "genesis.bin", genesis_raw)     # last: the store is whole once it exists
+        write_private(store.dir / "genesis.bin", genesis_raw)     # last: the store is whole once it exists
         store.drop_body()
         return store
 
@@ -168,7 +168,7 @@ class GameStore:
         os.chmod(store.dir, 0o700)
         store.save_secrets(secrets)
         store.save_peers(peers)
-        _write_private(store.dir / BODY_FILE, body)
+        write_private(store.dir / BODY_FILE, body)
         return store
 
     def signed_body(self) -> bytes | None:
@@ -182,7 +182,7 @@ class GameStore:
 
     def save_genesis(self, raw: bytes) -> None:
         """Store the signed genesis fetched back for a prepared store (checked by the caller)."""
-        _write_private(self.dir / "genesis.bin", raw)
+        write_private(self.dir / "genesis.bin", raw)
         self.drop_body()
 
     def drop_body(self) -> None:
@@ -292,7 +292,7 @@ class GameStore:
 
     # -- secrets and peers
     def save_secrets(self, secrets: dict[str, Any]) -> None:
-        _write_private(self.dir / "secrets.bin", wire.encode(secrets))
+        write_private(self.dir / "secrets.bin", wire.encode(secrets))
 
     def secrets(self) -> dict[str, Any]:
         path = self.dir / "secrets.bin"
@@ -310,7 +310,7 @@ class GameStore:
         return s
 
     def save_peers(self, peers: dict[str, Any]) -> None:
-        _write_private(self.dir / "peers.json", json.dumps(peers, indent=1, sort_keys=True).encode())
+        write_private(self.dir / "peers.json", json.dumps(peers, indent=1, sort_keys=True).encode())
 
     def peers(self) -> dict[str, Any]:
         path = self.dir / "peers.json"
@@ -444,7 +444,7 @@ class GameStore:
             old = None
         if old is not None and old != data and _keeps(old, data):
             return path
-        _write_private(path, data)
+        write_private(path, data)
         os.chmod(path, 0o644)
         return path
 

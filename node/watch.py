@@ -30,15 +30,16 @@ from protocol.errors import Rejected
 from protocol.identity import SigningKey
 from protocol.need import EngineFault
 from protocol.session import Session
-from protocol.verify import Report, _error, verify_bytes
+from protocol.verify import Report, error_report, verify_bytes
 
 from .cli_checks import host_port, join_target, port_number
+from .cli_common import discovery_args, main_exception
 from .files import write_atomic
 from .frames import Connection, FrameError
-from .game import ALONE_AFTER, DIAL_BACKOFF, HANDSHAKE_FRAME, LINGER, MAX_UNAUTHENTICATED, _peer_name
+from .game import ALONE_AFTER, DIAL_BACKOFF, HANDSHAKE_FRAME, LINGER, MAX_UNAUTHENTICATED, peer_name
 from .handshake import HandshakeError, HandshakeSlots, handshake
-from .lobby import HANDSHAKE_TRIES, LobbyError, _open_tcp, clean_name
-from .output import plain
+from .lobby import HANDSHAKE_TRIES, LobbyError, open_tcp, clean_name
+from .output import Status, plain
 from .spectators import Spectators
 
 log = logging.getLogger("caravan.watch")
@@ -98,7 +99,7 @@ class Replica:
         try:
             receipt = self.session.receive(raw, job)
         except Rejected as exc:
-            self.error = _error(position, exc)
+            self.error = error_report(position, exc)
             return None
         except EngineFault as exc:
             self.error = {"position": position, "code": "engine-fault", "seat": None, "fingerprint": None,
@@ -259,7 +260,7 @@ async def _reach(host: str, port: int, where: str) -> Connection:
     deadline = trio.current_time() + REFUSED_RETRY
     while True:
         try:
-            return await _open_tcp(host, port, where)
+            return await open_tcp(host, port, where)
         except LobbyError as exc:
             if "refused" not in str(exc) or trio.current_time() >= deadline:
                 raise WatchError(f"{exc}; is the game over, or is it another port?") from None
@@ -532,7 +533,7 @@ async def _serve_others(relayed: Relayed, spectators: Spectators, bind: str, por
     handshakes = HandshakeSlots(MAX_UNAUTHENTICATED)      # as a player's node: a flood cannot keep them out
 
     async def incoming(stream: trio.SocketStream) -> None:
-        conn = Connection(stream, _peer_name(stream), max_frame=HANDSHAKE_FRAME)
+        conn = Connection(stream, peer_name(stream), max_frame=HANDSHAKE_FRAME)
         shaken = False
         with handshakes.slot() as proven:
             try:
@@ -806,8 +807,7 @@ def add_parser(sub: Any) -> None:
                    help="low (default): verify only on CPU time nothing else wants (Linux SCHED_IDLE, elsewhere "
                         "nice 19), so a player's node on the same machine never waits for this watcher; normal: "
                         "the usual priority")
-    from .cli import _discovery_args
-    _discovery_args(w)
+    discovery_args(w)
     w.add_argument("-q", "--quiet", action="store_true", help="no human status output")
     w.add_argument("-v", "--verbose", action="count", default=0, help="debug logs on stderr")
     w.set_defaults(func=cmd_watch)
@@ -816,7 +816,6 @@ def add_parser(sub: Any) -> None:
 def cmd_watch(args: argparse.Namespace) -> int:
     from .cli_checks import UsageError
     from .cli_tools import data_dir, setup_logging
-    from .runner import Status
 
     target = args.target
     try:
@@ -868,8 +867,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     try:
         return trio.run(main)
     except BaseException as exc:                    # noqa: BLE001 - one line, never a traceback
-        from .cli import _main_exception
-        leaf = _main_exception(exc)
+        leaf = main_exception(exc)
         if isinstance(leaf, KeyboardInterrupt):
             print("caravan watch: stopped watching (the players' game goes on)", file=sys.stderr, flush=True)
             return EXIT_INTERRUPTED

@@ -161,7 +161,7 @@ def _parse_fast(raw: bytes, env_bytes: bytes, sig: bytes) -> Message | None:
     A float could only be in the body (the other fields are ints, bytes, str and lists of
     those), and its encoding holds a 0xcb byte, so a body is packed again only then."""
     try:
-        env = _unpackb(env_bytes, raw=False, strict_map_key=False, ext_hook=wire._no_ext,
+        env = _unpackb(env_bytes, raw=False, strict_map_key=False, ext_hook=wire.no_ext,
                        object_hook=wire._ordered)
         if type(env) is not list or len(env) != 8:
             return None

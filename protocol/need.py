@@ -40,7 +40,8 @@ class EngineFault(RuntimeError):
     player's fault."""
 
 
-def _unique(handles: Any) -> list[int]:
+def unique(handles: Any) -> list[int]:
+    """The handles once each, in their first order."""
     out: list[int] = []
     for h in handles:
         if h not in out:

@@ -14,7 +14,7 @@ from . import chain, engine as E
 from .deck import ops as deck
 from .deck.cards import card_point
 from .errors import BadBody, BadOpening, BadProof
-from .need import EngineFault, Need, _unique
+from .need import EngineFault, Need, unique
 
 
 class DeckSteps:
@@ -72,7 +72,7 @@ class DeckSteps:
         return out
 
     def _deck_handles(self, handles: Any) -> list[int]:
-        hs = _unique(handles)
+        hs = unique(handles)
         for h in hs:
             if h not in self.cipher:
                 raise EngineFault(f"handle {h!r} is not a card of a mental deck")

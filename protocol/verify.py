@@ -46,7 +46,8 @@ class Report:
                 "abandoned_by": self.abandoned_by}
 
 
-def _error(position: int, exc: Exception) -> dict[str, Any]:
+def error_report(position: int, exc: Exception) -> dict[str, Any]:
+    """A failure as a report names it: where, the code, why, and the signer when there is one."""
     err: dict[str, Any] = {"position": position, "code": getattr(exc, "code", "unreadable"),
                            "reason": getattr(exc, "reason", str(exc)), "seat": None, "fingerprint": None}
     if isinstance(exc, Rejected) and exc.author is not None:
@@ -113,11 +114,11 @@ def verify_bytes(data: bytes, lookup: Callable[[str], Engine] = games.get,
     try:
         genesis_raw, messages = load(data)
     except TranscriptError as exc:
-        return Report(False, False, error=_error(exc.position or 0, exc))
+        return Report(False, False, error=error_report(exc.position or 0, exc))
     try:
         genesis = G.parse(genesis_raw)
     except Rejected as exc:
-        return Report(False, False, error=_error(0, exc))
+        return Report(False, False, error=error_report(0, exc))
     report = Report(True, False, game=genesis.game, game_id=genesis.game_id.hex(),
                     seats=[{"seat": i, "fingerprint": fingerprint(k)} for i, k in enumerate(genesis.seats)],
                     messages=len(messages))
@@ -132,7 +133,7 @@ def verify_bytes(data: bytes, lookup: Callable[[str], Engine] = games.get,
         session = Session(genesis, engine, strict=True)
     except Rejected as exc:
         report.valid = False
-        report.error = _error(0, exc)
+        report.error = error_report(0, exc)
         return report
     except EngineFault as exc:
         report.valid = False
@@ -144,7 +145,7 @@ def verify_bytes(data: bytes, lookup: Callable[[str], Engine] = games.get,
         record = abandon.parse_record(messages[-1]) if messages else None
     except Rejected as exc:
         report.valid = False
-        report.error = _error(len(messages), exc)
+        report.error = error_report(len(messages), exc)
         return report
     if record is not None:
         messages = messages[:-1]
@@ -169,7 +170,7 @@ def verify_bytes(data: bytes, lookup: Callable[[str], Engine] = games.get,
             abandon.check(session, stalled, length, sigs)
         except Rejected as exc:
             report.valid = False
-            report.error = _error(len(messages) + 1, exc)
+            report.error = error_report(len(messages) + 1, exc)
             return report
         report.abandoned_by = sorted(stalled)
         report.waiting_for = session.waiting_for()
@@ -220,7 +221,7 @@ def _replay(session: Session, messages: list[bytes], report: Report,
                     session.receive(raw, job)
                 except Rejected as exc:
                     report.valid = False
-                    report.error = _error(position, exc)
+                    report.error = error_report(position, exc)
                     return False
                 except EngineFault as exc:
                     report.valid = False

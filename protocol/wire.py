@@ -118,7 +118,8 @@ def encode_known(obj: Any) -> bytes:
     return _packers_of_this_thread()[0].pack(obj)
 
 
-def _no_ext(code: int, data: bytes) -> Any:
+def no_ext(code: int, data: bytes) -> Any:
+    """msgpack's ext_hook for wire data: no extension type is ever valid."""
     raise WireError(f"msgpack extension type {code} is not allowed")
 
 
@@ -148,7 +149,7 @@ def decode(data: bytes, max_size: int = MAX_SIZE) -> Any:
     error and its text) is the same as that path gives for every input."""
     if type(data) is bytes and 0 < len(data) <= max_size:
         try:
-            obj = msgpack.unpackb(data, raw=False, strict_map_key=False, ext_hook=_no_ext, object_hook=_ordered)
+            obj = msgpack.unpackb(data, raw=False, strict_map_key=False, ext_hook=no_ext, object_hook=_ordered)
             pack, pack_single = _packers_of_this_thread()
             # with no 0xcb byte, an exact re-encoding holds no float (floats encode as 0xcb)
             if pack.pack(obj) == data and (b"\xcb" not in data or pack_single.pack(obj) == data):
@@ -169,7 +170,7 @@ def _decode_checked(data: bytes, max_size: int = MAX_SIZE) -> Any:
         raise WireError("empty input")
     try:
         obj = msgpack.unpackb(
-            data, raw=False, use_list=True, strict_map_key=False, ext_hook=_no_ext,
+            data, raw=False, use_list=True, strict_map_key=False, ext_hook=no_ext,
             object_pairs_hook=_check_pairs,
         )
     except WireError:

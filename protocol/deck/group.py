@@ -48,7 +48,7 @@ _scalarmult = _nb.crypto_scalarmult_ed25519_noclamp
 _scalarmult_base = _nb.crypto_scalarmult_ed25519_base_noclamp
 _add = _nb.crypto_core_ed25519_add
 _sub = _nb.crypto_core_ed25519_sub
-_LIB_ERRORS = (_nexc.CryptoError, RuntimeError, TypeError, ValueError)
+LIB_ERRORS = (_nexc.CryptoError, RuntimeError, TypeError, ValueError)
 
 
 _VALID_MAX = 8192
@@ -154,7 +154,7 @@ def mul(s: int, p: Point) -> Point:
         if p == G:
             return Point(_scalarmult_base(s.to_bytes(32, "little")))
         q = Point(_scalarmult(s.to_bytes(32, "little"), p))
-    except _LIB_ERRORS:
+    except LIB_ERRORS:
         raise InvalidProof("scalar multiplication refused a point outside the prime-order subgroup") from None
     if p not in _known_valid:
         _remember(p)
@@ -170,7 +170,7 @@ def add(p: Point, q: Point) -> Point:
     """P + Q (inputs must already be validated: libsodium's add does not check the subgroup)."""
     try:
         return Point(_add(p, q))
-    except _LIB_ERRORS:
+    except LIB_ERRORS:
         raise InvalidProof("point addition failed on an invalid encoding") from None
 
 
@@ -178,7 +178,7 @@ def sub(p: Point, q: Point) -> Point:
     """P − Q (inputs must already be validated)."""
     try:
         return Point(_sub(p, q))
-    except _LIB_ERRORS:
+    except LIB_ERRORS:
         raise InvalidProof("point subtraction failed on an invalid encoding") from None
 
 
@@ -296,7 +296,7 @@ def self_test() -> None:
         for p in (t, torsioned):
             try:
                 _nb.crypto_scalarmult_ed25519_noclamp(one, p)
-            except _LIB_ERRORS:
+            except LIB_ERRORS:
                 continue
             fail(f"scalar multiplication accepts {p.hex()}")
     if not _nb.crypto_core_ed25519_is_valid_point(_nb.crypto_core_ed25519_add(G, G)):
@@ -308,7 +308,7 @@ def self_test() -> None:
             fail(f"the invalid encoding {bad.hex()} is accepted")
         try:
             _nb.crypto_scalarmult_ed25519_noclamp(one, bad)
-        except _LIB_ERRORS:
+        except LIB_ERRORS:
             continue
         fail(f"scalar multiplication accepts the invalid encoding {bad.hex()}")
 

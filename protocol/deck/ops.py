@@ -23,7 +23,7 @@ from .cards import CardTable
 from .elgamal import open_encrypt as _open_encrypt, parse_ciphertext, parse_deck, reencrypt, wire, wire_deck
 from .group import (
     G, DeckError, InvalidProof, Point, SecretStream, add_all, mul, parse_point,
-    parse_scalar, point_shape, settle, sub, _LIB_ERRORS,
+    parse_scalar, point_shape, settle, sub, LIB_ERRORS,
 )
 from .keys import joint_key, key_share, verify_key_share, verify_published_key
 from .proofs import dleq_prove, dleq_verify, or_dleq_prove, or_dleq_verify
@@ -56,7 +56,7 @@ def _guarded(fn: F) -> F:
             return fn(*args, **kwargs)
         except DeckError:
             raise
-        except _LIB_ERRORS as exc:
+        except LIB_ERRORS as exc:
             raise InvalidProof(f"{fn.__name__}: malformed input ({type(exc).__name__}: {exc})") from None
     return wrapper  # type: ignore[return-value]
 

@@ -3,7 +3,7 @@
 import pytest
 import trio
 
-from node import discovery, lobby, runner
+from node import discovery, lobby, output, runner
 from protocol.verify import verify_bytes
 from tests.helpers import free_udp_port, timeout as scaled
 from tests.node.conftest import games  # noqa: F401  (registers the fixture game)
@@ -11,7 +11,7 @@ from tests.node.conftest import games  # noqa: F401  (registers the fixture game
 
 def seat(tmp_path, i: int, **kw) -> runner.Seat:
     return runner.Seat(tmp_path / f"node{i}", bind="127.0.0.1", bot="random", seed=i,
-                       status=runner.Status(quiet=True), **kw)
+                       status=output.Status(quiet=True), **kw)
 
 
 async def test_host_discover_join_and_play(tmp_path):

@@ -12,7 +12,7 @@ import sys
 import threading
 
 from node import output
-from node.runner import Status
+from node.output import Status
 from tests.helpers import free_udp_port, timeout
 from tests.node.procs import ROOT, env
 

@@ -284,11 +284,11 @@ def test_the_terminal_labels_each_event_with_the_round_it_happened_in():
     """node/runner.py: the last action of a round and its stewardship are round r's, not r+1's."""
     from types import SimpleNamespace
 
-    from node import runner
+    from node import output, runner
 
     lines: list[str] = []
 
-    class Recorder(runner.Status):
+    class Recorder(output.Status):
         def __call__(self, text: str, kind: str = "status", **fields) -> None:
             lines.append(text)
 

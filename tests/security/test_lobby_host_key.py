@@ -10,7 +10,7 @@ import pytest
 import trio
 import trio.testing
 
-from node import lobby, runner
+from node import lobby, output, runner
 from node.handshake import key_pin
 from protocol.identity import SigningKey
 from tests.helpers import timeout
@@ -26,7 +26,7 @@ async def _hosting(the_lobby: lobby.Lobby, hosted: dict, task_status=trio.TASK_S
 async def test_a_joiner_refuses_a_host_with_another_key_before_sending_anything(tmp_path):
     impostor = lobby.Lobby(SigningKey.generate(), "fixture", 2, {"rounds": 1})
     expected = key_pin(SigningKey.generate().public)
-    seat = runner.Seat(tmp_path / "j", bind="127.0.0.1", bot="random", status=runner.Status(quiet=True))
+    seat = runner.Seat(tmp_path / "j", bind="127.0.0.1", bot="random", status=output.Status(quiet=True))
     with trio.fail_after(timeout(30)):
         async with trio.open_nursery() as nursery:
             port = await nursery.start(_hosting, impostor, {})
