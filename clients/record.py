@@ -73,7 +73,7 @@ def why_not(report: Report) -> str:
     if report.valid and report.abandoned_by:
         return str(err.get("reason") or "abandoned")
     if report.valid:
-        return f"unfinished: {err.get('reason', 'the game did not end')}"
+        return str(err.get("reason") or "unfinished").removeprefix("the game is ")   # "unfinished: waiting for …"
     who = f", signed by seat {err['seat']} ({err['fingerprint']})" if err.get("fingerprint") else ""
     where = "the genesis" if err.get("position") == 0 else f"message #{err.get('position')}"
     return f"does not verify: {where}{who}: {err.get('code')}: {err.get('reason')}"

@@ -143,6 +143,6 @@ def test_junk_is_skipped_not_fatal():
                   Source("bad-genesis", T.dump(b"\x00" * 40, []))], PEOPLE[ME].public)
     assert rec["games"] == [] and len(rec["skipped"]) == 3
     reasons = {s["file"]: s["reason"] for s in rec["skipped"]}
-    assert "unreadable" in reasons["junk"] and reasons["genesis-only"].startswith("unfinished")
+    assert "unreadable" in reasons["junk"] and reasons["genesis-only"].startswith("unfinished:")
     assert reasons["bad-genesis"].startswith("does not verify: the genesis"), reasons
     assert G.parse(g).game == "fixture"
