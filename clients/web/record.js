@@ -18,6 +18,7 @@ function applyTheme(theme) {
 const num = (x) => x.toFixed(1);
 const rating = (r) => `${num(r.ordinal)} (${num(r.mu)} ± ${num(r.sigma)})`;
 const when = (t) => t ? new Date(t * 1000).toLocaleString(undefined, {dateStyle: "medium", timeStyle: "short"}) : "—";
+const day = (t) => t ? new Date(t * 1000).toLocaleDateString(undefined, {dateStyle: "medium"}) : "—";
 const place = (n) => n + (n % 10 === 1 && n % 100 !== 11 ? "st" : n % 10 === 2 && n % 100 !== 12 ? "nd"
                           : n % 10 === 3 && n % 100 !== 13 ? "rd" : "th");
 
@@ -43,7 +44,7 @@ function render(rec) {
     const who = el("td");
     who.append(person(f));
     row.append(who, el("td", f.games, {class: "num"}), el("td", `${f.wins}–${f.losses}–${f.draws}`, {class: "num"}),
-               el("td", when(f.last_played), {class: "when"}), el("td", num(f.rating.ordinal), {class: "num"}));
+               el("td", day(f.last_played), {class: "when", title: when(f.last_played)}), el("td", num(f.rating.ordinal), {class: "num"}));
     body.append(row);
   }
   $("friend-list").hidden = rec.friends.length === 0;
@@ -55,7 +56,9 @@ function render(rec) {
     return li;
   }));
 
-  $("games").replaceChildren(...[...rec.games].reverse().map((g) => {
+  // newest first as this machine kept them (the rating itself goes by game id: see the note)
+  const newest = [...rec.games].sort((a, b) => (b.when || 0) - (a.when || 0) || (a.game_id < b.game_id ? -1 : 1));
+  $("games").replaceChildren(...newest.map((g) => {
     const li = el("li", null, {"data-game": g.game_id});
     const others = g.seats.filter((s, i) => i !== g.my_seat).map((s) => s.name);
     let how;

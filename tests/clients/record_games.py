@@ -8,6 +8,7 @@ import json
 import random
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from protocol import games, genesis as G
 from protocol.identity import SigningKey
@@ -30,19 +31,20 @@ class Game:
     watched: bool = False             # kept under watched/ (Ada did not play it)
 
 
-def transcript(seats: list[str], seed: int, finish: bool = True) -> bytes:
-    """A game of the fixture among these people, played with seeded random choices (`finish`
-    False: cut before its end)."""
+def transcript(seats: list[str], seed: int, finish: bool = True, engine: Any = ENGINE,
+               options: dict[str, Any] | None = None) -> bytes:
+    """A game among these people (the fixture, one round, unless told), played with seeded
+    random choices (`finish` False: cut before its end)."""
     rng = random.Random(seed)
     keys = [PEOPLE[s] for s in seats]
     secrets = [rng.randbytes(32) for _ in keys]
     nonce = rng.randbytes(16)
     tips = [beacon_chain(secrets[i], nonce, i, 256)[0] for i in range(len(keys))]
-    options = {"rounds": 1}
-    body = G.make_body(ENGINE.name, options, [k.public for k in keys], tips, nonce, 256)
-    genesis = G.parse(G.Genesis(ENGINE.name, options, [k.public for k in keys], tips, 256, nonce, body,
+    options = {**engine.default_options(len(keys)), **(options or {})} if engine is not ENGINE else {"rounds": 1}
+    body = G.make_body(engine.name, options, [k.public for k in keys], tips, nonce, 256)
+    genesis = G.parse(G.Genesis(engine.name, options, [k.public for k in keys], tips, 256, nonce, body,
                                 [G.sign(k, body) for k in keys]).to_wire())
-    sessions = [Session(genesis, ENGINE) for _ in keys]
+    sessions = [Session(genesis, engine) for _ in keys]
     table = Table(keys, secrets, genesis, sessions,
                   [Player(sessions[i], i, keys[i], secrets[i]) for i in range(len(keys))])
     play(table, lambda seat, legal: rng.choice(legal))
