@@ -82,6 +82,7 @@ def why_not(report: Report) -> str:
 def read(source: Source) -> Played | Skipped:
     """Verify one transcript: the finished game it proves, or why it does not count."""
     from protocol import genesis as G
+    from protocol.errors import Rejected
     from protocol.transcript import TranscriptError, load
 
     report = verify_bytes(source.data)
@@ -89,7 +90,7 @@ def read(source: Source) -> Played | Skipped:
         return Skipped(source.label, why_not(report))
     try:
         seats = list(G.parse(load(source.data)[0]).seats)
-    except (TranscriptError, ValueError) as exc:         # verified just now: cannot happen
+    except (TranscriptError, Rejected) as exc:          # verified just now: cannot happen
         return Skipped(source.label, f"does not verify: {exc}")
     result = report.result or {}
     winners = [w for w in result.get("winners") or [] if type(w) is int]

@@ -146,3 +146,23 @@ def test_junk_is_skipped_not_fatal():
     assert "unreadable" in reasons["junk"] and reasons["genesis-only"].startswith("unfinished:")
     assert reasons["bad-genesis"].startswith("does not verify: the genesis"), reasons
     assert G.parse(g).game == "fixture"
+
+
+def test_an_abandoned_game_is_skipped_with_who_stalled():
+    """A transcript ending in a valid co-signed abandon record verifies, but has no result:
+    not counted, and the reason names the stalled seat."""
+    from protocol import abandon
+    from tests.fixture_game import ENGINE
+    from tests.helpers import new_table, play
+
+    table = new_table(ENGINE, 3, seed=5)
+    assert play(table, lambda seat, legal: legal[0], stop=lambda seat, d: seat == 2 and d.kind == "commit")
+    s = table.sessions[0]
+    frames = abandon.state_frames(s)
+    sigs = {i: abandon.sign(table.keys[i], s.game_id, [2], len(frames), abandon.log_digest(frames)) for i in (0, 1)}
+    data = T.dump(table.genesis.to_wire(), frames + [abandon.record([2], len(frames), sigs)])
+    assert verify_bytes(data).valid
+    rec = record([Source("abandoned.caravan", data)], table.keys[0].public)
+    assert rec["games"] == [] and rec["friends"] == [] and rec["people"] == []
+    [skipped] = rec["skipped"]
+    assert skipped["reason"].startswith("abandoned: seat(s) 2 sent nothing in time"), skipped
