@@ -34,7 +34,7 @@ from protocol import engine as E
 from protocol import games
 from protocol.referee import Referee
 
-from . import game_options
+from . import game_options, rating
 from .api_json import to_json
 from .bot import Bot, make_bot
 
@@ -293,8 +293,7 @@ class Tournament:
     standings: list[Standing] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        from openskill.models import PlackettLuce
-        self.model = PlackettLuce()
+        self.model = rating.model()
         self.standings = [Standing(label, rating=self.model.rating(name=label)) for label in self.labels]
 
     def add(self, game: dict[str, Any]) -> None:
@@ -309,14 +308,7 @@ class Tournament:
                 st.scored += 1
             if seat == game["failed"]:
                 st.failures += 1
-        # rank: winners first; then by score; a failed seat last
-        def rank(seat: int) -> tuple:
-            if seat == game["failed"]:
-                return (2, 0)
-            return (0 if seat in winners else 1, -(scores[seat] if scores is not None else 0))
-        keys = [rank(s) for s in range(len(seats))]
-        order = sorted(set(keys))
-        ranks = [order.index(k) + 1 for k in keys]
+        ranks = rating.ranks(len(seats), winners, scores, game["failed"])   # a failed seat last
         new = self.model.rate([[self.standings[e].rating] for e in seats], ranks=ranks)
         for e, team in zip(seats, new):
             self.standings[e].rating = team[0]

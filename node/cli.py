@@ -495,6 +495,8 @@ def build_parser() -> argparse.ArgumentParser:
     watch.add_parser(sub)
     from clients import tournament
     tournament.add_parser(sub)
+    from . import records
+    records.add_parser(sub)
     return p
 
 

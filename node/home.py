@@ -36,7 +36,8 @@ log = logging.getLogger(__name__)
 SETTINGS_FILE = "home.json"
 PICTURES = STATIC.parent.parent / "docs" / "img"
 BOT_KINDS = ("random", "heuristic", "search")
-_STATIC = {"home.html": "text/html", "home.js": "text/javascript", "home.css": "text/css"}
+_STATIC = {"home.html": "text/html", "home.js": "text/javascript", "home.css": "text/css",
+           "record.js": "text/javascript", "record.css": "text/css"}
 
 
 def load_settings(data_dir: Path) -> dict[str, Any]:
@@ -89,8 +90,9 @@ class Home:
         api = [("state", self.state, "GET"), ("options", self.options, "GET"), ("open", self.open_tables, "GET"),
                ("host", self.host, "POST"), ("join", self.join, "POST"), ("continue", self.resume, "POST"),
                ("forget", self.forget, "POST"), ("settings", self.save, "POST"), ("rematch", self.rematch, "POST"),
-               ("watch", self.watch, "POST"), ("cancel", self.cancel, "POST")]
-        routes = [Route("/{token}/", self._page), Route("/{token}/static/{name}", self._static),
+               ("watch", self.watch, "POST"), ("cancel", self.cancel, "POST"), ("record", self.record, "GET")]
+        routes = [Route("/{token}/", self._page), Route("/{token}/record", self._record_page),
+                  Route("/{token}/static/{name}", self._static),
                   Route("/{token}/transcript/{game_id}", self._transcript),
                   Route("/{token}/replay/{game_id}", self._replay), Route("/{token}/img/{game}.png", self._picture)]
         routes += [Route(f"/{{token}}/api/{name}", partial(self._api, handler), methods=[method])
@@ -125,6 +127,11 @@ class Home:
         if not self._ok(request):
             return await self._refuse(request)
         return FileResponse(STATIC / "home.html", headers={"Cache-Control": "no-store"})
+
+    async def _record_page(self, request: Request) -> Response:
+        if not self._ok(request):
+            return await self._refuse(request)
+        return FileResponse(STATIC / "record.html", headers={"Cache-Control": "no-store"})
 
     async def _static(self, request: Request) -> Response:
         name = request.path_params["name"]
@@ -183,6 +190,23 @@ class Home:
         return {"games": out, "tables": [t.to_json() for t in self.tables.tables.values()],
                 "settings": {k: v for k, v in self.settings.items() if k in ("name", "theme", "sound")},
                 "relay": self.settings.get("relay_shown", ""), "catalog": catalog()}
+
+    async def record(self, body: dict[str, Any], request: Request) -> dict[str, Any]:
+        """Your record (node/records.py, clients/record.py), for record.html: the files named
+        under the data directory, and whether the home can replay each game."""
+        from .records import IdentityError, record_of
+
+        try:
+            rec = await trio.to_thread.run_sync(record_of, self.data_dir)
+        except IdentityError as exc:
+            raise ValueError(str(exc)) from None
+        for item in rec["games"] + rec["skipped"]:
+            path = Path(item["file"])
+            if path.is_relative_to(self.data_dir):
+                item["file"] = str(path.relative_to(self.data_dir))
+        for g in rec["games"]:
+            g["replay"] = g["file"] == f"games/{g['game_id']}/transcript.caravan"
+        return {"record": rec, "settings": {"theme": self.settings.get("theme") or "auto"}}
 
     async def options(self, body: dict[str, Any], request: Request) -> dict[str, Any]:
         game, players = request.query_params.get("game", ""), request.query_params.get("players", "0")

@@ -83,13 +83,14 @@ def test_json_lines_are_documented_with_their_fields(tmp_path):
                     "caravan options sabbat --json",
                     f"caravan verify {files['finished']} --json",
                     f"caravan verify {files['unfinished']} --json",
+                    f"caravan record --data-dir {files['data']} --json",
                     "caravan discover --wait 0.2 --via udp --discovery-bind 127.0.0.1 --discovery-port "
                     f"{free_udp_port()} --json"]
     lines = []
     for command, (out, err, code) in zip(commands, _run_all(commands)):
         assert code in (0, 1), (command, err)
         lines += [json.loads(line) for line in out.splitlines()]
-    assert {m["type"] for m in lines} == {"simulation", "option", "verify", "discover"}
+    assert {m["type"] for m in lines} == {"simulation", "option", "verify", "discover", "record"}
     for m in lines:
         missing = set(types[m["type"]]) - set(m)
         assert not missing, (m["type"], missing)

@@ -68,9 +68,10 @@ async def test_the_home_checks_token_host_and_origin(tmp_path: Path):
     with trio.fail_after(scaled(30)):
         async with trio.open_nursery() as nursery:
             url = await nursery.start(home.serve, 0)
-            await _check_host(url, ["", "static/home.js", "api/state"])
+            await _check_host(url, ["", "static/home.js", "api/state", "record", "static/record.js", "api/record"])
             base = url.rsplit("/", 2)[0]
             assert await _get(base + "/wrong-token/api/state") == 403
+            assert await _get(base + "/wrong-token/record") == 403 and await _get(base + "/wrong-token/api/record") == 403
             assert await _get(base + "/wrong-token/api/settings", body={"name": "x"}) == 403
             assert await _get(url + "api/settings", {"Origin": "http://evil.example"}, {"name": "x"}) == 403
             assert await _get(url + "api/settings", body={"name": "Ada"}) == 200

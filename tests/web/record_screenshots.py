@@ -1,0 +1,69 @@
+"""Redraw the record page's README pictures (docs/img/record.png at 1280×900, and
+record-phone-light.png, record-phone-dark.png at 390×844) in headless Chromium: Ada's data
+directory with a few real games among four friends (one whose name was never kept, one game
+she watched, one transcript tampered with), "last played" spread over the past weeks.
+
+    python -m tests.web.record_screenshots docs/img
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import tests.web.conftest as conftest
+from tests.web.home_screenshots import _without_test_engines
+
+
+def main(out: Path) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from protocol import games
+    from tests.clients.record_games import Game, data_dir, tampered, transcript
+    from tests.web.conftest import new_chromium
+    from tests.web.home_fixtures import api, start_home
+
+    def real(seats: list[str], seed: int, game: str, **options) -> bytes:
+        return transcript(seats, seed, engine=games.get(game), options=options)
+
+    played = [Game(["Ada", "Bea"], real(["Ada", "Bea"], 1, "sabbat")),
+              Game(["Bea", "Ada", "Cy"], real(["Bea", "Ada", "Cy"], 2, "nomads")),
+              Game(["Cy", "Ada"], real(["Cy", "Ada"], 3, "sabbat")),
+              Game(["Ada", "Dee"], real(["Ada", "Dee"], 4, "sare", turn_limit=6), named=False),
+              Game(["Ada", "Bea", "Cy"], real(["Ada", "Bea", "Cy"], 5, "sabbat")),
+              Game(["Bea", "Cy"], real(["Bea", "Cy"], 6, "sabbat"), watched=True),
+              Game(["Ada", "Bea"], tampered(real(["Ada", "Bea"], 7, "sabbat")))]
+    conftest.env = _without_test_engines
+    driver = new_chromium(window="1280,900")
+    with tempfile.TemporaryDirectory() as tmp:
+        d = data_dir(Path(tmp) / "home", played)
+        files = sorted(d.glob("games/*/transcript.caravan")) + sorted(d.glob("watched/*.caravan"))
+        for i, f in enumerate(files):                     # played over the past weeks
+            t = time.time() - 86400 * (3 * i + 1) - 3600 * i
+            os.utime(f, (t, t))
+        home, url = start_home(Path(tmp), "home")
+        try:
+            ready = lambda b: b.find_element(By.TAG_NAME, "body").get_attribute("data-ready")  # noqa: E731
+            api(url, "settings", {"theme": "light"})
+            driver.get(url + "record")
+            WebDriverWait(driver, 120).until(ready)
+            driver.save_screenshot(str(out / "record.png"))
+            for theme in ("light", "dark"):
+                api(url, "settings", {"theme": theme})
+                driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                       {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+                driver.get(url + "record")
+                WebDriverWait(driver, 120).until(ready)
+                driver.save_screenshot(str(out / f"record-phone-{theme}.png"))
+        finally:
+            driver.quit()
+            home.proc.terminate()
+            home.stop()
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1] if len(sys.argv) > 1 else "docs/img"))
