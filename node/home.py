@@ -60,18 +60,22 @@ def save_settings(data_dir: Path, data: dict[str, Any]) -> None:
 def catalog(players: dict[str, int] | None = None) -> list[dict[str, Any]]:
     """Every installed game with its player counts and options (help and default), as
     `caravan options` prints them."""
-    from .cli_tools import option_help
+    from .cli_tools import option_help, option_kinds, option_presets
 
     out = []
     for name in games.names():
         engine = games.get(name)
         n = (players or {}).get(name) or engine.min_players
-        helps = option_help(name)
+        helps, kinds = option_help(name), option_kinds(name)
+        defaults = engine.default_options(n)
         out.append({"game": name, "title": engine.title, "min": engine.min_players, "max": engine.max_players,
                     "picture": (PICTURES / f"{name}.png").exists() or name in _DRAWN,   # else drawn (installed)
                     "options": [{"key": k, "default": v, "values": (helps.get(k) or {}).get("values", ""),
-                                 "help": (helps.get(k) or {}).get("help", "(no description)")}
-                                for k, v in sorted(engine.default_options(n).items())]})
+                                 "help": (helps.get(k) or {}).get("help", "(no description)"),
+                                 **(kinds[k].to_json() if k in kinds else {"kind": "text"})}
+                                for k, v in sorted(defaults.items())],
+                    # a preset fills the controls: every option, the defaults overridden by the preset
+                    "presets": [{"name": p, "options": {**defaults, **o}} for p, o in option_presets(name).items()]})
     return out
 
 
@@ -208,7 +212,7 @@ class Home:
         raw = body.get("options") or {}
         if not isinstance(raw, dict):
             raise ValueError("options must be an object of KEY: VALUE")
-        options = check.options(engine, [f"{k}={v}" for k, v in raw.items()], players)
+        options = check.typed_options(engine, raw, players)     # typed values, checked by the engine
         bots = [self._bot(s) for s in seats if s != "friend"]
         friends = len(seats) - len(bots)
         limit = int(body.get("time_limit") or 300) if friends else 0     # only your own bots: never abandoned

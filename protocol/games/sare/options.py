@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Any
 
 from ...engine import Option
-from .data import TURN_LIMIT
 
 SCENARIOS = ("scribe", "priest", "pharaoh")
 PYRAMID_PICKS = ("top", "free")      # which Pyramid a project takes: the top of the sorted stack, or any left
@@ -18,8 +17,8 @@ OPTIONS: dict[str, Option] = {
                        "RB Pharaoh's Directives", choices=SCENARIOS),
     "architect": Option("yesno", "Architect variant: start on the top-left space, projects only next to a "
                                  "built building", "RB Architect Variant"),
-    "turn_limit": Option("number", f"the game ends after this many turns if nobody met the goal (default "
-                                   f"{TURN_LIMIT}; R-01, not in the rulebook)", "R-01", min=1, max=200),
+    "turn_limit": Option("number", "the game ends after this many turns if nobody met the goal (R-01, not in "
+                                   "the rulebook)", "R-01", min=1, max=200),
     "shoe": Option("choice", "the Season cards in the shoe lie face down, or face up so everyone sees the "
                              "next card (SR-14)", "SR-14", choices=SHOE_FACES),
     "pyramid_pick": Option("choice", "a Pyramid project takes the top card of the sorted stack, or any Pyramid "
