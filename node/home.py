@@ -1,7 +1,8 @@
 """`caravan` (or `caravan app`): the home page, served by this one process on 127.0.0.1.
 
 It lists the stored games (Continue, Replay, Transcript, Forget), opens new tables (game,
-players, options with their help, each seat a friend or a bot, LAN or an MQTT broker), shows
+players, each option as a control of its kind with its help and the game's presets, the
+typed values checked by the engine; each seat a friend or a bot, LAN or an MQTT broker), shows
 open LAN lobbies and joins them or a pasted invite, and keeps the person's settings. Every
 game runs in this process with the CLI's own node code (node/home_tables.py) and is played
 on its own table page (node/web.py). Every URL carries the per-install token; Host and

@@ -118,6 +118,12 @@ def test_each_games_options_are_drawn_as_their_kind_and_a_preset_fills_them(tmp_
         home.stop()
 
 
+SPY = """window.sentToHost = []; const fetched = window.fetch;
+window.fetch = (url, opts) => { if (String(url).endsWith("api/host")) window.sentToHost.push(opts.body);
+                                return fetched(url, opts); };"""
+"""Keeps the body of each request the page sends to api/host."""
+
+
 def _lobby_options(url: str) -> dict:
     def found():
         lobbies = [t["lobby"] for t in api(url, "state")["tables"] if t.get("lobby")]
@@ -140,7 +146,11 @@ def test_the_table_created_carries_the_typed_values(tmp_path: Path, browser):
         Select(browser.find_element(By.ID, "opt-shoe")).select_by_visible_text("up")
         assert Select(browser.find_element(By.ID, "preset")).first_selected_option.text == "choose…"  # edited
         Select(browser.find_element(By.CSS_SELECTOR, "#seats select")).select_by_value("friend")
+        browser.execute_script(SPY)
         browser.find_element(By.ID, "create").click()
+        sent = json.loads(_wait(browser, lambda d: d.execute_script("return window.sentToHost[0]")))
+        # typed in the request itself (not text the node would read as JSON); the defaults left out
+        assert sent["options"] == {"architect": True, "turn_limit": 45, "shoe": "up"}, sent
         options = _lobby_options(url)
         assert options == {"architect": True, "scenario": "priest", "turn_limit": 45, "shoe": "up",
                            "pyramid_pick": "top"}, options
@@ -163,7 +173,10 @@ def test_a_per_seat_choice_and_a_number_preset_reach_the_table(tmp_path: Path, b
         Select(browser.find_element(By.ID, "opt-peoples-0")).select_by_visible_text("Luserna")  # after: a preset
         Select(browser.find_element(By.ID, "opt-peoples-1")).select_by_visible_text("Argosola")  # fills them all
         Select(browser.find_element(By.CSS_SELECTOR, "#seats select")).select_by_value("friend")
+        browser.execute_script(SPY)
         browser.find_element(By.ID, "create").click()
+        sent = json.loads(_wait(browser, lambda d: d.execute_script("return window.sentToHost[0]")))
+        assert sent["options"] == {"peoples": [3, 0], "powers": True}, sent
         options = _lobby_options(url)
         assert options["peoples"] == [3, 0] and options["powers"] is True, options
         browser.get(url)
