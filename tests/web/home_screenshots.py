@@ -44,7 +44,7 @@ def options_shots(driver, url: str, out: Path) -> None:
     driver.get(url)
     _show(driver, "sare", 2)
     Select(driver.find_element(By.ID, "preset")).select_by_visible_text("Architect variant")
-    driver.execute_script("document.getElementById('preset-row').scrollIntoView({block: 'start'})")
+    driver.execute_script("document.getElementById('options').closest('fieldset').scrollIntoView({block: 'start'})")
     driver.save_screenshot(str(out / "home-options-phone.png"))
     driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
