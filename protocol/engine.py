@@ -54,7 +54,7 @@ class Option:
         """Raise BadOptions (one line, naming the rule) unless `value` fits this description."""
         if not self.fits(value, players):
             rule = f" ({self.rule})" if self.rule else ""
-            raise BadOptions(f"option {key!r} must be {self.words(players)}, not {value!r}{rule}")
+            raise BadOptions(f"option {key!r} must be {self.words(players)}, not {_short(value)}{rule}")
 
     def fits(self, value: Any, players: int) -> bool:
         if self.kind == "yesno":
@@ -92,6 +92,16 @@ class Option:
         if self.kind == "number":
             out["min"], out["max"] = self.min, self.max
         return out
+
+
+def _short(value: Any) -> str:
+    """A refused value as the error line shows it: its repr, cut short (a hand-made request can
+    send anything, a 10,000-digit number included)."""
+    try:
+        text = repr(value)
+    except ValueError:                   # an int too long to print
+        return "a number too long"
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _word(value: Any) -> str:

@@ -84,3 +84,12 @@ def test_words_say_the_range():
     assert E.Option("number", "h", "r", min=1).words() == "a whole number 1 or more"
     assert E.Option("choice", "h", "r", choices=("a", "b", "c")).words() == "a, b or c"
     assert E.Option("yesno", "h", "r").words() == "true or false"
+
+
+def test_a_refused_value_is_shown_short():
+    """A hand-made request can send anything: the error stays one short line."""
+    option = E.Option("number", "h", "R-1", min=1, max=200)
+    for value, shown in [(10 ** 5000, "a number too long"), ("x" * 500, "'" + "x" * 56 + "...")]:
+        with pytest.raises(E.BadOptions) as err:
+            option.check("turn_limit", value, 2)
+        assert str(err.value) == f"option 'turn_limit' must be a whole number 1-200, not {shown} (R-1)"
