@@ -24,6 +24,27 @@ def parse(eng: E.Engine, pairs: list[str], n: int) -> dict[str, Any]:
             opts[key] = json.loads(value)
         except ValueError:
             opts[key] = value
+    return _checked(eng, opts, n)
+
+
+def typed(eng: E.Engine, values: dict[str, Any], n: int) -> dict[str, Any]:
+    """The engine's defaults overridden by typed values (the home's controls send true/false,
+    numbers and strings as JSON), checked by the engine's own new_game. A string is read as on a
+    command line (JSON, else text), so a hand-typed "3" still means 3; a bad value is a
+    ValueError whose text is one line for the user."""
+    pairs = [f"{k}={v}" for k, v in values.items() if isinstance(v, str)]
+    opts = parse(eng, pairs, n) if pairs else eng.default_options(n)
+    for key, value in values.items():
+        if isinstance(value, str):
+            continue
+        if key not in opts:
+            raise ValueError(f"unknown option {key!r} for {eng.name}; its options are: "
+                             f"{', '.join(sorted(opts)) or 'none'} (caravan options {eng.name})")
+        opts[key] = value
+    return _checked(eng, opts, n)
+
+
+def _checked(eng: E.Engine, opts: dict[str, Any], n: int) -> dict[str, Any]:
     try:
         eng.new_game(dict(opts), n)
     except E.BadOptions as exc:

@@ -214,3 +214,12 @@ def options(eng: E.Engine, pairs: list[str], n: int) -> dict[str, Any]:
         return game_options.parse(eng, pairs, n)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+
+
+def typed_options(eng: E.Engine, values: dict[str, Any], n: int) -> dict[str, Any]:
+    """The engine's defaults overridden by typed values (the home's controls), checked by the
+    engine (clients.game_options.typed)."""
+    try:
+        return game_options.typed(eng, values, n)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None

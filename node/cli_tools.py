@@ -259,25 +259,41 @@ def cmd_games(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def option_help(game: str) -> dict[str, dict[str, str]]:
-    """OPTION_HELP from protocol/games/<game>/options.py: {key: {"values", "help"}}; {} if absent."""
+def _options_module(game: str) -> Any:
+    """protocol/games/<game>/options.py, or None for a game without one."""
     import importlib
     module = f"protocol.games.{game}.options"
     try:
-        return dict(getattr(importlib.import_module(module), "OPTION_HELP", {}))
+        return importlib.import_module(module)
     except ModuleNotFoundError as exc:
         if exc.name and module.startswith(exc.name):
-            return {}
+            return None
         raise
+
+
+def option_help(game: str) -> dict[str, dict[str, str]]:
+    """OPTION_HELP from protocol/games/<game>/options.py: {key: {"values", "help"}}; {} if absent."""
+    return dict(getattr(_options_module(game), "OPTION_HELP", {}))
+
+
+def option_kinds(game: str) -> dict[str, Any]:
+    """OPTIONS from protocol/games/<game>/options.py: {key: protocol.engine.Option}; {} if absent."""
+    return dict(getattr(_options_module(game), "OPTIONS", {}))
+
+
+def option_presets(game: str) -> dict[str, dict[str, Any]]:
+    """PRESETS from protocol/games/<game>/options.py: {name: options over the defaults}; {} if absent."""
+    return dict(getattr(_options_module(game), "PRESETS", {}))
 
 
 def cmd_options(args: argparse.Namespace) -> int:
     engine = check.engine(args.game)
     players = check.players(engine, args.players or engine.min_players)
     defaults = engine.default_options(players)
-    helps = option_help(args.game)
+    helps, kinds, presets = option_help(args.game), option_kinds(args.game), option_presets(args.game)
     rows = [{"key": k, "default": v, "values": (helps.get(k) or {}).get("values", ""),
-             "help": (helps.get(k) or {}).get("help", "(no description)")} for k, v in sorted(defaults.items())]
+             "help": (helps.get(k) or {}).get("help", "(no description)"),
+             **({"control": kinds[k].to_json()} if k in kinds else {})} for k, v in sorted(defaults.items())]
     if args.json:
         for row in rows:
             json_line("option", game=args.game, players=players, **row)
@@ -289,4 +305,8 @@ def cmd_options(args: argparse.Namespace) -> int:
     for row in rows:
         values = f"  values: {row['values']}" if row["values"] else ""
         print(f"  {row['key']} = {json.dumps(row['default'])}{values}\n      {row['help']}")
+    if presets:
+        print("presets (the home's New table offers them; each sets these over the defaults):")
+    for name, preset in presets.items():
+        print(f"  {name}: " + " ".join(f"-o {k}={v if isinstance(v, str) else json.dumps(v)}" for k, v in preset.items()))
     return EXIT_OK

@@ -1,7 +1,8 @@
 """`caravan` (or `caravan app`): the home page, served by this one process on 127.0.0.1.
 
 It lists the stored games (Continue, Replay, Transcript, Forget), opens new tables (game,
-players, options with their help, each seat a friend or a bot, LAN or an MQTT broker), shows
+players, each option as a control of its kind with its help and the game's presets, the
+typed values checked by the engine; each seat a friend or a bot, LAN or an MQTT broker), shows
 open LAN lobbies and joins them or a pasted invite, and keeps the person's settings. Every
 game runs in this process with the CLI's own node code (node/home_tables.py) and is played
 on its own table page (node/web.py). Every URL carries the per-install token; Host and
@@ -61,18 +62,22 @@ def save_settings(data_dir: Path, data: dict[str, Any]) -> None:
 def catalog(players: dict[str, int] | None = None) -> list[dict[str, Any]]:
     """Every installed game with its player counts and options (help and default), as
     `caravan options` prints them."""
-    from .cli_tools import option_help
+    from .cli_tools import option_help, option_kinds, option_presets
 
     out = []
     for name in games.names():
         engine = games.get(name)
         n = (players or {}).get(name) or engine.min_players
-        helps = option_help(name)
+        helps, kinds = option_help(name), option_kinds(name)
+        defaults = engine.default_options(n)
         out.append({"game": name, "title": engine.title, "min": engine.min_players, "max": engine.max_players,
                     "picture": (PICTURES / f"{name}.png").exists() or name in _DRAWN,   # else drawn (installed)
                     "options": [{"key": k, "default": v, "values": (helps.get(k) or {}).get("values", ""),
-                                 "help": (helps.get(k) or {}).get("help", "(no description)")}
-                                for k, v in sorted(engine.default_options(n).items())]})
+                                 "help": (helps.get(k) or {}).get("help", "(no description)"),
+                                 **(kinds[k].to_json() if k in kinds else {"kind": "text"})}
+                                for k, v in sorted(defaults.items())],
+                    # a preset fills the controls: every option, the defaults overridden by the preset
+                    "presets": [{"name": p, "options": {**defaults, **o}} for p, o in option_presets(name).items()]})
     return out
 
 
@@ -232,7 +237,7 @@ class Home:
         raw = body.get("options") or {}
         if not isinstance(raw, dict):
             raise ValueError("options must be an object of KEY: VALUE")
-        options = check.options(engine, [f"{k}={v}" for k, v in raw.items()], players)
+        options = check.typed_options(engine, raw, players)     # typed values, checked by the engine
         bots = [self._bot(s) for s in seats if s != "friend"]
         friends = len(seats) - len(bots)
         limit = int(body.get("time_limit") or 300) if friends else 0     # only your own bots: never abandoned

@@ -32,6 +32,98 @@ class BadOptions(ValueError):
     """The game options are invalid for this game or player count."""
 
 
+# ----------------------------------------------------------------- options, described
+
+@dataclass(frozen=True)
+class Option:
+    """One game option, described once (in protocol/games/<game>/options.py) so that the
+    engine's own check, `caravan options` and the home's controls cannot disagree.
+
+    kind: "choice" (one of `choices`), "yesno" (true or false), "number" (a whole number in
+    min..max, max None for no bound) or "seats" (one of `choices` per seat, all different).
+    `labels` name the choices for people (same order); `rule` is the passage it comes from."""
+    kind: str
+    help: str
+    rule: str = ""
+    choices: tuple[Any, ...] = ()
+    labels: tuple[str, ...] = ()
+    min: int | None = None
+    max: int | None = None
+
+    def check(self, key: str, value: Any, players: int) -> None:
+        """Raise BadOptions (one line, naming the rule) unless `value` fits this description."""
+        if not self.fits(value, players):
+            rule = f" ({self.rule})" if self.rule else ""
+            raise BadOptions(f"option {key!r} must be {self.words(players)}, not {_short(value)}{rule}")
+
+    def fits(self, value: Any, players: int) -> bool:
+        if self.kind == "yesno":
+            return type(value) is bool
+        if self.kind == "number":
+            return (type(value) is int and (self.min is None or value >= self.min)
+                    and (self.max is None or value <= self.max))
+        if self.kind == "choice":       # type-exact: True is not 1, "1" is not 1
+            return any(type(value) is type(c) and value == c for c in self.choices)
+        if self.kind == "seats":
+            return (isinstance(value, list) and len(value) == players and len(set(map(repr, value))) == players
+                    and all(any(type(v) is type(c) and v == c for c in self.choices) for v in value))
+        return False
+
+    def words(self, players: int | None = None) -> str:
+        """The allowed values in words, for `caravan options` and error messages."""
+        named = [f"{c} {lab}" if lab else _word(c) for c, lab in zip(self.choices, self.labels or [""] * len(self.choices))]
+        if self.kind == "yesno":
+            return "true or false"
+        if self.kind == "number":
+            if self.max is None:
+                return f"a whole number {self.min} or more"
+            return f"a whole number {self.min}-{self.max}"
+        if self.kind == "choice":
+            return " or ".join([", ".join(named[:-1]), named[-1]] if len(named) > 1 else named)
+        count = "one per seat" if players is None else f"{players}, one per seat"
+        return f"a list of different values ({count}) from: {', '.join(named)}"
+
+    def to_json(self) -> dict[str, Any]:
+        """What a client needs to draw the control (the home's select, checkbox or number)."""
+        out: dict[str, Any] = {"kind": self.kind, "rule": self.rule}
+        if self.choices:
+            out["choices"] = list(self.choices)
+            out["labels"] = list(self.labels) if self.labels else [_word(c) for c in self.choices]
+        if self.kind == "number":
+            out["min"], out["max"] = self.min, self.max
+        return out
+
+
+def _short(value: Any) -> str:
+    """A refused value as the error line shows it: its repr, cut short (a hand-made request can
+    send anything, a 10,000-digit number included)."""
+    try:
+        text = repr(value)
+    except ValueError:                   # an int too long to print
+        return "a number too long"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _word(value: Any) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
+def check_options(described: dict[str, Option], defaults: dict[str, Any], options: Any,
+                  players: int) -> dict[str, Any]:
+    """The defaults overridden by `options`, each checked against its description: the engines'
+    own check (raises BadOptions)."""
+    if not isinstance(options, dict):
+        raise BadOptions("options must be a map")
+    unknown = set(options) - set(defaults)
+    if unknown:
+        raise BadOptions(f"unknown options: {', '.join(sorted(map(str, unknown)))}")
+    opts = dict(defaults)
+    opts.update(options)
+    for key, value in opts.items():
+        described[key].check(key, value, players)
+    return opts
+
+
 # ----------------------------------------------------------------- steps (engine -> session)
 
 @dataclass(frozen=True)

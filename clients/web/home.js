@@ -181,20 +181,123 @@ function renderLobby(t) {
 }
 
 // ------------------------------------------------------------------ new table
-function optionInputs(game) {
+// One control per option, drawn from the kind the game's options.py gives it (the node sends it
+// in the catalog): a select for a choice, a checkbox for yes/no, a number field with its range,
+// one select per seat for a per-seat list; a text box only for an option with no kind. Each is
+// labelled and described by its help (aria-describedby), and read back as a typed value.
+let shownGame = null;
+
+function optionLabel(key) { return key.replace(/_/g, " "); }
+
+function choiceSelect(o, id, value) {
+  const sel = el("select", null, {id});
+  o.choices.forEach((c, i) => sel.append(el("option", o.labels[i], {value: String(i)})));
+  setChoice(sel, o.choices, value);
+  return sel;
+}
+
+function setChoice(sel, choices, value) {
+  const i = choices.findIndex((c) => JSON.stringify(c) === JSON.stringify(value));
+  if (i >= 0) sel.value = String(i);
+}
+
+function optionInputs(game, n) {
+  // drawn again when the player count changes: what the person set is kept (a per-seat list
+  // only when it still has one entry per seat)
+  const kept = {}, keptPreset = $("preset").value;
+  if (shownGame && shownGame.game === game.game)
+    for (const o of shownGame.options) if ($(`opt-${o.key}`) || $(`opt-${o.key}-0`)) kept[o.key] = optionValue(o);
+  shownGame = game;
   const box = $("options");
   box.replaceChildren();
+  box.dataset.game = game.game;                  // whose controls these are (the tests wait on it)
+  box.dataset.players = String(n);
   for (const o of game.options) {
-    const row = el("div", null, {class: "option"});
-    const label = el("label", o.key + " ");
-    const input = el("input", null, {"data-key": o.key, size: 18});
-    input.value = typeof o.default === "string" ? o.default : JSON.stringify(o.default);
-    input.dataset.default = input.value;
-    label.append(input);
-    row.append(label, el("span", `${o.help}${o.values ? " (" + o.values + ")" : ""}; default ${input.value}`,
-                         {class: "help"}));
+    const id = `opt-${o.key}`, helpId = `${id}-help`;
+    const row = el("div", null, {class: `option ${o.kind}`, "data-key": o.key, "data-kind": o.kind});
+    const shown = o.kind === "yesno" ? (o.default ? "yes" : "no")
+      : o.kind === "choice" ? o.labels[o.choices.findIndex((c) => JSON.stringify(c) === JSON.stringify(o.default))]
+      : typeof o.default === "string" ? o.default : JSON.stringify(o.default);
+    const help = el("span", `${o.help}; default ${shown}`, {class: "help", id: helpId});
+    if (o.kind === "yesno") {
+      const box = el("input", null, {type: "checkbox", id, "aria-describedby": helpId});
+      box.checked = !!o.default;
+      const label = el("label", null, {for: id});
+      label.append(box, " " + optionLabel(o.key));
+      row.append(label, help);
+    } else if (o.kind === "seats") {                       // one select per seat, inside its own group
+      const group = el("fieldset", null, {class: "per-seat", "aria-describedby": helpId});
+      group.append(el("legend", optionLabel(o.key)));
+      o.default.forEach((v, seat) => {
+        const sel = choiceSelect(o, `${id}-${seat}`, v);
+        sel.dataset.seat = seat;
+        const label = el("label", `seat ${seat} `, {for: sel.id});
+        label.append(sel);
+        group.append(label);
+      });
+      group.append(help);
+      row.append(group);
+    } else {
+      let control;
+      if (o.kind === "choice") control = choiceSelect(o, id, o.default);
+      else if (o.kind === "number") {
+        control = el("input", null, {type: "number", id, step: "1", inputmode: "numeric"});
+        if (o.min !== null && o.min !== undefined) control.min = String(o.min);
+        if (o.max !== null && o.max !== undefined) control.max = String(o.max);
+        control.value = String(o.default);
+      } else {
+        control = el("input", null, {id, size: 18});
+        control.value = shown;
+      }
+      control.setAttribute("aria-describedby", helpId);
+      const range = o.kind === "number" ? (o.max === null || o.max === undefined ? ` (${o.min} or more)`
+                                                                                : ` (${o.min}-${o.max})`) : "";
+      const label = el("label", optionLabel(o.key) + range + " ", {for: id});
+      row.append(label, control, help);
+    }
     box.append(row);
   }
+  presetChoices(game);
+  for (const o of game.options)
+    if (o.key in kept && (o.kind !== "seats" || kept[o.key].length === o.default.length)) setOption(o, kept[o.key]);
+  if (Object.keys(kept).length && keptPreset) $("preset").value = keptPreset;
+}
+
+// The presets (a game's options.py PRESETS): picking one only fills the controls.
+function presetChoices(game) {
+  const row = $("preset-row"), sel = $("preset");
+  const presets = game.presets || [];
+  row.hidden = presets.length === 0;
+  sel.replaceChildren(el("option", "choose…", {value: ""}),
+                      ...presets.map((p, i) => el("option", p.name, {value: String(i)})));
+}
+
+function applyPreset() {
+  const p = shownGame && (shownGame.presets || [])[Number($("preset").value)];
+  if (!$("preset").value || !p) return;
+  for (const o of shownGame.options) if (o.key in p.options) setOption(o, p.options[o.key]);
+}
+
+function setOption(o, value) {
+  const id = `opt-${o.key}`;
+  if (o.kind === "yesno") $(id).checked = !!value;
+  else if (o.kind === "choice") setChoice($(id), o.choices, value);
+  else if (o.kind === "seats") value.forEach((v, seat) => { if ($(`${id}-${seat}`)) setChoice($(`${id}-${seat}`), o.choices, v); });
+  else $(id).value = typeof value === "string" ? value : JSON.stringify(value);
+}
+
+// The typed value of each control (true/false, a number, a choice as the game spells it); a
+// number box left empty or holding a non-number goes as its text, for the node to refuse in words.
+function optionValue(o) {
+  const id = `opt-${o.key}`;
+  if (o.kind === "yesno") return $(id).checked;
+  if (o.kind === "choice") return o.choices[Number($(id).value)];
+  if (o.kind === "seats") return o.default.map((_, seat) => o.choices[Number($(`${id}-${seat}`).value)]);
+  if (o.kind === "number") {
+    const text = $(id).value.trim();
+    return /^-?\d+$/.test(text) ? Number(text) : text;
+  }
+  return $(id).value;
 }
 
 function seatInputs(n) {
@@ -238,7 +341,7 @@ async function pickPlayers() {
   const n = Number($("players").value);
   seatInputs(n);
   const r = await act(`options?game=${encodeURIComponent($("game").value)}&players=${n}`);
-  if (r) optionInputs(r.catalog.find((g) => g.game === $("game").value));
+  if (r) optionInputs(r.catalog.find((g) => g.game === $("game").value), n);
 }
 
 async function create(ev) {
@@ -248,8 +351,10 @@ async function create(ev) {
     return v === "bot:search" ? `${v}@${think}` : v;
   });
   const options = {};
-  for (const i of $("options").querySelectorAll("input"))
-    if (i.value !== i.dataset.default) options[i.dataset.key] = i.value;
+  for (const o of shownGame ? shownGame.options : []) {
+    const value = optionValue(o), shown = typeof o.default === "string" ? o.default : JSON.stringify(o.default);
+    if (o.kind === "text" ? value !== shown : JSON.stringify(value) !== JSON.stringify(o.default)) options[o.key] = value;
+  }
   const network = document.querySelector("input[name=network]:checked").value;
   const body = {game: $("game").value, seats, options, network, time_limit: Number($("time-limit").value)};
   if (network === "lan") body.spectators = $("spectators").checked;
@@ -331,6 +436,8 @@ async function refresh(first = false) {
 
 $("game").onchange = pickGame;
 $("players").onchange = pickPlayers;
+$("preset").onchange = applyPreset;
+$("options").addEventListener("change", () => { $("preset").value = ""; });    // edited: no longer the preset
 $("new-form").onsubmit = create;
 $("look").onclick = look;
 $("join-form").onsubmit = (ev) => { ev.preventDefault(); join($("invite-in").value.trim()); };

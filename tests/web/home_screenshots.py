@@ -1,9 +1,11 @@
 """Redraw the home's README pictures (docs/img/home.png, home-lobby.png, play-again.png,
-home-phone-light.png and home-phone-dark.png at 390×844) in
+home-phone-light.png and home-phone-dark.png at 390×844, home-options.png and
+home-options-phone.png) in
 headless Chromium: a game against two bots played to the end by clicking (its game-over box
-offers Play again), then a lobby waiting for a friend, then the home.
+offers Play again), then a lobby waiting for a friend, then the home, then New table's option
+controls with a preset chosen (`--options`: only those two, in seconds).
 
-    python -m tests.web.home_screenshots docs/img
+    python -m tests.web.home_screenshots docs/img [--options]
 """
 
 from __future__ import annotations
@@ -23,7 +25,31 @@ def _without_test_engines() -> dict[str, str]:
     return e
 
 
-def main(out: Path) -> None:
+def options_shots(driver, url: str, out: Path) -> None:
+    """New table's option controls: Nomads with its "Short game" preset at 1280 wide (the New
+    table section alone), Sa-Rê's "Architect variant" at 390×844 scrolled to the options."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from tests.web.test_home_options import _show
+
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",      # tall enough for the whole section
+                           {"width": 1280, "height": 1700, "deviceScaleFactor": 1, "mobile": False})
+    driver.get(url)
+    _show(driver, "nomads", 3)
+    Select(driver.find_element(By.ID, "preset")).select_by_visible_text("Short game")
+    driver.find_element(By.ID, "new").screenshot(str(out / "home-options.png"))
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+    driver.get(url)
+    _show(driver, "sare", 2)
+    Select(driver.find_element(By.ID, "preset")).select_by_visible_text("Architect variant")
+    driver.execute_script("document.getElementById('options').closest('fieldset').scrollIntoView({block: 'start'})")
+    driver.save_screenshot(str(out / "home-options-phone.png"))
+    driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def main(out: Path, only_options: bool = False) -> None:
     from selenium.webdriver.common.by import By
 
     from tests.web.conftest import new_chromium
@@ -37,6 +63,9 @@ def main(out: Path) -> None:
         home, url = start_home(Path(tmp))
         try:
             api(url, "settings", {"name": "Ada"})
+            if only_options:
+                options_shots(driver, url, out)
+                return
             create_table(driver, url, "sabbat", 3, ["bot:heuristic", "bot:random"])
             play_by_clicking(driver, _table_url(driver, url), seed=3, timeout=300, reload_after=1000)
             _wait(driver, lambda d: d.find_element(By.ID, "play-again").is_displayed())
@@ -58,6 +87,8 @@ def main(out: Path) -> None:
                 driver.get(url)
                 time.sleep(3)
                 driver.save_screenshot(str(out / f"home-phone-{theme}.png"))
+            api(url, "settings", {"theme": "light"})
+            options_shots(driver, url, out)
         finally:
             driver.quit()
             home.proc.terminate()
@@ -65,4 +96,5 @@ def main(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1] if len(sys.argv) > 1 else "docs/img"))
+    args = [a for a in sys.argv[1:] if a != "--options"]
+    main(Path(args[0] if args else "docs/img"), only_options="--options" in sys.argv[1:])

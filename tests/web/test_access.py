@@ -1,6 +1,7 @@
 """Accessibility and phone-size windows, measured in real Chromium.
 
-axe-core (axe-selenium-python) finds no serious or critical violation on the table page of
+axe-core (axe-selenium-python) finds no serious or critical violation on the home (New table with
+each game's option controls), the table page of
 every game (in the light and the dark theme), the lobby page and the replay of every game;
 at 390×844 the board's smallest text is at least 12 CSS px at the default zoom and every
 button and field is at least 44 CSS px both ways; number keys choose moves and Esc goes back."""
@@ -154,3 +155,25 @@ def test_phone_width_board_text_and_tap_targets(tmp_path: Path, browser):
         for node in (host, *bots):
             node.proc.kill()
             node.stop()
+
+
+def test_the_home_with_the_option_controls_passes_axe(tmp_path: Path, browser):
+    """The home with New table showing each game's option controls (selects, checkboxes, number
+    fields, the per-seat group, the presets): no serious or critical violation, light and dark."""
+    from tests.web.home_fixtures import api, start_home
+    from tests.web.test_home_options import GAMES as HOME_GAMES, _show
+
+    home, url = start_home(tmp_path)
+    try:
+        for theme in ("light", "dark"):
+            api(url, "settings", {"theme": theme})
+            browser.get(url)
+            _until(lambda: browser.execute_script("return document.documentElement.classList.contains(arguments[0])",
+                                                  theme), 30, f"the {theme} theme")
+            for game in HOME_GAMES:
+                _show(browser, game, 3)
+                problems = axe_problems(browser)
+                assert problems == [], (theme, game, problems)
+    finally:
+        home.proc.terminate()
+        home.stop()

@@ -43,17 +43,22 @@ def create_table(driver, url: str, game: str, players: int, seats: list[str], re
         driver.get(url)
     _wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#game option"))
     Select(driver.find_element(By.ID, "game")).select_by_value(game)
-    _wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#options input"))
+    _wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, f"#options[data-game='{game}'] [id^='opt-']"))
     Select(driver.find_element(By.ID, "players")).select_by_visible_text(str(players))
     _wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#seats select")) == players - 1)
     for select, choice in zip(driver.find_elements(By.CSS_SELECTOR, "#seats select"), seats):
         Select(select).select_by_value(choice)
     options = options or {}
-    _wait(driver, lambda d: all(d.find_elements(By.CSS_SELECTOR, f"#options input[data-key='{k}']") for k in options))
-    # the option boxes are drawn again when a fetch for the player count returns: filled in the
-    # same script as the click, so no redrawing can come between
-    driver.execute_script("for (const [k, v] of Object.entries(arguments[0]))"
-                          " document.querySelector(`#options input[data-key='${k}']`).value = v;"
+    _wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, f"#options[data-game='{game}'][data-players='{players}']")
+          and all(d.find_elements(By.ID, f"opt-{k}") for k in options))
+    # the option controls are drawn again when a fetch for the player count returns: filled in
+    # the same script as the click, so no redrawing can come between (a box's text, a checkbox's
+    # "true"/"false", a select's visible choice)
+    driver.execute_script("for (const [k, v] of Object.entries(arguments[0])) {"
+                          " const c = document.getElementById(`opt-${k}`);"
+                          " if (c.type === 'checkbox') c.checked = v === 'true';"
+                          " else if (c.tagName === 'SELECT') c.value = [...c.options].find((o) => o.text === v).value;"
+                          " else c.value = v; }"
                           "document.getElementById('create').click();", options)
 
 
@@ -127,14 +132,14 @@ def test_bad_input_is_one_line_on_the_page(tmp_path: Path, browser):
             text = d.find_element(By.ID, "error").text
             return text != before and ("zz" in text or "lobby" in text.lower())
         _wait(browser, the_new_error)
-        option = browser.find_element(By.CSS_SELECTOR, "#options input")
-        key = option.get_attribute("data-key")
-        option.clear()
-        option.send_keys("{nonsense")
+        Select(browser.find_element(By.ID, "game")).select_by_value("nomads")
+        option = _wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#options[data-game='nomads'] input[type=number]"))
+        key = option.get_attribute("id").removeprefix("opt-")
+        option.clear()                                            # an empty number box: refused in words
         browser.find_element(By.ID, "create").click()
         _wait(browser, lambda d: key in d.find_element(By.ID, "error").text)
         browser.get(url)                                          # a broker no one answers at
-        _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#options input"))
+        _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#options [id^='opt-']"))
         browser.find_element(By.CSS_SELECTOR, "input[name=network][value=broker]").click()
         browser.find_element(By.ID, "relay").send_keys(f"mqtt://127.0.0.1:{_closed_port()}")
         browser.find_element(By.ID, "create").click()

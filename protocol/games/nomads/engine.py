@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...engine import (Act, BadOptions, Decide, DeckReveal, DeckRevealed, DeckShow, DeckShown,
+from ...engine import (Act, BadOptions, check_options, Decide, DeckReveal, DeckRevealed, DeckShow, DeckShown,
                        DeckShuffle, DeckShuffled, Finished, IllegalAction, Random, Rolled)
 from . import data as D
 
@@ -41,7 +41,7 @@ assert NSP == 4 and NBOX == 5, "the refill check below is unrolled for 4 species
 # status of a nomad
 NORMAL, LOST, PILGRIM = 0, 1, 2
 POS_PILGRIM, POS_LOST = -1, -2
-FULL_MARKET = ("stack", "gamebox")
+from .options import FULL_MARKET, OPTIONS  # noqa: F401  (re-exported)
 
 _R1 = Random((("int", D.LAND_DIE_FACES),))
 _R_THROW = Random((("int", D.ANIMAL_DIE_FACES), ("int", D.ANIMAL_DIE_FACES)))
@@ -342,30 +342,11 @@ class NomadsEngine:
     def new_game(self, options: dict[str, Any], players: int) -> NomadsState:
         if not isinstance(players, int) or not D.MIN_PLAYERS <= players <= D.MAX_PLAYERS:
             raise BadOptions(f"Nomads of Arabia is for {D.MIN_PLAYERS}-{D.MAX_PLAYERS} players, not {players!r}")
-        opts = dict(self.default_options(players))
-        opts.update(options or {})
-        unknown = set(opts) - {"yellow_tiles", "short_blue", "max_turns", "full_market", "lost_turns",
-                               "second_sale"}
-        if unknown:
-            raise BadOptions(f"unknown options: {', '.join(sorted(unknown))}")
-        y = opts["yellow_tiles"]
-        if type(y) is not int or not 0 <= y <= D.YELLOW_BOARD_SPACES:
-            raise BadOptions(f"yellow_tiles must be an int 0..{D.YELLOW_BOARD_SPACES} (N.12)")
-        if type(opts["short_blue"]) is not bool:
-            raise BadOptions("short_blue must be a bool (N.12)")
-        mt = opts["max_turns"]
-        if type(mt) is not int or mt < 1:
-            raise BadOptions("max_turns must be a positive int (AN-X4)")
-        if opts["full_market"] not in FULL_MARKET:
-            raise BadOptions(f"full_market must be one of {', '.join(FULL_MARKET)} (AN-X1)")
-        if opts["lost_turns"] not in (1, 2):
-            raise BadOptions("lost_turns must be 1 or 2 (AN-23)")
-        if type(opts["second_sale"]) is not bool:
-            raise BadOptions("second_sale must be a bool (AN-X13)")
+        opts = check_options(OPTIONS, self.default_options(players), options or {}, players)
         st = NomadsState()
         n = players
         st.n = n
-        st.yellow_n, st.short_blue, st.max_turns = y, opts["short_blue"], mt
+        st.yellow_n, st.short_blue, st.max_turns = opts["yellow_tiles"], opts["short_blue"], opts["max_turns"]
         st.full_market, st.lost_turns = opts["full_market"], opts["lost_turns"]
         st.second_sale = opts["second_sale"]
         st.tile_back = ""           # "move": a tile played before moving returns to the move phase (AN-19)

@@ -33,7 +33,7 @@ _FIGHT_RETREAT = ("fight", "retreat")
 _RETREAT = ("retreat",)
 
 
-POWER_LIMITS = ("round", "trigger")
+from .options import OPTIONS, POWER_LIMITS  # noqa: F401  (re-exported)
 TILE_USED = -2                     # B.1 effect marker: the manor tile was used (a mirror m is m >= 0)
 _STAGE_MARK = {"secret": 901, "bonus": 902, "food": 903, "alch": 904, "canteen": 905}
 
@@ -187,26 +187,7 @@ class SabbatEngine:
     def new_game(self, options: dict[str, Any], players: int) -> State:
         if not isinstance(players, int) or not self.min_players <= players <= self.max_players:
             raise E.BadOptions(f"Sabbat Magica is for 2-4 players, not {players!r}")
-        opts = self.default_options(players)
-        if not isinstance(options, dict):
-            raise E.BadOptions("options must be a map")
-        unknown = set(options) - set(opts)
-        if unknown:
-            raise E.BadOptions(f"unknown options: {', '.join(sorted(map(str, unknown)))}")
-        opts.update(options)
-        if not isinstance(opts["powers"], bool):
-            raise E.BadOptions("option 'powers' must be true or false")
-        peoples = opts["peoples"]
-        if (not isinstance(peoples, list) or len(peoples) != players
-                or any(type(p) is not int or not 0 <= p < 4 for p in peoples) or len(set(peoples)) != players):
-            raise E.BadOptions(f"option 'peoples' must list {players} different peoples 0-3 "
-                               f"({', '.join(f'{i} {n}' for i, n in enumerate(D.PEOPLE_NAMES))})")
-        if opts["leftovers"] not in ("keep", "discard"):
-            raise E.BadOptions("option 'leftovers' must be 'keep' or 'discard'")
-        if opts["magician_move"] not in D.MAGICIAN_MOVES:
-            raise E.BadOptions(f"option 'magician_move' must be one of {', '.join(D.MAGICIAN_MOVES)}")
-        if opts["power_limit"] not in POWER_LIMITS:
-            raise E.BadOptions(f"option 'power_limit' must be one of {', '.join(POWER_LIMITS)}")
+        opts = E.check_options(OPTIONS, self.default_options(players), options, players)
         n = players
         st = State()
         st.n = n
@@ -214,7 +195,7 @@ class SabbatEngine:
         st.discard_leftovers = opts["leftovers"] == "discard"
         st.magician_move = opts["magician_move"]
         st.power_limit = opts["power_limit"]
-        st.people = list(peoples)
+        st.people = list(opts["peoples"])
         st.caps = D.capacities(n)
         st.stage = "setup"
         st.rnd = 1

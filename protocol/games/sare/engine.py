@@ -6,7 +6,7 @@ from __future__ import annotations
 from itertools import compress
 from typing import Any
 
-from ...engine import (Act, BadOptions, Decide, DeckReturn, DeckReturned, DeckReveal, DeckRevealed,
+from ...engine import (Act, BadOptions, check_options, Decide, DeckReturn, DeckReturned, DeckReveal, DeckRevealed,
                        DeckShow, DeckShown, DeckShuffle, DeckShuffled, Finished, IllegalAction, Random,
                        Rolled)
 from .data import (ADMIN, ARCH_START, BARR, CARAVAN_MAX, CARD_KIND, CARP, COST, DOUBLE, GARDENS, GOLDS,
@@ -19,9 +19,8 @@ from .rules import first_player, goal_met, port_reduces  # noqa: F401  (re-expor
 from .state import FIELDS, SareState, copy_lists
 from .view import build_view
 
-SCENARIOS = ("scribe", "priest", "pharaoh")
-PYRAMID_PICKS = ("top", "free")      # which Pyramid a project takes: the top of the sorted stack, or any left
-SHOE_FACES = ("down", "up")          # SR-14: the Season cards in the shoe face down, or face up (option)
+from .options import OPTIONS, PYRAMID_PICKS, SCENARIOS, SHOE_FACES  # noqa: F401  (re-exported)
+
 PYR_STARTED = 1 << 13          # done-mask bit: a Pyramid step was ever built (no second Pyramid)
 ADMIN_MASK = sum(1 << k for k in ADMIN)
 
@@ -100,22 +99,7 @@ class SareEngine:
     def new_game(self, options: dict[str, Any], players: int) -> SareState:
         if not isinstance(players, int) or not 2 <= players <= 4:
             raise BadOptions("Sa-Rê is for 2 to 4 players")
-        opts = self.default_options(players)
-        options = options or {}
-        unknown = set(options) - set(opts)
-        if unknown:
-            raise BadOptions(f"unknown options: {sorted(unknown)}")
-        opts.update(options)
-        if opts["scenario"] not in SCENARIOS:
-            raise BadOptions(f"scenario must be one of {SCENARIOS}")
-        if type(opts["architect"]) is not bool:
-            raise BadOptions("architect must be true or false")
-        if type(opts["turn_limit"]) is not int or not 1 <= opts["turn_limit"] <= 200:
-            raise BadOptions("turn_limit must be an int in 1..200")
-        if opts["pyramid_pick"] not in PYRAMID_PICKS:
-            raise BadOptions(f"pyramid_pick must be one of {PYRAMID_PICKS}")
-        if opts["shoe"] not in SHOE_FACES:
-            raise BadOptions(f"shoe must be one of {SHOE_FACES}")
+        opts = check_options(OPTIONS, self.default_options(players), options or {}, players)
         n = players
         st = SareState()
         st.n = n
