@@ -146,7 +146,9 @@ function renderLobby(t) {
   const lobby = open ? t.lobby : null;
   $("lobby-game").hidden = $("lobby-seats").hidden = !lobby;
   if (lobby) {
-    const options = lobby.options.map(([k, v]) => `${k.replace(/_/g, " ")} ${typeof v === "string" ? v : JSON.stringify(v)}`);
+    const words = (v) => typeof v === "boolean" ? (v ? "yes" : "no")      // as the options form says them
+      : Array.isArray(v) ? v.map(words).join("/") : typeof v === "string" ? v : JSON.stringify(v);
+    const options = lobby.options.map(([k, v]) => `${k.replace(/_/g, " ")} ${words(v)}`);
     $("lobby-game").replaceChildren(`${lobby.players} players`,
                                     el("span", options.length ? ` · ${options.join(", ")}` : "", {class: "muted"}));
     if (!lobby.seats.length)                         // a lobby joined: the host keeps the seats
