@@ -12,14 +12,21 @@ from pathlib import Path
 import trio
 from trio_websocket import open_websocket_url
 
+from node import chat
+from node.frames import Connection
+from node.handshake import handshake
+from protocol import games, wire
+from protocol.identity import SigningKey, fingerprint
 from protocol.verify import verify_bytes
-from tests.helpers import timeout
+from tests.helpers import new_table, play, timeout
+from tests.node.cli_spec import json_types
+from tests.node.test_spectate import watch_a_node
 from tests.web.conftest import Node
 
 NORMAL = ("--priority", "normal")
 
 
-def _host(tmp_path: Path, *extra: str) -> tuple[Node, int, str]:
+def chat_host(tmp_path: Path, *extra: str) -> tuple[Node, int, str]:
     """Ann plays in a page (driven over its WebSocket by the test); a random bot holds seat 1."""
     h = Node(["host", "fixture", "--players", "2", "-o", "rounds=6", "--client", "web", "--no-browser",
               "--with-bots", "random", "--no-discovery", "--bind", "127.0.0.1", "--time-limit", "0",
@@ -88,7 +95,7 @@ def _players_transcript(tmp_path: Path) -> bytes:
 
 
 def test_a_spectator_reads_the_talk_before_and_after_it_came_and_passes_it_on(tmp_path):
-    h, port, url = _host(tmp_path)
+    h, port, url = chat_host(tmp_path)
     nodes = [h]
 
     async def main() -> None:
@@ -130,7 +137,7 @@ def test_a_spectator_reads_the_talk_before_and_after_it_came_and_passes_it_on(tm
 
 
 def test_a_table_that_said_no_sends_its_spectators_no_talk(tmp_path):
-    h, port, url = _host(tmp_path, "--spectators-chat", "no")
+    h, port, url = chat_host(tmp_path, "--spectators-chat", "no")
     nodes = [h]
 
     async def main() -> None:
@@ -158,3 +165,50 @@ def test_a_table_that_said_no_sends_its_spectators_no_talk(tmp_path):
     assert _lines(nodes[1], "chat") == [] and _lines(nodes[1], "chat_refused") == []
     chat = next((tmp_path / "host").rglob("chat.jsonl")).read_text()
     assert "said while it watches" in chat                       # said (the players have it), not shown
+
+
+def _line(key, game_id: bytes, n: int, text: str) -> dict:
+    body = wire.encode([chat.DOMAIN, game_id, key.public, n, text])
+    return {"t": "chat", "b": body, "s": key.sign(body)}
+
+
+async def test_a_bad_line_is_refused_naming_its_signer_and_the_watch_goes_on(tmp_path):
+    """A node that passes a spectator a good line, a line of terminal escapes (well signed), a
+    line whose signature is not its seat's, a garbage one and a repeat: the watcher shows the
+    good line once, says why the others were refused (the forged one with the seat and key it
+    claims), prints no escape and no traceback, and verifies the game to its end."""
+    table = new_table(games.get("fixture"), 2, seed=3, options={"rounds": 2})
+    play(table, lambda seat, legal: legal[0])
+    genesis_raw, messages = table.genesis.to_wire(), table.sessions[0].log
+    gid, (ann, bob) = table.genesis.game_id, table.keys
+    good = _line(bob, gid, 1_000, "hello from Bob")
+    forged = _line(ann, gid, 2_000, "not signed by Ann")
+    forged["s"] = SigningKey.generate().sign(forged["b"])
+    talk = [good, _line(bob, gid, 1_001, "clear \x1b[2J screen"), forged, {"t": "chat", "b": b"x", "s": b"y"}, good]
+
+    async def fake_node(stream):
+        conn = Connection(stream, "spectator")
+        await handshake(conn, SigningKey.generate(), gid, dialer=False)
+        await conn.send({"t": "genesis", "g": genesis_raw, "names": {"0": "Ann", "1": "Bob"}})
+        for frame in talk:
+            await conn.send(frame)
+        for raw in messages:
+            await conn.send({"t": "msg", "m": raw})
+        await conn.send({"t": "end", "outcome": "complete", "text": "the game is complete"})
+        with trio.move_on_after(timeout(10)):
+            while await conn.recv() is not None:
+                pass
+
+    done, lines = await watch_a_node(tmp_path, fake_node)
+    assert done.returncode == 0, done.stderr
+    assert [(m["seat"], m["said"]) for m in lines if m["type"] == "chat"] == [(1, "hello from Bob")]
+    refused = [m["reason"] for m in lines if m["type"] == "chat_refused"]
+    assert len(refused) == 2 and "not one line of printable text" in refused[0]       # the 1st and 2nd are said
+    assert f"signature of seat 0's line does not verify (key {fingerprint(ann.public)})" in refused[1]
+    out = done.stdout.decode() + done.stderr.decode()
+    assert "\x1b" not in out and "Traceback" not in out
+    assert [m for m in lines if m["type"] == "transcript"][0]["verified"] is True
+    assert (tmp_path / "w.caravan").read_bytes() == table.transcript()
+    types = json_types()                                     # every line is in specs/cli.md, with its fields
+    for m in lines:
+        assert m["type"] in types and not set(types[m["type"]]) - set(m), m

@@ -19,7 +19,7 @@ from trio_websocket import open_websocket_url
 
 from node.chat import ChatError, Lines
 from tests import helpers
-from tests.node.test_spectate_chat import Page, _host
+from tests.node.test_spectate_chat import Page, chat_host
 from tests.web.conftest import Node, console_errors, new_chromium, web_game
 from tests.web.test_watch import ws_frames
 
@@ -66,7 +66,7 @@ def test_a_reader_of_the_talk_signs_nothing():
 
 
 def test_the_spectator_page_shows_the_talk_read_only(tmp_path: Path, chrome):
-    h, port, url = _host(tmp_path)
+    h, port, url = chat_host(tmp_path)
     nodes = [h]
     try:
         trio.run(_with_page, url, lambda p: p.say("<b>welcome</b> to the table"))
