@@ -6,6 +6,7 @@ passes its talk before its log at each turn of the feed, and the end frame comes
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from trio_websocket import open_websocket_url
 from node import chat
 from node.frames import Connection
 from node.handshake import handshake
+from node.watch import Terminal
 from protocol import games, wire
 from protocol.identity import SigningKey, fingerprint
 from protocol.verify import verify_bytes
@@ -212,3 +214,11 @@ async def test_a_bad_line_is_refused_naming_its_signer_and_the_watch_goes_on(tmp
     types = json_types()                                     # every line is in specs/cli.md, with its fields
     for m in lines:
         assert m["type"] in types and not set(types[m["type"]]) - set(m), m
+
+
+def test_the_terminal_prints_a_line_as_plain_text():
+    """`caravan watch --client terminal`: `[chat] NAME: text`, never a terminal control (a
+    checked line has none; node/output.plain makes sure all the same)."""
+    out = io.StringIO()
+    Terminal(out).chat({"seat": 0, "name": "Ann\x1b]52;c;AAAA\x07", "text": "hi \x1b[2Jthere"})
+    assert out.getvalue() == "[chat] Ann: hi there\n"
