@@ -1,12 +1,11 @@
 """Issue 36 in real Chromium: the spectator's page shows the table talk read-only (no box to
 type in; lines as text), and "confirm before sending" holds a chosen move until a second
 click, Send or Enter, Esc taking it back, with nothing sent to the node meanwhile; off (the
-default), one click sends as before. CARAVAN_SHOTS=DIR also saves the pictures in
-docs/img (watch-chat.png, confirm-send.png)."""
+default), one click sends as before. CARAVAN_SHOTS=DIR saves what the pages showed there
+(the README's pictures: `python -m tests.web.table_talk_screenshots docs/img`)."""
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
