@@ -479,7 +479,8 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
             names[setup.seat] = lobby.clean_name(seat.name) or names[setup.seat]
         info = {"game": engine_name, "title": engine.title, "seat": setup.seat, "game_id": setup.game_id.hex(),
                 "seats": len(genesis.seats), "names": names, "options": genesis.options,
-                "time_limit": genesis.time_limit}
+                "time_limit": genesis.time_limit,
+                "spectators_read_chat": bool(setup.spectators and setup.spectators_chat)}
         node_ref: list = [None]
         present = _presenter(engine, node_ref)
         decider = await _decider(seat, engine_name, nursery, info, present, store)

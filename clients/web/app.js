@@ -128,6 +128,8 @@ function handle(msg) {
       $("chat").hidden = !!msg.spectator;
       $("chat-form").hidden = !!msg.spectator;
       $("chat-watch").hidden = !msg.spectator;
+      $("chat-text").placeholder = msg.spectators_read_chat ? "say something (spectators read it too)"
+        : "say something to the table";      // players know who reads their talk (node.md "Spectators")
       showRules(msg.game, msg.title);
       $("title").textContent = msg.title;
       const name = msg.names ? msg.names[msg.seat] : `seat ${msg.seat}`;

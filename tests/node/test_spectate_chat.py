@@ -46,11 +46,13 @@ class Page:
     """Ann's page over its WebSocket: says lines, answers decisions (the first move)."""
 
     def __init__(self, ws):
-        self.ws, self.decide = ws, None
+        self.ws, self.decide, self.hello = ws, None, None
 
     async def next(self) -> dict:
         msg = json.loads(await self.ws.get_message())
-        if msg["type"] == "decide":
+        if msg["type"] == "hello":
+            self.hello = msg
+        elif msg["type"] == "decide":
             self.decide = msg
         elif msg["type"] == "decided":
             self.decide = None
@@ -105,6 +107,7 @@ def test_a_spectator_reads_the_talk_before_and_after_it_came_and_passes_it_on(tm
             async with open_websocket_url(url.replace("http://", "ws://") + "ws") as ws:
                 page = Page(ws)
                 await page.chat_opens()
+                assert page.hello["spectators_read_chat"] is True, "Ann's page tells her who reads her talk"
                 await page.say("before anyone watched")
                 first = _watcher(tmp_path, "first", port, "--serve", "0", "--bind", "127.0.0.1")
                 nodes.append(first)
@@ -147,6 +150,7 @@ def test_a_table_that_said_no_sends_its_spectators_no_talk(tmp_path):
             async with open_websocket_url(url.replace("http://", "ws://") + "ws") as ws:
                 page = Page(ws)
                 await page.chat_opens()
+                assert page.hello["spectators_read_chat"] is False
                 await page.say("before anyone watched")
                 w = _watcher(tmp_path, "watcher", port)
                 nodes.append(w)

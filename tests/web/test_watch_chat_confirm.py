@@ -136,6 +136,7 @@ def test_confirm_before_sending_holds_the_move_until_confirmed(tmp_path: Path, b
     try:
         browser.get(url)
         d1 = _next_decision(browser, None)
+        assert "spectators read it too" in browser.find_element(By.ID, "chat-text").get_attribute("placeholder")
         confirm = browser.find_element(By.ID, "confirm")
         assert not confirm.is_selected(), "off by default"
         confirm.click()
