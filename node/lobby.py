@@ -107,6 +107,9 @@ class Setup:
     """The host's choice: may this table be watched (node/spectators.py)."""
     watchers: int = 0
     """Spectators the lobby told the game id: the host's node waits for them after a short game."""
+    spectators_chat: bool = True
+    """The host's choice: may its spectators read the table talk (node/chat.py; only when
+    `spectators`)."""
 
 
 @dataclass
@@ -146,7 +149,7 @@ class Lobby:
 
     def __init__(self, key: SigningKey, game: str, players: int, options: dict[str, Any],
                  on_status: Callable[[str], None] = lambda s: None, time_limit: int = 0, name: str = "",
-                 spectators: bool = True, friends: frozenset[bytes] = frozenset()):
+                 spectators: bool = True, friends: frozenset[bytes] = frozenset(), spectators_chat: bool = True):
         self.name = clean_name(name)
         engine = games.get(game)
         if not engine.min_players <= players <= engine.max_players:
@@ -170,6 +173,8 @@ class Lobby:
         self.relayed = False
         self._watching: list[Connection] = []      # their links: told the game id at the start
         self.spectators = spectators
+        self.spectators_chat = spectators and spectators_chat
+        """May the spectators read the table talk: told every seat in the `start` frame."""
         self.watchers = 0
         self.friends = friends
         """The seats of the game this lobby plays again (Play again): only they may join it, or
@@ -224,7 +229,8 @@ class Lobby:
         await self._welcome_link(Connection(stream, _peer_host(stream)))
 
     def _advert(self) -> dict[str, Any]:
-        return {"t": "lobby", **self.status(), "options": self.options, "time_limit": self.time_limit}
+        return {"t": "lobby", **self.status(), "options": self.options, "time_limit": self.time_limit,
+                "spectators_chat": self.spectators_chat}
 
     async def _authenticate(self, conn: Connection) -> bytes | None:
         """The handshake of a new link, one of at most MAX_PENDING (for a new one the oldest
@@ -390,12 +396,13 @@ class Lobby:
             names = [self.name] + [j.name for j in joiners]
             await listen(gid)
             setup = Setup(raw, gid, 0, secret,
-                          {seat: (j.host, j.port) for seat, j in enumerate(joiners, start=1)}, names, self.spectators)
+                          {seat: (j.host, j.port) for seat, j in enumerate(joiners, start=1)}, names, self.spectators,
+                          spectators_chat=self.spectators_chat)
             if self.before_start is not None:
                 self.before_start(setup)
             for j in joiners:
                 await j.conn.send({"t": "start", "genesis": raw, "peers": peers, "names": names,
-                                   "spectators": self.spectators})
+                                   "spectators": self.spectators, "spectators_chat": self.spectators_chat})
             setup.watchers = await self._tell_watchers(gid)
         except (FrameError, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
             raise LobbyError(f"a player dropped out while the genesis was signed: {exc}") from None
@@ -675,8 +682,9 @@ async def join(key: SigningKey, host: str, port: int, my_port: int, secret: byte
             peers[s] = (host, port) if addr is None else (str(addr[0]), int(addr[1]))
         names = start.get("names")
         names = [clean_name(n) for n in names] if type(names) is list and len(names) == len(genesis.seats) else []
-        return Setup(start["genesis"], genesis.game_id, seat, secret, peers, names,
-                     start.get("spectators", relay is None) is True)
+        watched = start.get("spectators", relay is None) is True
+        return Setup(start["genesis"], genesis.game_id, seat, secret, peers, names, watched,
+                     spectators_chat=watched and start.get("spectators_chat", True) is True)
     except (FrameError, HandshakeError, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError,
             OSError, G.BadGenesis, KeyError, TypeError, ValueError) as exc:
         hint = " (a different Caravan version?)" if isinstance(exc, HandshakeError) else ""

@@ -81,6 +81,8 @@ class Seat:
     """Seated from the home: the table page's game-over box links back to it (and to Play again)."""
     spectators: bool | None = None
     """host --spectators yes|no (None: yes on a LAN, no through a broker)."""
+    spectators_chat: bool = True
+    """host --spectators-chat yes|no: may the spectators read the table talk."""
     bots: Any = None
     """The BotKeeper watching the bot nodes seated with this person while the game runs."""
     bot_seats: list[int] | None = None
@@ -301,7 +303,8 @@ def store_genesis(seat: Seat, setup: lobby.Setup) -> GameStore:
     """Store a signed genesis with this seat's secrets and its peers' addresses (fsync'd): the
     host does it before the start (holding its signature) leaves it, a joiner on receiving it."""
     peers = {"peers": {str(k): list(v) for k, v in setup.peers.items()}, "port": seat.port,
-             "names": {str(i): n for i, n in enumerate(setup.names) if n}, "spectators": setup.spectators}
+             "names": {str(i): n for i, n in enumerate(setup.names) if n}, "spectators": setup.spectators,
+             "spectators_chat": setup.spectators_chat}
     if seat.relay is not None:
         peers["relay"] = seat.relay.with_credentials()     # peers.json is private (0600)
     store = GameStore.create(seat.data_dir, setup.genesis_raw, setup.game_id,
@@ -443,7 +446,8 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
             names[setup.seat] = lobby.clean_name(seat.name) or names[setup.seat]
         info = {"game": engine_name, "title": engine.title, "seat": setup.seat, "game_id": setup.game_id.hex(),
                 "seats": len(genesis.seats), "names": names, "options": genesis.options,
-                "time_limit": genesis.time_limit}
+                "time_limit": genesis.time_limit,
+                "spectators_read_chat": bool(setup.spectators and setup.spectators_chat)}
         node_ref: list = [None]
         present = _presenter(engine, node_ref)
         decider = await _decider(seat, engine_name, nursery, info, present, store)
@@ -459,6 +463,8 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
         node_ref[0] = node
         node.chat = Chat(store.dir, key, setup.game_id, list(genesis.seats), names)
         node.chat.send = node._send_all
+        if setup.spectators and setup.spectators_chat:
+            node.spectators.read_chat(node.chat)         # the table talk, to the spectators too
         if hasattr(decider, "attach_chat"):
             decider.attach_chat(node.chat)
         nursery.start_soon(narrator[0].deliver)
@@ -588,7 +594,7 @@ async def host(game: str, players: int, options: dict[str, Any], seat: Seat, ann
         await open_client_port(seat)
     watchable = seat.spectators if seat.spectators is not None else seat.relay is None
     the_lobby = lobby.Lobby(key, game, players, options, seat.status, time_limit, seat.name or "", watchable,
-                            friends)
+                            friends, seat.spectators_chat)
     the_lobby.before_start = partial(store_genesis, seat)     # before the start (and its signature) leaves
     seat.lobby = the_lobby
     if seat.relay is not None:
@@ -897,7 +903,8 @@ async def resume(game_prefix: str, seat: Seat) -> dict[str, Any] | None:
     setup = lobby.Setup(store.genesis(), bytes.fromhex(store.dir.name), int(secrets.get("seat", -1)),
                         secrets["secret"], {int(k): tuple(v) for k, v in peers["peers"].items()},
                         [lobby.clean_name(known.get(str(i))) for i in range(len(G.parse(store.genesis()).seats))],
-                        peers.get("spectators", not peers.get("relay")) is True)
+                        peers.get("spectators", not peers.get("relay")) is True,
+                        spectators_chat=peers.get("spectators_chat", True) is True)
     seat.status(f"resuming game {store.dir.name[:16]}" + (f" through the broker {seat.relay}" if seat.relay else ""),
                 "resume")
     seat.bot_homes = [h for h in seat_memory.recall(store.dir).get("bots") or [] if isinstance(h, str)]
