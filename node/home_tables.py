@@ -112,7 +112,8 @@ class Table:
             seats.append({"seat": i, "name": (joiner.name or f"seat {i}") if joiner else "",
                           "kind": f"{kind.partition('@')[0]} bot" if kind else "friend", "taken": joiner is not None})
         return {"game": the_lobby.title, "players": the_lobby.players, "seats": seats,
-                "options": [[k, v] for k, v in sorted(the_lobby.options.items())]}
+                "options": [[k, v] for k, v in sorted(the_lobby.options.items())],
+                "spectators": the_lobby.spectators, "spectators_chat": the_lobby.spectators_chat}
 
     def to_json(self) -> dict[str, Any]:
         advert = getattr(self.seat, "advert", None)
@@ -208,10 +209,11 @@ class Tables:
 
     def host(self, game: str, title: str, players: int, options: dict[str, Any], bots: list[str],
              time_limit: int, name: str | None, relay: Any = None, spectators: bool | None = None,
-             bot_seats: list[int] | None = None) -> Table:
+             bot_seats: list[int] | None = None, spectators_chat: bool = True) -> Table:
         def run(table: Table):
             seat = self._seat(table, name)
             seat.relay, seat.spectators, seat.bot_seats = relay, spectators, bot_seats
+            seat.spectators_chat = spectators_chat
             return runner.host(game, players, options, seat, announce=True, time_limit=time_limit, bots=bots,
                                discovery_target=self.network.discovery_addr,
                                discovery_port=self.network.discovery_port)

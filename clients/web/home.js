@@ -359,7 +359,8 @@ async function create(ev) {
   }
   const network = document.querySelector("input[name=network]:checked").value;
   const body = {game: $("game").value, seats, options, network, time_limit: Number($("time-limit").value)};
-  if (network === "lan") body.spectators = $("spectators").checked;
+  if (network === "lan") Object.assign(body, {spectators: $("spectators").checked,
+                                              spectators_chat: $("spectators").checked && $("spectators-chat").checked});
   if (network === "broker") Object.assign(body, {relay: $("relay").value, relay_user: $("relay-user").value,
                                                 relay_password: $("relay-password").value});
   const r = await act("host", body);
@@ -447,8 +448,9 @@ $("settings-form").onsubmit = saveSettings;
 for (const r of document.querySelectorAll("input[name=network]"))
   r.onchange = () => {
     $("broker").hidden = r.value !== "broker" || !r.checked;
-    $("watchable").hidden = r.value === "broker" && r.checked;
+    $("watchable").hidden = $("talk-read").hidden = r.value === "broker" && r.checked;
   };
+$("spectators").onchange = () => { $("spectators-chat").disabled = !$("spectators").checked; };
 $("cancel").onclick = async () => {
   const r = await act("cancel", {key: $("cancel").dataset.key});
   if (r) renderLobby(r.table);
