@@ -216,14 +216,17 @@ def test_bots_sit_where_new_table_put_them(tmp_path: Path):
 
 def test_the_abandon_badge_says_abandoned_once():
     """Bug 10: "Abandoned: abandoned: seat(s) 0 sent nothing in time; …" — the verifier's own
-    reason (protocol/verify.py's words for an abandon record) under the badge's one prefix."""
+    reason (protocol/verify.py's words for an abandon record, one seat or several, without
+    "seat(s)" or "seats 1") under the badge's one prefix."""
     from clients.replay import badge
-    from protocol.verify import Report
+    from protocol.verify import Report, seats_in_words
 
-    report = Report(valid=True, complete=False, abandoned_by=[0], error={
-        "position": 9, "code": "abandoned", "seat": None, "fingerprint": None,
-        "reason": "abandoned: seat(s) 0 sent nothing in time; seats 1, 2 co-signed the record"})
-    assert badge(report) == ("warn", "Abandoned: seat 0 sent nothing in time; seats 1, 2 co-signed the record")
+    for stalled, signers, said in (([0], [1, 2], "seat 0 sent nothing in time; seats 1, 2 co-signed the record"),
+                                   ([0, 2], [1], "seats 0, 2 sent nothing in time; seat 1 co-signed the record")):
+        reason = f"abandoned: {seats_in_words(stalled)} sent nothing in time; {seats_in_words(signers)} co-signed the record"
+        report = Report(valid=True, complete=False, abandoned_by=stalled, error={
+            "position": 9, "code": "abandoned", "seat": None, "fingerprint": None, "reason": reason})
+        assert badge(report) == ("warn", f"Abandoned: {said}")
 
 
 def test_the_end_reason_is_said_in_words(tmp_path: Path, browser):
