@@ -99,8 +99,12 @@ class Table:
         advert = getattr(self.seat, "advert", None)
         if self.joined and isinstance(advert, dict):      # someone else's lobby: what its advert says
             options = advert.get("options") if isinstance(advert.get("options"), dict) else {}
-            return {"game": str(advert.get("title", "")), "players": advert.get("players"), "seats": [],
-                    "seated": advert.get("seated", 0) + 1, "options": [[str(k), v] for k, v in sorted(options.items())]}
+            seats = [{"seat": s["seat"], "name": s["name"], "taken": s["taken"],
+                      "kind": "you" if s["you"] else "host" if s["seat"] == 0 else "player"}
+                     for s in getattr(self.seat, "lobby_seats", None) or []]      # as its host last said
+            return {"game": str(advert.get("title", "")), "players": advert.get("players"), "seats": seats,
+                    "hosted": False, "seated": advert.get("seated", 0) + 1,
+                    "options": [[str(k), v] for k, v in sorted(options.items())]}
         the_lobby = getattr(self.seat, "lobby", None)
         if the_lobby is None or not self.hosted:
             return None
@@ -112,7 +116,7 @@ class Table:
             seats.append({"seat": i, "name": (joiner.name or f"seat {i}") if joiner else "",
                           "kind": f"{kind.partition('@')[0]} bot" if kind else "friend", "taken": joiner is not None})
         return {"game": the_lobby.title, "players": the_lobby.players, "seats": seats,
-                "options": [[k, v] for k, v in sorted(the_lobby.options.items())],
+                "options": [[k, v] for k, v in sorted(the_lobby.options.items())], "hosted": True,
                 "spectators": the_lobby.spectators, "spectators_chat": the_lobby.spectators_chat}
 
     def to_json(self) -> dict[str, Any]:

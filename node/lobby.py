@@ -8,7 +8,8 @@ Frames (after the mutual handshake bound to the lobby id):
 host -> joiner: {"t": "lobby", ...} before the handshake (it says what answered) and again
 sealed after it (the one the joiner trusts); {"t": "seated", "seat", "nonce",
 "players", "beacon_length"}; {"t": "sign", "body"}; {"t": "start", "genesis", "peers", "names"};
-{"t": "refused", "why"}. joiner -> host: {"t": "join", "port", "name"}; {"t": "tip", "tip"};
+{"t": "refused", "why"}; while a joiner waits for the others, {"t": "seats", "seats": [{"seat",
+"name", "taken", "you"}]} whenever someone takes or leaves a seat (names are unsigned labels). joiner -> host: {"t": "join", "port", "name"}; {"t": "tip", "tip"};
 {"t": "signature", "sig"}.
 
 A joiner given the host's key pin (an invite always carries it; `HOST:PORT/KEY` on a LAN)
@@ -220,6 +221,26 @@ class Lobby:
         return (f"{1 + len(self.joiners)}/{self.players} seated: {', '.join(taken)}"
                 + (f"; empty: {', '.join(empty)}" if empty else ""))
 
+    def seats_for(self, me: "_Joiner | None" = None) -> list[dict[str, Any]]:
+        """The seats as a waiting joiner `me` is shown them (its own marked `you`)."""
+        seats = [{"seat": 0, "name": self.name, "taken": True, "you": False}]
+        for i, j in enumerate(self.seating(), start=1):
+            seats.append({"seat": i, "name": (j.name or fingerprint(j.key)) if j else "", "taken": j is not None,
+                          "you": j is not None and j is me})
+        return seats
+
+    async def _tell_seats(self) -> None:
+        """Every joiner still waiting learns who sits where now (one that does not take it
+        within 1 s misses this one; the next change tells it again)."""
+        if self.full.is_set():
+            return                                   # "seated" comes next: the seats are final
+        for j in list(self.joiners):
+            with trio.move_on_after(1):
+                try:
+                    await j.conn.send({"t": "seats", "seats": self.seats_for(j)})
+                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                    pass
+
     def status(self) -> dict[str, Any]:
         return {"lobby": self.lobby_id.hex(), "game": self.game, "title": self.title,
                 "players": self.players, "seated": 1 + len(self.joiners), "port": self.port,
@@ -290,12 +311,14 @@ class Lobby:
                 self.full.set()
                 for j in self.joiners:
                     j.waiting.cancel()
+            await self._tell_seats()
             # notice a joiner who leaves before the lobby is full (the joiner sends nothing now)
             with joiner.waiting:
                 if await _gone(conn):
                     self.joiners.remove(joiner)
                     self.on_status(f"{self._who(joiner)} left ({self.seats_text()})")
                     await conn.aclose()
+                    await self._tell_seats()
                     return
             joiner.idle.set()
             await self.done.wait()       # the stream closes when this handler returns
@@ -407,6 +430,14 @@ class Lobby:
         except (FrameError, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
             raise LobbyError(f"a player dropped out while the genesis was signed: {exc}") from None
         return setup
+
+
+def _seats_shape_ok(seats: Any) -> bool:
+    """A `seats` frame as a page may show it: at most 16 seats of a short name each."""
+    return (type(seats) is list and 0 < len(seats) <= 16
+            and all(type(s) is dict and type(s.get("seat")) is int and type(s.get("name")) is str
+                    and len(s["name"]) <= 64 and type(s.get("taken")) is bool and type(s.get("you")) is bool
+                    for s in seats))
 
 
 async def _gone(conn: Connection) -> bool:
@@ -625,7 +656,8 @@ async def join(key: SigningKey, host: str, port: int, my_port: int, secret: byte
                name: str = "", relay: Any = None, host_pin: bytes | None = None,
                join_timeout: float = JOIN_TIMEOUT, listen: Listen = _no_listen,
                prepare: Callable[[bytes, int], None] | None = None,
-               on_advert: Callable[[dict], None] | None = None) -> Setup:
+               on_advert: Callable[[dict], None] | None = None,
+               on_seats: Callable[[list[dict[str, Any]]], None] | None = None) -> Setup:
     """Take a seat in the lobby at host:port (or through `relay`, an Endpoint in the lobby,
     whose host's key pin `host_pin` must then be given, asking again for up to `join_timeout`
     seconds while nobody answers); returns the Setup once the genesis is signed. With
@@ -646,7 +678,10 @@ async def join(key: SigningKey, host: str, port: int, my_port: int, secret: byte
         on_status(f"joined lobby {lobby_id[:8]} for {info.get('title')} "
                   f"({info.get('seated', 0) + 1}/{info.get('players')} seated); waiting for players")
         with trio.fail_after(24 * 3600):
-            frame = await conn.recv()
+            while type(frame := await conn.recv()) is dict and frame.get("t") == "seats":
+                if on_seats is not None and _seats_shape_ok(frame.get("seats")):
+                    on_seats([{"seat": s["seat"], "name": clean_name(s["name"]), "taken": s["taken"], "you": s["you"]}
+                              for s in frame["seats"]])    # who sits where now: for the page and a status line
         if type(frame) is dict and frame.get("t") == "refused":
             raise LobbyError(f"the host refused: {frame.get('why')}")
         if frame is None:

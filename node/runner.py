@@ -96,6 +96,8 @@ class Seat:
     """The lobby this node hosts while it is open (the home shows its seats from it)."""
     advert: dict[str, Any] | None = None
     """The advert of the lobby this node joined (the home shows its game and options)."""
+    lobby_seats: list[dict[str, Any]] = field(default_factory=list)
+    """A joiner's: who sits where in the lobby it waits in, as its host last said."""
 
 
 async def open_client_port(seat: Seat) -> TcpClientPort:
@@ -844,6 +846,7 @@ async def join_relayed(invite: str, seat: Seat) -> dict[str, Any] | None:
                                          name=seat.name or "", relay=endpoint, host_pin=parsed.host_pin,
                                          join_timeout=seat.join_timeout, listen=game_relay.listen,
                                          on_advert=partial(setattr, seat, "advert"),
+                                         on_seats=partial(_seats_now, seat),
                                          prepare=_prepare(seat, secret, None))
             finally:
                 endpoint.close()
@@ -878,8 +881,18 @@ async def join(target: str | None, seat: Seat, discovery_port: int = discovery.D
     secret = os.urandom(32)
     setup = await lobby.join(key, address[0], address[1], seat.port, secret, seat.status,
                              name=seat.name or "", host_pin=host_pin, prepare=_prepare(seat, secret, address),
-                             on_advert=partial(setattr, seat, "advert"))
+                             on_advert=partial(setattr, seat, "advert"), on_seats=partial(_seats_now, seat))
     return await play(setup, seat, listeners)
+
+
+def _seats_now(seat: Seat, seats: list[dict[str, Any]]) -> None:
+    """A joiner waiting in a lobby: who sits where now (the home's lobby shows it live)."""
+    seat.lobby_seats = seats
+    taken = [f"seat {s['seat']} {s['name'] or ''}".rstrip() + (" (you)" if s["you"] else " (host)" if s["seat"] == 0 else "")
+             for s in seats if s["taken"]]
+    empty = [f"seat {s['seat']}" for s in seats if not s["taken"]]
+    seat.status(f"seats now: {', '.join(taken)}" + (f"; empty: {', '.join(empty)}" if empty else ""), "lobby_seats",
+                seats=seats)
 
 
 async def resume(game_prefix: str, seat: Seat) -> dict[str, Any] | None:

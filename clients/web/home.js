@@ -151,14 +151,15 @@ function renderLobby(t) {
     const options = lobby.options.map(([k, v]) => `${k.replace(/_/g, " ")} ${words(v)}`);
     $("lobby-game").replaceChildren(`${lobby.players} players`,
                                     el("span", options.length ? ` · ${options.join(", ")}` : "", {class: "muted"}));
-    if (!lobby.seats.length)                         // a lobby joined: the host keeps the seats
+    if (!lobby.seats.length)                         // a lobby joined, before its host said who sits where
       $("lobby-game").append(el("div", `${lobby.seated} of ${lobby.players} seated when you joined, you included; ` +
                                        "the game starts when every seat is taken", {class: "muted"}));
     $("lobby-seats").hidden = !lobby.seats.length;
     $("lobby-seats").replaceChildren(...lobby.seats.map((s) => {
       const li = el("li", null, {"data-seat": s.seat, class: s.taken ? "taken" : "empty"});
       const kind = s.kind.endsWith(" bot") ? "bot" : s.kind;       // "search bot 2 (bot)", "Bea (friend)"
-      const who = s.kind === "you" ? `${s.name} (you, the host)` : s.taken ? `${s.name} (${kind})` : `a ${s.kind}`;
+      const who = s.kind === "you" ? `${s.name} (you${lobby.hosted ? ", the host" : ""})`
+        : s.kind === "host" ? (s.name ? `${s.name} (the host)` : "the host") : s.taken ? `${s.name} (${kind})` : `a ${s.kind}`;
       li.append(el("span", `seat ${s.seat}`, {class: "muted"}), " ", el("span", who), " ",
                 el("span", s.taken ? "ready" : "empty: waiting", {class: s.taken ? "ready" : "waiting"}));
       return li;

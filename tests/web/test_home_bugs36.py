@@ -17,6 +17,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from tests.helpers import timeout as scaled, wait_until
 from tests.web.home_fixtures import api, start_home
+from tests.web.test_home_live_seats import seats_shown
 from tests.web.test_home_rematch import _played_together   # noqa: F401 - also registers the fixture game
 
 SHOTS = os.environ.get("CARAVAN_SHOTS")       # a folder: the tests leave their screenshots there
@@ -360,7 +361,9 @@ def test_a_friend_leaves_a_lobby_from_the_home(tmp_path: Path, browser):
         assert browser.find_element(By.ID, "cancel").text == "Leave this table"
         wait.until(lambda d: d.find_element(By.ID, "lobby-game").is_displayed())     # the game and its options
         assert _text(browser, "lobby-title") == "Dice duel (test fixture)"
-        assert _text(browser, "lobby-game").startswith("3 players · rounds 2\n2 of 3 seated when you joined")
+        assert _text(browser, "lobby-game") == "3 players · rounds 2"
+        wait.until(lambda d: "Bea (you) ready" in _text(d, "lobby-seats"))               # as its host says, live
+        assert seats_shown(browser) == ["seat 0 the host ready", "seat 1 Bea (you) ready", "seat 2 a player empty: waiting"]
         assert "waiting for every seat" in _text(browser, "lobby-state")
         assert not browser.find_element(By.ID, "lobby-lines").is_displayed()          # folded away
         _shot(browser, "lobby-joined")
