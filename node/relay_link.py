@@ -73,6 +73,11 @@ PRESEAL_HELD = 16
 PRESEAL_FRAME = 4 << 10
 """Unsealed frames waiting between two handshake steps (oldest dropped first), each at most
 PRESEAL_FRAME bytes: a handshake frame or a lobby's advert is far smaller."""
+OVERSLEPT = 1.0
+WAKE_GRACE = 2.0
+"""A wait that ends OVERSLEPT seconds after its deadline means this process was not run
+(the machine suspended, or the process starved): before the link is called dead, what came
+meanwhile (still on its way through the broker connection's thread) gets WAKE_GRACE seconds."""
 PEER_SEAL_WAIT = 2.0
 """How long `send` holds data for a peer that has not yet sealed the link (see `seal`)."""
 UNSEALED_HELD = 16
@@ -348,6 +353,7 @@ class RelayLink:
                     await self._arrived.wait()
             finally:
                 self._need = None
+            self._after_sleep(deadline)
 
     async def recv(self, accept: Callable[[Any], bool] | None = None) -> Any:
         """The next frame's decoded value; None when the peer closed the link. Before the link
@@ -389,6 +395,16 @@ class RelayLink:
             self._arrived = trio.Event()
             with trio.move_on_at(deadline):
                 await self._arrived.wait()
+            self._after_sleep(deadline)
+
+    def _after_sleep(self, deadline: float) -> None:
+        """A wait that ended long after its deadline: this process was not run, so give what
+        came meanwhile WAKE_GRACE seconds before the link is called dead or a frame lost."""
+        now = trio.current_time()
+        if now - deadline > OVERSLEPT:
+            self.last_heard = max(self.last_heard, now - IDLE_TIMEOUT + WAKE_GRACE)
+            if self._gap_since is not None:
+                self._gap_since = max(self._gap_since, now - GAP_WAIT + WAKE_GRACE)
 
     async def aclose(self) -> None:
         self.close_now()

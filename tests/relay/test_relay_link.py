@@ -282,3 +282,32 @@ async def test_closing_an_endpoint_closes_the_links_nobody_served():
     assert fake.links == {}
     assert sorted(topic.split("/")[-3] for topic, _ in published) == [f"peer{n}" for n in range(5)]
     assert all(payload[8:] == b"C" for _, payload in published)                  # a close for each
+
+
+async def test_a_link_waits_a_moment_after_this_process_was_not_run(mock_clock):
+    """A machine suspended (or a process starved) for longer than the idle timeout: on waking,
+    the link called itself dead before the frames that came meanwhile (still in the broker
+    connection's thread) were delivered (a CI run on a busy machine lost a watcher so). The
+    link now gives them WAKE_GRACE seconds first; silence after that still ends it."""
+    from node.relay_link import IDLE_TIMEOUT
+
+    a, b = _sealed_pair()
+    a.ping = b.ping = lambda: None
+    async with trio.open_nursery() as nursery:
+        got = []
+
+        async def receive():
+            got.append(await b.recv())
+        nursery.start_soon(receive)
+        await trio.testing.wait_all_tasks_blocked()
+        mock_clock.jump(IDLE_TIMEOUT + 30)             # the process was not run for 40 s
+        await trio.testing.wait_all_tasks_blocked()
+        assert not got                                  # still waiting (it raised here before)
+        await a.send({"n": 1})                          # what came meanwhile arrives
+        await trio.testing.wait_all_tasks_blocked()
+    assert got == [{"n": 1}]
+    mock_clock.autojump_threshold = 0                   # ...time passing as it should (on time):
+    start = trio.current_time()
+    with pytest.raises(FrameError, match="nothing heard"):
+        await b.recv()                                  # a silent peer is still noticed
+    assert trio.current_time() - start == pytest.approx(IDLE_TIMEOUT)
