@@ -323,8 +323,8 @@ class GameNode:
         limit, away = self.genesis.time_limit, max(self.longest_pause, self.down_for)
         need = self.session.need
         if outcome == "gave-up" and limit and away > limit and need is not None and need.kind != "final":
-            text += (f"; this seat was away for {away:.0f} s (stopped, or not running), longer than the time "
-                     f"limit of {limit} s, so the others have probably abandoned it (their transcripts then end "
+            text += (f"; this seat was away for {away:.0f} s (stopped, or not running), longer than the "
+                     f"{self.limit_text()}, so the others have probably abandoned it (their transcripts then end "
                      f"with a record naming seat {self.seat})")
         if self.outcome in (None, "gave-up") or (outcome == "abandoned" and self.outcome == "abandoned"):
             self.outcome, self.outcome_text = outcome, text
@@ -705,6 +705,13 @@ class GameNode:
                 return
 
     # ------------------------------------------------------------------ stalls
+    def limit_text(self) -> str:
+        """The silence limit in words: "time limit of 300 s" (a live table, as always said) or
+        "time per move of 24 h" (a turn-based table, whose limit is its time per move)."""
+        if self.genesis.turn_based:
+            return f"time per move of {G.duration_text(self.genesis.time_limit)}"
+        return f"time limit of {self.genesis.time_limit} s"
+
     def give_up_after(self) -> float:
         return max(MIN_GIVE_UP, GIVE_UP_FACTOR * self.genesis.time_limit)
 
@@ -951,7 +958,7 @@ class GameNode:
         self.abandon_record, self.record_frames = raw, self._frames(snap)
         self.record_counts, self.record_rank = snap.counts, (snap.length, self._digest(snap))
         stalled = ", ".join(str(s) for s in snap.stalled) + (" (this seat)" if self.seat in snap.stalled else "")
-        self._finish("abandoned", f"abandoned by seat {stalled}: no message within {self.genesis.time_limit} s; "
+        self._finish("abandoned", f"abandoned by seat {stalled}: no message within the {self.limit_text()}; "
                                   f"the record is co-signed by seats "
                                   f"{', '.join(str(s) for s in range(self.session.n) if s not in snap.stalled)}")
         log.info("seat %d: %s", self.seat, self.outcome_text)

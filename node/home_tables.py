@@ -208,13 +208,13 @@ class Tables:
 
     def host(self, game: str, title: str, players: int, options: dict[str, Any], bots: list[str],
              time_limit: int, name: str | None, relay: Any = None, spectators: bool | None = None,
-             bot_seats: list[int] | None = None) -> Table:
+             bot_seats: list[int] | None = None, pace: str = "live") -> Table:
         def run(table: Table):
             seat = self._seat(table, name)
             seat.relay, seat.spectators, seat.bot_seats = relay, spectators, bot_seats
             return runner.host(game, players, options, seat, announce=True, time_limit=time_limit, bots=bots,
                                discovery_target=self.network.discovery_addr,
-                               discovery_port=self.network.discovery_port)
+                               discovery_port=self.network.discovery_port, pace=pace)
         table = self._start(title, run)
         table.hosted = True
         table.wait_here = len(bots) + 1 < players or relay is not None    # a broker may be unreachable

@@ -356,13 +356,26 @@ async function create(ev) {
     if (o.kind === "text" ? value !== shown : JSON.stringify(value) !== JSON.stringify(o.default)) options[o.key] = value;
   }
   const network = document.querySelector("input[name=network]:checked").value;
-  const body = {game: $("game").value, seats, options, network, time_limit: Number($("time-limit").value)};
+  const body = {game: $("game").value, seats, options, network, ...paceFields()};
   if (network === "lan") body.spectators = $("spectators").checked;
   if (network === "broker") Object.assign(body, {relay: $("relay").value, relay_user: $("relay-user").value,
                                                 relay_password: $("relay-password").value});
   const r = await act("host", body);
   $("relay-password").value = "";
   if (r) follow(r.table);
+}
+
+// The table's pace: live with its time limit in seconds, or turn-based with a time per move
+// sent as the CLI writes it ("24h", "3d"); the node checks the bounds (1h to 14d).
+function paceFields() {
+  if ($("pace").value !== "turn-based") return {pace: "live", time_limit: Number($("time-limit").value)};
+  return {pace: "turn-based", move_time: `${Math.round(Number($("move-time").value))}${$("move-unit").value}`};
+}
+
+function showPace() {
+  const turnBased = $("pace").value === "turn-based";
+  $("time-limit-row").hidden = turnBased;
+  $("move-time-row").hidden = !turnBased;
 }
 
 // ------------------------------------------------------------------ open tables
@@ -439,6 +452,8 @@ $("players").onchange = pickPlayers;
 $("preset").onchange = applyPreset;
 $("options").addEventListener("change", () => { $("preset").value = ""; });    // edited: no longer the preset
 $("new-form").onsubmit = create;
+$("pace").onchange = showPace;
+showPace();                            // a reloaded form keeps its pace
 $("look").onclick = look;
 $("join-form").onsubmit = (ev) => { ev.preventDefault(); join($("invite-in").value.trim()); };
 $("settings-form").onsubmit = saveSettings;
