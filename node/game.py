@@ -55,6 +55,7 @@ LINGER = 5.0
 """After the end, keep serving peers this long at most, until all have every message."""
 GIVE_UP_FACTOR = 4
 MIN_GIVE_UP = 10.0
+TURN_BASED_RESEND = 600.0
 """A node that sees a stall and no complete abandon record gives up (exit 1, unfinished
 transcript) GIVE_UP_FACTOR × the time limit (at least MIN_GIVE_UP s) after noticing it; a
 node holding a record keeps announcing it that long at most, until every peer has it."""
@@ -712,6 +713,13 @@ class GameNode:
             return f"time per move of {G.duration_text(self.genesis.time_limit)}"
         return f"time limit of {self.genesis.time_limit} s"
 
+    def _resend_cap(self) -> float:
+        """The longest pause between two sendings of a proposal or statement: the limit (at
+        least 2 s) on a live table; on a turn-based one at most TURN_BASED_RESEND, not once a
+        day (a peer that reconnects is sent them at once anyway)."""
+        limit = self.genesis.time_limit
+        return max(2.0, min(limit, TURN_BASED_RESEND) if self.genesis.turn_based else limit)
+
     def give_up_after(self) -> float:
         return max(MIN_GIVE_UP, GIVE_UP_FACTOR * self.genesis.time_limit)
 
@@ -757,7 +765,7 @@ class GameNode:
             resend = self.vote is not None or self.latest_proposal is cur
             if resend and now >= self._resend_at:
                 await self._send_abandon_frames()
-                self._resend_at, backoff = now + backoff, min(backoff * 2, max(2.0, limit))
+                self._resend_at, backoff = now + backoff, min(backoff * 2, self._resend_cap())
             if (stall_since is not None and now - stall_since >= self.give_up_after()
                     and (self.vote is not None or not self.recovered or self._cosigner_gone(cur, now))):
                 why = (f"could not hear from every peer how many of this seat's messages they hold"
