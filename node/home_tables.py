@@ -15,7 +15,7 @@ import trio
 
 from . import runner, seat_memory
 from .cli_common import main_exception
-from .lobby import LobbyError
+from .lobby import LobbyError, advert_pace
 from .output import Status
 
 
@@ -100,7 +100,8 @@ class Table:
         if self.joined and isinstance(advert, dict):      # someone else's lobby: what its advert says
             options = advert.get("options") if isinstance(advert.get("options"), dict) else {}
             return {"game": str(advert.get("title", "")), "players": advert.get("players"), "seats": [],
-                    "seated": advert.get("seated", 0) + 1, "options": [[str(k), v] for k, v in sorted(options.items())]}
+                    "seated": advert.get("seated", 0) + 1, "options": [[str(k), v] for k, v in sorted(options.items())],
+                    "pace": advert_pace(advert)}
         the_lobby = getattr(self.seat, "lobby", None)
         if the_lobby is None or not self.hosted:
             return None
@@ -112,7 +113,8 @@ class Table:
             seats.append({"seat": i, "name": (joiner.name or f"seat {i}") if joiner else "",
                           "kind": f"{kind.partition('@')[0]} bot" if kind else "friend", "taken": joiner is not None})
         return {"game": the_lobby.title, "players": the_lobby.players, "seats": seats,
-                "options": [[k, v] for k, v in sorted(the_lobby.options.items())]}
+                "options": [[k, v] for k, v in sorted(the_lobby.options.items())],
+                "pace": advert_pace({"pace": the_lobby.pace, "time_limit": the_lobby.time_limit})}
 
     def to_json(self) -> dict[str, Any]:
         advert = getattr(self.seat, "advert", None)

@@ -484,13 +484,13 @@ def _advert(frame: Any, where: str) -> dict:
     return frame
 
 
-def advert_pace(info: dict) -> str:
-    """", turn-based, 24 h per move" for a turn-based lobby's advert ("" for a live one: its
-    line stays as it was), so a joiner knows the table's pace before it starts."""
+def advert_pace(info: dict) -> str | None:
+    """"turn-based, 24 h per move" for a turn-based lobby's advert (None for a live one: what
+    is shown of it stays as it was), so a joiner knows the table's pace before it starts."""
     limit = info.get("time_limit")
     if info.get("pace") != G.TURN_BASED or type(limit) is not int:
-        return ""
-    return f"; {G.pace_text(G.TURN_BASED, limit)}"
+        return None
+    return G.pace_text(G.TURN_BASED, limit)
 
 
 HANDSHAKE_TRIES = 4
@@ -652,8 +652,10 @@ async def join(key: SigningKey, host: str, port: int, my_port: int, secret: byte
         if on_advert is not None:                    # what a page shows while waiting: the game, its options
             on_advert(info)
         await conn.send({"t": "join", "port": my_port, "name": clean_name(name)})
+        pace = advert_pace(info)
         on_status(f"joined lobby {lobby_id[:8]} for {info.get('title')} "
-                  f"({info.get('seated', 0) + 1}/{info.get('players')} seated{advert_pace(info)}); waiting for players")
+                  f"({info.get('seated', 0) + 1}/{info.get('players')} seated{'; ' + pace if pace else ''}); "
+                  "waiting for players")
         with trio.fail_after(24 * 3600):
             frame = await conn.recv()
         if type(frame) is dict and frame.get("t") == "refused":

@@ -149,6 +149,8 @@ function renderLobby(t) {
     const options = lobby.options.map(([k, v]) => `${k.replace(/_/g, " ")} ${typeof v === "string" ? v : JSON.stringify(v)}`);
     $("lobby-game").replaceChildren(`${lobby.players} players`,
                                     el("span", options.length ? ` · ${options.join(", ")}` : "", {class: "muted"}));
+    if (lobby.pace)                                  // a turn-based table: its time per move
+      $("lobby-game").append(el("div", lobby.pace, {class: "pace"}));
     if (!lobby.seats.length)                         // a lobby joined: the host keeps the seats
       $("lobby-game").append(el("div", `${lobby.seated} of ${lobby.players} seated when you joined, you included; ` +
                                        "the game starts when every seat is taken", {class: "muted"}));
