@@ -81,11 +81,8 @@ def badge(report: Report) -> tuple[str, str]:
     if report.ok:
         return "ok", f"Verified: every signature, proof and rule checks out ({report.messages} messages)"
     err = report.error or {}
-    if report.valid and report.abandoned_by:          # the verifier's reason says "abandoned: seat(s) 0 ..."
-        stalled = [str(s) for s in report.abandoned_by]
-        why = str(err.get("reason", "")).removeprefix("abandoned: ")
-        who = f"seat {stalled[0]}" if len(stalled) == 1 else f"seats {', '.join(stalled)}"
-        return "warn", f"Abandoned: {why.replace('seat(s) ' + ', '.join(stalled), who, 1)}"
+    if report.valid and report.abandoned_by:          # the verifier's reason says "abandoned: seat 0 ..."
+        return "warn", f"Abandoned: {str(err.get('reason', '')).removeprefix('abandoned: ')}"
     if report.valid:
         return "warn", f"Unfinished: {err.get('reason', '')}"
     who = f"signed by seat {err['seat']} ({err['fingerprint']})" if err.get("fingerprint") else "signer unknown"

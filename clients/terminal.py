@@ -104,7 +104,8 @@ class TerminalClient:
         name = self.names[self.seat]
         who = f"seat {self.seat}" if name == f"seat {self.seat}" else f"{name}, seat {self.seat}"
         self.time_limit = int(info.get("time_limit") or 0)
-        self.say(f"{info['title']}: you are {who} of {info['seats']}. Type :text to talk to the table.")
+        readers = " (spectators read it too)" if info.get("spectators_read_chat") else ""
+        self.say(f"{info['title']}: you are {who} of {info['seats']}. Type :text to talk to the table{readers}.")
 
     async def event(self, msg: dict[str, Any]) -> None:
         for line in msg["text"].splitlines():

@@ -8,11 +8,14 @@ the talk without touching the proof (specs/node.md "Chat"). Limits keep memory a
 bounded whatever a peer sends: MAX_TEXT characters a line, RATE_LINES lines per RATE_WINDOW
 seconds per seat (of the lines' own signed times: one rule, which the sender and every
 receiver apply to the same numbers), the last KEEP lines in memory and about MAX_FILE bytes
-on disk (the newest lines).
+on disk (the newest lines). A table whose host allowed it (`--spectators-chat`) also shows
+its talk to spectators: each player's node passes on the signed lines it holds, and the
+spectator checks them with the same `Lines` code (specs/node.md "Spectators").
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import os
@@ -22,7 +25,7 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 from protocol import wire
-from protocol.identity import SigningKey, verify
+from protocol.identity import SigningKey, fingerprint, verify
 
 from .files import NOFOLLOW, open_append, read_all, write_all, write_atomic
 
@@ -104,22 +107,115 @@ class RateLimit:
         self.times.append(n)
 
 
-class Chat:
-    """One game's chat on this node: signs this seat's lines, checks and keeps the others'."""
+class Repeated(ChatError):
+    """A line at or below the last `n` taken from its seat: a replay, or (for a spectator whose
+    link was dialled again) a line it already has."""
 
-    def __init__(self, game_dir: Path, key: SigningKey, game_id: bytes, seats: list[bytes], names: list[str],
-                 clock: Callable[[], float] = time.time):
-        self.path = game_dir / FILE
-        self.key, self.game_id, self.seats, self.names = key, game_id, seats, names
-        self.seat = seats.index(key.public)
-        self.clock = clock
+
+class Lines:
+    """One game's signed lines as a reader checks and keeps them: a seat's Chat, and as such
+    a spectator's reader (node/watch.py), which checks each line exactly as the players do.
+    Memory is bounded: the last KEEP lines (`lines`, shown; `signed`, their `chat` frames, which
+    a player's node passes on to its spectators) and a count of every line taken (`count`), so
+    that a spectator's feed is one more counter (node/spectators.py), never a queue."""
+
+    def __init__(self, game_id: bytes, seats: list[bytes], names: list[str], clock: Callable[[], float] = time.time):
+        self.game_id, self.seats, self.names, self.clock = game_id, seats, names, clock
         self.lines: deque[dict[str, Any]] = deque(maxlen=KEEP)
+        self.signed: deque[dict[str, Any] | None] = deque(maxlen=KEEP)
+        """The `chat` frame of each line in `lines` (None: a line kept on disk without a
+        valid signature, shown to this seat but passed on to no one)."""
+        self.count = 0
+        """Lines taken since this node started (loaded ones included): `signed` holds the last ones."""
         self.last_n: dict[int, int] = {}
         self.window = rate_window()
         self.limits = {s: RateLimit(window=self.window) for s in range(len(seats))}
         self.ahead: dict[int, float] = {}
         """Per seat, how far its first signed time this run was ahead of this node's clock (s)."""
         self.listeners: list[Callable[[dict[str, Any]], None]] = []
+
+    def since(self, taken: int, most: int = KEEP) -> tuple[list[dict[str, Any]], int]:
+        """The `chat` frames of at most `most` lines after the first `taken` that are still
+        held (older ones are gone: a reader that fell KEEP lines behind misses them), and the
+        count they reach (what to ask from next time)."""
+        oldest = self.count - len(self.signed)          # the count of the first line held
+        first = max(taken, oldest)
+        upto = min(self.count, first + most)
+        frames = itertools.islice(self.signed, first - oldest, upto - oldest)
+        return [f for f in frames if f is not None], upto
+
+    def _check_rate(self, seat: int, n: int) -> None:
+        """The sender's rule on the line's signed time, and that time not running ahead of
+        this node's clock by more than AHEAD since that seat's first line (forged times).
+        Checked before the signature (a flood costs no verification) and changing nothing:
+        only an accepted line moves the window (`_accept`)."""
+        ahead = n / 1000 - self.clock()
+        first = self.ahead.get(seat, ahead)
+        if ahead > first + AHEAD:
+            raise ChatError(f"seat {seat}'s line is dated {ahead - first:.0f} s ahead of its earlier lines")
+        if not self.limits[seat].allows(n):
+            raise ChatError(f"seat {seat} sent more than {RATE_LINES} lines in {self.window:g} s")
+
+    def _check(self, frame: dict[str, Any]) -> tuple[int, int, str, bytes, bytes]:
+        body, sig = frame.get("b"), frame.get("s")
+        if type(body) is not bytes or type(sig) is not bytes or len(body) > MAX_BODY or len(sig) != 64:
+            raise ChatError("not a chat line")
+        try:
+            domain, game_id, author, n, text = wire.decode(body)
+        except (wire.WireError, ValueError, TypeError):
+            raise ChatError("not a chat line") from None
+        if domain != DOMAIN or game_id != self.game_id:
+            raise ChatError("a chat line of another game")
+        if type(author) is not bytes or author not in self.seats:
+            raise ChatError("the line's key holds no seat in this game")
+        seat = self.seats.index(author)
+        if type(n) is not int:
+            raise ChatError(f"seat {seat}'s line has no time")
+        if n <= self.last_n.get(seat, 0):
+            raise Repeated(f"seat {seat}'s line is old or repeated")
+        self._check_rate(seat, n)
+        if not verify(author, sig, body):
+            raise ChatError(f"the signature of seat {seat}'s line does not verify (key {fingerprint(author)})")
+        if type(text) is not str or clean(text) != text:
+            raise ChatError(f"seat {seat}'s line is not one line of printable text")
+        return seat, n, text, body, sig
+
+    def _accept(self, seat: int, n: int, text: str, body: bytes, sig: bytes, now: float) -> dict[str, Any]:
+        self.last_n[seat] = n
+        self.limits[seat].add(n)
+        self.ahead.setdefault(seat, n / 1000 - now)
+        line = {"type": "chat", "seat": seat, "name": self.names[seat], "text": text, "at": now}
+        self.lines.append(line)
+        self.signed.append({"t": "chat", "b": body, "s": sig})
+        self.count += 1
+        self._keep({"seat": seat, "n": n, "at": now, "text": text, "body": body.hex(), "sig": sig.hex()})
+        for listener in list(self.listeners):
+            listener(line)
+        return line
+
+    def _keep(self, record: dict[str, Any]) -> None:
+        """Keep an accepted line beyond memory (a seat's Chat: on disk); a reader keeps none."""
+
+    async def say(self, text: Any) -> dict[str, Any]:
+        """A reader holds no seat, so it signs nothing: spectators read the table talk only."""
+        raise ChatError("spectators read the table talk; only the players write it")
+
+    def take(self, frame: dict[str, Any]) -> dict[str, Any]:
+        """A `chat` frame checked as every seat checks it (ChatError says why it is refused;
+        Repeated for a line already taken): the shown line."""
+        seat, n, text, body, sig = self._check(frame)
+        return self._accept(seat, n, text, body, sig, self.clock())
+
+
+class Chat(Lines):
+    """One game's chat on this node: signs this seat's lines, checks and keeps the others'."""
+
+    def __init__(self, game_dir: Path, key: SigningKey, game_id: bytes, seats: list[bytes], names: list[str],
+                 clock: Callable[[], float] = time.time):
+        super().__init__(game_id, seats, names, clock)
+        self.path = game_dir / FILE
+        self.key = key
+        self.seat = seats.index(key.public)
         self.send: Callable[[dict[str, Any]], Awaitable[None]] | None = None
         """Sends a frame to every linked peer (set by the game node)."""
         self.refused = 0
@@ -154,53 +250,8 @@ class Chat:
             return None
         return self._accept(seat, n, text, body, sig, self.clock())
 
-    def _check_rate(self, seat: int, n: int) -> None:
-        """The sender's rule on the line's signed time, and that time not running ahead of
-        this node's clock by more than AHEAD since that seat's first line (forged times).
-        Checked before the signature (a flood costs no verification) and changing nothing:
-        only an accepted line moves the window (`_accept`)."""
-        ahead = n / 1000 - self.clock()
-        first = self.ahead.get(seat, ahead)
-        if ahead > first + AHEAD:
-            raise ChatError(f"seat {seat}'s line is dated {ahead - first:.0f} s ahead of its earlier lines")
-        if not self.limits[seat].allows(n):
-            raise ChatError(f"seat {seat} sent more than {RATE_LINES} lines in {self.window:g} s")
-
-    def _check(self, frame: dict[str, Any]) -> tuple[int, int, str, bytes, bytes]:
-        body, sig = frame.get("b"), frame.get("s")
-        if type(body) is not bytes or type(sig) is not bytes or len(body) > MAX_BODY or len(sig) != 64:
-            raise ChatError("not a chat line")
-        try:
-            domain, game_id, author, n, text = wire.decode(body)
-        except (wire.WireError, ValueError, TypeError):
-            raise ChatError("not a chat line") from None
-        if domain != DOMAIN or game_id != self.game_id:
-            raise ChatError("a chat line of another game")
-        if type(author) is not bytes or author not in self.seats:
-            raise ChatError("the line's key holds no seat in this game")
-        seat = self.seats.index(author)
-        if type(n) is not int or n <= self.last_n.get(seat, 0):
-            raise ChatError(f"seat {seat}'s line is old or repeated")
-        self._check_rate(seat, n)
-        if not verify(author, sig, body):
-            raise ChatError(f"the signature of seat {seat}'s line does not verify")
-        if type(text) is not str or clean(text) != text:
-            raise ChatError(f"seat {seat}'s line is not one line of printable text")
-        return seat, n, text, body, sig
-
     # ------------------------------------------------------------------ keeping
-    def _accept(self, seat: int, n: int, text: str, body: bytes, sig: bytes, now: float) -> dict[str, Any]:
-        self.last_n[seat] = n
-        self.limits[seat].add(n)
-        self.ahead.setdefault(seat, n / 1000 - now)
-        line = {"type": "chat", "seat": seat, "name": self.names[seat], "text": text, "at": now}
-        self.lines.append(line)
-        self._store({"seat": seat, "n": n, "at": now, "text": text, "body": body.hex(), "sig": sig.hex()})
-        for listener in list(self.listeners):
-            listener(line)
-        return line
-
-    def _store(self, record: dict[str, Any]) -> None:
+    def _keep(self, record: dict[str, Any]) -> None:
         """Append one line to chat.jsonl (never through a link planted there: node/files.py);
         past MAX_FILE, rewrite it with its newest lines."""
         data = (json.dumps(record, ensure_ascii=False) + "\n").encode()
@@ -237,3 +288,14 @@ class Chat:
                 continue
             self.last_n[seat] = max(self.last_n.get(seat, 0), n)
             self.lines.append({"type": "chat", "seat": seat, "name": self.names[seat], "text": text, "at": at})
+            self.signed.append(_frame(r.get("body"), r.get("sig")))
+            self.count += 1
+
+
+def _frame(body: Any, sig: Any) -> dict[str, Any] | None:
+    """The `chat` frame of a line kept on disk (its hex `body` and `sig`), None when they are
+    missing or not hex: passed on as it was signed, so its readers check it themselves."""
+    try:
+        return {"t": "chat", "b": bytes.fromhex(body), "s": bytes.fromhex(sig)}
+    except (TypeError, ValueError):
+        return None

@@ -41,6 +41,8 @@ def _seat(args: argparse.Namespace):
     seat.relay = check.relay(getattr(args, "relay", None), args.relay_auth)
     if getattr(args, "spectators", None):
         seat.spectators = args.spectators == "yes"
+    if getattr(args, "spectators_chat", None):
+        seat.spectators_chat = args.spectators_chat == "yes"
     return seat
 
 
@@ -434,6 +436,8 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("--no-discovery", action="store_true", help="do not announce the lobby on the LAN")
     h.add_argument("--spectators", choices=["yes", "no"], default=None,
                    help="may others watch this table with caravan watch (default: yes on a LAN, no through a broker)")
+    h.add_argument("--spectators-chat", choices=["yes", "no"], default=None,
+                   help="may the spectators read the table talk (read-only; default: yes where spectators are allowed)")
     h.add_argument("--with-bots", default="", metavar="KIND,...",
                    help="fill seats with bots on this machine, one node each (e.g. heuristic,random); "
                         "the other seats are for people joining")

@@ -248,9 +248,10 @@ class Home:
         if body.get("network") == "broker":
             relay = self._relay(body)
         spectators = None if body.get("spectators") is None else body.get("spectators") is True
+        spectators_chat = body.get("spectators_chat") is not False          # default: they read it
         bot_seats = [i for i, s in enumerate(seats, start=1) if s != "friend"]     # each bot where it was put
         table = self.tables.host(engine.name, engine.title, players, options, bots, limit,
-                                 self.settings.get("name"), relay, spectators, bot_seats, pace)
+                                 self.settings.get("name"), relay, spectators, bot_seats, spectators_chat, pace)
         return {"table": table.to_json()}
 
     @staticmethod

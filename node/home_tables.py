@@ -99,9 +99,12 @@ class Table:
         advert = getattr(self.seat, "advert", None)
         if self.joined and isinstance(advert, dict):      # someone else's lobby: what its advert says
             options = advert.get("options") if isinstance(advert.get("options"), dict) else {}
-            return {"game": str(advert.get("title", "")), "players": advert.get("players"), "seats": [],
-                    "seated": advert.get("seated", 0) + 1, "options": [[str(k), v] for k, v in sorted(options.items())],
-                    "pace": advert_pace(advert)}
+            seats = [{"seat": s["seat"], "name": s["name"], "taken": s["taken"],
+                      "kind": "you" if s["you"] else "host" if s["seat"] == 0 else "player"}
+                     for s in getattr(self.seat, "lobby_seats", None) or []]      # as its host last said
+            return {"game": str(advert.get("title", "")), "players": advert.get("players"), "seats": seats,
+                    "hosted": False, "seated": advert.get("seated", 0) + 1,
+                    "options": [[str(k), v] for k, v in sorted(options.items())], "pace": advert_pace(advert)}
         the_lobby = getattr(self.seat, "lobby", None)
         if the_lobby is None or not self.hosted:
             return None
@@ -113,7 +116,8 @@ class Table:
             seats.append({"seat": i, "name": (joiner.name or f"seat {i}") if joiner else "",
                           "kind": f"{kind.partition('@')[0]} bot" if kind else "friend", "taken": joiner is not None})
         return {"game": the_lobby.title, "players": the_lobby.players, "seats": seats,
-                "options": [[k, v] for k, v in sorted(the_lobby.options.items())],
+                "options": [[k, v] for k, v in sorted(the_lobby.options.items())], "hosted": True,
+                "spectators": the_lobby.spectators, "spectators_chat": the_lobby.spectators_chat,
                 "pace": advert_pace({"pace": the_lobby.pace, "time_limit": the_lobby.time_limit})}
 
     def to_json(self) -> dict[str, Any]:
@@ -210,10 +214,11 @@ class Tables:
 
     def host(self, game: str, title: str, players: int, options: dict[str, Any], bots: list[str],
              time_limit: int, name: str | None, relay: Any = None, spectators: bool | None = None,
-             bot_seats: list[int] | None = None, pace: str = "live") -> Table:
+             bot_seats: list[int] | None = None, spectators_chat: bool = True, pace: str = "live") -> Table:
         def run(table: Table):
             seat = self._seat(table, name)
             seat.relay, seat.spectators, seat.bot_seats = relay, spectators, bot_seats
+            seat.spectators_chat = spectators_chat
             return runner.host(game, players, options, seat, announce=True, time_limit=time_limit, bots=bots,
                                discovery_target=self.network.discovery_addr,
                                discovery_port=self.network.discovery_port, pace=pace)

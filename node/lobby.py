@@ -8,7 +8,8 @@ Frames (after the mutual handshake bound to the lobby id):
 host -> joiner: {"t": "lobby", ...} before the handshake (it says what answered) and again
 sealed after it (the one the joiner trusts); {"t": "seated", "seat", "nonce",
 "players", "beacon_length"}; {"t": "sign", "body"}; {"t": "start", "genesis", "peers", "names"};
-{"t": "refused", "why"}. joiner -> host: {"t": "join", "port", "name"}; {"t": "tip", "tip"};
+{"t": "refused", "why"}; while a joiner waits for the others, {"t": "seats", "seats": [{"seat",
+"name", "taken", "you"}]} whenever someone takes or leaves a seat (names are unsigned labels). joiner -> host: {"t": "join", "port", "name"}; {"t": "tip", "tip"};
 {"t": "signature", "sig"}.
 
 A joiner given the host's key pin (an invite always carries it; `HOST:PORT/KEY` on a LAN)
@@ -107,6 +108,9 @@ class Setup:
     """The host's choice: may this table be watched (node/spectators.py)."""
     watchers: int = 0
     """Spectators the lobby told the game id: the host's node waits for them after a short game."""
+    spectators_chat: bool = True
+    """The host's choice: may its spectators read the table talk (node/chat.py; only when
+    `spectators`)."""
 
 
 @dataclass
@@ -146,7 +150,8 @@ class Lobby:
 
     def __init__(self, key: SigningKey, game: str, players: int, options: dict[str, Any],
                  on_status: Callable[[str], None] = lambda s: None, time_limit: int = 0, name: str = "",
-                 spectators: bool = True, friends: frozenset[bytes] = frozenset(), pace: str = G.LIVE):
+                 spectators: bool = True, friends: frozenset[bytes] = frozenset(), spectators_chat: bool = True,
+                 pace: str = G.LIVE):
         self.name = clean_name(name)
         engine = games.get(game)
         if not engine.min_players <= players <= engine.max_players:
@@ -172,6 +177,8 @@ class Lobby:
         self.relayed = False
         self._watching: list[Connection] = []      # their links: told the game id at the start
         self.spectators = spectators
+        self.spectators_chat = spectators and spectators_chat
+        """May the spectators read the table talk: told every seat in the `start` frame."""
         self.watchers = 0
         self.friends = friends
         """The seats of the game this lobby plays again (Play again): only they may join it, or
@@ -217,6 +224,26 @@ class Lobby:
         return (f"{1 + len(self.joiners)}/{self.players} seated: {', '.join(taken)}"
                 + (f"; empty: {', '.join(empty)}" if empty else ""))
 
+    def seats_for(self, me: "_Joiner | None" = None) -> list[dict[str, Any]]:
+        """The seats as a waiting joiner `me` is shown them (its own marked `you`)."""
+        seats = [{"seat": 0, "name": self.name, "taken": True, "you": False}]
+        for i, j in enumerate(self.seating(), start=1):
+            seats.append({"seat": i, "name": (j.name or fingerprint(j.key)) if j else "", "taken": j is not None,
+                          "you": j is not None and j is me})
+        return seats
+
+    async def _tell_seats(self) -> None:
+        """Every joiner still waiting learns who sits where now (one that does not take it
+        within 1 s misses this one; the next change tells it again)."""
+        if self.full.is_set():
+            return                                   # "seated" comes next: the seats are final
+        for j in list(self.joiners):
+            with trio.move_on_after(1):
+                try:
+                    await j.conn.send({"t": "seats", "seats": self.seats_for(j)})
+                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                    pass
+
     def status(self) -> dict[str, Any]:
         return {"lobby": self.lobby_id.hex(), "game": self.game, "title": self.title,
                 "players": self.players, "seated": 1 + len(self.joiners), "port": self.port,
@@ -226,7 +253,8 @@ class Lobby:
         await self._welcome_link(Connection(stream, _peer_host(stream)))
 
     def _advert(self) -> dict[str, Any]:
-        advert = {"t": "lobby", **self.status(), "options": self.options, "time_limit": self.time_limit}
+        advert = {"t": "lobby", **self.status(), "options": self.options, "time_limit": self.time_limit,
+                  "spectators_chat": self.spectators_chat}
         if self.pace != G.LIVE:
             advert["pace"] = self.pace                 # absent for a live table, as before tables had a pace
         return advert
@@ -289,12 +317,14 @@ class Lobby:
                 self.full.set()
                 for j in self.joiners:
                     j.waiting.cancel()
+            await self._tell_seats()
             # notice a joiner who leaves before the lobby is full (the joiner sends nothing now)
             with joiner.waiting:
                 if await _gone(conn):
                     self.joiners.remove(joiner)
                     self.on_status(f"{self._who(joiner)} left ({self.seats_text()})")
                     await conn.aclose()
+                    await self._tell_seats()
                     return
             joiner.idle.set()
             await self.done.wait()       # the stream closes when this handler returns
@@ -395,16 +425,25 @@ class Lobby:
             names = [self.name] + [j.name for j in joiners]
             await listen(gid)
             setup = Setup(raw, gid, 0, secret,
-                          {seat: (j.host, j.port) for seat, j in enumerate(joiners, start=1)}, names, self.spectators)
+                          {seat: (j.host, j.port) for seat, j in enumerate(joiners, start=1)}, names, self.spectators,
+                          spectators_chat=self.spectators_chat)
             if self.before_start is not None:
                 self.before_start(setup)
             for j in joiners:
                 await j.conn.send({"t": "start", "genesis": raw, "peers": peers, "names": names,
-                                   "spectators": self.spectators})
+                                   "spectators": self.spectators, "spectators_chat": self.spectators_chat})
             setup.watchers = await self._tell_watchers(gid)
         except (FrameError, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
             raise LobbyError(f"a player dropped out while the genesis was signed: {exc}") from None
         return setup
+
+
+def _seats_shape_ok(seats: Any) -> bool:
+    """A `seats` frame as a page may show it: at most 16 seats of a short name each."""
+    return (type(seats) is list and 0 < len(seats) <= 16
+            and all(type(s) is dict and type(s.get("seat")) is int and type(s.get("name")) is str
+                    and len(s["name"]) <= 64 and type(s.get("taken")) is bool and type(s.get("you")) is bool
+                    for s in seats))
 
 
 async def _gone(conn: Connection) -> bool:
@@ -634,7 +673,8 @@ async def join(key: SigningKey, host: str, port: int, my_port: int, secret: byte
                name: str = "", relay: Any = None, host_pin: bytes | None = None,
                join_timeout: float = JOIN_TIMEOUT, listen: Listen = _no_listen,
                prepare: Callable[[bytes, int], None] | None = None,
-               on_advert: Callable[[dict], None] | None = None) -> Setup:
+               on_advert: Callable[[dict], None] | None = None,
+               on_seats: Callable[[list[dict[str, Any]]], None] | None = None) -> Setup:
     """Take a seat in the lobby at host:port (or through `relay`, an Endpoint in the lobby,
     whose host's key pin `host_pin` must then be given, asking again for up to `join_timeout`
     seconds while nobody answers); returns the Setup once the genesis is signed. With
@@ -657,7 +697,10 @@ async def join(key: SigningKey, host: str, port: int, my_port: int, secret: byte
                   f"({info.get('seated', 0) + 1}/{info.get('players')} seated{'; ' + pace if pace else ''}); "
                   "waiting for players")
         with trio.fail_after(24 * 3600):
-            frame = await conn.recv()
+            while type(frame := await conn.recv()) is dict and frame.get("t") == "seats":
+                if on_seats is not None and _seats_shape_ok(frame.get("seats")):
+                    on_seats([{"seat": s["seat"], "name": clean_name(s["name"]), "taken": s["taken"], "you": s["you"]}
+                              for s in frame["seats"]])    # who sits where now: for the page and a status line
         if type(frame) is dict and frame.get("t") == "refused":
             raise LobbyError(f"the host refused: {frame.get('why')}")
         if frame is None:
@@ -693,8 +736,9 @@ async def join(key: SigningKey, host: str, port: int, my_port: int, secret: byte
             peers[s] = (host, port) if addr is None else (str(addr[0]), int(addr[1]))
         names = start.get("names")
         names = [clean_name(n) for n in names] if type(names) is list and len(names) == len(genesis.seats) else []
-        return Setup(start["genesis"], genesis.game_id, seat, secret, peers, names,
-                     start.get("spectators", relay is None) is True)
+        watched = start.get("spectators", relay is None) is True
+        return Setup(start["genesis"], genesis.game_id, seat, secret, peers, names, watched,
+                     spectators_chat=watched and start.get("spectators_chat", True) is True)
     except (FrameError, HandshakeError, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError,
             OSError, G.BadGenesis, KeyError, TypeError, ValueError) as exc:
         hint = " (a different Caravan version?)" if isinstance(exc, HandshakeError) else ""

@@ -81,6 +81,8 @@ class Seat:
     """Seated from the home: the table page's game-over box links back to it (and to Play again)."""
     spectators: bool | None = None
     """host --spectators yes|no (None: yes on a LAN, no through a broker)."""
+    spectators_chat: bool = True
+    """host --spectators-chat yes|no: may the spectators read the table talk."""
     bots: Any = None
     """The BotKeeper watching the bot nodes seated with this person while the game runs."""
     bot_seats: list[int] | None = None
@@ -94,6 +96,8 @@ class Seat:
     """The lobby this node hosts while it is open (the home shows its seats from it)."""
     advert: dict[str, Any] | None = None
     """The advert of the lobby this node joined (the home shows its game and options)."""
+    lobby_seats: list[dict[str, Any]] = field(default_factory=list)
+    """A joiner's: who sits where in the lobby it waits in, as its host last said."""
 
 
 async def open_client_port(seat: Seat) -> TcpClientPort:
@@ -301,7 +305,8 @@ def store_genesis(seat: Seat, setup: lobby.Setup) -> GameStore:
     """Store a signed genesis with this seat's secrets and its peers' addresses (fsync'd): the
     host does it before the start (holding its signature) leaves it, a joiner on receiving it."""
     peers = {"peers": {str(k): list(v) for k, v in setup.peers.items()}, "port": seat.port,
-             "names": {str(i): n for i, n in enumerate(setup.names) if n}, "spectators": setup.spectators}
+             "names": {str(i): n for i, n in enumerate(setup.names) if n}, "spectators": setup.spectators,
+             "spectators_chat": setup.spectators_chat}
     if seat.relay is not None:
         peers["relay"] = seat.relay.with_credentials()     # peers.json is private (0600)
     store = GameStore.create(seat.data_dir, setup.genesis_raw, setup.game_id,
@@ -443,7 +448,8 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
             names[setup.seat] = lobby.clean_name(seat.name) or names[setup.seat]
         info = {"game": engine_name, "title": engine.title, "seat": setup.seat, "game_id": setup.game_id.hex(),
                 "seats": len(genesis.seats), "names": names, "options": genesis.options,
-                "time_limit": genesis.time_limit, "pace": genesis.pace}
+                "time_limit": genesis.time_limit, "pace": genesis.pace,
+                "spectators_read_chat": bool(setup.spectators and setup.spectators_chat)}
         node_ref: list = [None]
         present = _presenter(engine, node_ref)
         decider = await _decider(seat, engine_name, nursery, info, present, store)
@@ -459,6 +465,8 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
         node_ref[0] = node
         node.chat = Chat(store.dir, key, setup.game_id, list(genesis.seats), names)
         node.chat.send = node._send_all
+        if setup.spectators and setup.spectators_chat:
+            node.spectators.read_chat(node.chat)         # the table talk, to the spectators too
         if hasattr(decider, "attach_chat"):
             decider.attach_chat(node.chat)
         nursery.start_soon(narrator[0].deliver)
@@ -594,7 +602,7 @@ async def host(game: str, players: int, options: dict[str, Any], seat: Seat, ann
         await open_client_port(seat)
     watchable = seat.spectators if seat.spectators is not None else seat.relay is None
     the_lobby = lobby.Lobby(key, game, players, options, seat.status, time_limit, seat.name or "", watchable,
-                            friends, pace)
+                            friends, seat.spectators_chat, pace)
     the_lobby.before_start = partial(store_genesis, seat)     # before the start (and its signature) leaves
     seat.lobby = the_lobby
     if seat.relay is not None:
@@ -844,6 +852,7 @@ async def join_relayed(invite: str, seat: Seat) -> dict[str, Any] | None:
                                          name=seat.name or "", relay=endpoint, host_pin=parsed.host_pin,
                                          join_timeout=seat.join_timeout, listen=game_relay.listen,
                                          on_advert=partial(setattr, seat, "advert"),
+                                         on_seats=partial(_seats_now, seat),
                                          prepare=_prepare(seat, secret, None))
             finally:
                 endpoint.close()
@@ -878,8 +887,18 @@ async def join(target: str | None, seat: Seat, discovery_port: int = discovery.D
     secret = os.urandom(32)
     setup = await lobby.join(key, address[0], address[1], seat.port, secret, seat.status,
                              name=seat.name or "", host_pin=host_pin, prepare=_prepare(seat, secret, address),
-                             on_advert=partial(setattr, seat, "advert"))
+                             on_advert=partial(setattr, seat, "advert"), on_seats=partial(_seats_now, seat))
     return await play(setup, seat, listeners)
+
+
+def _seats_now(seat: Seat, seats: list[dict[str, Any]]) -> None:
+    """A joiner waiting in a lobby: who sits where now (the home's lobby shows it live)."""
+    seat.lobby_seats = seats
+    taken = [f"seat {s['seat']} {s['name'] or ''}".rstrip() + (" (you)" if s["you"] else " (host)" if s["seat"] == 0 else "")
+             for s in seats if s["taken"]]
+    empty = [f"seat {s['seat']}" for s in seats if not s["taken"]]
+    seat.status(f"seats now: {', '.join(taken)}" + (f"; empty: {', '.join(empty)}" if empty else ""), "lobby_seats",
+                seats=seats)
 
 
 async def resume(game_prefix: str, seat: Seat) -> dict[str, Any] | None:
@@ -903,7 +922,8 @@ async def resume(game_prefix: str, seat: Seat) -> dict[str, Any] | None:
     setup = lobby.Setup(store.genesis(), bytes.fromhex(store.dir.name), int(secrets.get("seat", -1)),
                         secrets["secret"], {int(k): tuple(v) for k, v in peers["peers"].items()},
                         [lobby.clean_name(known.get(str(i))) for i in range(len(G.parse(store.genesis()).seats))],
-                        peers.get("spectators", not peers.get("relay")) is True)
+                        peers.get("spectators", not peers.get("relay")) is True,
+                        spectators_chat=peers.get("spectators_chat", True) is True)
     seat.status(f"resuming game {store.dir.name[:16]}" + (f" through the broker {seat.relay}" if seat.relay else ""),
                 "resume")
     seat.bot_homes = [h for h in seat_memory.recall(store.dir).get("bots") or [] if isinstance(h, str)]

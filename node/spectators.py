@@ -5,8 +5,9 @@ that holds no seat. It gets the signed genesis, then every logged message in log
 then each new one as it is logged; it sends nothing. It signs nothing the players need, is
 never awaited, never counted for abandon records, and cannot make the node do anything:
 the node only reads from its own log, a page at a time, and cuts off a spectator that
-sends a frame, falls behind or exceeds the cap. Memory per spectator is one counter (the
-messages are the node's own log, never copied into a queue).
+sends a frame, falls behind or exceeds the cap. Memory per spectator is two counters (the
+messages are the node's own log, never copied into a queue; the table talk, when the host
+allowed spectators to read it, is the chat's own bounded lines: node/chat.py `Lines.since`).
 """
 
 from __future__ import annotations
@@ -41,15 +42,31 @@ class Spectators:
     """The spectators of one GameNode (`allowed` is the host's choice, kept with the game), or
     of a watcher that relays to other spectators (node/watch.py): `node` has `genesis_raw`,
     `session.log`, `changed` (an Event replaced at every change), `outcome`, `outcome_text`;
-    `names()` gives the players' names (default: the game's peers.json)."""
+    `names()` gives the players' names (default: the game's peers.json). `chat` (node/chat.py
+    Lines), once given with `read_chat`, is the table talk passed on to them: only when the
+    host allowed it (`--spectators-chat`)."""
 
     def __init__(self, node: Any, allowed: bool, limit: int = MAX_SPECTATORS,
                  names: Callable[[], Any] | None = None, expected: int = 0):
         self.node, self.allowed, self.limit = node, allowed, limit
         self.names = names or (lambda: node.store.peers().get("names") or {})
         self.sent: dict[int, int] = {}           # spectator number -> messages of the log sent
+        self.talk: dict[int, int] = {}           # spectator number -> chat lines counted as sent (Lines.count)
+        self.chat: Any = None
+        self._waiting: set[trio.CancelScope] = set()
         self.came = 0                            # spectators that dialled in (numbers them)
         self.expected = expected                 # told the game id in the lobby: they will come
+
+    def read_chat(self, chat: Any) -> None:
+        """Pass on `chat`'s lines (node/chat.py Lines: those it holds, then each new one) to
+        every spectator; a new line wakes the feeds."""
+        self.chat = chat
+        chat.listeners.append(self._woken)
+        self._woken(None)
+
+    def _woken(self, line: Any) -> None:
+        for scope in list(self._waiting):
+            scope.cancel()
 
     def awaiting(self) -> bool:
         """Has a spectator the lobby told of the game not come yet?"""
@@ -89,6 +106,7 @@ class Spectators:
                 nursery.cancel_scope.cancel()
         finally:
             del self.sent[number]
+            self.talk.pop(number, None)
             await conn.aclose()
 
     async def _deaf(self, conn: Connection, address: str, scope: trio.CancelScope) -> None:
@@ -111,8 +129,10 @@ class Spectators:
         names = self.names()
         await self._send(conn, {"t": "genesis", "g": node.genesis_raw,
                                 "names": {str(k): str(v) for k, v in names.items()} if isinstance(names, dict) else {}})
+        self.talk[number] = 0
         while True:
             changed = node.changed
+            await self._pass_talk(conn, number)
             logged = node.session.log
             ready = getattr(node, "durable_log_len", len(logged))   # a player's node: only what its disk holds
             done = self.sent[number]
@@ -125,7 +145,29 @@ class Spectators:
             if node.outcome is not None and ready >= len(logged):
                 await self._send(conn, end_frame(node))
                 return
-            await changed.wait()
+            if self._talk_left(number):
+                await trio.sleep(0)
+                continue
+            with trio.CancelScope() as waiting:          # a new chat line cancels it (`_woken`)
+                self._waiting.add(waiting)
+                try:
+                    await changed.wait()
+                finally:
+                    self._waiting.discard(waiting)
+
+    async def _pass_talk(self, conn: Connection, number: int) -> None:
+        """The chat lines this spectator has not been sent yet, as they were signed (it checks
+        them as the players do); at most PAGE of them before the log's turn."""
+        if self.chat is None:
+            return
+        frames, count = self.chat.since(self.talk[number], PAGE)
+        for frame in frames:
+            await self._send(conn, frame)
+        self.talk[number] = count
+
+    def _talk_left(self, number: int) -> bool:
+        """Lines not sent yet (said while this feed was sending): look again before waiting."""
+        return self.chat is not None and self.chat.count > self.talk[number]
 
 
 def end_frame(node: Any) -> dict:

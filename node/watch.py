@@ -32,6 +32,7 @@ from protocol.need import EngineFault
 from protocol.session import Session
 from protocol.verify import Report, error_report, verify_bytes
 
+from .chat import ChatError, Lines, Repeated
 from .cli_checks import host_port, join_target, port_number
 from .cli_common import discovery_args, main_exception
 from .files import write_atomic
@@ -88,6 +89,21 @@ class Replica:
         self.error: dict[str, Any] | None = None
         self.abandoned: tuple[bytes, list[bytes], Report] | None = None
         """An abandon record that verified: (it, the frames it covers, the verifier's report)."""
+        self.chat = Lines(self.genesis.game_id, list(self.genesis.seats), self.names)
+        """The table talk the node passed on (its host allowed it), each line checked as the players do."""
+        self.chat_refused = 0
+
+    def talk(self, frame: dict) -> tuple[dict[str, Any] | None, str | None]:
+        """A `chat` frame: (the line to show, None), or (None, why it was refused: bad lines are
+        said, never fatal, as for the players: talk never stops a game), or (None, None) for a
+        line already shown (the node sends its talk again on a link dialled again)."""
+        try:
+            return self.chat.take(frame), None
+        except Repeated:
+            return None, None
+        except ChatError as exc:
+            self.chat_refused += 1
+            return None, str(exc)
 
     async def receive(self, raw: bytes) -> list[dict[str, Any]] | None:
         """Check and apply one message; its events as client-API event lines, or None when it
@@ -330,6 +346,9 @@ class Terminal:
     def failed(self, replica: Replica) -> None:
         pass
 
+    def chat(self, line: dict[str, Any]) -> None:
+        print(plain(f"[chat] {line['name']}: {line['text']}"), file=self.out, flush=True)
+
     async def end(self, replica: Replica, result: Any) -> None:
         print(render.text(replica.engine.name, replica.table.view, replica.names), file=self.out, flush=True)
 
@@ -354,12 +373,16 @@ class Page:
                                  "seat": None, "seats": len(g.seats), "names": replica.names,
                                  "game_id": g.game_id.hex(), "options": g.options}
         self.client._broadcast(self.client.hello_msg)
+        self.client.attach_chat(replica.chat)          # the table talk, read-only (Lines.say refuses)
         self._board(replica)
 
     def events(self, replica: Replica, msgs: list[dict[str, Any]]) -> None:
         for msg in msgs:
             self.client.event(msg)
         self._board(replica)
+
+    def chat(self, line: dict[str, Any]) -> None:
+        pass                                           # the page has it: attach_chat
 
     def failed(self, replica: Replica) -> None:
         self.client.event({"type": "event", "seat": None, "text": replica.badge()[1], "event": None})
@@ -389,6 +412,9 @@ class Quiet:
         pass
 
     def failed(self, replica: Replica) -> None:
+        pass
+
+    def chat(self, line: dict[str, Any]) -> None:
         pass
 
     async def end(self, replica: Replica, result: Any) -> None:
@@ -621,6 +647,7 @@ async def watch(target: str, out_dir: Path, out: Path | None, show: Any, say, re
         if serve is not None:
             relayed = Relayed(replica)
             spectators = Spectators(relayed, True, names=lambda: relayed.names)
+            spectators.read_chat(replica.chat)           # only lines it checked: what the node passed on
             await nursery.start(_serve_others, relayed, spectators, serve[0], serve[1], say)
         redials = 0
         while True:
@@ -720,6 +747,9 @@ async def _follow(conn: Connection, replica: Replica, show: Any, say,
                 if relayed is not None:
                     relayed.abandon_record, relayed.record_frames = replica.abandoned[0], replica.abandoned[1]
             return str(frame.get("text") or frame.get("outcome")), False
+        if frame.get("t") == "chat":
+            _talk(replica, frame, show, say)
+            continue
         if frame.get("t") != "msg" or type(frame.get("m")) is not bytes:
             return f"the player's node sent an unexpected {frame.get('t')!r} frame", False
         msgs = await replica.receive(frame["m"])
@@ -730,6 +760,18 @@ async def _follow(conn: Connection, replica: Replica, show: Any, say,
         show.events(replica, msgs)
         if relayed is not None:
             relayed.wake()
+
+
+def _talk(replica: Replica, frame: dict, show: Any, say) -> None:
+    """One line of the table talk: shown, or said to be refused (the 1st, 2nd, 4th… refusal,
+    so that a node sending bad lines cannot flood the output); the watch goes on either way."""
+    line, why = replica.talk(frame)
+    if line is not None:
+        say(f"{line['name']}: {line['text']}", "chat", seat=line["seat"], name=line["name"], said=line["text"])
+        show.chat(line)
+    elif why is not None and replica.chat_refused & (replica.chat_refused - 1) == 0:
+        say(f"a chat line the player's node passed on was refused: {why} ({replica.chat_refused} refused so far)",
+            "chat_refused", reason=why, refused=replica.chat_refused)
 
 
 def _failed(replica: Replica, show: Any, say) -> str:
@@ -839,7 +881,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
         log.info("CPU priority: %s", lower_priority())
 
     def say(text: str, kind: str = "status", **fields: Any) -> None:
-        if kind != "event" or args.json:           # a terminal or a page narrates the events itself
+        if kind not in ("event", "chat") or args.json:     # a terminal or a page shows these itself
             status(text, kind, **fields)
 
     async def main() -> int:

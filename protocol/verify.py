@@ -48,6 +48,12 @@ class Report:
                 "abandoned_by": self.abandoned_by, "pace": self.pace, "time_limit": self.time_limit}
 
 
+def seats_in_words(seats: Any) -> str:
+    """"seat 2" or "seats 0, 1": how a report names seats for people."""
+    numbers = sorted(seats)
+    return f"seat {numbers[0]}" if len(numbers) == 1 else f"seats {', '.join(map(str, numbers))}"
+
+
 def error_report(position: int, exc: Exception) -> dict[str, Any]:
     """A failure as a report names it: where, the code, why, and the signer when there is one."""
     err: dict[str, Any] = {"position": position, "code": getattr(exc, "code", "unreadable"),
@@ -177,8 +183,8 @@ def verify_bytes(data: bytes, lookup: Callable[[str], Engine] = games.get,
         report.abandoned_by = sorted(stalled)
         report.waiting_for = session.waiting_for()
         report.error = {"position": len(messages) + 1, "code": "abandoned", "seat": None, "fingerprint": None,
-                        "reason": f"abandoned: seat(s) {', '.join(map(str, sorted(stalled)))} sent nothing in "
-                                  f"time; seats {', '.join(map(str, sorted(sigs)))} co-signed the record"}
+                        "reason": f"abandoned: {seats_in_words(stalled)} sent nothing in time; "
+                                  f"{seats_in_words(sigs)} co-signed the record"}
         return report
     report.complete = session.complete
     report.result = session.result() if session.complete else None

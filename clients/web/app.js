@@ -12,7 +12,7 @@ const KIND_TITLES = {
 };
 const latencies = (window.caravanLatencies = []);   // ms from the node applying an event to this picture
 let state = { hello: null, decide: null, group: null, seat: null, closed: false, sent: null, board: null,
-              mine: false, warned: new Set() };
+              mine: false, warned: new Set(), pick: null };
 const seatName = (s) => {
   const names = (state.hello && state.hello.names) || [];
   return s === state.seat ? "you" : names[s] && names[s] !== `seat ${s}` ? names[s] : `seat ${s}`;
@@ -24,7 +24,15 @@ const auto = $("auto");
 auto.checked = localStorage.getItem("caravan.auto") === "1";
 auto.addEventListener("change", () => {
   localStorage.setItem("caravan.auto", auto.checked ? "1" : "0");
-  if (auto.checked && state.decide && state.decide.actions.length === 1) send(state.decide.actions[0].id);
+  if (auto.checked && state.decide && state.decide.actions.length === 1) post(state.decide.actions[0].id);
+});
+// confirm before sending (off by default): a chosen move waits for a second click, Send or
+// Enter, and Esc takes it back; nothing goes to the node (which signs it) until then
+const confirmBox = $("confirm");
+confirmBox.checked = localStorage.getItem("caravan.confirm") === "1";
+confirmBox.addEventListener("change", () => {
+  localStorage.setItem("caravan.confirm", confirmBox.checked ? "1" : "0");
+  if (!confirmBox.checked) takeBack();
 });
 const prefs = new URLSearchParams(location.hash.slice(1));   // from the home: #sound=1&theme=dark
 if (prefs.has("sound")) localStorage.setItem("caravan.sound", prefs.get("sound") === "1" ? "1" : "0");
@@ -73,7 +81,30 @@ function connect() {
     setTimeout(connect, 1000);
   };
 }
+/** A move chosen on the page: posted at once, or (confirm before sending) held until confirmed. */
 function send(actionId) {
+  if (!confirmBox.checked) return post(actionId);
+  if (!state.decide || state.sent === state.decide.decision) return;
+  if (state.pick === actionId) return post(actionId);         // the second click on the same move
+  const a = state.decide.actions.find((x) => x.id === actionId);
+  if (!a) return;
+  state.pick = actionId;
+  $("confirm-text").textContent = `Send “${a.text}”? Click Send (or the move again) or press Enter; Esc takes it back.`;
+  $("confirm-bar").hidden = false;
+  for (const b of document.querySelectorAll("#decide button.move, #decide button.group"))
+    b.classList.toggle("picked", Number(b.dataset.action) === actionId && b.dataset.action !== undefined);
+  $("confirm-send").focus();
+}
+/** The held move is dropped: nothing was sent. */
+function takeBack() {
+  state.pick = null;
+  $("confirm-bar").hidden = true;
+  for (const b of document.querySelectorAll("#decide .picked")) b.classList.remove("picked");
+}
+$("confirm-send").addEventListener("click", () => { if (state.pick !== null) post(state.pick); });
+$("confirm-cancel").addEventListener("click", takeBack);
+function post(actionId) {
+  takeBack();
   // a second click (a double-click, a click on the next picture) on an answered decision is ignored
   if (!state.decide || state.sent === state.decide.decision || !ws || ws.readyState !== WebSocket.OPEN) return;
   const d = state.decide;
@@ -92,7 +123,13 @@ function handle(msg) {
     case "hello":
       state.hello = msg; state.seat = msg.seat;
       setTurn(!!state.decide);
-      $("chat").hidden = !!msg.spectator;        // a spectator holds no seat: it cannot talk (node.md "Chat")
+      // a spectator holds no seat: it cannot talk (node.md "Chat"); it reads the talk once there is
+      // any (the host allowed it: node.md "Spectators"), with no box to type in
+      $("chat").hidden = !!msg.spectator;
+      $("chat-form").hidden = !!msg.spectator;
+      $("chat-watch").hidden = !msg.spectator;
+      $("chat-text").placeholder = msg.spectators_read_chat ? "say something (spectators read it too)"
+        : "say something to the table";      // players know who reads their talk (node.md "Spectators")
       showRules(msg.game, msg.title);
       $("title").textContent = msg.title;
       const name = msg.names ? msg.names[msg.seat] : `seat ${msg.seat}`;
@@ -101,6 +138,7 @@ function handle(msg) {
       if (msg.spectator) {   // caravan watch: the public view, no moves
         $("me").textContent = `spectator of ${msg.seats} players: you see only what is public`;
         auto.parentElement.hidden = true;
+        confirmBox.parentElement.hidden = true;   // nor moves to confirm
         $("sound").parentElement.hidden = true;   // nor a turn to be told of
         notify.hidden = true;
         $("conn").textContent = "following the game (caravan watch)";
@@ -228,6 +266,7 @@ function showWarning(text) {
 // ------------------------------------------------------------------ chat
 function addChat(msg) {
   const log = $("chat-log");
+  $("chat").hidden = false;                        // a spectator's page opens it with the first line
   const li = document.createElement("li");
   const who = document.createElement("b");
   who.textContent = (msg.seat === state.seat ? "you" : String(msg.name)) + ": ";
@@ -414,7 +453,8 @@ function showDecide(msg) {
   state.decide = msg; state.group = null; state.sent = null;
   $("error").hidden = true;                // an old error belongs to an old decision
   $("decide").dataset.decision = msg.decision;
-  if (auto.checked && msg.actions.length === 1) { send(msg.actions[0].id); return; }
+  takeBack();                              // a move held for an older decision is gone with it
+  if (auto.checked && msg.actions.length === 1) { post(msg.actions[0].id); return; }
   setTurn(true);
   const [title, note] = KIND_TITLES[msg.kind] || ["Your decision", ""];
   $("decide-title").textContent = title;
@@ -494,6 +534,11 @@ function numberKeys() {
 }
 document.addEventListener("keydown", (e) => {
   if (!state.decide || e.ctrlKey || e.metaKey || e.altKey || /^(INPUT|TEXTAREA|SELECT)$/.test(e.target.tagName)) return;
+  if (state.pick !== null && (e.key === "Enter" || e.key === "Escape")) {
+    e.preventDefault();                    // not also a click on the focused button
+    if (e.key === "Enter") post(state.pick); else takeBack();
+    return;
+  }
   if (/^[1-9]$/.test(e.key)) {
     const b = keyed()[Number(e.key) - 1];
     if (b) { e.preventDefault(); b.click(); }
@@ -504,6 +549,7 @@ document.addEventListener("keydown", (e) => {
 });
 
 function hideDecide() {
+  takeBack();
   state.decide = null; state.group = null;
   $("decide").hidden = true;
   setTurn(false);

@@ -146,19 +146,22 @@ function renderLobby(t) {
   const lobby = open ? t.lobby : null;
   $("lobby-game").hidden = $("lobby-seats").hidden = !lobby;
   if (lobby) {
-    const options = lobby.options.map(([k, v]) => `${k.replace(/_/g, " ")} ${typeof v === "string" ? v : JSON.stringify(v)}`);
+    const words = (v) => typeof v === "boolean" ? (v ? "yes" : "no")      // as the options form says them
+      : Array.isArray(v) ? v.map(words).join("/") : typeof v === "string" ? v : JSON.stringify(v);
+    const options = lobby.options.map(([k, v]) => `${k.replace(/_/g, " ")} ${words(v)}`);
     $("lobby-game").replaceChildren(`${lobby.players} players`,
                                     el("span", options.length ? ` · ${options.join(", ")}` : "", {class: "muted"}));
     if (lobby.pace)                                  // a turn-based table: its time per move
       $("lobby-game").append(el("div", lobby.pace, {class: "pace"}));
-    if (!lobby.seats.length)                         // a lobby joined: the host keeps the seats
+    if (!lobby.seats.length)                         // a lobby joined, before its host said who sits where
       $("lobby-game").append(el("div", `${lobby.seated} of ${lobby.players} seated when you joined, you included; ` +
                                        "the game starts when every seat is taken", {class: "muted"}));
     $("lobby-seats").hidden = !lobby.seats.length;
     $("lobby-seats").replaceChildren(...lobby.seats.map((s) => {
       const li = el("li", null, {"data-seat": s.seat, class: s.taken ? "taken" : "empty"});
       const kind = s.kind.endsWith(" bot") ? "bot" : s.kind;       // "search bot 2 (bot)", "Bea (friend)"
-      const who = s.kind === "you" ? `${s.name} (you, the host)` : s.taken ? `${s.name} (${kind})` : `a ${s.kind}`;
+      const who = s.kind === "you" ? `${s.name} (you${lobby.hosted ? ", the host" : ""})`
+        : s.kind === "host" ? (s.name ? `${s.name} (the host)` : "the host") : s.taken ? `${s.name} (${kind})` : `a ${s.kind}`;
       li.append(el("span", `seat ${s.seat}`, {class: "muted"}), " ", el("span", who), " ",
                 el("span", s.taken ? "ready" : "empty: waiting", {class: s.taken ? "ready" : "waiting"}));
       return li;
@@ -359,7 +362,8 @@ async function create(ev) {
   }
   const network = document.querySelector("input[name=network]:checked").value;
   const body = {game: $("game").value, seats, options, network, ...paceFields()};
-  if (network === "lan") body.spectators = $("spectators").checked;
+  if (network === "lan") Object.assign(body, {spectators: $("spectators").checked,
+                                              spectators_chat: $("spectators").checked && $("spectators-chat").checked});
   if (network === "broker") Object.assign(body, {relay: $("relay").value, relay_user: $("relay-user").value,
                                                 relay_password: $("relay-password").value});
   const r = await act("host", body);
@@ -462,8 +466,9 @@ $("settings-form").onsubmit = saveSettings;
 for (const r of document.querySelectorAll("input[name=network]"))
   r.onchange = () => {
     $("broker").hidden = r.value !== "broker" || !r.checked;
-    $("watchable").hidden = r.value === "broker" && r.checked;
+    $("watchable").hidden = $("talk-read").hidden = r.value === "broker" && r.checked;
   };
+$("spectators").onchange = () => { $("spectators-chat").disabled = !$("spectators").checked; };
 $("cancel").onclick = async () => {
   const r = await act("cancel", {key: $("cancel").dataset.key});
   if (r) renderLobby(r.table);

@@ -123,3 +123,10 @@ def test_scores_the_narration_gave_are_not_said_again():
     trio.run(client.result, {"winners": [1], "scores": [3, 7]})
     text = out.getvalue()
     assert text.count("3") == 1 and "Game over: won by Bob." in text and "Scores:" not in text
+
+
+def test_the_hello_says_whether_spectators_read_the_talk():
+    for allowed, said in ((True, True), (False, False)):
+        client, out = _client(Keyboard())
+        trio.run(client.hello, {"title": "Sabbat Magica", "seats": 2, "time_limit": 0, "spectators_read_chat": allowed})
+        assert ("spectators read it too" in out.getvalue()) is said, out.getvalue()

@@ -70,7 +70,7 @@ def test_an_abandoned_game_is_listed_as_abandoned(tmp_path):
     (store.dir / "transcript.caravan").write_bytes(
         transcript.dump(genesis_raw, frames + [abandon.record([2], len(frames), sigs)]))
     [entry] = stored_games(tmp_path)
-    assert entry.state == "abandoned" and "seat(s) 2 sent nothing" in entry.detail, entry
+    assert entry.state == "abandoned" and "seat 2 sent nothing" in entry.detail, entry
     assert entry.transcript == str(store.dir / "transcript.caravan")
 
     (store.dir / "transcript.caravan").write_bytes(

@@ -187,7 +187,7 @@ async def test_a_flooding_spectator_is_cut_off_and_the_cap_holds(tmp_path):
     assert verify_bytes(game_transcript(tmp_path)).ok
 
 
-async def _watch_a_node(tmp_path: Path, serve) -> tuple[Any, list[dict]]:
+async def watch_a_node(tmp_path: Path, serve) -> tuple[Any, list[dict]]:
     """`caravan watch --json` of a stand-in node (`serve`: a handler of each TCP link) on a
     loopback port, to its end: (the finished process, its JSON lines); the transcript goes to
     tmp_path / "w.caravan"."""
@@ -212,7 +212,7 @@ async def test_a_tampered_message_is_shown_invalid_with_its_signer(tmp_path):
     fake_node, signer = forging_node(genesis_raw, messages, bad, linger=5)
     genesis = G.parse(genesis_raw)
 
-    done, lines = await _watch_a_node(tmp_path, fake_node)
+    done, lines = await watch_a_node(tmp_path, fake_node)
     invalid = [m for m in lines if m["type"] == "invalid"]
     assert done.returncode == 1, done.stderr
     assert len(invalid) == 1
@@ -244,7 +244,7 @@ async def test_a_watcher_whose_handshake_breaks_tries_again(tmp_path):
             return
         await fake_node(stream)
 
-    done, lines = await _watch_a_node(tmp_path, impatient_then_fine)
+    done, lines = await watch_a_node(tmp_path, impatient_then_fine)
     assert len(links) == 2 and any(m["type"] == "watching" for m in lines), done.stderr
     assert "the handshake failed" in done.stderr.decode() and "trying again (2/4)" in done.stderr.decode()
 
@@ -268,7 +268,7 @@ async def test_a_link_that_breaks_mid_game_is_dialled_again(tmp_path):
             await conn.send({"t": "end", "outcome": "complete", "text": "the game is complete"})
         await conn.aclose()
 
-    done, lines = await _watch_a_node(tmp_path, drops_once)
+    done, lines = await watch_a_node(tmp_path, drops_once)
     assert done.returncode == 0, done.stderr
     assert len(links) == 2
     assert any("dialling it again (1 of 3)" in m["text"] for m in lines if m["type"] == "status"), lines

@@ -170,12 +170,10 @@ async def test_junk_sent_ahead_cannot_crowd_out_the_first_sealed_frame():
     assert sum(map(len, link._held.values())) <= UNSEALED_HELD
 
 
-async def test_a_burst_sent_before_the_peer_sealed_arrives_whole():
-    """Each side seals when the other's auth arrives, so one may send while the other has not
-    sealed yet, and that one holds only a few sealed frames (UNSEALED_HELD): a burst (a
-    resync, a spectator's history) lost its first frames and the link closed as having lost
-    one. A side now holds its data until the peer says it sealed."""
-    from node.relay_link import UNSEALED_HELD, RelayLink
+def _linked_pair():
+    """Two RelayLinks wired to each other in memory (a broker that never pushes back), not
+    sealed yet, and the secretstream states each side seals with: {side: (push, pull)}."""
+    from node.relay_link import RelayLink
 
     links: dict[str, RelayLink] = {}
     a = links["a"] = RelayLink(lambda p: links["b"].deliver(p), "a", lambda _: None, dialer=True)
@@ -188,6 +186,17 @@ async def test_a_burst_sent_before_the_peer_sealed_arrives_whole():
         pull = sodium.crypto_secretstream_xchacha20poly1305_state()
         sodium.crypto_secretstream_xchacha20poly1305_init_pull(pull, header, key)
         states[side] = (push, pull)
+    return a, b, states
+
+
+async def test_a_burst_sent_before_the_peer_sealed_arrives_whole():
+    """Each side seals when the other's auth arrives, so one may send while the other has not
+    sealed yet, and that one holds only a few sealed frames (UNSEALED_HELD): a burst (a
+    resync, a spectator's history) lost its first frames and the link closed as having lost
+    one. A side now holds its data until the peer says it sealed."""
+    from node.relay_link import UNSEALED_HELD
+
+    a, b, states = _linked_pair()
     burst = 4 * UNSEALED_HELD
     got = []
     with trio.fail_after(GAP_WAIT + timeout(6)):
@@ -207,19 +216,7 @@ async def test_a_burst_sent_before_the_peer_sealed_arrives_whole():
 
 def _sealed_pair():
     """Two RelayLinks wired to each other in memory (a broker that never pushes back), sealed."""
-    from node.relay_link import RelayLink
-
-    links: dict[str, RelayLink] = {}
-    a = links["a"] = RelayLink(lambda p: links["b"].deliver(p), "a", lambda _: None, dialer=True)
-    b = links["b"] = RelayLink(lambda p: links["a"].deliver(p), "b", lambda _: None, dialer=False)
-    states = {}
-    for side in ("a", "b"):                             # one secretstream per direction
-        key = os.urandom(32)
-        push = sodium.crypto_secretstream_xchacha20poly1305_state()
-        header = sodium.crypto_secretstream_xchacha20poly1305_init_push(push, key)
-        pull = sodium.crypto_secretstream_xchacha20poly1305_state()
-        sodium.crypto_secretstream_xchacha20poly1305_init_pull(pull, header, key)
-        states[side] = (push, pull)
+    a, b, states = _linked_pair()
     a.seal(states["a"][0], states["b"][1])
     b.seal(states["b"][0], states["a"][1])
     return a, b

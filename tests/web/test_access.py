@@ -177,3 +177,28 @@ def test_the_home_with_the_option_controls_passes_axe(tmp_path: Path, browser):
     finally:
         home.proc.terminate()
         home.stop()
+
+
+def test_the_home_with_its_lobby_open_passes_axe(tmp_path: Path, browser):
+    """The home while its table waits for a friend (issue 36: the lobby as a table: the game
+    and its options, the seats, the invite with Copy, Cancel): no serious or critical
+    violation, light and dark."""
+    from selenium.webdriver.support.ui import Select
+
+    from tests.web.home_fixtures import api, start_home
+    from tests.web.test_home_options import _show
+
+    home, url = start_home(tmp_path)
+    try:
+        browser.get(url)
+        _show(browser, "sare", 2)
+        Select(browser.find_element(By.CSS_SELECTOR, "#seats select")).select_by_value("friend")
+        browser.find_element(By.ID, "create").click()
+        _until(lambda: browser.find_element(By.ID, "cancel").is_displayed(), 60, "the lobby with Cancel")
+        for theme in ("light", "dark"):
+            _theme(browser, theme)
+            problems = axe_problems(browser)
+            assert problems == [], (theme, problems)
+    finally:
+        home.proc.terminate()
+        home.stop()

@@ -17,6 +17,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from tests.helpers import timeout as scaled, wait_until
 from tests.web.home_fixtures import api, start_home
+from tests.web.test_home_live_seats import seats_shown
 from tests.web.test_home_rematch import _played_together   # noqa: F401 - also registers the fixture game
 
 SHOTS = os.environ.get("CARAVAN_SHOTS")       # a folder: the tests leave their screenshots there
@@ -216,14 +217,17 @@ def test_bots_sit_where_new_table_put_them(tmp_path: Path):
 
 def test_the_abandon_badge_says_abandoned_once():
     """Bug 10: "Abandoned: abandoned: seat(s) 0 sent nothing in time; …" — the verifier's own
-    reason (protocol/verify.py's words for an abandon record) under the badge's one prefix."""
+    reason (protocol/verify.py's words for an abandon record, one seat or several, without
+    "seat(s)" or "seats 1") under the badge's one prefix."""
     from clients.replay import badge
-    from protocol.verify import Report
+    from protocol.verify import Report, seats_in_words
 
-    report = Report(valid=True, complete=False, abandoned_by=[0], error={
-        "position": 9, "code": "abandoned", "seat": None, "fingerprint": None,
-        "reason": "abandoned: seat(s) 0 sent nothing in time; seats 1, 2 co-signed the record"})
-    assert badge(report) == ("warn", "Abandoned: seat 0 sent nothing in time; seats 1, 2 co-signed the record")
+    for stalled, signers, said in (([0], [1, 2], "seat 0 sent nothing in time; seats 1, 2 co-signed the record"),
+                                   ([0, 2], [1], "seats 0, 2 sent nothing in time; seat 1 co-signed the record")):
+        reason = f"abandoned: {seats_in_words(stalled)} sent nothing in time; {seats_in_words(signers)} co-signed the record"
+        report = Report(valid=True, complete=False, abandoned_by=stalled, error={
+            "position": 9, "code": "abandoned", "seat": None, "fingerprint": None, "reason": reason})
+        assert badge(report) == ("warn", f"Abandoned: {said}")
 
 
 def test_the_end_reason_is_said_in_words(tmp_path: Path, browser):
@@ -357,7 +361,9 @@ def test_a_friend_leaves_a_lobby_from_the_home(tmp_path: Path, browser):
         assert browser.find_element(By.ID, "cancel").text == "Leave this table"
         wait.until(lambda d: d.find_element(By.ID, "lobby-game").is_displayed())     # the game and its options
         assert _text(browser, "lobby-title") == "Dice duel (test fixture)"
-        assert _text(browser, "lobby-game").startswith("3 players · rounds 2\n2 of 3 seated when you joined")
+        assert _text(browser, "lobby-game") == "3 players · rounds 2"
+        wait.until(lambda d: "Bea (you) ready" in _text(d, "lobby-seats"))               # as its host says, live
+        assert seats_shown(browser) == ["seat 0 the host ready", "seat 1 Bea (you) ready", "seat 2 a player empty: waiting"]
         assert "waiting for every seat" in _text(browser, "lobby-state")
         assert not browser.find_element(By.ID, "lobby-lines").is_displayed()          # folded away
         _shot(browser, "lobby-joined")

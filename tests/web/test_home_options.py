@@ -155,7 +155,7 @@ def test_the_table_created_carries_the_typed_values(tmp_path: Path, browser):
         assert options == {"architect": True, "scenario": "priest", "turn_limit": 45, "shoe": "up",
                            "pyramid_pick": "top"}, options
         assert type(options["turn_limit"]) is int and options["architect"] is True
-        _wait(browser, lambda d: "architect true" in d.find_element(By.ID, "lobby-game").text)
+        _wait(browser, lambda d: "architect yes" in d.find_element(By.ID, "lobby-game").text)   # in words, not "true"
         assert "turn limit 45" in browser.find_element(By.ID, "lobby-game").text
     finally:
         home.proc.terminate()
