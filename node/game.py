@@ -55,10 +55,12 @@ LINGER = 5.0
 """After the end, keep serving peers this long at most, until all have every message."""
 GIVE_UP_FACTOR = 4
 MIN_GIVE_UP = 10.0
-TURN_BASED_RESEND = 600.0
 """A node that sees a stall and no complete abandon record gives up (exit 1, unfinished
 transcript) GIVE_UP_FACTOR × the time limit (at least MIN_GIVE_UP s) after noticing it; a
 node holding a record keeps announcing it that long at most, until every peer has it."""
+TURN_BASED_RESEND = 600.0
+"""On a turn-based table, the longest pause between two sendings of an abandon proposal or
+statement (a live table's is its time limit; a turn-based one's would be a day)."""
 ALONE_AFTER = float(os.environ.get("CARAVAN_TEST_ALONE_AFTER") or 60.0)     # the variable: tests only
 """A node that hears nothing from any other seat's node for this long after it starts (or,
 without a time limit, at any time) stops: a resumed node whose peers all finished or left

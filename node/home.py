@@ -260,7 +260,11 @@ class Home:
         turn-based with its time per move ("24h", "3d": 1h to 14d, as `caravan host --move-time`)."""
         pace = body.get("pace") or "live"
         if pace == "live":
-            return "live", int(body.get("time_limit") or 300)
+            limit = int(body.get("time_limit") or 300)
+            if not 0 <= limit <= 86400:
+                raise ValueError(f"a live table's time limit must be 0 to 86400 s, not {limit}; "
+                                 "for a slower table choose the pace turn-based")
+            return "live", limit
         if pace != "turn-based":
             raise ValueError(f"pace must be live or turn-based, not {str(pace)[:20]!r}")
         try:

@@ -88,7 +88,8 @@ def test_a_bad_pace_or_move_time_is_refused_in_one_line(tmp_path: Path):
         for body, words in [({"pace": "turn-based", "move_time": "30m"}, "out of range: 1h to 14d"),
                             ({"pace": "turn-based", "move_time": "15d"}, "out of range: 1h to 14d"),
                             ({"pace": "turn-based", "move_time": 86400}, "write it as 90m, 24h or 3d"),
-                            ({"pace": "slow"}, "pace must be live or turn-based")]:
+                            ({"pace": "slow"}, "pace must be live or turn-based"),
+                            ({"time_limit": 90000}, "must be 0 to 86400 s, not 90000")]:
             status, answer = _post(url, {"game": "fixture", "seats": ["friend"], **body})
             assert status == 400 and words in answer["error"], (body, answer)
             assert "\n" not in answer["error"]
