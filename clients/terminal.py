@@ -17,6 +17,7 @@ from typing import Any, Callable, TextIO
 import trio
 
 from clients import render
+from protocol.genesis import duration_text
 
 MENU_LIMIT = 12
 """Up to this many moves are listed at once; more are offered kind by kind."""
@@ -143,6 +144,10 @@ class TerminalClient:
         except ValueError as exc:                 # node.chat.ChatError: refused, with the reason
             self.say(f"  chat: {exc}")
 
+    def _limit_text(self) -> str:
+        """"300 s" on a live table (as always said); "24 h" on a turn-based one."""
+        return duration_text(self.time_limit) if self.time_limit >= 3600 else f"{self.time_limit} s"
+
     async def _clock(self, started: float) -> None:
         """Warn at WARN_AT seconds left before the others may record this seat silent."""
         for left in WARN_AT:
@@ -161,7 +166,7 @@ class TerminalClient:
         self.say("\a")                            # the terminal bell: your turn
         self.say(render.text(self.game, view, self.names))
         if self.time_limit:
-            self.say(f"  (you have {self.time_limit} s before the others may record you as silent)")
+            self.say(f"  (you have {self._limit_text()} before the others may record you as silent)")
         async with trio.open_nursery() as nursery:
             if self.time_limit:
                 nursery.start_soon(self._clock, trio.current_time())

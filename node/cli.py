@@ -163,13 +163,30 @@ def cmd_host(args: argparse.Namespace) -> int:
     if len(bots) >= args.players:
         raise UsageError(f"--with-bots names {len(bots)} bot(s) but only {args.players - 1} seat(s) "
                          "are free besides yours")
+    pace, time_limit = table_pace(args)
     seat = _seat(args)
     setup_logging(args, seat.status)
     return _run_node(args, lambda seat: runner.host(args.game, args.players, options, seat,
                                                      announce=not args.no_discovery,
                                                      discovery_target=args.discovery_addr,
                                                      discovery_port=args.discovery_port,
-                                                     time_limit=args.time_limit, bots=bots), seat)
+                                                     time_limit=time_limit, bots=bots, pace=pace), seat)
+
+
+def table_pace(args: argparse.Namespace) -> tuple[str, int]:
+    """(pace, time limit in seconds) from --pace, --move-time and --time-limit: a live table's
+    limit is --time-limit (default 300 s), a turn-based table's is its time per move (default 24 h)."""
+    if args.pace == "turn-based":
+        if args.time_limit is not None:
+            raise UsageError("--time-limit is for a live table; a turn-based table's limit is --move-time (e.g. 24h)")
+        return "turn-based", args.move_time if args.move_time is not None else check.DEFAULT_MOVE_TIME
+    if args.move_time is not None:
+        raise UsageError("--move-time is for a turn-based table: add --pace turn-based (a live table has --time-limit)")
+    limit = 300 if args.time_limit is None else args.time_limit
+    if limit > 86400:
+        raise UsageError(f"--time-limit {limit} is over a day (86400 s): for a slower table use "
+                         "--pace turn-based --move-time 24h")
+    return "live", limit
 
 
 def cmd_join(args: argparse.Namespace) -> int:
@@ -408,9 +425,14 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("--players", type=int, required=True)
     h.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
                    help="a game option (caravan options GAME lists them)")
-    h.add_argument("--time-limit", type=check.whole_seconds, default=300, metavar="SECONDS",
-                   help="how long a player may take for a move before the others may end the game as "
-                        "abandoned by that player (0: no limit; default 300)")
+    h.add_argument("--time-limit", type=check.whole_seconds, default=None, metavar="SECONDS",
+                   help="a live table: how long a player may take for a move before the others may end the game "
+                        "as abandoned by that player (0: no limit; default 300)")
+    h.add_argument("--pace", choices=["live", "turn-based"], default="live",
+                   help="live (default): everyone plays now; turn-based: each player has --move-time per move "
+                        "(hours or days), the others' nodes wait that long before the game may be abandoned")
+    h.add_argument("--move-time", type=check.move_time, default=None, metavar="90m|24h|3d",
+                   help="--pace turn-based: the time per move, 1h to 14d (default 24h)")
     h.add_argument("--no-discovery", action="store_true", help="do not announce the lobby on the LAN")
     h.add_argument("--spectators", choices=["yes", "no"], default=None,
                    help="may others watch this table with caravan watch (default: yes on a LAN, no through a broker)")

@@ -59,6 +59,25 @@ def whole_seconds(text: str) -> int:
     return _number(text, int, 0, "a whole number of seconds")
 
 
+MIN_MOVE_TIME, MAX_MOVE_TIME = 3600, 14 * 86400
+"""A turn-based table's time per move, as a person may set it (the protocol allows shorter, for tests)."""
+DEFAULT_MOVE_TIME = 86400
+_UNITS = {"m": 60, "h": 3600, "d": 86400}
+
+
+def move_time(text: str) -> int:
+    """argparse type for --move-time: a whole number and a unit, 90m, 24h or 3d (1h to 14d),
+    in seconds."""
+    raw = str(text).strip().lower()
+    number, unit = raw[:-1], raw[-1:]
+    if unit not in _UNITS or not number.isdigit() or not number.isascii():
+        raise argparse.ArgumentTypeError(f"{str(text)[:20]!r} is not a time per move: write it as 90m, 24h or 3d")
+    seconds = int(number) * _UNITS[unit]
+    if not MIN_MOVE_TIME <= seconds <= MAX_MOVE_TIME:
+        raise argparse.ArgumentTypeError(f"a time per move of {raw} is out of range: 1h to 14d")
+    return seconds
+
+
 def count(text: str) -> int:
     """argparse type for a count >= 1."""
     return _number(text, int, 1, "a whole number")

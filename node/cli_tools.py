@@ -11,7 +11,7 @@ from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from protocol import games
+from protocol import games, genesis as G
 
 from . import cli_checks as check
 from . import output
@@ -171,6 +171,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
                else "signer unknown")
         where = "the genesis" if err["position"] == 0 else f"message #{err['position']}"
         print(f"INVALID: {head}: {where}, {who}: {err['code']}: {err['reason']}")
+    if report.pace is not None:
+        print(f"  pace: {G.pace_text(report.pace, report.time_limit)}")
     for s in report.seats:
         print(f"  seat {s['seat']}: {s['fingerprint']}")
     if report.ok:

@@ -58,6 +58,9 @@ MIN_GIVE_UP = 10.0
 """A node that sees a stall and no complete abandon record gives up (exit 1, unfinished
 transcript) GIVE_UP_FACTOR × the time limit (at least MIN_GIVE_UP s) after noticing it; a
 node holding a record keeps announcing it that long at most, until every peer has it."""
+TURN_BASED_RESEND = 600.0
+"""On a turn-based table, the longest pause between two sendings of an abandon proposal or
+statement (a live table's is its time limit; a turn-based one's would be a day)."""
 ALONE_AFTER = float(os.environ.get("CARAVAN_TEST_ALONE_AFTER") or 60.0)     # the variable: tests only
 """A node that hears nothing from any other seat's node for this long after it starts (or,
 without a time limit, at any time) stops: a resumed node whose peers all finished or left
@@ -323,8 +326,8 @@ class GameNode:
         limit, away = self.genesis.time_limit, max(self.longest_pause, self.down_for)
         need = self.session.need
         if outcome == "gave-up" and limit and away > limit and need is not None and need.kind != "final":
-            text += (f"; this seat was away for {away:.0f} s (stopped, or not running), longer than the time "
-                     f"limit of {limit} s, so the others have probably abandoned it (their transcripts then end "
+            text += (f"; this seat was away for {away:.0f} s (stopped, or not running), longer than the "
+                     f"{self.limit_text()}, so the others have probably abandoned it (their transcripts then end "
                      f"with a record naming seat {self.seat})")
         if self.outcome in (None, "gave-up") or (outcome == "abandoned" and self.outcome == "abandoned"):
             self.outcome, self.outcome_text = outcome, text
@@ -705,6 +708,20 @@ class GameNode:
                 return
 
     # ------------------------------------------------------------------ stalls
+    def limit_text(self) -> str:
+        """The silence limit in words: "time limit of 300 s" (a live table, as always said) or
+        "time per move of 24 h" (a turn-based table, whose limit is its time per move)."""
+        if self.genesis.turn_based:
+            return f"time per move of {G.duration_text(self.genesis.time_limit)}"
+        return f"time limit of {self.genesis.time_limit} s"
+
+    def _resend_cap(self) -> float:
+        """The longest pause between two sendings of a proposal or statement: the limit (at
+        least 2 s) on a live table; on a turn-based one at most TURN_BASED_RESEND, not once a
+        day (a peer that reconnects is sent them at once anyway)."""
+        limit = self.genesis.time_limit
+        return max(2.0, min(limit, TURN_BASED_RESEND) if self.genesis.turn_based else limit)
+
     def give_up_after(self) -> float:
         return max(MIN_GIVE_UP, GIVE_UP_FACTOR * self.genesis.time_limit)
 
@@ -750,7 +767,7 @@ class GameNode:
             resend = self.vote is not None or self.latest_proposal is cur
             if resend and now >= self._resend_at:
                 await self._send_abandon_frames()
-                self._resend_at, backoff = now + backoff, min(backoff * 2, max(2.0, limit))
+                self._resend_at, backoff = now + backoff, min(backoff * 2, self._resend_cap())
             if (stall_since is not None and now - stall_since >= self.give_up_after()
                     and (self.vote is not None or not self.recovered or self._cosigner_gone(cur, now))):
                 why = (f"could not hear from every peer how many of this seat's messages they hold"
@@ -951,7 +968,7 @@ class GameNode:
         self.abandon_record, self.record_frames = raw, self._frames(snap)
         self.record_counts, self.record_rank = snap.counts, (snap.length, self._digest(snap))
         stalled = ", ".join(str(s) for s in snap.stalled) + (" (this seat)" if self.seat in snap.stalled else "")
-        self._finish("abandoned", f"abandoned by seat {stalled}: no message within {self.genesis.time_limit} s; "
+        self._finish("abandoned", f"abandoned by seat {stalled}: no message within the {self.limit_text()}; "
                                   f"the record is co-signed by seats "
                                   f"{', '.join(str(s) for s in range(self.session.n) if s not in snap.stalled)}")
         log.info("seat %d: %s", self.seat, self.outcome_text)

@@ -10,6 +10,7 @@ Origin are checked (node/web_guard.py); anything else gets 403."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import logging
 import secrets
@@ -240,7 +241,9 @@ class Home:
         options = check.typed_options(engine, raw, players)     # typed values, checked by the engine
         bots = [self._bot(s) for s in seats if s != "friend"]
         friends = len(seats) - len(bots)
-        limit = int(body.get("time_limit") or 300) if friends else 0     # only your own bots: never abandoned
+        pace, limit = self._pace(body)
+        if not friends:
+            pace, limit = "live", 0                   # only your own bots: never abandoned, nothing to wait days for
         relay = None
         if body.get("network") == "broker":
             relay = self._relay(body)
@@ -248,8 +251,26 @@ class Home:
         spectators_chat = body.get("spectators_chat") is not False          # default: they read it
         bot_seats = [i for i, s in enumerate(seats, start=1) if s != "friend"]     # each bot where it was put
         table = self.tables.host(engine.name, engine.title, players, options, bots, limit,
-                                 self.settings.get("name"), relay, spectators, bot_seats, spectators_chat)
+                                 self.settings.get("name"), relay, spectators, bot_seats, spectators_chat, pace)
         return {"table": table.to_json()}
+
+    @staticmethod
+    def _pace(body: dict[str, Any]) -> tuple[str, int]:
+        """(pace, time limit) from New table: live with its time limit (default 300 s), or
+        turn-based with its time per move ("24h", "3d": 1h to 14d, as `caravan host --move-time`)."""
+        pace = body.get("pace") or "live"
+        if pace == "live":
+            limit = int(body.get("time_limit") or 300)
+            if not 0 <= limit <= 86400:
+                raise ValueError(f"a live table's time limit must be 0 to 86400 s, not {limit}; "
+                                 "for a slower table choose the pace turn-based")
+            return "live", limit
+        if pace != "turn-based":
+            raise ValueError(f"pace must be live or turn-based, not {str(pace)[:20]!r}")
+        try:
+            return "turn-based", check.move_time(str(body.get("move_time") or "24h"))
+        except argparse.ArgumentTypeError as exc:
+            raise ValueError(str(exc)) from None
 
     @staticmethod
     def _bot(seat: str) -> str:

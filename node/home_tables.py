@@ -15,7 +15,7 @@ import trio
 
 from . import runner, seat_memory
 from .cli_common import main_exception
-from .lobby import LobbyError
+from .lobby import LobbyError, advert_pace
 from .output import Status
 
 
@@ -104,7 +104,7 @@ class Table:
                      for s in getattr(self.seat, "lobby_seats", None) or []]      # as its host last said
             return {"game": str(advert.get("title", "")), "players": advert.get("players"), "seats": seats,
                     "hosted": False, "seated": advert.get("seated", 0) + 1,
-                    "options": [[str(k), v] for k, v in sorted(options.items())]}
+                    "options": [[str(k), v] for k, v in sorted(options.items())], "pace": advert_pace(advert)}
         the_lobby = getattr(self.seat, "lobby", None)
         if the_lobby is None or not self.hosted:
             return None
@@ -117,7 +117,8 @@ class Table:
                           "kind": f"{kind.partition('@')[0]} bot" if kind else "friend", "taken": joiner is not None})
         return {"game": the_lobby.title, "players": the_lobby.players, "seats": seats,
                 "options": [[k, v] for k, v in sorted(the_lobby.options.items())], "hosted": True,
-                "spectators": the_lobby.spectators, "spectators_chat": the_lobby.spectators_chat}
+                "spectators": the_lobby.spectators, "spectators_chat": the_lobby.spectators_chat,
+                "pace": advert_pace({"pace": the_lobby.pace, "time_limit": the_lobby.time_limit})}
 
     def to_json(self) -> dict[str, Any]:
         advert = getattr(self.seat, "advert", None)
@@ -213,14 +214,14 @@ class Tables:
 
     def host(self, game: str, title: str, players: int, options: dict[str, Any], bots: list[str],
              time_limit: int, name: str | None, relay: Any = None, spectators: bool | None = None,
-             bot_seats: list[int] | None = None, spectators_chat: bool = True) -> Table:
+             bot_seats: list[int] | None = None, spectators_chat: bool = True, pace: str = "live") -> Table:
         def run(table: Table):
             seat = self._seat(table, name)
             seat.relay, seat.spectators, seat.bot_seats = relay, spectators, bot_seats
             seat.spectators_chat = spectators_chat
             return runner.host(game, players, options, seat, announce=True, time_limit=time_limit, bots=bots,
                                discovery_target=self.network.discovery_addr,
-                               discovery_port=self.network.discovery_port)
+                               discovery_port=self.network.discovery_port, pace=pace)
         table = self._start(title, run)
         table.hosted = True
         table.wait_here = len(bots) + 1 < players or relay is not None    # a broker may be unreachable

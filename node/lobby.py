@@ -150,14 +150,17 @@ class Lobby:
 
     def __init__(self, key: SigningKey, game: str, players: int, options: dict[str, Any],
                  on_status: Callable[[str], None] = lambda s: None, time_limit: int = 0, name: str = "",
-                 spectators: bool = True, friends: frozenset[bytes] = frozenset(), spectators_chat: bool = True):
+                 spectators: bool = True, friends: frozenset[bytes] = frozenset(), spectators_chat: bool = True,
+                 pace: str = G.LIVE):
         self.name = clean_name(name)
         engine = games.get(game)
         if not engine.min_players <= players <= engine.max_players:
             raise LobbyError(f"{engine.title} is for {engine.min_players}-{engine.max_players} players")
         engine.new_game(options, players)          # BadOptions now, not after everyone joined
         self.key, self.game, self.players, self.options = key, game, players, options
-        self.time_limit = time_limit
+        if pace not in G.PACES:
+            raise LobbyError(f"unknown pace {pace!r} (use {' or '.join(G.PACES)})")
+        self.time_limit, self.pace = time_limit, pace
         self.title = engine.title
         self.lobby_id = os.urandom(16)
         self.pin = key_pin(key.public)
@@ -250,8 +253,11 @@ class Lobby:
         await self._welcome_link(Connection(stream, _peer_host(stream)))
 
     def _advert(self) -> dict[str, Any]:
-        return {"t": "lobby", **self.status(), "options": self.options, "time_limit": self.time_limit,
-                "spectators_chat": self.spectators_chat}
+        advert = {"t": "lobby", **self.status(), "options": self.options, "time_limit": self.time_limit,
+                  "spectators_chat": self.spectators_chat}
+        if self.pace != G.LIVE:
+            advert["pace"] = self.pace                 # absent for a live table, as before tables had a pace
+        return advert
 
     async def _authenticate(self, conn: Connection) -> bytes | None:
         """The handshake of a new link, one of at most MAX_PENDING (for a new one the oldest
@@ -402,7 +408,7 @@ class Lobby:
                 if type(tip) is not bytes or len(tip) != 32:
                     raise LobbyError(f"{fingerprint(j.key)} sent no valid beacon tip")
                 tips.append(tip)
-            body = G.make_body(self.game, self.options, keys, tips, nonce, BEACON_LENGTH, self.time_limit)
+            body = G.make_body(self.game, self.options, keys, tips, nonce, BEACON_LENGTH, self.time_limit, self.pace)
             gid = G.game_id_of(body)
             sigs = [G.sign(self.key, body)]
             for j in joiners:
@@ -413,7 +419,7 @@ class Lobby:
                     raise LobbyError(f"{fingerprint(j.key)} did not sign the genesis")
                 sigs.append(sig)
             raw = G.Genesis(self.game, self.options, keys, tips, BEACON_LENGTH, nonce, body, sigs,
-                            self.time_limit).to_wire()
+                            self.time_limit, self.pace).to_wire()
             G.parse(raw)
             peers = [None] + [[j.host, j.port] for j in joiners]
             names = [self.name] + [j.name for j in joiners]
@@ -455,11 +461,13 @@ def _offered_genesis_problem(fields: Any, info: dict, *, seat: int, key: bytes, 
     field against the lobby it advertised and the seat it assigned (None if nothing): a
     joiner's signature must never seat an extra player, change the beacon or list a key
     twice (issue 16, item 7)."""
-    if type(fields) is not dict or set(fields) != G.BODY_FIELDS or fields["v"] != 1:
+    if type(fields) is not dict or not G.body_fields_ok(fields) or fields["v"] != 1:
         return f"the body must have exactly the fields {sorted(G.BODY_FIELDS)}, version 1"
     for name in ("game", "options", "time_limit"):
         if fields[name] != info.get(name):
             return f"{name} is not the lobby's"
+    if fields.get("pace", G.LIVE) != info.get("pace", G.LIVE):
+        return "pace is not the lobby's"
     seats, tips = fields["seats"], fields["beacon"]
     players = info.get("players")
     if type(seats) is not list or len(seats) != players:
@@ -513,6 +521,15 @@ def _advert(frame: Any, where: str) -> dict:
         raise LobbyError(f"{where} is a lobby for {frame['game']!r}, a game this Caravan does not have "
                          "(a different version?)")
     return frame
+
+
+def advert_pace(info: dict) -> str | None:
+    """"turn-based, 24 h per move" for a turn-based lobby's advert (None for a live one: what
+    is shown of it stays as it was), so a joiner knows the table's pace before it starts."""
+    limit = info.get("time_limit")
+    if info.get("pace") != G.TURN_BASED or type(limit) is not int:
+        return None
+    return G.pace_text(G.TURN_BASED, limit)
 
 
 HANDSHAKE_TRIES = 4
@@ -675,8 +692,10 @@ async def join(key: SigningKey, host: str, port: int, my_port: int, secret: byte
         if on_advert is not None:                    # what a page shows while waiting: the game, its options
             on_advert(info)
         await conn.send({"t": "join", "port": my_port, "name": clean_name(name)})
+        pace = advert_pace(info)
         on_status(f"joined lobby {lobby_id[:8]} for {info.get('title')} "
-                  f"({info.get('seated', 0) + 1}/{info.get('players')} seated); waiting for players")
+                  f"({info.get('seated', 0) + 1}/{info.get('players')} seated{'; ' + pace if pace else ''}); "
+                  "waiting for players")
         with trio.fail_after(24 * 3600):
             while type(frame := await conn.recv()) is dict and frame.get("t") == "seats":
                 if on_seats is not None and _seats_shape_ok(frame.get("seats")):

@@ -448,7 +448,7 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
             names[setup.seat] = lobby.clean_name(seat.name) or names[setup.seat]
         info = {"game": engine_name, "title": engine.title, "seat": setup.seat, "game_id": setup.game_id.hex(),
                 "seats": len(genesis.seats), "names": names, "options": genesis.options,
-                "time_limit": genesis.time_limit,
+                "time_limit": genesis.time_limit, "pace": genesis.pace,
                 "spectators_read_chat": bool(setup.spectators and setup.spectators_chat)}
         node_ref: list = [None]
         present = _presenter(engine, node_ref)
@@ -580,23 +580,29 @@ def stop_bots(helpers: list[Any]) -> None:
             pass
 
 
+def _pace_note(the_lobby: lobby.Lobby) -> str:
+    """" (turn-based, 24 h per move)" in a turn-based lobby's first line; nothing for a live one."""
+    return f" ({G.pace_text(the_lobby.pace, the_lobby.time_limit)})" if the_lobby.pace != G.LIVE else ""
+
+
 async def host(game: str, players: int, options: dict[str, Any], seat: Seat, announce: bool = True,
                time_limit: int = 0, bots: list[str] = (),
                discovery_target: str = discovery.BROADCAST, discovery_port: int = discovery.DISCOVERY_PORT,
-               task_status=trio.TASK_STATUS_IGNORED, friends: frozenset[bytes] = frozenset()) -> dict[str, Any] | None:
+               task_status=trio.TASK_STATUS_IGNORED, friends: frozenset[bytes] = frozenset(),
+               pace: str = G.LIVE) -> dict[str, Any] | None:
     """Host a lobby, then play. `friends`: the seats of the game this one plays again (only
-    they may decline it)."""
+    they may decline it). `pace`: live, or turn-based (then `time_limit` is the time per move)."""
     if seat.client == "web" and seat.web_client is None:
         return await _serving_page(seat, partial(host, game, players, options, seat, announce, time_limit, bots,
                                                  discovery_target, discovery_port, task_status=task_status,
-                                                 friends=friends))
+                                                 friends=friends, pace=pace))
     key = load_identity(seat.data_dir)
     seat.role = "host"
     if seat.client and seat.client.startswith("tcp:"):
         await open_client_port(seat)
     watchable = seat.spectators if seat.spectators is not None else seat.relay is None
     the_lobby = lobby.Lobby(key, game, players, options, seat.status, time_limit, seat.name or "", watchable,
-                            friends, seat.spectators_chat)
+                            friends, seat.spectators_chat, pace)
     the_lobby.before_start = partial(store_genesis, seat)     # before the start (and its signature) leaves
     seat.lobby = the_lobby
     if seat.relay is not None:
@@ -604,7 +610,7 @@ async def host(game: str, players: int, options: dict[str, Any], seat: Seat, ann
     listeners = await trio.open_tcp_listeners(seat.port, host=seat.bind)
     port = listeners[0].socket.getsockname()[1]
     seat.port = port
-    seat.status(f"hosting {the_lobby.title} for {players} players: lobby {the_lobby.lobby_id.hex()[:8]} on port {port}",
+    seat.status(f"hosting {the_lobby.title} for {players} players{_pace_note(the_lobby)}: lobby {the_lobby.lobby_id.hex()[:8]} on port {port}",
                 "lobby", lobby=the_lobby.lobby_id.hex(), port=port, host_key=the_lobby.pin.hex())
     pin = the_lobby.pin.hex()
     hosts = mdns._addresses(seat.bind) if mdns.available() else ["HOST"]     # this machine's LAN addresses
@@ -665,7 +671,7 @@ async def _host_relayed(the_lobby: lobby.Lobby, seat: Seat, bots: list[str], tas
                                      max_frame=lobby.LOBBY_FRAME) as relay:
             endpoint = relay.endpoint(the_lobby.lobby_id)
             invite = the_lobby.invite(seat.relay)
-            seat.status(f"hosting {the_lobby.title} for {the_lobby.players} players: lobby "
+            seat.status(f"hosting {the_lobby.title} for {the_lobby.players} players{_pace_note(the_lobby)}: lobby "
                         f"{the_lobby.lobby_id.hex()[:8]} through the broker {seat.relay}", "lobby",
                         lobby=the_lobby.lobby_id.hex(), port=None, relay=str(seat.relay),
                         host_key=the_lobby.pin.hex())
@@ -979,7 +985,8 @@ async def rematch(game_prefix: str, seat: Seat, announce: bool = True,
             seat.status(f"port {old_port} of the last game is still taken; friends join with the new invite",
                         "warning")
     return await host(genesis.game, len(genesis.seats), dict(genesis.options), seat, announce,
-                      genesis.time_limit, kinds, discovery_target, discovery_port, friends=frozenset(genesis.seats))
+                      genesis.time_limit, kinds, discovery_target, discovery_port, friends=frozenset(genesis.seats),
+                      pace=genesis.pace)
 
 
 def _port_free(bind: str, port: int) -> bool:

@@ -34,6 +34,8 @@ class StoredGame:
     messages: int = 0
     transcript: str | None = None
     directory: str = ""
+    pace: str = G.LIVE                # live | turn-based (its time_limit is then the time per move)
+    time_limit: int = 0               # seconds of silence before the others may abandon a seat (0: none)
 
     def to_json(self) -> dict[str, Any]:
         return {"type": "game", **asdict(self)}
@@ -41,7 +43,8 @@ class StoredGame:
     def describe(self) -> str:
         seat = f", you are seat {self.my_seat}" if self.my_seat is not None else ""
         where = self.transcript or f"{self.directory} (no transcript yet)"
-        return (f"{self.game_id[:16]}  {self.game}, {self.seats} seats{seat}: {self.state} — {self.detail}\n"
+        pace = f", {G.pace_text(self.pace, self.time_limit)}" if self.pace != G.LIVE else ""
+        return (f"{self.game_id[:16]}  {self.game}, {self.seats} seats{pace}{seat}: {self.state} — {self.detail}\n"
                 f"    seats: {', '.join(f'{i} {n}' for i, n in enumerate(self.names))}\n"
                 f"    {where}")
 
@@ -98,7 +101,7 @@ def describe(directory: Path, my_key: bytes | None) -> StoredGame:
     except (OSError, Rejected, ValueError) as exc:
         return StoredGame(gid, "?", 0, "damaged", f"unreadable genesis: {exc}", directory=str(directory))
     entry = StoredGame(gid, genesis.game, len(genesis.seats), "playing", "", directory=str(directory),
-                       names=_names(directory, genesis))
+                       names=_names(directory, genesis), pace=genesis.pace, time_limit=genesis.time_limit)
     if my_key in genesis.seats:
         entry.my_seat = genesis.seats.index(my_key)
     transcript = directory / "transcript.caravan"

@@ -33,6 +33,8 @@ class Report:
     waiting_for: list[int] = field(default_factory=list)
     hidden_cards: dict[int, int] = field(default_factory=dict)   # deck handle -> card, from published keys
     abandoned_by: list[int] = field(default_factory=list)        # stalled seats named in an abandon record
+    pace: str | None = None                                      # the genesis's: live or turn-based
+    time_limit: int = 0                                          # its silence limit (turn-based: per move)
 
     @property
     def ok(self) -> bool:
@@ -43,7 +45,7 @@ class Report:
                 "game_id": self.game_id, "seats": self.seats, "result": self.result,
                 "messages": self.messages, "error": self.error, "waiting_for": self.waiting_for,
                 "hidden_cards": {str(h): c for h, c in sorted(self.hidden_cards.items())},
-                "abandoned_by": self.abandoned_by}
+                "abandoned_by": self.abandoned_by, "pace": self.pace, "time_limit": self.time_limit}
 
 
 def seats_in_words(seats: Any) -> str:
@@ -127,7 +129,7 @@ def verify_bytes(data: bytes, lookup: Callable[[str], Engine] = games.get,
         return Report(False, False, error=error_report(0, exc))
     report = Report(True, False, game=genesis.game, game_id=genesis.game_id.hex(),
                     seats=[{"seat": i, "fingerprint": fingerprint(k)} for i, k in enumerate(genesis.seats)],
-                    messages=len(messages))
+                    messages=len(messages), pace=genesis.pace, time_limit=genesis.time_limit)
     try:
         engine = lookup(genesis.game)
     except KeyError as exc:

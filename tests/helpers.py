@@ -32,15 +32,15 @@ class Table:
         return transcript.dump(self.genesis.to_wire(), self.sessions[seat].log)
 
 
-def make_genesis(game: str, options: dict, n: int, rng: random.Random, beacon_length: int = 256
-                 ) -> tuple[list[SigningKey], list[bytes], G.Genesis]:
+def make_genesis(game: str, options: dict, n: int, rng: random.Random, beacon_length: int = 256,
+                 time_limit: int = 0, pace: str = G.LIVE) -> tuple[list[SigningKey], list[bytes], G.Genesis]:
     keys = [SigningKey.from_seed(rng.randbytes(32)) for _ in range(n)]
     secrets = [rng.randbytes(32) for _ in range(n)]
     nonce = rng.randbytes(16)
     tips = [beacon_chain(secrets[i], nonce, i, beacon_length)[0] for i in range(n)]
-    body = G.make_body(game, options, [k.public for k in keys], tips, nonce, beacon_length)
+    body = G.make_body(game, options, [k.public for k in keys], tips, nonce, beacon_length, time_limit, pace)
     raw = G.Genesis(game, options, [k.public for k in keys], tips, beacon_length, nonce, body,
-                    [G.sign(k, body) for k in keys]).to_wire()
+                    [G.sign(k, body) for k in keys], time_limit, pace).to_wire()
     return keys, secrets, G.parse(raw)
 
 

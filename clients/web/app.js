@@ -225,7 +225,10 @@ function showStatus() {
   $("status").textContent = text;
   tick();
 }
-const fmt = (sec) => { sec = Math.max(0, Math.round(sec)); return sec >= 60 ? `${Math.floor(sec / 60)}:${String(sec % 60).padStart(2, "0")}` : `${sec} s`; };
+const fmt = (sec) => { sec = Math.max(0, Math.round(sec));      // a turn-based table's clock runs in hours, days
+  if (sec >= 86400) return `${Math.floor(sec / 86400)} d ${Math.floor(sec % 86400 / 3600)} h`;
+  if (sec >= 3600) return `${Math.floor(sec / 3600)} h ${Math.floor(sec % 3600 / 60)} min`;
+  return sec >= 60 ? `${Math.floor(sec / 60)}:${String(sec % 60).padStart(2, "0")}` : `${sec} s`; };
 function tick() {
   const b = state.board, clock = $("clock");
   const limit = (state.hello && state.hello.time_limit) || 0;

@@ -151,6 +151,8 @@ function renderLobby(t) {
     const options = lobby.options.map(([k, v]) => `${k.replace(/_/g, " ")} ${words(v)}`);
     $("lobby-game").replaceChildren(`${lobby.players} players`,
                                     el("span", options.length ? ` · ${options.join(", ")}` : "", {class: "muted"}));
+    if (lobby.pace)                                  // a turn-based table: its time per move
+      $("lobby-game").append(el("div", lobby.pace, {class: "pace"}));
     if (!lobby.seats.length)                         // a lobby joined, before its host said who sits where
       $("lobby-game").append(el("div", `${lobby.seated} of ${lobby.players} seated when you joined, you included; ` +
                                        "the game starts when every seat is taken", {class: "muted"}));
@@ -359,7 +361,7 @@ async function create(ev) {
     if (o.kind === "text" ? value !== shown : JSON.stringify(value) !== JSON.stringify(o.default)) options[o.key] = value;
   }
   const network = document.querySelector("input[name=network]:checked").value;
-  const body = {game: $("game").value, seats, options, network, time_limit: Number($("time-limit").value)};
+  const body = {game: $("game").value, seats, options, network, ...paceFields()};
   if (network === "lan") Object.assign(body, {spectators: $("spectators").checked,
                                               spectators_chat: $("spectators").checked && $("spectators-chat").checked});
   if (network === "broker") Object.assign(body, {relay: $("relay").value, relay_user: $("relay-user").value,
@@ -367,6 +369,19 @@ async function create(ev) {
   const r = await act("host", body);
   $("relay-password").value = "";
   if (r) follow(r.table);
+}
+
+// The table's pace: live with its time limit in seconds, or turn-based with a time per move
+// sent as the CLI writes it ("24h", "3d"); the node checks the bounds (1h to 14d).
+function paceFields() {
+  if ($("pace").value !== "turn-based") return {pace: "live", time_limit: Number($("time-limit").value)};
+  return {pace: "turn-based", move_time: `${Math.round(Number($("move-time").value))}${$("move-unit").value}`};
+}
+
+function showPace() {
+  const turnBased = $("pace").value === "turn-based";
+  $("time-limit-row").hidden = turnBased;
+  $("move-time-row").hidden = !turnBased;
 }
 
 // ------------------------------------------------------------------ open tables
@@ -443,6 +458,8 @@ $("players").onchange = pickPlayers;
 $("preset").onchange = applyPreset;
 $("options").addEventListener("change", () => { $("preset").value = ""; });    // edited: no longer the preset
 $("new-form").onsubmit = create;
+$("pace").onchange = showPace;
+showPace();                            // a reloaded form keeps its pace
 $("look").onclick = look;
 $("join-form").onsubmit = (ev) => { ev.preventDefault(); join($("invite-in").value.trim()); };
 $("settings-form").onsubmit = saveSettings;

@@ -25,12 +25,13 @@ class Cluster:
     """n nodes of one game on loopback, each with its own data dir."""
 
     def __init__(self, tmp_path, n: int, engine=ENGINE, options=None, seed: int = 0, delay: float = 0.0,
-                 decider=None):
+                 decider=None, time_limit: int = 0, pace: str = "live"):
         self.delay = delay
         self.decider = decider or (lambda i: bot_decider(i, delay))
         rng = random.Random(seed)
         options = engine.default_options(n) if options is None else options
-        self.keys, self.secrets, self.genesis = make_genesis(engine.name, options, n, rng, beacon_length=512)
+        self.keys, self.secrets, self.genesis = make_genesis(engine.name, options, n, rng, beacon_length=512,
+                                                             time_limit=time_limit, pace=pace)
         self.n = n
         self.dirs = [tmp_path / f"seat{i}" for i in range(n)]
         self.ports: dict[int, tuple[str, int]] = {}

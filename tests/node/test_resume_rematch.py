@@ -16,7 +16,8 @@ from tests.node.test_resume_memory import _caravan
 
 def test_rematch_plays_the_same_game_again_with_the_bots(tmp_path):
     first = _caravan(["host", "fixture", "--players", "3", "-o", "rounds=3", "--bot", "random",
-                      "--with-bots", "random,random", "--no-discovery", "--bind", "127.0.0.1", "--json"], tmp_path)
+                      "--with-bots", "random,random", "--no-discovery", "--bind", "127.0.0.1", "--json",
+                      "--pace", "turn-based", "--move-time", "2h"], tmp_path)       # the pace is played again too
     old_id = read_until(first, "genesis", timeout=60)["game_id"]
     assert finish([first], timeout=120) == [0]
     again = _caravan(["rematch", old_id[:16], "--no-discovery", "--json"], tmp_path)
@@ -28,6 +29,7 @@ def test_rematch_plays_the_same_game_again_with_the_bots(tmp_path):
     games = tmp_path / "caravan" / "games"
     old, new = (G.parse((games / g / "genesis.bin").read_bytes()) for g in (old_id, new_id))
     assert (new.game, new.options, len(new.seats), new.time_limit) == (old.game, old.options, 3, old.time_limit)
+    assert new.pace == old.pace == G.TURN_BASED and new.time_limit == 7200
     assert new.seats != old.seats or new.beacon_tips != old.beacon_tips                   # a fresh genesis
     for g in (old_id, new_id):
         assert verify_bytes((games / g / "transcript.caravan").read_bytes()).ok

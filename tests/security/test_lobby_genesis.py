@@ -33,13 +33,14 @@ def bodies(players: int, me: bytes, tip: bytes, nonce: bytes) -> dict[str, bytes
     seats = [HOST.public, me] + [OTHER.public] * (players - 2)
     tips = [b"\x01" * 32, tip] + [b"\x02" * 32] * (players - 2)
 
-    def body(seats=seats, tips=tips, length=LENGTH):
-        return G.make_body("fixture", opts, seats, tips, nonce, length, 0)
+    def body(seats=seats, tips=tips, length=LENGTH, pace=G.LIVE):
+        return G.make_body("fixture", opts, seats, tips, nonce, length, 0, pace)
     return {
         "honest": body(),
         "extra seat": body(seats + [OTHER.public], tips + [b"\x03" * 32]),
         "beacon length": body(length=LENGTH * 2),
         "own key twice": body(seats[:2] + [me] * (players - 2)),
+        "pace": body(pace=G.TURN_BASED),               # the lobby said nothing of a turn-based table
     }
 
 
@@ -67,7 +68,8 @@ async def fake_host(listener_port_box, variant: str, players: int, outcome: dict
     await trio.serve_listeners(serve, listeners)
 
 
-@pytest.mark.parametrize("variant,players", [("extra seat", 2), ("beacon length", 2), ("own key twice", 3)])
+@pytest.mark.parametrize("variant,players", [("extra seat", 2), ("beacon length", 2), ("own key twice", 3),
+                                             ("pace", 2)])
 async def test_a_joiner_refuses_to_sign_a_genesis_unlike_the_lobby(variant, players):
     outcome: dict = {}
     port: list[int] = []
