@@ -54,7 +54,7 @@ def test_a_lying_worker_is_named_and_its_game_played_again(ray_cluster, monkeypa
             loser = [s for s in range(2) if s not in result["winners"]]
             result = {**result, "winners": loser or [0], "scores": list(reversed(result["scores"]))}
         return result
-    monkeypatch.setattr(TR, "play_one", liar)
+    monkeypatch.setattr(T, "play_one", liar)        # what the tournament hands to play_all
     said = []
     on_ray = T.run(**ARGS, ray=ray_cluster.address, say=said.append)
     local = T.run(**ARGS, jobs=1)
@@ -70,7 +70,7 @@ def test_a_worker_that_keeps_lying_stops_the_tournament_with_one_line(ray_cluste
     def liar(job):
         result = play_one(job)
         return {k: v for k, v in result.items() if k != "moves"} if job.index == 0 else result
-    monkeypatch.setattr(TR, "play_one", liar)
+    monkeypatch.setattr(T, "play_one", liar)        # what the tournament hands to play_all
     with pytest.raises(TR.RayUnavailable, match=r"^game 1: the result its worker returned does not check "
                                                 r"\(it holds no record of the game's moves\), 4 times; stopping$"):
         T.run(**ARGS, ray=ray_cluster.address)
