@@ -77,9 +77,10 @@ def node(args: list[str], data_dir: Path, log: Path, prefix: list[str] | None = 
     return proc
 
 
-def log_tail(proc: subprocess.Popen, lines: int = 12) -> str:
-    """The last lines the process wrote to its log (stderr), to say why it ended."""
-    log = getattr(proc, "log", None)
+def log_tail(proc: subprocess.Popen, log: Path | None = None, lines: int = 12) -> str:
+    """The last lines the process wrote to its log (stderr; `log`, else the one `node` gave
+    it), to say why it ended."""
+    log = log or getattr(proc, "log", None)
     try:
         text = log.read_text(errors="replace") if log else ""
     except OSError:

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import missing_system_package, timeout as scaled
-from tests.node.procs import ROOT, env
+from tests.node.procs import ROOT, env, log_tail
 
 INSTALL = "install Chromium to run the browser tests: apt-get install chromium chromium-driver"
 
@@ -134,6 +134,7 @@ class Node:
         self.proc = subprocess.Popen([sys.executable, "-m", "node", *args, "--data-dir", str(data_dir), "--json"],
                                      stdout=subprocess.PIPE, stderr=log.open("ab"), text=True, env=env(),
                                      cwd=ROOT)
+        self.log = log
         self.lines: queue.Queue = queue.Queue()
         self.seen: list[dict] = []
         threading.Thread(target=self._read, daemon=True).start()
@@ -159,7 +160,8 @@ class Node:
             except queue.Empty:
                 break
             if msg is None:
-                raise AssertionError(f"node ended before a {kind!r} line (exit {self.proc.wait()})")
+                raise AssertionError(f"node ended before a {kind!r} line (exit {self.proc.wait()})"
+                                     f"{log_tail(self.proc, self.log)}")
             if msg.get("type") == kind:
                 return msg
             self.seen.append(msg)
