@@ -208,6 +208,11 @@ def parse_watch_invite(text: str) -> tuple[Any, bytes, str]:
     return parse_relay_url(head), bytes.fromhex(game), inbox
 
 
+class ClosedEarly(WatchError):
+    """The node closed the connection before its first frame: a lobby closing as the game
+    starts on the same port (dialled again), or a node going away."""
+
+
 async def _first(conn: Connection, where: str) -> dict:
     try:
         with trio.fail_after(10):
@@ -215,7 +220,7 @@ async def _first(conn: Connection, where: str) -> dict:
     except (trio.TooSlowError, FrameError) as exc:
         raise WatchError(f"{where} is not a Caravan game or lobby ({str(exc) or 'it sent nothing for 10 s'})") from None
     if frame is None:
-        raise WatchError(f"{where} closed the connection without a word")
+        raise ClosedEarly(f"{where} closed the connection without a word")
     if type(frame) is not dict or frame.get("t") not in ("lobby", "hello"):
         raise WatchError(f"{where} is not a Caravan game or lobby")
     return frame
@@ -288,8 +293,17 @@ async def open_feed(target: str, say) -> tuple[Connection, bytes]:
     id the node proved in the handshake."""
     host, port = host_port(target)
     where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-    conn = await _reach(host, port, where)
-    first = await _first(conn, where)
+    switch_by = trio.current_time() + GAME_STARTS_WITHIN
+    while True:                     # a lobby closing as its game opens there closes us without a word
+        conn = await _reach(host, port, where)
+        try:
+            first = await _first(conn, where)
+            break
+        except ClosedEarly:
+            await conn.aclose()
+            if trio.current_time() >= switch_by:
+                raise
+            await trio.sleep(0.2)
     if first["t"] == "lobby":
         try:
             await _wait_in_lobby(conn, first, where, say)

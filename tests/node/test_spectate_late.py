@@ -6,11 +6,15 @@ spectators its lobby told of the game, and no longer than until each came."""
 
 from __future__ import annotations
 
+from functools import partial
+
+import pytest
 import trio
 
 from node import game as game_mod
+from node.frames import Connection
 from node.spectators import Spectators
-from node.watch import Replica, open_feed
+from node.watch import Replica, WatchError, open_feed
 from protocol import transcript
 from tests.helpers import timeout
 from tests.node.conftest import Cluster
@@ -66,3 +70,26 @@ async def test_the_wait_for_a_told_spectator_who_never_comes_is_bounded(tmp_path
             while 0 not in ended:
                 await trio.sleep(0.05)
     assert 1.0 <= ended[0] - over < 1.0 + timeout(5)
+
+
+async def test_a_watcher_meeting_the_lobby_as_it_closes_dials_again():
+    """Seen on a one-core run: a watcher reached the host's port just as its lobby closed (the
+    game opens on the same port a moment later) and stopped with "closed the connection
+    without a word". It now dials again; here the second answer is no Caravan node at all,
+    which it then names."""
+    calls = []
+
+    async def handler(stream):
+        calls.append(stream)
+        if len(calls) > 1:                               # the port answers again
+            await Connection(stream, "test").send({"t": "nope"})
+        await stream.aclose()
+
+    with trio.fail_after(timeout(30)):
+        async with trio.open_nursery() as nursery:
+            [listener] = await nursery.start(partial(trio.serve_tcp, handler, 0, host="127.0.0.1"))
+            port = listener.socket.getsockname()[1]
+            with pytest.raises(WatchError, match="is not a Caravan game or lobby"):
+                await open_feed(f"127.0.0.1:{port}", lambda *a, **k: None)
+            nursery.cancel_scope.cancel()
+    assert len(calls) == 2
