@@ -312,6 +312,7 @@ def store_genesis(seat: Seat, setup: lobby.Setup) -> GameStore:
     store = GameStore.create(seat.data_dir, setup.genesis_raw, setup.game_id,
                              {"secret": setup.secret, "committed": wire.encode([]), "seat": setup.seat}, peers)
     seat_memory.remember(store.dir, seat)
+    seat.game_id = setup.game_id.hex()         # from now on a ^C pauses this game (resume continues it)
     return store
 
 
