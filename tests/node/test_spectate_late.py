@@ -20,8 +20,9 @@ from tests.helpers import timeout
 from tests.node.conftest import Cluster
 
 
-async def _start(c: Cluster, nursery, ended: dict[int, float]) -> list:
-    """Both nodes of the fixture game running; seat 0's lobby told one spectator of it."""
+async def _start(c: Cluster, nursery, ended: dict[int, float], left: dict[int, trio.Event]) -> list:
+    """Both nodes of the fixture game running; seat 0's lobby told one spectator of it. When
+    a node's run returns, `ended` gets the time and `left` its event is set."""
     nodes = []
     for i in range(2):
         node = c.make(i)
@@ -30,6 +31,7 @@ async def _start(c: Cluster, nursery, ended: dict[int, float]) -> list:
         async def run(node=node, i=i, task_status=trio.TASK_STATUS_IGNORED):
             await node.run(task_status=task_status)
             ended[i] = trio.current_time()
+            left[i].set()
         c.ports[i] = ("127.0.0.1", await nursery.start(run))
         nodes.append(node)
     return nodes
@@ -39,12 +41,12 @@ async def test_the_host_waits_after_the_game_for_the_spectator_its_lobby_told(tm
     monkeypatch.setattr(game_mod, "LINGER", 0.0)        # no grace beyond the wait under test
     c = Cluster(tmp_path, 2)
     ended: dict[int, float] = {}
+    left = {0: trio.Event(), 1: trio.Event()}
     with trio.fail_after(timeout(60)):
         async with trio.open_nursery() as nursery:
-            host = (await _start(c, nursery, ended))[0]
+            host = (await _start(c, nursery, ended, left))[0]
             await host.finished.wait()
-            while 1 not in ended:                          # the other seat's node left (nothing awaited it)
-                await trio.sleep(0.05)
+            await left[1].wait()                           # the other seat's node left (nothing awaited it)
             assert 0 not in ended, "the host's node left before the spectator its lobby told came"
             conn, game_id = await open_feed(f"127.0.0.1:{c.ports[0][1]}", lambda *a, **k: None)
             assert game_id == c.genesis.game_id
@@ -62,13 +64,13 @@ async def test_the_wait_for_a_told_spectator_who_never_comes_is_bounded(tmp_path
     monkeypatch.setattr(game_mod, "LOBBY_WATCHERS_DUE", 1.0)
     c = Cluster(tmp_path, 2)
     ended: dict[int, float] = {}
+    left = {0: trio.Event(), 1: trio.Event()}
     with trio.fail_after(timeout(60)):
         async with trio.open_nursery() as nursery:
-            host = (await _start(c, nursery, ended))[0]
+            host = (await _start(c, nursery, ended, left))[0]
             await host.finished.wait()
             over = trio.current_time()
-            while 0 not in ended:
-                await trio.sleep(0.05)
+            await left[0].wait()
     assert 1.0 <= ended[0] - over < 1.0 + timeout(5)
 
 
