@@ -150,6 +150,10 @@ class GameNode:
         self.seen: set[bytes] = set()            # sha256 of every message applied (not merely buffered)
         self.verifying: set[bytes] = set()       # sha256 of messages whose proofs a worker thread checks
         self.proof_limiter = trio.CapacityLimiter(1)
+        self.in_threads = True
+        """Proof checks and fsyncs run in a worker thread so the loop goes on meanwhile. Tests
+        on trio's autojump clock set False: while a thread works every task waits, so virtual
+        time would race on to the next deadlines (a busy core ran a move time out that way)."""
         self.finished = trio.Event()
         self.order: list[tuple[int, int]] = []   # (seat, seq) of each logged message
         self.history: list[Snapshot] = []
@@ -403,10 +407,16 @@ class GameNode:
             return None
         self.verifying.add(digest)
         try:
-            await trio.to_thread.run_sync(job.run, limiter=self.proof_limiter)
+            await self._off_loop(job.run, limiter=self.proof_limiter)
         finally:
             self.verifying.discard(digest)
         return job
+
+    async def _off_loop(self, work: Callable[[], Any], limiter: trio.CapacityLimiter | None = None) -> Any:
+        """`work()` in a worker thread (or, with `in_threads` off, right here)."""
+        if not self.in_threads:
+            return work()
+        return await trio.to_thread.run_sync(work, limiter=limiter)
 
     def _bound_early(self, raw: bytes) -> None:
         """Messages held ahead of the game take at most MAX_EARLY_BYTES per author: past that,
@@ -456,7 +466,7 @@ class GameNode:
             self._written = trio.Event()
             logged = len(self.session.log)
             try:
-                await trio.to_thread.run_sync(self.store.sync)
+                await self._off_loop(self.store.sync)
             except StoreWriteError as exc:
                 self._store_failed(exc)
                 return

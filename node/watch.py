@@ -62,7 +62,11 @@ REDIAL_PATIENCE = ALONE_AFTER
 peers (node/game.py: "nobody left"), DIAL_BACKOFF apart."""
 
 PAGE_WAIT = 300.0
-"""After a bad message, how long the page stays served for someone to open it and read why."""
+"""After a bad message, how long the page stays served for someone to open it and read why;
+after the result, how long at most for the page to be sent it."""
+PAGE_ALONE = 10.0
+"""After the result, how long the watcher waits with no page connected: one that fell behind
+on a busy machine was dropped and reconnects a second later for the whole state."""
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -379,14 +383,14 @@ class Page:
         status = replica.waiting()
         self.client.board = {"type": "board", "svg": render.svg(replica.engine.name, replica.table.view, replica.names),
                              "status": status, "at": None, "badge": {"kind": kind, "text": text}}
-        self.client._broadcast(self.client.board)
+        self.client.broadcast(self.client.board)
 
     def start(self, replica: Replica) -> None:
         g = replica.genesis
         self.client.hello_msg = {"type": "hello", "spectator": True, "game": g.game, "title": replica.engine.title,
                                  "seat": None, "seats": len(g.seats), "names": replica.names,
                                  "game_id": g.game_id.hex(), "options": g.options}
-        self.client._broadcast(self.client.hello_msg)
+        self.client.broadcast(self.client.hello_msg)
         self.client.attach_chat(replica.chat)          # the table talk, read-only (Lines.say refuses)
         self._board(replica)
 
@@ -407,11 +411,10 @@ class Page:
         message) the badge naming it, for which a page may still be opened (PAGE_WAIT)."""
         if replica.error is None:
             await self.client.result(result)
-            with trio.move_on_after(5):
-                await self.client.seen_result.wait()
+            await self.client.wait_result_seen(PAGE_WAIT, PAGE_ALONE)
             return
         with trio.move_on_after(PAGE_WAIT):
-            while not self.client._pages:
+            while not self.client.pages:
                 await trio.sleep(0.1)
             await trio.sleep(1)                        # its snapshot (with the badge) goes out
 

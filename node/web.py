@@ -55,6 +55,7 @@ class WebClient:
         self._legal: list[Any] = []
         self._answer: trio.MemorySendChannel | None = None
         self._pages: set[trio.MemorySendChannel] = set()
+        self._alone_since: float | None = None   # trio clock: when the last page went away
         self.seen_result = trio.Event()
         self.seen_files = trio.Event()
         self.notes: list[str] = []
@@ -112,6 +113,7 @@ class WebClient:
         for msg in self._snapshot():
             send.send_nowait(msg)
         self._pages.add(send)
+        self._alone_since = None
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._pump, ws, receive, nursery.cancel_scope)
@@ -126,6 +128,7 @@ class WebClient:
                 nursery.cancel_scope.cancel()
         finally:
             self._pages.discard(send)
+            self._note_alone()
 
     async def _pump(self, ws: WebSocket, receive: trio.MemoryReceiveChannel, scope: trio.CancelScope) -> None:
         try:
@@ -147,15 +150,41 @@ class WebClient:
         out += [m for m in (self.board, self.pending, self.result_msg) if m]
         return out
 
-    def _broadcast(self, msg: dict[str, Any]) -> None:
+    def broadcast(self, msg: dict[str, Any]) -> None:
         for page in list(self._pages):
             try:
                 page.send_nowait(msg)
             except trio.WouldBlock:
                 page.close()                      # too far behind: it reconnects for a snapshot
                 self._pages.discard(page)
+                self._note_alone()
             except trio.ClosedResourceError:
                 self._pages.discard(page)
+                self._note_alone()
+
+    def _note_alone(self) -> None:
+        if not self._pages and self._alone_since is None:
+            self._alone_since = trio.current_time()
+
+    @property
+    def pages(self) -> int:
+        """How many pages are connected now."""
+        return len(self._pages)
+
+    async def wait_result_seen(self, patience: float, alone: float) -> bool:
+        """Wait until a page has been sent the result: for at most `patience` s, and no longer
+        once no page has been connected for `alone` s. A page that fell QUEUE messages behind
+        (a busy machine) is dropped and reconnects a moment later for the whole state, the
+        result with it: a node that stopped in that moment left it without an end."""
+        start = trio.current_time()
+        with trio.move_on_after(patience):
+            while not self.seen_result.is_set():
+                since = max(start, self._alone_since or start)
+                if not self._pages and trio.current_time() - since >= alone:
+                    break
+                with trio.move_on_after(0.1):
+                    await self.seen_result.wait()
+        return self.seen_result.is_set()
 
     async def _on_chat(self, text: str) -> dict[str, Any]:
         """{"type": "chat", "text": ...} from the page: signed and sent to every seat. The page
@@ -174,8 +203,8 @@ class WebClient:
 
     def attach_chat(self, chat: Any) -> None:
         self.chat = chat
-        chat.listeners.append(self._broadcast)
-        self._broadcast({"type": "chat_history", "lines": list(chat.lines)})
+        chat.listeners.append(self.broadcast)
+        self.broadcast({"type": "chat_history", "lines": list(chat.lines)})
 
     def _on_message(self, text: str) -> dict[str, Any] | None:
         """A page's message; returns an error reply, or None when it was taken."""
@@ -201,7 +230,7 @@ class WebClient:
     # ------------------------------------------------------------------ the decider
     async def hello(self, info: dict[str, Any]) -> None:
         self.hello_msg = {"type": "hello", **info}
-        self._broadcast(self.hello_msg)
+        self.broadcast(self.hello_msg)
 
     def note(self, text: str) -> None:
         """Before the game: the lobby's lines (who joined, what the game waits for) on the page."""
@@ -216,21 +245,21 @@ class WebClient:
         waits for (`waiting`), who has made the secret choice it waits on (`chosen`) and since
         when (`since`, Unix time) — the page's clock."""
         self.board = {"type": "board", "svg": svg, "status": status, "at": applied_at, **(table or {})}
-        self._broadcast(self.board)
+        self.broadcast(self.board)
 
     def event(self, msg: dict[str, Any]) -> None:
         """An event line of the client API ({"type": "event", "seat", "text", "event"})."""
         self.history.append(msg)
-        self._broadcast(msg)
+        self.broadcast(msg)
 
     async def result(self, result: Any) -> None:
         self.result_msg = {"type": "result", "result": result, **self.after_game}
-        self._broadcast(self.result_msg)
+        self.broadcast(self.result_msg)
 
     def result_files(self, files: dict[str, Any]) -> None:
         """The game-over panel's transcript, verdict and replay page (after the result itself)."""
         self.result_msg = {**(self.result_msg or {"type": "result", "result": None}), **files}
-        self._broadcast({"type": "result_files", **files})
+        self.broadcast({"type": "result_files", **files})
 
     async def ask(self, decide: dict[str, Any], legal: list[Any]) -> Any:
         """Offer a `decide` message and wait for a page to answer it."""
@@ -238,12 +267,12 @@ class WebClient:
         decide = {**decide, "decision": self.counter}
         send, receive = trio.open_memory_channel[int](1)
         self.pending, self._legal, self._answer = decide, legal, send
-        self._broadcast(decide)
+        self.broadcast(decide)
         try:
             choice = await receive.receive()
         finally:
             self.pending, self._answer = None, None
-            self._broadcast({"type": "decided", "decision": decide["decision"]})
+            self.broadcast({"type": "decided", "decision": decide["decision"]})
         return legal[choice]
 
 

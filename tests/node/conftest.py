@@ -25,8 +25,9 @@ class Cluster:
     """n nodes of one game on loopback, each with its own data dir."""
 
     def __init__(self, tmp_path, n: int, engine=ENGINE, options=None, seed: int = 0, delay: float = 0.0,
-                 decider=None, time_limit: int = 0, pace: str = "live"):
+                 decider=None, time_limit: int = 0, pace: str = "live", threads: bool = True):
         self.delay = delay
+        self.threads = threads      # False on trio's autojump clock (GameNode.in_threads)
         self.decider = decider or (lambda i: bot_decider(i, delay))
         rng = random.Random(seed)
         options = engine.default_options(n) if options is None else options
@@ -43,6 +44,7 @@ class Cluster:
     def make(self, i: int, port: int = 0) -> GameNode:
         store = GameStore(self.dirs[i], self.genesis.game_id)
         node = GameNode(store, self.keys[i], self.decider(i), ("127.0.0.1", port), self.ports)
+        node.in_threads = self.threads
         self.nodes[i] = node
         return node
 

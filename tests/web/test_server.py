@@ -11,8 +11,8 @@ import pytest
 import trio
 from trio_websocket import ConnectionRejected, open_websocket_url
 
-from node.web import WebClient
-from tests.helpers import timeout as scaled
+from node.web import QUEUE, WebClient
+from tests.helpers import timeout as scaled, wait_until_async
 
 
 def _status(url: str) -> int:
@@ -96,3 +96,46 @@ async def test_a_page_that_connects_late_gets_the_whole_state():
             nursery.cancel_scope.cancel()
     assert [m["type"] for m in kinds] == ["hello", "history", "board"]
     assert kinds[1]["events"][0]["text"] == "seat 1 moved"
+
+
+async def test_a_page_dropped_for_falling_behind_is_sent_the_result_when_it_comes_back():
+    """A page QUEUE messages behind (a busy machine) is dropped and reconnects for the whole
+    state; the end may come meanwhile. The watcher waits for it (wait_result_seen) instead of
+    stopping while nobody has the result."""
+    client = WebClient()
+    seen: list[bool] = []
+    with trio.fail_after(scaled(30)):
+        async with trio.open_nursery() as nursery:
+            url = await nursery.start(client.serve, 0)
+            ws_url = url.replace("http://", "ws://") + "ws"
+            async with open_websocket_url(ws_url) as ws:
+                await _next(ws, "history")
+                for n in range(QUEUE + 2):                    # the page reads nothing meanwhile
+                    client.broadcast({"type": "board", "n": n})
+                assert client.pages == 0, "a page that far behind is dropped"
+            await client.result({"winners": [0]})
+
+            async def wait() -> None:
+                seen.append(await client.wait_result_seen(patience=scaled(20), alone=scaled(10)))
+            nursery.start_soon(wait)
+            async with open_websocket_url(ws_url) as ws:
+                assert (await _next(ws, "result"))["result"] == {"winners": [0]}
+                await wait_until_async(lambda: seen, scaled(10), "the wait to end")
+            nursery.cancel_scope.cancel()
+    assert seen == [True]
+
+
+async def test_with_no_page_the_wait_for_the_result_ends_after_the_alone_time(autojump_clock):
+    client = WebClient()
+    clock_start = trio.current_time()
+    with trio.fail_after(20):
+        assert await client.wait_result_seen(patience=300, alone=10) is False
+    assert 10 <= trio.current_time() - clock_start < 11
+
+
+async def test_the_wait_for_the_result_ends_at_once_once_a_page_was_sent_it(autojump_clock):
+    client = WebClient()
+    client.seen_result.set()
+    start = trio.current_time()
+    assert await client.wait_result_seen(patience=300, alone=10) is True
+    assert trio.current_time() == start
