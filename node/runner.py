@@ -273,19 +273,21 @@ class Narrator:
         waiting = session.waiting_for()
         need = session.need
         chosen = [s for s in need.seats if s not in waiting] if need is not None and need.kind == "commit" else []
-        key = (tuple(waiting), tuple(chosen))
+        what, person = session.need_words(), session.needs_a_person()
+        key = (tuple(waiting), tuple(chosen), what)
         self._last_key = key
-        return {"waiting": waiting, "chosen": chosen, "key": key}
+        return {"waiting": waiting, "chosen": chosen, "what": what, "person": person, "key": key}
 
-    def waiting_text(self, waiting: list[int], chosen: list[int] = ()) -> str:
+    def waiting_text(self, table: dict[str, Any]) -> str:
+        """The table's status line: "your decision", or whom the game waits for and for what."""
+        waiting, chosen = table["waiting"], table["chosen"]
         if not waiting:
             return "the game is over"
-        if waiting == [self.seat]:
+        if waiting == [self.seat] and table["person"]:
             return "your decision"
-        who = ", ".join("you" if s == self.seat else narrate.seat_name(self.names, s) for s in waiting)
         done = "".join(f"{'you have' if s == self.seat else narrate.seat_name(self.names, s) + ' has'} chosen; "
                        for s in chosen)
-        return f"{done}waiting for {who}"
+        return f"{done}waiting for {narrate.awaited(self.names, waiting, table['what'], table['person'], self.seat)}"
 
     async def deliver(self) -> None:
         """Hand events to the client in order (a web page also gets the replayed ones)."""
@@ -296,9 +298,8 @@ class Narrator:
             if msg is not None and hasattr(self.client, "event"):
                 await self.client.event(msg)
             if hasattr(self.client, "show") and not self._inbox.statistics().current_buffer_used:
-                waiting, chosen = table["waiting"], table["chosen"]
-                self.client.show(view, self.waiting_text(waiting, chosen), applied_at,     # only the latest picture
-                                 {"waiting": waiting, "chosen": chosen, "since": applied_at})
+                self.client.show(view, self.waiting_text(table), applied_at,     # only the latest picture
+                                 {"waiting": table["waiting"], "chosen": table["chosen"], "since": applied_at})
 
 
 def store_genesis(seat: Seat, setup: lobby.Setup) -> GameStore:

@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from clients import narrate
 from protocol import games, genesis as G, wire
 from protocol.errors import Rejected
 from protocol.identity import SigningKey, fingerprint
@@ -30,6 +31,7 @@ class StoredGame:
     my_seat: int | None = None
     names: list[str] = field(default_factory=list)      # per seat: a name if known, else the key fingerprint
     waiting_for: list[int] = field(default_factory=list)
+    my_move: bool = False             # the game waits for this seat's person (a move, a secret choice)
     result: dict[str, Any] | None = None
     messages: int = 0
     transcript: str | None = None
@@ -131,9 +133,8 @@ def describe(directory: Path, my_key: bytes | None) -> StoredGame:
         entry.state, entry.result = "finished", session.result()
         entry.detail = "finished; caravan resume writes the transcript"
         return entry
-    who = session.describe_need()
-    if entry.my_seat is not None and entry.my_seat in entry.waiting_for:
-        who += " (you)"
+    who = narrate.awaited([], entry.waiting_for, session.need_words(), session.needs_a_person(), entry.my_seat)
+    entry.my_move = session.needs_a_person() and entry.my_seat in entry.waiting_for
     pid = GameStore(directory.parent.parent, bytes.fromhex(gid)).running_in()
     entry.detail = (f"waiting for {who}; running in process {pid}" if pid is not None
                     else f"waiting for {who}; continue with: caravan resume {gid[:16]}")

@@ -63,6 +63,16 @@ class ProofJob:
         return True
 
 
+NEED_WORDS = {"act": "a move", "commit": "a commitment", "reveal": "a reveal",
+              "beacon": "a beacon preimage", "final": "a final signature",
+              "deckkey": "a deck key share", "shuffle": "a deck shuffle",
+              "share": "decryption shares", "remask": "a card re-masking",
+              "return": "a face-down return"}
+"""Each kind of step the game may wait for, in words."""
+PERSON_KINDS = frozenset({"act", "commit"})
+"""The steps a person decides; a node takes every other step by itself."""
+
+
 class Session(DeckSteps):
     def __init__(self, genesis: Genesis, engine: E.Engine, *, strict: bool = False):
         """A replica of one game. `strict` (the verifier): every message must be applicable in
@@ -169,14 +179,19 @@ class Session(DeckSteps):
             return []
         return [s for s in self.need.seats if s not in self.pending]
 
+    def need_words(self) -> str:
+        """What the game waits for, in words ("" when complete)."""
+        return NEED_WORDS[self.need.kind] if self.need is not None else ""
+
+    def needs_a_person(self) -> bool:
+        """The awaited step is a person's decision (a move, a secret choice), not a step their
+        node takes by itself (a share, a reveal, a signature)."""
+        return self.need is not None and self.need.kind in PERSON_KINDS
+
     def describe_need(self) -> str:
         if self.need is None:
             return "nothing: the game is complete"
-        what = {"act": "a move", "commit": "a commitment", "reveal": "a reveal",
-                "beacon": "a beacon preimage", "final": "a final signature",
-                "deckkey": "a deck key share", "shuffle": "a deck shuffle",
-                "share": "decryption shares", "remask": "a card re-masking",
-                "return": "a face-down return"}[self.need.kind]
+        what = self.need_words()
         seats = ", ".join(str(s) for s in self.waiting_for())
         return f"{what} from seat{'s' if len(self.waiting_for()) > 1 else ''} {seats}"
 

@@ -33,8 +33,10 @@ class Table:
 
 
 def make_genesis(game: str, options: dict, n: int, rng: random.Random, beacon_length: int = 256,
-                 time_limit: int = 0, pace: str = G.LIVE) -> tuple[list[SigningKey], list[bytes], G.Genesis]:
-    keys = [SigningKey.from_seed(rng.randbytes(32)) for _ in range(n)]
+                 time_limit: int = 0, pace: str = G.LIVE,
+                 keys: list[SigningKey] | None = None) -> tuple[list[SigningKey], list[bytes], G.Genesis]:
+    """A signed genesis of n seats, its seats' keys (from `rng` unless given) and secrets."""
+    keys = keys or [SigningKey.from_seed(rng.randbytes(32)) for _ in range(n)]
     secrets = [rng.randbytes(32) for _ in range(n)]
     nonce = rng.randbytes(16)
     tips = [beacon_chain(secrets[i], nonce, i, beacon_length)[0] for i in range(n)]
@@ -44,10 +46,11 @@ def make_genesis(game: str, options: dict, n: int, rng: random.Random, beacon_le
     return keys, secrets, G.parse(raw)
 
 
-def new_table(engine, n: int, seed: int = 0, options: dict | None = None) -> Table:
+def new_table(engine, n: int, seed: int = 0, options: dict | None = None,
+              keys: list[SigningKey] | None = None) -> Table:
     rng = random.Random(seed)
     options = engine.default_options(n) if options is None else options
-    keys, secrets, genesis = make_genesis(engine.name, options, n, rng)
+    keys, secrets, genesis = make_genesis(engine.name, options, n, rng, keys=keys)
     sessions = [Session(genesis, engine) for _ in range(n)]
     players = [Player(sessions[i], i, keys[i], secrets[i]) for i in range(n)]
     return Table(keys, secrets, genesis, sessions, players)

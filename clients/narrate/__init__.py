@@ -35,6 +35,18 @@ def seat_name(names: list[str], seat: int | None) -> str:
     return f"{name} (seat {seat})" if name and name != f"seat {seat}" else f"seat {seat}"
 
 
+def awaited(names: list[str], waiting: list[int], what: str, person: bool, me: int | None = None) -> str:
+    """Whom the game waits for and for what: "Bea (seat 1): a move" for a person's decision,
+    "Bea (seat 1)'s node: decryption shares" for a step a node takes by itself (a node that
+    is not running holds the game up, not its player). `me`: the reader's seat ("you")."""
+    if not waiting:
+        return ""
+    who = ", ".join("you" if s == me else seat_name(names, s) for s in waiting)
+    if not person:
+        who = ", ".join("your node" if s == me else f"{seat_name(names, s)}'s node" for s in waiting)
+    return f"{who}: {what}"
+
+
 def event_dict(event: E.Event, step: E.Step | None = None) -> dict[str, Any]:
     """The public content of an event as a JSON-able dict with a "kind" key. `step` is the step
     the event answers (it tells which seats a Choices or Committed event is for, and what a

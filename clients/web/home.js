@@ -47,9 +47,11 @@ function ago(t) {
 }
 
 function renderGames(list) {
+  // the games where it is your move come first (newest first within each part)
+  list = [...list].sort((a, b) => (b.state === "playing" && b.my_move) - (a.state === "playing" && a.my_move));
   // everything a row shows: a transcript that lands after the state changed brings Replay at once
   const key = JSON.stringify(list.map((g) => [g.game_id, g.state, g.detail, g.table && g.table.state,
-                                               !!g.transcript, g.role, g.names, g.my_seat]));
+                                               !!g.transcript, g.role, g.names, g.my_seat, g.my_move]));
   if (key === shownGames) return;
   shownGames = key;
   const body = $("game-list").tBodies[0];
@@ -59,6 +61,7 @@ function renderGames(list) {
     const row = el("tr", null, {"data-game": g.game_id});
     const what = el("td");
     what.append(el("strong", g.title), " ", el("span", g.state, {class: "state"}));
+    if (g.state === "playing" && g.my_move) what.append(" ", el("span", "your move", {class: "your-move"}));
     // one name per player, as the table page says it: a player with no name is "seat N" (the
     // store gives its key's fingerprint then), never also a fingerprint or a process number
     const names = g.names.map((n, i) => FINGERPRINT.test(n) ? `seat ${i}` : n);

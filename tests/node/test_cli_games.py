@@ -77,3 +77,40 @@ def test_an_abandoned_game_is_listed_as_abandoned(tmp_path):
         transcript.dump(genesis_raw, frames + [abandon.record([2], len(frames), {0: sigs[0]})]))
     [entry] = stored_games(tmp_path)            # a record one seat signed alone is no record
     assert entry.state == "playing", entry
+
+
+def test_a_stored_game_says_whom_it_waits_for_and_for_what(tmp_path):
+    """A person's decision ("seat 1: a move", and "you" with my_move for one's own) is told
+    apart from a step a node takes by itself ("seat 0's node: a reveal"): it is a node that
+    is not running, not its player, that holds such a game up (issue 33)."""
+    from node.stored import describe
+    from protocol import games
+    from protocol.session import Session
+    from tests.fixture_game import ENGINE
+    games.register(ENGINE)
+    genesis_raw, messages = transcript.load(VECTOR.read_bytes())
+    genesis = G.parse(genesis_raw)
+    person = automatic = None
+    session = Session(genesis, ENGINE)
+    for n, raw in enumerate(messages):
+        if session.need is not None and len(session.waiting_for()) == 1:
+            if session.needs_a_person() and person is None:
+                person = (n, session.waiting_for()[0], session.need_words())
+            elif not session.needs_a_person() and automatic is None:
+                automatic = (n, session.waiting_for()[0], session.need_words())
+        session.receive(raw)
+    assert person and automatic, "the vector has both kinds of wait"
+
+    n, seat, what = person
+    store = _store(tmp_path / "mine", messages[:n])
+    mine = describe(store.dir, genesis.seats[seat])
+    assert mine.my_move and mine.detail.startswith(f"waiting for you: {what};"), mine.detail
+    theirs = describe(store.dir, genesis.seats[1 - seat])
+    assert not theirs.my_move and theirs.detail.startswith(f"waiting for seat {seat}: {what};"), theirs.detail
+
+    n, seat, what = automatic
+    store = _store(tmp_path / "node", messages[:n])
+    other = describe(store.dir, genesis.seats[1 - seat])
+    assert not other.my_move and other.detail.startswith(f"waiting for seat {seat}'s node: {what};"), other.detail
+    own = describe(store.dir, genesis.seats[seat])
+    assert not own.my_move and own.detail.startswith(f"waiting for your node: {what};"), own.detail
