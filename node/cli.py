@@ -230,20 +230,34 @@ def cmd_app(args: argparse.Namespace) -> int:
     from .home import run_home
     from .home_tables import Network
 
+    if args.install_autostart:
+        return _install_autostart(args)
     network = Network(args.bind, args.discovery_addr, args.discovery_port, args.discovery_bind)
     setup_logging(args)                              # -v: the home's and its bots' logs (bots/botN/node.log)
 
     def tell(url: str) -> None:
         if args.json:
             json_line("web", url=url)
+        elif args.background:
+            print(f"Caravan runs in the background; the home: {url}", file=sys.stderr, flush=True)
         else:
             print(f"Caravan is open in your browser; if not, open: {url}\n(^C here closes it; your games "
                   "pause and continue from the page next time)", file=sys.stderr, flush=True)
 
+    def answering(titles: list[str]) -> None:
+        text = (f"answering for {len(titles)} turn-based game{'s' * (len(titles) != 1)}: {', '.join(titles)}"
+                if titles else "no turn-based game to answer for now; new ones from the home are answered too")
+        if args.json:
+            json_line("background", games=titles)
+        else:
+            print(f"{text} (a desktop notification says when one waits for your move; ^C stops)",
+                  file=sys.stderr, flush=True)
+
     async def main() -> None:
         with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
             async with trio.open_nursery() as nursery:
-                nursery.start_soon(run_home, data_dir(args), network, args.port, tell, not args.no_browser)
+                nursery.start_soon(run_home, data_dir(args), network, args.port, tell,
+                                   not (args.no_browser or args.background), answering if args.background else None)
                 async for _ in signals:
                     nursery.cancel_scope.cancel()
                     return
@@ -259,6 +273,23 @@ def cmd_app(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         raise
     return EXIT_OK                                   # closed: its games pause
+
+
+def _install_autostart(args: argparse.Namespace) -> int:
+    from . import autostart
+
+    try:
+        entry, unit = autostart.install(Path(args.data_dir) if args.data_dir else None)
+    except OSError as exc:
+        print(f"caravan app: cannot write the autostart files: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    if args.json:
+        json_line("autostart", entry=str(entry), unit=str(unit))
+    else:
+        print(f"wrote {entry}: your desktop starts `caravan app --background` when you log in\n"
+              f"wrote {unit}: without a desktop session, run `systemctl --user enable --now {autostart.UNIT}` "
+              f"(and remove {entry})\nto undo: delete both files", flush=True)
+    return EXIT_OK
 
 
 def cmd_forget(args: argparse.Namespace) -> int:
@@ -283,6 +314,12 @@ def _app_parser(sub: Any) -> None:
                                    "new tables with friends or bots, open tables on the LAN, settings.")
     a.add_argument("--port", type=check.port_number, default=0, help="serve on this port (default: a free one)")
     a.add_argument("--no-browser", action="store_true", help="print the home's link, do not open it")
+    a.add_argument("--background", action="store_true",
+                   help="no browser: continue your turn-based games at once, answer for them (shares, reveals, "
+                        "your bots) and tell you on the desktop when one waits for your move")
+    a.add_argument("--install-autostart", action="store_true",
+                   help="start `caravan app --background` when you log in (an XDG autostart entry, and a systemd "
+                        "user unit to enable where there is no desktop), then exit")
     a.add_argument("--data-dir", help="where keys and games are kept (default: the user data directory)")
     a.add_argument("--bind", default="0.0.0.0", help="address the games listen on (default: all)")
     a.add_argument("--discovery-addr", type=check.ipv4, default=None, metavar="IPV4",

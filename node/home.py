@@ -16,7 +16,7 @@ import logging
 import secrets
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import trio
 from starlette.applications import Starlette
@@ -24,11 +24,12 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from protocol import games
+from protocol import games, genesis as G
 
 from . import cli_checks as check, discovery, seat_memory
 from .home_tables import Network, Tables, forget, one_line
-from .store import write_private
+from .notify import desktop_notify
+from .store import GameStore, write_private
 from .stored import stored_games
 from .web import STATIC
 from .web_guard import LocalOnly
@@ -427,8 +428,10 @@ def _drawn_picture(game: str) -> str:
         return ""
 
 
-async def run_home(data_dir: Path, network: Network, port: int, status, open_browser: bool) -> None:
-    """Serve the home until cancelled; `status(url)` is told where."""
+async def run_home(data_dir: Path, network: Network, port: int, status, open_browser: bool,
+                   background: Callable[[list[str]], None] | None = None) -> None:
+    """Serve the home until cancelled; `status(url)` is told where. With `background`, the
+    turn-based games are continued at once and it is told their titles (see answer_for)."""
     home = Home(data_dir, network)
     async with trio.open_nursery() as nursery:
         try:
@@ -436,6 +439,31 @@ async def run_home(data_dir: Path, network: Network, port: int, status, open_bro
         except OSError as exc:
             raise OSError(f"cannot serve the home on 127.0.0.1:{port}: {exc.strerror or exc}") from None
         status(url)
+        if background is not None:
+            background(await answer_for(home, nursery))
         if open_browser:
             from .browser import open_page
             await trio.to_thread.run_sync(open_page, url, data_dir)
+
+
+async def answer_for(home: Home, nursery: trio.Nursery) -> list[str]:
+    """`caravan app --background`: continue every unfinished turn-based game this person holds
+    a seat in (its node takes every step it can without them: shares, reveals, its bots) and
+    tell them on the desktop when one waits for their move with no page open. Returns the
+    games' titles. A game another process runs is left to it."""
+    assert home.tables is not None
+
+    def _tell(title: str, url: str) -> None:
+        nursery.start_soon(partial(trio.to_thread.run_sync, desktop_notify, f"Your move: {title}",
+                                   f"Caravan: a decision waits for you. Open {url}", abandon_on_cancel=True))
+    home.tables.notify = _tell
+    listed = await trio.to_thread.run_sync(stored_games, home.data_dir)
+    titles = []
+    for g in listed:
+        if (g.state != "playing" or g.pace != G.TURN_BASED or g.my_seat is None or home.tables.running(g.game_id)
+                or GameStore(home.data_dir, bytes.fromhex(g.game_id)).running_in() is not None):
+            continue
+        title = games.get(g.game).title if g.game in games.names() else g.game
+        home.tables.resume(g.game_id, title)
+        titles.append(title)
+    return titles

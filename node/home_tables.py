@@ -9,7 +9,7 @@ import secrets
 import socket
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import trio
 
@@ -161,11 +161,17 @@ class Tables:
         self.data_dir, self.network, self.nursery = data_dir, network, nursery
         self.tables: dict[str, Table] = {}
         self.home_url: str | None = None
+        self.notify: Callable[[str, str], None] | None = None
+        """(title, table URL) when a decision waits for the person and no page of it is open
+        (`caravan app --background`)."""
 
     def _seat(self, table: Table, name: str | None) -> runner.Seat:
         seat = runner.Seat(self.data_dir, self.network.bind, client="web", status=TableStatus(table))
         table.seat = seat
         seat.no_browser, seat.name, seat.home_url = True, name or None, self.home_url
+        if self.notify is not None:
+            notify = self.notify
+            seat.notify = lambda url: notify(table.title, url)
         return seat
 
     @staticmethod

@@ -85,6 +85,9 @@ class Seat:
     """host --spectators-chat yes|no: may the spectators read the table talk."""
     bots: Any = None
     """The BotKeeper watching the bot nodes seated with this person while the game runs."""
+    notify: Callable[[str], None] | None = None
+    """The home in the background: called with the table page's URL when a decision waits for
+    this person and no page of the table is open."""
     bot_seats: list[int] | None = None
     """The home's New table: the seat each bot (in `bots` order) was put at; they sit there,
     whoever joins first (None: in the order they join, as `--with-bots`)."""
@@ -181,6 +184,8 @@ async def open_web(seat: Seat, nursery: trio.Nursery, saved: dict[str, Any] | No
         seat.status(f"port {port} of the last session is taken ({exc.strerror}); serving on another", "warning")
         url = await nursery.start(client.serve, 0)
     client.url = url
+    if seat.notify is not None:
+        client.when_asked_alone = lambda: seat.notify(url)
     seat.web_client = client
     seat.status.lobby_page = client.note
     seat.status(f"play in your browser: {url}", "web", url=url)

@@ -18,7 +18,7 @@ import secrets
 from functools import partial
 from html import escape
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import trio
 from starlette.applications import Starlette
@@ -58,6 +58,9 @@ class WebClient:
         self._alone_since: float | None = None   # trio clock: when the last page went away
         self.seen_result = trio.Event()
         self.seen_files = trio.Event()
+        self.when_asked_alone: Callable[[], None] | None = None
+        """Called when a decision is offered and no page is open (the home in the background:
+        a desktop notification)."""
         self.notes: list[str] = []
         self.after_game: dict[str, str] = {}
         """Links for the game-over box (the home's: back home, Play again)."""
@@ -268,6 +271,8 @@ class WebClient:
         send, receive = trio.open_memory_channel[int](1)
         self.pending, self._legal, self._answer = decide, legal, send
         self.broadcast(decide)
+        if not self._pages and self.when_asked_alone is not None:
+            self.when_asked_alone()
         try:
             choice = await receive.receive()
         finally:
