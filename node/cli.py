@@ -482,7 +482,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="where to send announcements (default: every interface's broadcast address)")
     h.add_argument("--discovery-port", type=check.udp_port, default=check.DISCOVERY_PORT)
     h.add_argument("--relay", metavar="mqtt://HOST[:PORT]",
-                   help="play over the internet through this MQTT broker (mqtts:// for TLS; mqtt://USER:PASSWORD@HOST "
+                   help="play over the internet through this MQTT broker (mqtts:// for TLS, ws:// or wss:// for its websockets "
+                        "listener; mqtt://USER:PASSWORD@HOST "
                         "or --relay-auth FILE to log in): prints an invite, caravan+mqtt://HOST:PORT/LOBBY_ID/HOST_KEY, "
                         "for the others to join with")
     _node_args(h)

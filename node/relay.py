@@ -43,7 +43,7 @@ from paho.mqtt.properties import Properties
 from .frames import MAX_FRAME
 from .handshake import inbox_of
 from .relay_link import ACCEPT, OPEN, PING_INTERVAL, RelayLink
-from .relay_url import RelayUrl
+from .relay_url import WS_PATH, RelayUrl
 
 log = logging.getLogger("caravan.relay")
 
@@ -88,7 +88,9 @@ class Relay:
         self.inbox = inbox
         self._token = trio.lowlevel.current_trio_token()
         self._client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"caravan-{os.urandom(8).hex()}",
-                                   protocol=mqtt.MQTTv5)
+                                   protocol=mqtt.MQTTv5, transport="websockets" if url.websockets else "tcp")
+        if url.websockets:
+            self._client.ws_set_options(path=WS_PATH)
         if url.username is not None:
             self._client.username_pw_set(url.username, url.password)
         if url.tls:

@@ -1,5 +1,6 @@
 """Relay URLs and invites (issue 14), parsed without any network: `mqtt://[USER[:PASSWORD]@]HOST[:PORT]`
-(`mqtts://` for TLS) names a broker; `caravan+mqtt://HOST:PORT/LOBBY_ID/HOST_KEY`
+(`mqtts://` for TLS; `ws://` and `wss://` for MQTT over websockets, path /mqtt, the listener a
+browser tab reaches the broker through) names a broker; `caravan+mqtt://HOST:PORT/LOBBY_ID/HOST_KEY`
 (`caravan+mqtts://`) is what a host hands its friends: the broker, the lobby, and the pin of
 the host's key (handshake.key_pin), the only key a joiner accepts as that lobby's host
 (issue 27: without it, anyone on the broker could answer as the host). The host and port are used verbatim (no lookup, no
@@ -14,7 +15,10 @@ from urllib.parse import quote, unquote, urlsplit
 
 from .handshake import parse_pin
 
-DEFAULT_PORTS = {"mqtt": 1883, "mqtts": 8883}
+DEFAULT_PORTS = {"mqtt": 1883, "mqtts": 8883, "ws": 80, "wss": 443}
+SCHEMES = tuple(DEFAULT_PORTS)
+WS_PATH = "/mqtt"
+"""The websockets path (mqtt.js's default; Mosquitto takes any)."""
 INVITE_PREFIX = "caravan+"
 LOBBY_ID_HEX = 32
 
@@ -27,10 +31,11 @@ class RelayUrl:
     tls: bool = False
     username: str | None = None
     password: str | None = None
+    websockets: bool = False
 
     @property
     def scheme(self) -> str:
-        return "mqtts" if self.tls else "mqtt"
+        return ("ws" if self.websockets else "mqtt") + ("s" if self.tls else "")
 
     @property
     def hostport(self) -> str:
@@ -80,13 +85,15 @@ def _split(text: str, schemes: tuple[str, ...], what: str):
 def _url(parts, port: int | None, scheme: str) -> RelayUrl:
     user = unquote(parts.username) if parts.username is not None else None
     password = unquote(parts.password) if parts.password is not None else None
-    return RelayUrl(parts.hostname, port or DEFAULT_PORTS[scheme], scheme == "mqtts", user or None, password)
+    return RelayUrl(parts.hostname, port or DEFAULT_PORTS[scheme], scheme in ("mqtts", "wss"), user or None, password,
+                    scheme.startswith("ws"))
 
 
 def parse_relay_url(text: str) -> RelayUrl:
-    """`mqtt://[USER[:PASSWORD]@]HOST[:PORT]` or `mqtts://...` (default ports 1883 and 8883)."""
-    parts, port = _split(text, ("mqtt", "mqtts"), "an MQTT broker URL")
-    if parts.path not in ("", "/"):
+    """`mqtt://[USER[:PASSWORD]@]HOST[:PORT]`, `mqtts://...`, `ws://...` or `wss://...` (default
+    ports 1883, 8883, 80 and 443)."""
+    parts, port = _split(text, SCHEMES, "an MQTT broker URL")
+    if parts.path not in ("", "/", WS_PATH) or parts.path == WS_PATH and not parts.scheme.startswith("ws"):
         raise ValueError(f"{text!r}: a broker URL has no path (the lobby is chosen by caravan host)")
     return _url(parts, port, parts.scheme)
 
@@ -99,7 +106,7 @@ def parse_invite(text: str) -> Invite:
     """`caravan+mqtt://HOST:PORT/LOBBY_ID/HOST_KEY` -> the broker, the lobby and the host's key
     pin. An invite of an older Caravan (no host key) is refused: anyone on its broker could
     answer it as the host."""
-    parts, port = _split(text, ("caravan+mqtt", "caravan+mqtts"), "a Caravan invite")
+    parts, port = _split(text, tuple(INVITE_PREFIX + s for s in SCHEMES), "a Caravan invite")
     path = parts.path.strip("/").lower().split("/")
     lobby = path[0]
     if len(lobby) != LOBBY_ID_HEX or any(c not in "0123456789abcdef" for c in lobby) or len(path) > 2:

@@ -22,6 +22,10 @@ KEY = PIN.hex()
     ("mqtts://broker.example", RelayUrl("broker.example", 8883, tls=True)),
     ("mqtt://ann:s%40cret@127.0.0.1:1883", RelayUrl("127.0.0.1", 1883, False, "ann", "s@cret")),
     ("mqtt://[::1]:1884", RelayUrl("::1", 1884)),
+    ("ws://127.0.0.1:9001", RelayUrl("127.0.0.1", 9001, websockets=True)),
+    ("ws://127.0.0.1:9001/mqtt", RelayUrl("127.0.0.1", 9001, websockets=True)),
+    ("wss://ann:pw@broker.example", RelayUrl("broker.example", 443, True, "ann", "pw", websockets=True)),
+    ("ws://broker.example", RelayUrl("broker.example", 80, websockets=True)),
 ])
 def test_good_relay_urls(text, url):
     assert parse_relay_url(text) == url
@@ -42,6 +46,9 @@ def test_the_url_text_never_shows_the_password():
     ("mqtt://broker:0", "1-65535"),
     ("mqtt://broker:1883/lobby", "no path"),
     ("mqtt://broker:1883?x=1", "no ?query"),
+    ("mqtt://broker:1883/mqtt", "no path"),               # the websockets path is for ws:// only
+    ("ws://broker:9001/other", "no path"),
+    ("http://broker:9001", "must start with mqtt:// or mqtts:// or ws:// or wss://"),
 ])
 def test_bad_relay_urls(text, says):
     with pytest.raises(ValueError) as exc:
@@ -50,14 +57,16 @@ def test_bad_relay_urls(text, says):
 
 
 def test_invites_round_trip():
-    for url in (RelayUrl("10.1.2.3", 1883), RelayUrl("b.example", 8883, tls=True), RelayUrl("::1", 5)):
+    for url in (RelayUrl("10.1.2.3", 1883), RelayUrl("b.example", 8883, tls=True), RelayUrl("::1", 5),
+                RelayUrl("h", 9001, websockets=True), RelayUrl("h", 443, tls=True, websockets=True)):
         assert parse_invite(url.invite(LOBBY, PIN)) == Invite(url, LOBBY, PIN)
     assert RelayUrl("10.1.2.3", 1883).invite(LOBBY, PIN) == f"caravan+mqtt://10.1.2.3:1883/{LOBBY}/{KEY}"
     assert parse_invite(f"caravan+mqtt://h:1/{LOBBY.upper()}/{KEY.upper()}/").host_pin == PIN
+    assert RelayUrl("h", 9001, websockets=True).invite(LOBBY, PIN) == f"caravan+ws://h:9001/{LOBBY}/{KEY}"
 
 
 @pytest.mark.parametrize("text, says", [
-    (f"caravan+http://h:1/{LOBBY}", "must start with caravan+mqtt://"),
+    (f"caravan+http://h:1/{LOBBY}", "must start with caravan+mqtt:// or caravan+mqtts:// or caravan+ws://"),
     ("caravan+mqtt://h:1/", "LOBBY_ID"),
     ("caravan+mqtt://h:1/abc", "LOBBY_ID"),
     (f"caravan+mqtt://h:1/{LOBBY[:-1]}z", "LOBBY_ID"),
