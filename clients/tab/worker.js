@@ -27,18 +27,26 @@ async function checked(name) {
   return bytes;
 }
 
+// Each file is fetched and checked once, all at the start: a tampered one stops the start
+// before any of it runs (Pyodide would only log a wasm it cannot instantiate, and hang).
+const fetched = new Map();
+function checkedOnce(name) {
+  if (!fetched.has(name)) fetched.set(name, checked(name));
+  return fetched.get(name);
+}
+
 // fetch() for everything running in this worker: only the manifest's files, checked.
 async function checkedFetch(input, init) {
   const url = new URL(typeof input === "string" || input instanceof URL ? input : input.url, base).href;
   const name = byUrl.get(url);
   if (name === undefined) throw new TypeError(`refused to fetch ${url}: not a file of this bundle`);
-  const bytes = await checked(name);
+  const bytes = (await checkedOnce(name)).slice(0);
   const type = TYPES[name.split(".").pop()] || "application/octet-stream";
   return new Response(bytes, { status: 200, headers: { "Content-Type": type } });
 }
 
 async function importChecked(name, rewrite) {
-  let bytes = await checked(name);
+  let bytes = await checkedOnce(name);
   if (rewrite) bytes = rewrite(new TextDecoder().decode(bytes));
   return import(URL.createObjectURL(new Blob([bytes], { type: "text/javascript" })));
 }
@@ -48,8 +56,11 @@ async function init(data) {
   manifest = data.manifest;
   byUrl = new Map(Object.keys(manifest.files).map((name) => [new URL(name, base).href, name]));
   globalThis.fetch = checkedFetch;
+  const needed = [...Object.keys(manifest.files).filter((name) => /^(pyodide|libsodium)\//.test(name)),
+                  ...manifest.python.wheels, manifest.python.code];
+  await Promise.all(needed.map(checkedOnce));
   // libsodium-wrappers imports "libsodium-sumo" by name: point it at the checked copy
-  const core = URL.createObjectURL(new Blob([await checked("libsodium/libsodium-sumo.mjs")], { type: "text/javascript" }));
+  const core = URL.createObjectURL(new Blob([await checkedOnce("libsodium/libsodium-sumo.mjs")], { type: "text/javascript" }));
   const wrappers = await importChecked("libsodium/libsodium-wrappers.mjs",
     (text) => text.replaceAll(/from\s*"libsodium-sumo"/g, `from"${core}"`));
   const sodium = wrappers.default;
@@ -58,7 +69,7 @@ async function init(data) {
   const asm = await importChecked("pyodide/pyodide.asm.mjs");
   const pyodide = await loadPyodide({
     indexURL: new URL("pyodide/", base).href,
-    lockFileContents: new TextDecoder().decode(await checked("pyodide/pyodide-lock.json")),
+    lockFileContents: new TextDecoder().decode(await checkedOnce("pyodide/pyodide-lock.json")),
     packageBaseUrl: new URL("pyodide/", base).href,
     createPyodideModule: asm.default,
     stdout: (line) => console.log(line),
@@ -66,10 +77,10 @@ async function init(data) {
   });
   pyodide.registerJsModule("_caravan_sodium", sodium);
   for (const wheel of manifest.python.wheels) {
-    pyodide.unpackArchive(await checked(wheel), "wheel");
+    pyodide.unpackArchive(await checkedOnce(wheel), "wheel");
   }
   const home = "/home/pyodide/caravan";
-  pyodide.unpackArchive(await checked(manifest.python.code), "zip", { extractDir: home });
+  pyodide.unpackArchive(await checkedOnce(manifest.python.code), "zip", { extractDir: home });
   pyodide.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(home)})`);
   python = pyodide.pyimport("tab_worker").handle;
   return JSON.parse(python("versions"));
@@ -77,6 +88,7 @@ async function init(data) {
 
 async function run(op, data) {
   if (op === "init") return init(data);
+  if (op === "resources") return performance.getEntriesByType("resource").map((e) => e.name);   // what it fetched
   if (!python) throw new Error("the worker is not initialised");
   const answer = JSON.parse(python(op, data ?? null));
   if (answer.error) throw new Error(answer.error);
