@@ -67,11 +67,10 @@ class CheckResult:
         return not self.differs and self.served_hash == self.bundle_hash
 
 
-def check(target: str, local: Path) -> CheckResult:
-    """Compare the bundle at `target` with the build in `local`, file by file."""
+def check(get: Callable[[str], bytes | None], local: Path) -> CheckResult:
+    """Compare the bundle that `get` reads (see `_reader`) with the build in `local`, file by file."""
     local_raw = (local / MANIFEST).read_bytes()
     entries = json.loads(local_raw)["files"]
-    get = _reader(target)
     served = get(MANIFEST)
     differs = []
     if served is None:
@@ -98,9 +97,10 @@ def _local_build(args: argparse.Namespace) -> Path:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    result = check(args.check, _local_build(args))
+    get = _reader(args.check)                  # a target that cannot be one: said before any build
+    result = check(get, _local_build(args))
     if args.json:
-        print(json.dumps({"type": "tab-check", "ok": result.ok, "bundle": result.bundle_hash,
+        print(json.dumps({"type": "tab_check", "ok": result.ok, "bundle": result.bundle_hash,
                           "served": result.served_hash, "differs": result.differs}, sort_keys=True), flush=True)
     elif result.ok:
         print(f"IDENTICAL: {args.check} is the local build, bundle {result.bundle_hash}")
@@ -134,7 +134,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             binds = await nursery.start(serve, app, config)
             url = binds[0].rstrip("/") + "/"
             if args.json:
-                print(json.dumps({"type": "tab-serving", "url": url, "bundle": bundle}), flush=True)
+                print(json.dumps({"type": "tab_serving", "url": url, "bundle": bundle}), flush=True)
             else:
                 print(f"serving the tab bundle {bundle} on this machine only: open {url} in a browser "
                       "(^C stops)", flush=True)

@@ -54,14 +54,13 @@ def server(bundle):
     try:
         line = _first_line(proc, scaled(60))
         info = json.loads(line)
-        assert info["type"] == "tab-serving" and info["url"].startswith("http://127.0.0.1:")
+        assert info["type"] == "tab_serving" and info["url"].startswith("http://127.0.0.1:")
         assert info["bundle"] == bundle.bundle_hash
         yield info["url"]
-    finally:
         proc.terminate()
-        try:
-            proc.wait(scaled(10))
-        except subprocess.TimeoutExpired:
+        assert proc.wait(scaled(10)) == 130, proc.stderr.read()        # stopped, as specs/cli.md says
+    finally:
+        if proc.poll() is None:
             proc.kill()
             proc.wait()
 

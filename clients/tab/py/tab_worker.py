@@ -36,8 +36,8 @@ def _versions(_: bytes | None) -> dict[str, Any]:
     import sys
 
     import msgpack
-    from msgpack import _cmsgpack  # noqa: F401  (the C extension loaded, not the fallback)
-    return {"python": sys.version.split()[0], "msgpack": msgpack.version, "msgpack_c": True}
+    return {"python": sys.version.split()[0], "msgpack": msgpack.version,
+            "msgpack_c": msgpack.Packer.__module__ != "msgpack.fallback"}   # its C extension, not pure Python
 
 
 OPS = {"selftest": _selftest, "verify": _verify, "versions": _versions}
