@@ -117,8 +117,10 @@ def _run(cmd: list[str], cwd: Path, what: str, hint: str) -> None:
     except subprocess.TimeoutExpired:
         raise BuildError(f"{what}: no answer in 15 minutes ({hint})") from None
     if done.returncode != 0:
-        tail = " | ".join((done.stderr or done.stdout).strip().splitlines()[-3:])
-        raise BuildError(f"{what} failed ({hint}): {tail}")
+        lines = (done.stderr or done.stdout).strip().splitlines()
+        errors = [line.strip() for line in lines if "error" in line.lower() and not any(
+            noise in line for noise in ("complete log", "behind a proxy", "npm help"))]
+        raise BuildError(f"{what} failed ({hint}): {' | '.join((errors or lines[-3:])[:3])}")
 
 
 def npm_install(progress: Callable[[str], None] | None) -> Path:
