@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .cli_checks import UsageError, port_number
+from .cli_common import main_exception
 from .tab_build import MANIFEST, BuildError, build
 
 EXIT_OK, EXIT_FAILED = 0, 1
@@ -141,8 +142,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     try:
         trio.run(main)
-    except OSError as exc:
-        raise UsageError(f"cannot serve on 127.0.0.1:{args.port}: {exc.strerror or exc}") from None
+    except BaseException as exc:             # trio wraps the listener's OSError in a group
+        leaf = main_exception(exc)
+        if isinstance(leaf, OSError):
+            raise UsageError(f"cannot serve on 127.0.0.1:{args.port}: {leaf.strerror or leaf}") from None
+        raise
     return EXIT_OK
 
 

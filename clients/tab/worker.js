@@ -52,6 +52,7 @@ async function importChecked(name, rewrite) {
 }
 
 async function init(data) {
+  if (manifest) throw new Error("the worker is already initialised");
   base = data.base;
   manifest = data.manifest;
   byUrl = new Map(Object.keys(manifest.files).map((name) => [new URL(name, base).href, name]));
@@ -83,6 +84,7 @@ async function init(data) {
   pyodide.unpackArchive(await checkedOnce(manifest.python.code), "zip", { extractDir: home });
   pyodide.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(home)})`);
   python = pyodide.pyimport("tab_worker").handle;
+  fetched.clear();                   // about 14 MB a phone need not keep: all of it is loaded
   return JSON.parse(python("versions"));
 }
 

@@ -292,3 +292,13 @@ def test_caravan_tab_check_of_nothing_is_one_clear_line(bundle, tmp_path):
     assert "Traceback" not in done.stderr
     done = caravan_tab("--check", "http://127.0.0.1:9/")
     assert done.returncode == 2 and "cannot reach http://127.0.0.1:9/" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_caravan_tab_serve_on_a_busy_port_is_one_clear_line(bundle):
+    import socket
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        done = caravan_tab("--serve", "--port", str(busy.getsockname()[1]), "--json")
+    assert done.returncode == 2 and "cannot serve on 127.0.0.1:" in done.stderr and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
