@@ -6,7 +6,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: test bench demo screenshots vectors clean
+.PHONY: test bench demo screenshots vectors tab clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,11 @@ demo: $(STAMP)
 # the games' conformance vectors (specs/vectors/README.md): run after any rule change
 vectors: $(STAMP)
 	$(PY) -m tests.games.vectors_gen
+
+# the browser-tab bundle, build/tab (README "A browser tab"; needs npm, the npm registry and
+# PyPI; skipped when its inputs have not changed; tests/web/test_tab.py builds it too)
+tab: $(STAMP)
+	$(PY) -m node.tab_build
 
 # the README's board pictures (needs Chromium)
 screenshots: $(STAMP)

@@ -561,6 +561,8 @@ def build_parser() -> argparse.ArgumentParser:
     tournament.add_parser(sub)
     from . import records
     records.add_parser(sub)
+    from . import tab
+    tab.add_parser(sub)
     return p
 
 

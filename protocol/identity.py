@@ -16,8 +16,6 @@ from typing import Collection, Iterator
 
 import nacl.bindings
 import nacl.exceptions
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from cryptography.hazmat.primitives.serialization import Encoding, PrivateFormat, PublicFormat, NoEncryption
 
 from .deck.group import is_point
 
@@ -26,30 +24,35 @@ SIGNATURE_SIZE = 64
 
 
 class SigningKey:
-    """A node's private Ed25519 key; `public` is the 32-byte key that names it in games."""
+    """A node's private Ed25519 key; `public` is the 32-byte key that names it in games.
 
-    __slots__ = ("_key", "public")
+    Signing goes through libsodium (`nacl.bindings`), like every check, so the same code runs
+    on the desktop (PyNaCl) and in a browser tab (libsodium.js behind the tab's `nacl` shim).
+    Ed25519 is deterministic: the signatures are the ones any RFC 8032 signer makes."""
 
-    def __init__(self, key: Ed25519PrivateKey):
-        self._key = key
-        self.public: bytes = key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    __slots__ = ("_secret", "public")
+
+    def __init__(self, public: bytes, secret: bytes):
+        self._secret = secret           # libsodium's 64-byte secret key: seed || public
+        self.public: bytes = public
 
     @classmethod
     def generate(cls) -> "SigningKey":
-        return cls(Ed25519PrivateKey.generate())
+        """A fresh key from libsodium's random source (the OS's; in a tab, crypto.getRandomValues)."""
+        return cls(*nacl.bindings.crypto_sign_keypair())
 
     @classmethod
     def from_seed(cls, seed: bytes) -> "SigningKey":
         """Rebuild a key from its 32-byte seed (as stored by `seed()`)."""
-        if len(seed) != 32:
+        if not isinstance(seed, (bytes, bytearray, memoryview)) or len(seed) != 32:
             raise ValueError("an Ed25519 seed is 32 bytes")
-        return cls(Ed25519PrivateKey.from_private_bytes(seed))
+        return cls(*nacl.bindings.crypto_sign_seed_keypair(bytes(seed)))
 
     def seed(self) -> bytes:
-        return self._key.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+        return self._secret[:32]
 
     def sign(self, data: bytes) -> bytes:
-        return self._key.sign(data)
+        return nacl.bindings.crypto_sign(data, self._secret)[:SIGNATURE_SIZE]
 
     def __repr__(self) -> str:  # never print the secret
         return f"SigningKey({fingerprint(self.public)})"

@@ -1,0 +1,123 @@
+"""`nacl.bindings` for the tab: what `protocol/` uses, each a call into libsodium.js.
+
+The worker registers the loaded `libsodium-wrappers-sumo` object as the JS module
+`_caravan_sodium` before anything imports this. Arguments are checked as PyNaCl checks them
+(bytes of the right length, else `nacl.exceptions.TypeError`); a refusal by libsodium
+becomes the exception PyNaCl raises for it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyodide.ffi import JsException, to_js
+
+import _caravan_sodium as _sodium  # type: ignore[import-not-found]
+
+from . import exceptions as exc
+
+crypto_sign_BYTES = 64
+crypto_sign_SEEDBYTES = 32
+crypto_sign_PUBLICKEYBYTES = 32
+crypto_sign_SECRETKEYBYTES = 64
+crypto_core_ed25519_BYTES = 32
+crypto_core_ed25519_UNIFORMBYTES = 32
+crypto_core_ed25519_SCALARBYTES = 32
+crypto_core_ed25519_NONREDUCEDSCALARBYTES = 64
+crypto_scalarmult_ed25519_BYTES = 32
+crypto_scalarmult_ed25519_SCALARBYTES = 32
+
+
+def _need(value: Any, size: int | None, what: str) -> None:
+    if type(value) is not bytes or (size is not None and len(value) != size):
+        raise exc.TypeError(f"{what} must be {size} bytes" if size else f"{what} must be bytes")
+
+
+def _call(name: str, *args: bytes) -> Any:
+    """libsodium.js's `name` on the arguments as Uint8Arrays; its refusal is a RuntimeError."""
+    try:
+        return getattr(_sodium, name)(*(to_js(a) for a in args))
+    except JsException as e:
+        raise exc.RuntimeError(f"libsodium refused {name}: {e}") from None
+
+
+def _bytes(result: Any) -> bytes:
+    return result.to_bytes()
+
+
+def randombytes(size: int) -> bytes:
+    """`size` random bytes from libsodium (in a browser: crypto.getRandomValues)."""
+    if type(size) is not int or size < 0:
+        raise exc.TypeError("size must be a non-negative int")
+    return _bytes(_sodium.randombytes_buf(size))
+
+
+def crypto_sign_keypair() -> tuple[bytes, bytes]:
+    kp = _sodium.crypto_sign_keypair()
+    return _bytes(kp.publicKey), _bytes(kp.privateKey)
+
+
+def crypto_sign_seed_keypair(seed: bytes) -> tuple[bytes, bytes]:
+    _need(seed, crypto_sign_SEEDBYTES, "seed")
+    kp = _call("crypto_sign_seed_keypair", seed)
+    return _bytes(kp.publicKey), _bytes(kp.privateKey)
+
+
+def crypto_sign(message: bytes, sk: bytes) -> bytes:
+    """The signature followed by the message, as libsodium's crypto_sign returns it."""
+    _need(message, None, "message")
+    _need(sk, crypto_sign_SECRETKEYBYTES, "secret key")
+    return _bytes(_call("crypto_sign_detached", message, sk)) + message
+
+
+def crypto_sign_open(signed: bytes, pk: bytes) -> bytes:
+    """The message if the signature at the front of `signed` verifies under `pk` (libsodium's
+    strict check: crypto_sign_open is crypto_sign_verify_detached on the split input)."""
+    _need(signed, None, "signed message")
+    _need(pk, crypto_sign_PUBLICKEYBYTES, "public key")
+    if len(signed) < crypto_sign_BYTES:
+        raise exc.BadSignatureError("Signature was forged or corrupt")
+    try:
+        ok = _sodium.crypto_sign_verify_detached(to_js(signed[:64]), to_js(signed[64:]), to_js(pk))
+    except JsException:
+        ok = False
+    if not ok:
+        raise exc.BadSignatureError("Signature was forged or corrupt")
+    return signed[64:]
+
+
+def crypto_core_ed25519_is_valid_point(p: bytes) -> bool:
+    _need(p, crypto_core_ed25519_BYTES, "point")
+    return bool(_sodium.crypto_core_ed25519_is_valid_point(to_js(p)))
+
+
+def crypto_core_ed25519_add(p: bytes, q: bytes) -> bytes:
+    _need(p, crypto_core_ed25519_BYTES, "point")
+    _need(q, crypto_core_ed25519_BYTES, "point")
+    return _bytes(_call("crypto_core_ed25519_add", p, q))
+
+
+def crypto_core_ed25519_sub(p: bytes, q: bytes) -> bytes:
+    _need(p, crypto_core_ed25519_BYTES, "point")
+    _need(q, crypto_core_ed25519_BYTES, "point")
+    return _bytes(_call("crypto_core_ed25519_sub", p, q))
+
+
+def crypto_core_ed25519_from_uniform(r: bytes) -> bytes:
+    _need(r, crypto_core_ed25519_UNIFORMBYTES, "uniform input")
+    return _bytes(_call("crypto_core_ed25519_from_uniform", r))
+
+
+def crypto_core_ed25519_scalar_reduce(s: bytes) -> bytes:
+    _need(s, crypto_core_ed25519_NONREDUCEDSCALARBYTES, "scalar")
+    return _bytes(_call("crypto_core_ed25519_scalar_reduce", s))
+
+
+def crypto_scalarmult_ed25519_noclamp(n: bytes, p: bytes) -> bytes:
+    _need(n, crypto_scalarmult_ed25519_SCALARBYTES, "scalar")
+    _need(p, crypto_scalarmult_ed25519_BYTES, "point")
+    return _bytes(_call("crypto_scalarmult_ed25519_noclamp", n, p))
+
+
+def crypto_scalarmult_ed25519_base_noclamp(n: bytes) -> bytes:
+    _need(n, crypto_scalarmult_ed25519_SCALARBYTES, "scalar")
+    return _bytes(_call("crypto_scalarmult_ed25519_base_noclamp", n))

@@ -1,0 +1,55 @@
+"""The Python side of the tab's Web Worker: one entry point, `handle(op, data)`, that the
+worker's JavaScript calls for each message from the page, answering JSON text.
+
+Ops: "selftest" (tab_checks: the project's crypto checks in this tab) and "verify" (a
+transcript's bytes through protocol.verify, the report `caravan verify --json` gives).
+Bad input gives {"error": ...}, never a traceback to the page."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+VECTORS = HERE / "tab_vectors"
+
+
+def _selftest(_: bytes | None) -> dict[str, Any]:
+    import tab_checks
+    start = time.perf_counter()
+    checks = tab_checks.run(VECTORS)
+    return {"checks": checks, "ok": all(c["ok"] for c in checks), "ms": (time.perf_counter() - start) * 1000}
+
+
+def _verify(data: bytes | None) -> dict[str, Any]:
+    from protocol.verify import verify_bytes
+    if data is None:
+        return {"error": "verify needs the transcript's bytes"}
+    start = time.perf_counter()
+    report = verify_bytes(data).to_json()
+    return {"report": report, "ms": (time.perf_counter() - start) * 1000}
+
+
+def _versions(_: bytes | None) -> dict[str, Any]:
+    import sys
+
+    import msgpack
+    return {"python": sys.version.split()[0], "msgpack": msgpack.version,
+            "msgpack_c": msgpack.Packer.__module__ != "msgpack.fallback"}   # its C extension, not pure Python
+
+
+OPS = {"selftest": _selftest, "verify": _verify, "versions": _versions}
+
+
+def handle(op: str, data: Any = None) -> str:
+    """Run `op` on `data` (a JS Uint8Array, or None) and answer JSON text."""
+    fn = OPS.get(op)
+    if fn is None:
+        return json.dumps({"error": f"unknown op {op!r}; known: {', '.join(sorted(OPS))}"})
+    raw = data.to_bytes() if hasattr(data, "to_bytes") else data
+    try:
+        return json.dumps(fn(raw))
+    except Exception as e:                   # noqa: BLE001 - one line to the page, not a traceback
+        return json.dumps({"error": f"{op} failed: {type(e).__name__}: {e}"})

@@ -1,0 +1,111 @@
+// The tab's page (issue 32): checks the bundle's manifest, shows its hash, starts Python in
+// a Web Worker (never on this thread) from a worker script checked against the manifest, and
+// talks to it with small messages. `window.caravanTab.call(op, bytes)` is the page's (and the
+// tests') way in.
+
+const base = new URL(".", location.href).href;
+const $ = (id) => document.getElementById(id);
+
+function hex(buffer) {
+  return Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+async function sha256(buffer) {
+  return hex(await crypto.subtle.digest("SHA-256", buffer));
+}
+
+// A bundle file's bytes, refused unless their SHA-256 is the manifest's.
+async function fetchChecked(manifest, name) {
+  const entry = manifest.files[name];
+  if (!entry) throw new Error(`${name} is not in the manifest`);
+  const response = await fetch(new URL(entry.path, base));
+  if (!response.ok) throw new Error(`${entry.path}: HTTP ${response.status}`);
+  const bytes = await response.arrayBuffer();
+  const got = await sha256(bytes);
+  if (got !== entry.sha256) throw new Error(`${entry.path} was tampered with: its SHA-256 is ${got}, the manifest says ${entry.sha256}`);
+  return bytes;
+}
+
+async function start() {
+  const response = await fetch("manifest.json", { cache: "no-store" });
+  if (!response.ok) throw new Error(`manifest.json: HTTP ${response.status}`);
+  const raw = await response.arrayBuffer();
+  const bundleHash = await sha256(raw);
+  $("bundle-hash").textContent = bundleHash;
+  const manifest = JSON.parse(new TextDecoder().decode(raw));
+  const script = await fetchChecked(manifest, "worker.js");
+  const url = URL.createObjectURL(new Blob([script], { type: "text/javascript" }));
+  const worker = new Worker(url, { type: "module", name: "caravan-python" });
+  const waiting = new Map();
+  let next = 0;
+  worker.onmessage = ({ data }) => {
+    const pending = waiting.get(data.id);
+    if (!pending) return;
+    waiting.delete(data.id);
+    data.error ? pending.reject(new Error(data.error)) : pending.resolve(data.result);
+  };
+  worker.onerror = (event) => {
+    const error = new Error(`the worker failed: ${event.message || "unknown error"}`);
+    for (const pending of waiting.values()) pending.reject(error);
+    waiting.clear();
+  };
+  const call = (op, data) => new Promise((resolve, reject) => {
+    const id = ++next;
+    waiting.set(id, { resolve, reject });
+    worker.postMessage({ id, op, data });
+  });
+  const started = performance.now();
+  const info = await call("init", { base, manifest });
+  return { bundleHash, call, info, loadMs: performance.now() - started };
+}
+
+function showChecks(result) {
+  const list = $("selftest-results");
+  list.replaceChildren(...result.checks.map((c) => {
+    const li = document.createElement("li");
+    li.className = c.ok ? "pass" : "fail";
+    li.textContent = `${c.ok ? "✓" : "✗"} ${c.name}${c.ok ? "" : `: ${c.error}`}`;
+    return li;
+  }));
+}
+
+const ready = start();
+window.caravanTab = {
+  ready,
+  async call(op, data) { return (await ready).call(op, data); },
+};
+
+ready.then(({ info, loadMs }) => {
+  $("status").textContent = `Python ${info.python} is ready in a worker (${(loadMs / 1000).toFixed(1)} s).`;
+  $("selftest").disabled = false;
+  $("transcript").disabled = false;
+}, (error) => {
+  $("status").textContent = `Refused: ${error.message}`;
+  $("status").className = "bad";
+});
+
+$("selftest").addEventListener("click", async () => {
+  $("selftest").disabled = true;
+  try {
+    showChecks(await window.caravanTab.call("selftest"));
+  } catch (error) {
+    $("selftest-results").textContent = error.message;
+  } finally {
+    $("selftest").disabled = false;
+  }
+});
+
+$("transcript").addEventListener("change", async (event) => {
+  const file = event.target.files[0];
+  if (!file) return;
+  $("verdict").textContent = "Checking…";
+  try {
+    const { report } = await window.caravanTab.call("verify", new Uint8Array(await file.arrayBuffer()));
+    const e = report.error;
+    $("verdict").textContent = report.valid && report.complete ? `VALID: ${report.game}, ${report.messages} messages`
+      : `${report.valid ? "UNFINISHED" : "INVALID"}: ${e ? `${e.code}: ${e.reason}` : ""}`;
+    $("verdict").className = report.valid && report.complete ? "good" : "bad";
+  } catch (error) {
+    $("verdict").textContent = error.message;
+  }
+});

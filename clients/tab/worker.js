@@ -1,0 +1,105 @@
+// The tab's Python, in a Web Worker (issue 32): Pyodide runs protocol/ here, never on the
+// page's thread. Every file it loads is fetched from the bundle's own origin and refused
+// unless its SHA-256 is the manifest's: Pyodide's own fetches (the wasm, the standard library)
+// go through the same checked fetch, and a URL not in the manifest is refused outright.
+// Messages: {id, op, data} in, {id, result} or {id, error} out; the first op is "init".
+
+let base = null;
+let manifest = null;
+let byUrl = null;          // absolute URL of a logical name -> its manifest entry
+let python = null;         // tab_worker.handle once loaded
+const nativeFetch = globalThis.fetch.bind(globalThis);
+
+const TYPES = { wasm: "application/wasm", mjs: "text/javascript", js: "text/javascript", json: "application/json" };
+
+function hex(buffer) {
+  return Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+async function checked(name) {
+  const entry = manifest.files[name];
+  if (!entry) throw new Error(`${name} is not in the manifest`);
+  const response = await nativeFetch(new URL(entry.path, base));
+  if (!response.ok) throw new Error(`${entry.path}: HTTP ${response.status}`);
+  const bytes = await response.arrayBuffer();
+  const got = hex(await crypto.subtle.digest("SHA-256", bytes));
+  if (got !== entry.sha256) throw new Error(`${entry.path} was tampered with: its SHA-256 is ${got}, the manifest says ${entry.sha256}`);
+  return bytes;
+}
+
+// Each file is fetched and checked once, all at the start: a tampered one stops the start
+// before any of it runs (Pyodide would only log a wasm it cannot instantiate, and hang).
+const fetched = new Map();
+function checkedOnce(name) {
+  if (!fetched.has(name)) fetched.set(name, checked(name));
+  return fetched.get(name);
+}
+
+// fetch() for everything running in this worker: only the manifest's files, checked.
+async function checkedFetch(input, init) {
+  const url = new URL(typeof input === "string" || input instanceof URL ? input : input.url, base).href;
+  const name = byUrl.get(url);
+  if (name === undefined) throw new TypeError(`refused to fetch ${url}: not a file of this bundle`);
+  const bytes = (await checkedOnce(name)).slice(0);
+  const type = TYPES[name.split(".").pop()] || "application/octet-stream";
+  return new Response(bytes, { status: 200, headers: { "Content-Type": type } });
+}
+
+async function importChecked(name, rewrite) {
+  let bytes = await checkedOnce(name);
+  if (rewrite) bytes = rewrite(new TextDecoder().decode(bytes));
+  return import(URL.createObjectURL(new Blob([bytes], { type: "text/javascript" })));
+}
+
+async function init(data) {
+  if (manifest) throw new Error("the worker is already initialised");
+  base = data.base;
+  manifest = data.manifest;
+  byUrl = new Map(Object.keys(manifest.files).map((name) => [new URL(name, base).href, name]));
+  globalThis.fetch = checkedFetch;
+  const needed = [...Object.keys(manifest.files).filter((name) => /^(pyodide|libsodium)\//.test(name)),
+                  ...manifest.python.wheels, manifest.python.code];
+  await Promise.all(needed.map(checkedOnce));
+  // libsodium-wrappers imports "libsodium-sumo" by name: point it at the checked copy
+  const core = URL.createObjectURL(new Blob([await checkedOnce("libsodium/libsodium-sumo.mjs")], { type: "text/javascript" }));
+  const wrappers = await importChecked("libsodium/libsodium-wrappers.mjs",
+    (text) => text.replaceAll(/from\s*"libsodium-sumo"/g, `from"${core}"`));
+  const sodium = wrappers.default;
+  await sodium.ready;
+  const { loadPyodide } = await importChecked("pyodide/pyodide.mjs");
+  const asm = await importChecked("pyodide/pyodide.asm.mjs");
+  const pyodide = await loadPyodide({
+    indexURL: new URL("pyodide/", base).href,
+    lockFileContents: new TextDecoder().decode(await checkedOnce("pyodide/pyodide-lock.json")),
+    packageBaseUrl: new URL("pyodide/", base).href,
+    createPyodideModule: asm.default,
+    stdout: (line) => console.log(line),
+    stderr: (line) => console.warn(line),
+  });
+  pyodide.registerJsModule("_caravan_sodium", sodium);
+  for (const wheel of manifest.python.wheels) {
+    pyodide.unpackArchive(await checkedOnce(wheel), "wheel");
+  }
+  const home = "/home/pyodide/caravan";
+  pyodide.unpackArchive(await checkedOnce(manifest.python.code), "zip", { extractDir: home });
+  pyodide.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(home)})`);
+  python = pyodide.pyimport("tab_worker").handle;
+  fetched.clear();                   // about 14 MB a phone need not keep: all of it is loaded
+  return JSON.parse(python("versions"));
+}
+
+async function run(op, data) {
+  if (op === "init") return init(data);
+  if (op === "resources") return performance.getEntriesByType("resource").map((e) => e.name);   // what it fetched
+  if (!python) throw new Error("the worker is not initialised");
+  const answer = JSON.parse(python(op, data ?? null));
+  if (answer.error) throw new Error(answer.error);
+  return answer;
+}
+
+let queue = Promise.resolve();
+self.onmessage = ({ data: { id, op, data } }) => {
+  queue = queue.then(() => run(op, data)).then(
+    (result) => self.postMessage({ id, result }),
+    (error) => self.postMessage({ id, error: String(error && error.message || error) }));
+};

@@ -1,0 +1,304 @@
+"""The browser-tab bundle (issue 32, first slice): `make tab`'s build/tab in headless Chromium.
+
+Python runs in the tab's Web Worker (Pyodide) with libsodium.js behind the `nacl` shim; there
+the project's crypto checks pass with CPython's very answers, the specs/vectors/cli
+transcripts get their pinned verdicts, a one-byte-tampered file stops the page, nothing is
+fetched from another origin, and `caravan tab --check` tells a fresh build from a tampered
+copy. The bundle is built once (node/tab_build.py skips an up-to-date build); building needs
+npm and PyPI: locally these tests skip without them, with CI=true they fail."""
+
+from __future__ import annotations
+
+import base64
+import functools
+import gzip
+import http.server
+import importlib.util
+import json
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from node import tab_build
+from protocol.deck.group import clear_cache
+from protocol.verify import verify_bytes
+from tests.helpers import missing_system_package, timeout as scaled
+from tests.node.procs import ROOT, env
+from tests.security import cli_vectors
+from tests.web.conftest import new_chromium
+
+pytestmark = pytest.mark.xdist_group("tab")
+
+INSTALL = "install Node.js and npm, and reach the npm registry and PyPI, to build the tab: apt-get install nodejs npm"
+
+
+@pytest.fixture(scope="session")
+def bundle() -> tab_build.Built:
+    if shutil.which("npm") is None:
+        missing_system_package("npm", INSTALL)
+    try:
+        return tab_build.ensure_built()
+    except tab_build.BuildError as exc:
+        missing_system_package(f"the tab bundle ({exc})", INSTALL)
+
+
+@pytest.fixture(scope="module")
+def server(bundle):
+    """`caravan tab --serve` on a free port: its URL."""
+    proc = subprocess.Popen([sys.executable, "-m", "node", "tab", "--serve", "--port", "0", "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env(), cwd=ROOT)
+    try:
+        line = _first_line(proc, scaled(60))
+        info = json.loads(line)
+        assert info["type"] == "tab_serving" and info["url"].startswith("http://127.0.0.1:")
+        assert info["bundle"] == bundle.bundle_hash
+        yield info["url"]
+        proc.terminate()
+        assert proc.wait(scaled(10)) == 130, proc.stderr.read()        # stopped, as specs/cli.md says
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def _first_line(proc: subprocess.Popen, within: float) -> str:
+    box: list[str] = []
+    reader = threading.Thread(target=lambda: box.append(proc.stdout.readline()), daemon=True)
+    reader.start()
+    reader.join(within)
+    if not box or not box[0]:
+        proc.kill()
+        raise AssertionError(f"`caravan tab --serve` printed nothing: {proc.stderr.read()[-2000:]}")
+    return box[0]
+
+
+@pytest.fixture(scope="module")
+def driver(bundle):
+    """A Chromium of its own (loading Python takes seconds: one page serves every test here)
+    that logs its network requests."""
+    from tests.web.conftest import find_chromium, INSTALL as CHROMIUM
+    if find_chromium() is None:
+        missing_system_package("Chromium or its driver", CHROMIUM)
+    d = new_chromium(performance=True)
+    d.set_script_timeout(scaled(180))
+    yield d
+    d.quit()
+
+
+READY = """const done = arguments[arguments.length - 1];
+window.caravanTab.ready.then(
+  (t) => done({ok: true, info: t.info, loadMs: t.loadMs, bundle: t.bundleHash}),
+  (e) => done({ok: false, error: String(e && e.message || e)}));"""
+
+CALL = """const [op, b64, done] = arguments;
+const data = b64 === null ? undefined : Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+let ticks = 0;
+const timer = setInterval(() => ticks++, 5);
+const start = performance.now();
+window.caravanTab.call(op, data).then(
+  (r) => { clearInterval(timer); done({ok: true, result: r, ticks, ms: performance.now() - start}); },
+  (e) => { clearInterval(timer); done({ok: false, error: String(e && e.message || e)}); });"""
+
+
+@pytest.fixture(scope="module")
+def tab(driver, server):
+    """The tab page loaded once, Python ready in its worker: (driver, what `ready` gave)."""
+    driver.get(server)
+    ready = driver.execute_async_script(READY)
+    assert ready["ok"], ready
+    return driver, ready
+
+
+def call(driver, op: str, data: bytes | None = None) -> dict:
+    answer = driver.execute_async_script(CALL, op, None if data is None else base64.b64encode(data).decode())
+    assert answer["ok"], answer
+    return answer
+
+
+def cpython_checks() -> list[dict]:
+    """clients/tab/py/tab_checks.py run by CPython (loaded by path: its folder also holds the
+    tab's `nacl` shim, which must not shadow PyNaCl here)."""
+    spec = importlib.util.spec_from_file_location("tab_checks_cpython", ROOT / "clients" / "tab" / "py" / "tab_checks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.run(ROOT / "specs" / "vectors" / "deck")
+
+
+def test_the_bundle_is_hashed_small_and_shows_its_hash(bundle, tab):
+    driver, ready = tab
+    raw = (bundle.out / tab_build.MANIFEST).read_bytes()
+    manifest = json.loads(raw)
+    assert ready["bundle"] == bundle.bundle_hash == tab_build.sha256(raw)
+    assert driver.find_element("id", "bundle-hash").text == bundle.bundle_hash
+    for name, entry in manifest["files"].items():
+        data = (bundle.out / entry["path"]).read_bytes()
+        assert tab_build.sha256(data) == entry["sha256"], name
+        if name != "index.html":
+            assert entry["sha256"][:12] in entry["path"], f"{name}: not a content-hashed name"
+    assert sorted(n for n in manifest["files"] if n.startswith("pyodide/")) == sorted(
+        f"pyodide/{f}" for f in ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip",
+                                 "pyodide-lock.json"))
+    total = sum(len(gzip.compress((bundle.out / e["path"]).read_bytes())) for e in manifest["files"].values())
+    assert total <= 8 * 1024 * 1024, f"{total / 1e6:.1f} MB gzip"
+    assert ready["info"]["python"].startswith("3.") and ready["info"]["msgpack_c"]
+    print(f"tab cold load {ready['loadMs'] / 1000:.1f} s, bundle {total / 1e6:.2f} MB gzip")
+
+
+def test_the_crypto_checks_pass_inside_the_tab_with_cpythons_answers(tab):
+    driver, _ = tab
+    answer = call(driver, "selftest")
+    tab_checks = answer["result"]["checks"]
+    assert [c for c in tab_checks if not c["ok"]] == []
+    desktop = cpython_checks()
+    assert [c for c in desktop if not c["ok"]] == []
+    assert tab_checks == desktop                   # same checks, same signatures, same proofs
+    assert {c["name"] for c in tab_checks} >= {"strict keys", "forged signatures refused", "deck proofs accepted",
+                                                "tampered deck proofs refused"}
+    # Python ran in the worker: the page's own timers kept firing while it worked
+    assert answer["ms"] > 50 and answer["ticks"] >= 3, answer
+
+
+def test_the_self_test_fails_on_a_lax_library(monkeypatch, tmp_path):
+    """The checks check something: a library that accepts any signature, one that also takes
+    small-order points for keys, or deck vectors with a bad proof, fail them (run by CPython,
+    on the same module the tab runs)."""
+    import nacl.bindings
+    monkeypatch.setattr(nacl.bindings, "crypto_sign_open", lambda signed, pk: signed[64:])
+    failed = {c["name"] for c in cpython_checks() if not c["ok"]}
+    assert failed == {"signatures"}                 # weak keys are still refused before the check
+    monkeypatch.setattr(nacl.bindings, "crypto_core_ed25519_is_valid_point", lambda p: True)
+    failed = {c["name"] for c in cpython_checks() if not c["ok"]}
+    assert {"strict keys", "forged signatures refused", "signatures"} <= failed
+    monkeypatch.undo()
+    clear_cache()                                   # the lax library's "valid" points are forgotten
+    vectors = json.loads((ROOT / "specs" / "vectors" / "deck" / "deck-v1.json").read_text())
+    proof = vectors["shuffles"][0]["proof"]
+    proof[3] = proof[4]
+    (tmp_path / "deck-v1.json").write_text(json.dumps(vectors))
+    spec = importlib.util.spec_from_file_location("tab_checks_lax", ROOT / "clients" / "tab" / "py" / "tab_checks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    failed = {c["name"] for c in module.run(tmp_path) if not c["ok"]}
+    assert failed == {"deck proofs accepted"}
+
+
+@pytest.mark.parametrize("name", sorted(cli_vectors.PINNED) if hasattr(cli_vectors, "PINNED")
+                         else sorted(json.loads(cli_vectors.VERDICTS.read_text())))
+def test_cli_vectors_get_their_pinned_verdicts_in_the_tab(tab, name):
+    driver, _ = tab
+    data = (cli_vectors.DIR / name).read_bytes()
+    report = call(driver, "verify", data)["result"]["report"]
+    assert report == verify_bytes(data).to_json()                   # identical to CPython's, all of it
+    pinned = json.loads(cli_vectors.VERDICTS.read_text())[name]
+    assert {k: report[k] for k in cli_vectors.KEEP} == pinned
+
+
+def test_bad_input_is_a_clear_error_not_a_traceback(tab):
+    driver, _ = tab
+    answer = driver.execute_async_script(CALL, "nonsense", None)
+    assert not answer["ok"] and "unknown op 'nonsense'" in answer["error"] and "Traceback" not in answer["error"]
+    report = call(driver, "verify", b"not a transcript")["result"]["report"]
+    assert report["valid"] is False and report["error"]["code"] == "unreadable"
+
+
+def test_the_tab_fetches_only_from_its_own_origin(tab, server):
+    driver, _ = tab
+    urls = []
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] == "Network.requestWillBeSent":
+            urls.append(message["params"]["request"]["url"])
+    urls += call(driver, "resources")["result"]                        # the worker's own fetches
+    assert any(u.endswith(".asm.wasm") for u in urls) and any(u.endswith(".whl") for u in urls), urls
+    assert [u for u in urls if not u.startswith((server, "blob:", "data:"))] == []
+    # and the page's Content-Security-Policy refuses another origin (here: the same server by
+    # another name), for the page and so for the worker made from it ("no-cors": CORS alone
+    # would let this request go out)
+    other = server.replace("127.0.0.1", "localhost") + "manifest.json"
+    refused = driver.execute_async_script("""const done = arguments[arguments.length - 1];
+        fetch(arguments[0], {mode: "no-cors"}).then(() => done("fetched"), (e) => done("refused: " + e));""", other)
+    assert refused.startswith("refused"), refused
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture
+def tampered(bundle, tmp_path):
+    """A copy of the bundle with one byte of one file changed (manifest untouched), served by
+    a plain static server: (folder, url, function tampering the file named in the manifest)."""
+    copy = tmp_path / "tab"
+    shutil.copytree(bundle.out, copy)
+    files = json.loads((copy / tab_build.MANIFEST).read_text())["files"]
+
+    def tamper(name: str) -> str:
+        path = copy / files[name]["path"]
+        data = bytearray(path.read_bytes())
+        data[len(data) // 2] ^= 0x20
+        path.write_bytes(bytes(data))
+        return files[name]["path"]
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(copy)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield copy, f"http://127.0.0.1:{httpd.server_address[1]}/", tamper
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+@pytest.mark.parametrize("name", ["worker.js", "pyodide/pyodide.asm.wasm", "python/caravan.zip"])
+def test_the_page_refuses_a_tampered_file(driver, tampered, name):
+    _, url, tamper = tampered
+    path = tamper(name)
+    driver.get(url)
+    ready = driver.execute_async_script(READY)
+    assert not ready["ok"] and f"{path} was tampered with" in ready["error"], ready
+    assert "Refused" in driver.find_element("id", "status").text and path in driver.find_element("id", "status").text
+
+
+def caravan_tab(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "node", "tab", *args], capture_output=True, text=True, env=env(),
+                          cwd=ROOT, timeout=scaled(120))
+
+
+def test_caravan_tab_check_accepts_a_fresh_build(bundle, server):
+    for target in (str(bundle.out), server):
+        done = caravan_tab("--check", target)
+        assert done.returncode == 0, done.stderr
+        assert f"IDENTICAL: {target} is the local build, bundle {bundle.bundle_hash}" in done.stdout
+
+
+def test_caravan_tab_check_refuses_a_tampered_copy_naming_the_file(tampered):
+    folder, url, tamper = tampered
+    path = tamper("pyodide/python_stdlib.zip")
+    for target in (str(folder), url):
+        done = caravan_tab("--check", target)
+        assert done.returncode == 1, done.stderr
+        assert "DIFFERENT" in done.stdout and path in done.stdout and "pyodide/python_stdlib.zip" in done.stdout
+    report = json.loads(caravan_tab("--check", str(folder), "--json").stdout)
+    assert not report["ok"] and [d["path"] for d in report["differs"]] == [path]
+
+
+def test_caravan_tab_check_of_nothing_is_one_clear_line(bundle, tmp_path):
+    done = caravan_tab("--check", str(tmp_path / "nowhere"))
+    assert done.returncode == 2 and "neither a folder nor an http(s) URL" in done.stderr
+    assert "Traceback" not in done.stderr
+    done = caravan_tab("--check", "http://127.0.0.1:9/")
+    assert done.returncode == 2 and "cannot reach http://127.0.0.1:9/" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_caravan_tab_serve_on_a_busy_port_is_one_clear_line(bundle):
+    import socket
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        done = caravan_tab("--serve", "--port", str(busy.getsockname()[1]), "--json")
+    assert done.returncode == 2 and "cannot serve on 127.0.0.1:" in done.stderr and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
