@@ -19,6 +19,12 @@ import nacl.exceptions
 
 from .deck.group import is_point
 
+try:                                    # the desktop: OpenSSL's Ed25519, through `cryptography`
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+except ImportError:                     # a browser tab: Pyodide has no `cryptography` wheel
+    Ed25519PrivateKey = None
+
 PUBLIC_KEY_SIZE = 32
 SIGNATURE_SIZE = 64
 
@@ -26,33 +32,40 @@ SIGNATURE_SIZE = 64
 class SigningKey:
     """A node's private Ed25519 key; `public` is the 32-byte key that names it in games.
 
-    Signing goes through libsodium (`nacl.bindings`), like every check, so the same code runs
-    on the desktop (PyNaCl) and in a browser tab (libsodium.js behind the tab's `nacl` shim).
-    Ed25519 is deterministic: the signatures are the ones any RFC 8032 signer makes."""
+    It signs with `cryptography` (OpenSSL) where that is installed, and otherwise with
+    libsodium (`nacl.bindings`: in a browser tab, libsodium.js behind the tab's `nacl` shim).
+    Ed25519 is deterministic (RFC 8032): both make the same signatures byte for byte
+    (tests/core/test_identity_libsodium.py), so a seat signs the same wherever it runs."""
 
-    __slots__ = ("_secret", "public")
+    __slots__ = ("_seed", "_sign", "public")
 
-    def __init__(self, public: bytes, secret: bytes):
-        self._secret = secret           # libsodium's 64-byte secret key: seed || public
-        self.public: bytes = public
+    def __init__(self, seed: bytes):
+        self._seed = seed
+        if Ed25519PrivateKey is not None:
+            key = Ed25519PrivateKey.from_private_bytes(seed)
+            self.public: bytes = key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+            self._sign = key.sign
+        else:
+            self.public, secret = nacl.bindings.crypto_sign_seed_keypair(seed)
+            self._sign = lambda data: nacl.bindings.crypto_sign(data, secret)[:SIGNATURE_SIZE]
 
     @classmethod
     def generate(cls) -> "SigningKey":
         """A fresh key from libsodium's random source (the OS's; in a tab, crypto.getRandomValues)."""
-        return cls(*nacl.bindings.crypto_sign_keypair())
+        return cls(nacl.bindings.randombytes(32))
 
     @classmethod
     def from_seed(cls, seed: bytes) -> "SigningKey":
         """Rebuild a key from its 32-byte seed (as stored by `seed()`)."""
         if not isinstance(seed, (bytes, bytearray, memoryview)) or len(seed) != 32:
             raise ValueError("an Ed25519 seed is 32 bytes")
-        return cls(*nacl.bindings.crypto_sign_seed_keypair(bytes(seed)))
+        return cls(bytes(seed))
 
     def seed(self) -> bytes:
-        return self._secret[:32]
+        return self._seed
 
     def sign(self, data: bytes) -> bytes:
-        return nacl.bindings.crypto_sign(data, self._secret)[:SIGNATURE_SIZE]
+        return self._sign(data)
 
     def __repr__(self) -> str:  # never print the secret
         return f"SigningKey({fingerprint(self.public)})"

@@ -1,6 +1,7 @@
-"""protocol/identity.py signs through libsodium (`nacl.bindings`) so the same code runs in a
-browser tab (issue 32); these show nothing changed for the desktop: the keys and signatures
-are byte for byte the ones `cryptography` (OpenSSL) made before, and key files still load."""
+"""protocol/identity.py signs with `cryptography` (OpenSSL) on the desktop and with libsodium
+(`nacl.bindings`) where `cryptography` cannot be installed, a browser tab (issue 32). These
+show the two are one signer: the same keys and signatures byte for byte, and key files load
+the same way with either."""
 
 from __future__ import annotations
 
@@ -10,7 +11,16 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
+from protocol import identity
 from protocol.identity import SigningKey, verify
+
+
+@pytest.fixture(params=["openssl", "libsodium"], autouse=True)
+def backend(request, monkeypatch):
+    """Each test with each signer: libsodium as a tab has it (no `cryptography` there)."""
+    if request.param == "libsodium":
+        monkeypatch.setattr(identity, "Ed25519PrivateKey", None)
+    return request.param
 
 
 @pytest.mark.parametrize("seed", range(40))
