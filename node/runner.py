@@ -4,6 +4,7 @@ report progress, and write the transcript."""
 from __future__ import annotations
 
 import atexit
+import errno
 import hashlib
 import json
 import logging
@@ -924,6 +925,7 @@ async def resume(game_prefix: str, seat: Seat) -> dict[str, Any] | None:
         seat.relay = with_auth(parse_relay_url(peers["relay"]), seat.relay_auth)
     if not store.exists() and store.signed_body() is not None:
         await _take_genesis_back(store, seat, peers)
+    asked_port = seat.port                          # --port given again: that one or nothing
     seat.port = seat.port or int(peers.get("port") or 0)
     known = peers.get("names") if isinstance(peers.get("names"), dict) else {}
     setup = lobby.Setup(store.genesis(), bytes.fromhex(store.dir.name), int(secrets.get("seat", -1)),
@@ -941,9 +943,23 @@ async def resume(game_prefix: str, seat: Seat) -> dict[str, Any] | None:
         if seat.relay is not None:
             result = await play(setup, seat, None, dial_all=True)
         else:
-            listeners = await trio.open_tcp_listeners(seat.port, host=seat.bind)
+            listeners = await _listen_again(seat, asked_port)
             result = await play(setup, seat, listeners, dial_all=True)
     return result
+
+
+async def _listen_again(seat: Seat, asked_port: int) -> list[trio.SocketListener]:
+    """A resumed game listens on its last port, where its peers look for it; when another
+    program took that port meanwhile, on another one (a resumed node dials every peer itself,
+    so the game goes on), saying so. A port the person asked for is that port or an error."""
+    try:
+        return await trio.open_tcp_listeners(seat.port, host=seat.bind)
+    except OSError as exc:
+        if exc.errno != errno.EADDRINUSE or asked_port or not seat.port:
+            raise
+        seat.status(f"port {seat.port} of the last session is taken ({exc.strerror}); listening on another "
+                    "(this node dials the others)", "warning")
+        return await trio.open_tcp_listeners(0, host=seat.bind)
 
 
 PORT_WAIT = 15.0

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -141,3 +142,32 @@ def test_resuming_an_ended_game_says_so_in_one_line(tmp_path):
     line = read_until(again, "ended", timeout=60)
     assert wait_exit(again, 30, "resume of an ended game") == 0
     assert line["state"] == "finished" and "already ended" in line["text"]
+
+
+def test_a_resumed_game_whose_port_another_program_took_listens_on_another(tmp_path):
+    """Another program took the paused game's port meanwhile (a run of the suite beside this
+    one did: `[Errno 98] Address already in use` ended the resume): it listens elsewhere,
+    says so, dials its peers itself, and the game finishes."""
+    person = _caravan(["host", "fixture", "--players", "2", "-o", "rounds=4", "--bot", "random",
+                       "--with-bots", "random", "--bot-delay", "0.2", "--no-discovery", "--bind", "127.0.0.1",
+                       "--json"], tmp_path)
+    resumed = None
+    try:
+        game_id = read_until(person, "genesis", timeout=60)["game_id"]
+        person.send_signal(signal.SIGINT)
+        assert wait_exit(person, 30, "the person's node after SIGINT") == 130
+        _wait_bot_paused(tmp_path)
+        port = json.loads((tmp_path / "caravan" / "games" / game_id / "peers.json").read_text())["port"]
+        with socket.socket() as squatter:
+            squatter.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)     # as the node's own listener
+            squatter.bind(("127.0.0.1", port))
+            squatter.listen()
+            resumed = _caravan(["resume", game_id[:16], "--json"], tmp_path)
+            warning = read_until(resumed, "warning", timeout=60)["text"]
+            assert f"port {port} of the last session is taken" in warning, warning
+            assert wait_exit(resumed, 120, "the resumed game") == 0, (tmp_path / "person.log").read_text()[-2000:]
+    finally:
+        for p in (person, resumed):
+            if p is not None and p.poll() is None:
+                p.kill()
+    _check_finished(tmp_path, game_id)
