@@ -41,6 +41,17 @@ def hooks(game: str) -> ModuleType | None:
         raise
 
 
+def options_module(game: str) -> ModuleType | None:
+    """The `options` module beside the game's engine (OPTIONS, OPTION_HELP, PRESETS), or None."""
+    package = type(games.get(game)).__module__.rpartition(".")[0]
+    try:
+        return importlib.import_module(f"{package}.options") if package else None
+    except ModuleNotFoundError as exc:
+        if exc.name and f"{package}.options".startswith(exc.name):
+            return None
+        raise
+
+
 def hook(game: str, name: str, default: Any = None) -> Any:
     return getattr(hooks(game), name, default)
 

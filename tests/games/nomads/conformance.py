@@ -38,3 +38,27 @@ OPTION_BASE = 3_000_000
 def play_options(n: int, seed: int, combo: dict) -> None:
     """One random game of an option combination, with test_simulation's checks."""
     play_one(n, seed, combo, sample=400)
+
+
+# ---------------------------------------------------------------- the conformance vectors (tests/games/vectors_gen.py)
+
+SPEC = "nomads-of-arabia.md"
+VECTOR_GAMES = [
+    # (players, options on top of the defaults, seed): every player count, every option value at
+    # least once, and (seeds picked for it) every kind of decision point at least once
+    (3, {}, 100),
+    (4, {"yellow_tiles": 0, "short_blue": True, "full_market": "gamebox", "lost_turns": 1}, 101),
+    (5, {"yellow_tiles": 2, "max_turns": 20}, 102),
+    (6, {}, 103),
+    (3, {"second_sale": True}, 132),
+    (4, {"yellow_tiles": 0, "short_blue": True, "full_market": "gamebox", "lost_turns": 1}, 155),
+]
+# what they must cover (tests/games/vectors_coverage.py): every value the phase field takes between
+# steps, every decision point, every enumerated option value (numbers with a range are not enumerated)
+STAGE_KEY = "phase"
+STAGES = ("s_layout", "s_shuffle", "s_ldie", "s_lthrow", "s_rthrow", "s_reroll", "s_start", "move", "hire",
+          "dest", "winds", "action", "catch_pick", "expert", "tie", "keep", "window", "abdul", "r_land",
+          "r_animal", "r_random", "roll_catch", "roll_lure", "draw_card", "draw_blue", "show", "final", "over")
+DECISIONS = ("move", "hire", "dest", "winds", "action", "catch_pick", "expert", "tie", "keep", "window", "abdul")
+VECTOR_OPTIONS = {"short_blue": [False, True], "full_market": ["stack", "gamebox"], "lost_turns": [2, 1],
+                  "second_sale": [False, True]}
