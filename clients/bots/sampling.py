@@ -1,11 +1,11 @@
 """Determinization: a full engine state sampled from one seat's view alone.
 
-A search bot cannot read hidden values; it imagines them. Each game has a module
-(its presentation's `sampler`, see clients.games; by custom clients/bots/sample_<game>.py) with a `Sampler(view)` whose `sample(rng)` deals every hidden
-handle a value consistent with what the view shows (public cards, the seat's own cards and
-commitments) and returns a `World` the referee can play on. Nothing but the view is read. A module may also
-define `evaluate(state, truth)`, the value of an unfinished imagined position per seat, which
-lets the search cut its playouts short.
+A search bot cannot read hidden values; it imagines them. Each game has a module (its
+presentation's `sampler`, see clients.games; by custom clients/bots/sample_<game>.py) with a
+`Sampler(view)` whose `sample(rng)` deals every hidden handle a value consistent with what the
+view shows (public cards, the seat's own cards and commitments) and returns a `World` the referee
+can play on. Nothing but the view is read. A module may also define `evaluate(state, truth)`, the
+value of an unfinished imagined position per seat, which lets the search cut its playouts short.
 """
 
 from __future__ import annotations
