@@ -25,7 +25,7 @@ class RandomBot(Bot):
 
 def make_bot(kind: str, game: str, seed: int | None = None, think: float = 1.0,
              iterations: int | None = None) -> Bot:
-    """A bot by name: "random", "heuristic" (from clients/bots/<game>.py), or "search"
+    """A bot by name: "random", "heuristic" (its presentation's bots module, clients.games), or "search"
     (clients/bots/search.py, thinking `think` seconds or `iterations` iterations a decision)."""
     if kind == "random":
         return RandomBot(seed)

@@ -37,61 +37,25 @@ from protocol import engine as E
 from protocol import games
 from protocol.referee import Referee
 
+from . import games as presentations
 from .bots.sampling import stateless
 
 # ---------------------------------------------------------------- the fixed action spaces
-
-def _r(n: int) -> tuple[int, ...]:
-    return tuple(range(n))
-
-
-_WGS, _WGSJ = ("W", "G", "S"), ("W", "G", "S", "J")
-_KINDS = ("warehouse", "master_builder", "carpenter", "stonemason", "goldsmith", "temple", "library", "barracks",
-          "market", "palace", "gardens", "port", "pyramid")
-_MODES = ("fight", "place", "retreat")
-
-# Each game's actions: ("=", values) for bare values, else (name, domain, domain, ...) for the
-# list [name, v1, v2, ...]. Domains are generous: an id is reserved for every combination.
-GRAMMAR: dict[str, list[tuple]] = {
-    "sabbat": [
-        ("=", _r(41) + ("done", "pass")),
-        ("bonus", _r(4)), ("bonus", _r(4), _r(4)), ("give", _r(4)), ("keep", _r(4)), ("magician", _r(16)), ("mirror", _r(16)),
-        ("move", _r(15), _r(8), _r(15), _MODES), ("pay", _r(4), _r(4)), ("power", _r(12)),
-        ("power", _r(12), _r(16)), ("power", _r(12), _r(16), _r(16) + _MODES), ("steal", _r(4)),
-        ("take", _r(4)), ("tile",), ("tile", _r(4)), ("tile", _r(4), _r(4)), ("unfed", _r(15), _r(8)),
-        # added with issue 24 (appended: earlier ids keep their meaning)
-        ("canteen", _r(2)),
-    ],
-    "sare": [
-        ("card", _r(32)),                       # the Temple card put back, by its card (not its handle)
-        ("barracks", _r(4)), ("build", _r(24), _WGS + ("-",), _r(2), _r(8)), ("cancel", _r(24)),
-        ("charter", _WGS, _WGSJ), ("continue",), ("demolish", _r(24)), ("discard", _WGSJ), ("done",),
-        ("gardens",), ("gold",), ("joker", _WGS), ("library",), ("market", _r(4)), ("move", _r(24), _r(12)),
-        ("oracle",), ("palace",), ("pass",), ("place", _r(12), _r(12)), ("project", _KINDS, _r(12)),
-        ("return", ("top", "bottom")), ("stop",), ("swap", _WGSJ, _WGSJ), ("temple",),
-        # added with the rules options of issue 15 (appended: earlier ids keep their meaning)
-        ("project", ("pyramid",), _r(12), _r(5)), ("spare", _WGS),
-        ("cash", _WGS),                         # issue 24 item 13
-    ],
-    "nomads": [
-        ("box", _r(5)), ("catch",), ("depart",), ("done",), ("goto", _r(5), _r(8)), ("hire", _r(4)), ("keep", _r(8), _r(8)),
-        ("lure",), ("move", _r(5), _r(8)), ("pass",), ("pilgrim",), ("place", _r(5), _r(8)),
-        ("sell", _r(4), _r(8)), ("stay",), ("take", _r(4)), ("take", _r(5), _r(4)),
-        ("tile", _r(8)),                        # a yellow tile played, by its tile (not its handle)
-        ("walk",),
-    ],
-}
-
 
 class ActionIds:
     """The fixed action space of one game: action key <-> id."""
 
     def __init__(self, game: str):
-        if game not in GRAMMAR:
-            raise ValueError(f"no action space for {game!r} (known: {', '.join(sorted(GRAMMAR))})")
+        self.presentation = presentations.get(game)
+        if not self.presentation.rl_actions:
+            known = [g for g in presentations.names() if presentations.get(g).rl_actions]
+            raise ValueError(f"no action space for {game!r} (known: {', '.join(known)})")
         self.game = game
         self.keys: list[tuple] = []
-        for head, *domains in GRAMMAR[game]:
+        # each game's actions (its presentation's rl_actions): ("=", values) for bare values, else
+        # (name, domain, domain, ...) for the list [name, v1, v2, ...]. Domains are generous: an id
+        # is reserved for every combination.
+        for head, *domains in self.presentation.rl_actions:
             if head == "=":
                 self.keys.extend(("=", v) for v in domains[0])
             else:
@@ -103,13 +67,13 @@ class ActionIds:
 
     def key(self, action: Any, knowledge: dict[int, Any]) -> tuple:
         """The seat-independent name of an action: a handle becomes the card or tile it is."""
+        special = self.presentation.rl_key
+        if special is not None:
+            named = special(action, knowledge)
+            if named is not None:
+                return named
         if isinstance(action, (list, tuple)):
-            t = tuple(action)
-            if self.game == "nomads" and t and t[0] == "tile" and len(t) == 3:
-                return ("tile", t[2])
-            return t
-        if self.game == "sare" and type(action) is int:         # Temple: which card goes back
-            return ("card", knowledge.get(action))
+            return tuple(action)
         return ("=", action)
 
     def id_of(self, action: Any, knowledge: dict[int, Any]) -> int | None:
@@ -117,9 +81,6 @@ class ActionIds:
 
 
 # ---------------------------------------------------------------- observations
-
-OBS_SIZE = {"sabbat": 512, "sare": 768, "nomads": 512}     # views flatten to ~110-230 numbers
-
 
 _STRING_VALUES: dict[str, float] = {}
 
@@ -196,7 +157,7 @@ class CaravanEnv(AECEnv):
         self.engine.new_game(self.options, players)             # BadOptions now
         self.action_ids = ActionIds(game)
         self.view_engine = self.engine if view_state else stateless(self.engine)
-        self.obs_size = OBS_SIZE.get(game, 1024)
+        self.obs_size = presentations.get(game).rl_obs_size      # views flatten to ~110-230 numbers
         self.possible_agents = [f"player_{i}" for i in range(players)]
         self.seats = {a: i for i, a in enumerate(self.possible_agents)}
         n = len(self.action_ids)
@@ -271,7 +232,7 @@ class CaravanEnv(AECEnv):
             i = self.action_ids.id_of(a, knowledge)
             if i is None:
                 raise RuntimeError(f"{self.game}: action {a!r} has no id in the fixed action space "
-                                   "(clients/rl.py GRAMMAR needs it)")
+                                   "(its presentation's rl_actions need it)")
             out[i] = a
         self._legal_cache = (stamp, out)
         return out

@@ -9,13 +9,18 @@ import sys
 import tempfile
 from pathlib import Path
 
+from clients import games as presentations
 from clients import render
 from clients.bot import chooser_for, make_bot
 from protocol import games
 from protocol.referee import Referee
 
-SHOTS = [("sare", 3, 260), ("sabbat", 3, 160), ("nomads", 4, 300)]
-"""(game, players, engine steps played before the picture): a game well under way."""
+
+def shots() -> list[tuple[str, int, int]]:
+    """(game, players, engine steps played before the picture: a game well under way), for
+    every registered game whose presentation asks for a screenshot."""
+    return [(game, *presentations.get(game).screenshot) for game in games.names()
+            if presentations.get(game).screenshot is not None]
 
 
 def board_svg(game: str, players: int, steps: int, seed: int = 11) -> tuple[str, int, int]:
@@ -41,7 +46,7 @@ def main(argv: list[str]) -> int:
         return 2
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        for game, players, steps in SHOTS:
+        for game, players, steps in shots():
             svg, width, height = board_svg(game, players, steps)
             page = Path(tmp) / f"{game}.html"
             page.write_text(f'<!doctype html><meta charset="utf-8"><body style="margin:0">{svg}</body>')

@@ -24,6 +24,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from clients import games as presentations
 from protocol import games, genesis as G
 
 from . import cli_checks as check, discovery, seat_memory
@@ -73,7 +74,7 @@ def catalog(players: dict[str, int] | None = None) -> list[dict[str, Any]]:
         helps, kinds = option_help(name), option_kinds(name)
         defaults = engine.default_options(n)
         out.append({"game": name, "title": engine.title, "min": engine.min_players, "max": engine.max_players,
-                    "picture": (PICTURES / f"{name}.png").exists() or name in _DRAWN,   # else drawn (installed)
+                    "picture": (PICTURES / f"{name}.png").exists() or _drawn(name),   # else drawn (installed)
                     "options": [{"key": k, "default": v, "values": (helps.get(k) or {}).get("values", ""),
                                  "help": (helps.get(k) or {}).get("help", "(no description)"),
                                  **(kinds[k].to_json() if k in kinds else {"kind": "text"})}
@@ -407,21 +408,18 @@ class Home:
         return HTMLResponse(await trio.to_thread.run_sync(build), headers={"Cache-Control": "no-store"})
 
 
-def _drawn_games() -> frozenset[str]:
-    from clients.screenshots import SHOTS
-    return frozenset(g for g, _, _ in SHOTS)
-
-
-_DRAWN = _drawn_games()
-"""The games whose board `make screenshots` draws: New table can draw their picture itself."""
+def _drawn(game: str) -> bool:
+    """The game's board is one `make screenshots` draws (its presentation's screenshot): New
+    table can draw its picture itself."""
+    return presentations.get(game).screenshot is not None
 
 
 def _drawn_picture(game: str) -> str:
     """The board `make screenshots` photographs for docs/img (a game well under way)."""
-    from clients.screenshots import SHOTS, board_svg
+    from clients.screenshots import board_svg
 
     try:
-        players, steps = next(((p, n) for g, p, n in SHOTS if g == game), (games.get(game).min_players, 0))
+        players, steps = presentations.get(game).screenshot or (games.get(game).min_players, 0)
         return board_svg(game, players, steps)[0]
     except Exception as exc:                          # noqa: BLE001 - New table goes on without it
         log.warning("could not draw %s's picture: %s", game, exc)

@@ -1,20 +1,21 @@
 """Determinization: a full engine state sampled from one seat's view alone.
 
-A search bot cannot read hidden values; it imagines them. Each game has a module
-clients/bots/sample_<game>.py with a `Sampler(view)` whose `sample(rng)` deals every hidden
-handle a value consistent with what the view shows (public cards, the seat's own cards and
-commitments) and returns a `World` the referee can play on. Nothing but the view is read. A module may also
-define `evaluate(state, truth)`, the value of an unfinished imagined position per seat, which
-lets the search cut its playouts short.
+A search bot cannot read hidden values; it imagines them. Each game has a module (its
+presentation's `sampler`, see clients.games; by custom clients/bots/sample_<game>.py) with a
+`Sampler(view)` whose `sample(rng)` deals every hidden handle a value consistent with what the
+view shows (public cards, the seat's own cards and commitments) and returns a `World` the referee
+can play on. Nothing but the view is read. A module may also define `evaluate(state, truth)`, the
+value of an unfinished imagined position per seat, which lets the search cut its playouts short.
 """
 
 from __future__ import annotations
 
-import importlib
 import math
 import random
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol
+
+from .. import games as presentations
 
 
 @dataclass
@@ -35,32 +36,23 @@ class Sampler(Protocol):
 
 def sampler_for(game: str, view: dict[str, Any]) -> Sampler:
     """The game's sampler, prepared from this view (raises ValueError for a game without one)."""
-    try:
-        mod = importlib.import_module(f"clients.bots.sample_{game}")
-    except ImportError:
-        raise ValueError(f"no determinization sampler for {game!r}") from None
+    mod = presentations.module(game, "sampler")
+    if mod is None:
+        raise ValueError(f"no determinization sampler for {game!r}")
     return mod.Sampler(view)
 
 
 def evaluator_for(game: str) -> Callable[[Any, dict[int, Any]], list[float]] | None:
     """The game's `evaluate(state, truth)`: per seat, a reward in [0, 1] for an unfinished
     position of an imagined world (None: the game has none, playouts run to the end)."""
-    try:
-        mod = importlib.import_module(f"clients.bots.sample_{game}")
-    except ImportError:
-        return None
-    return getattr(mod, "evaluate", None)
+    return getattr(presentations.module(game, "sampler"), "evaluate", None)
 
 
 def clock_for(game: str) -> Callable[[Any], Any] | None:
     """The game's `clock(state)`, if it has one: a playout is cut (and the position evaluated)
     as soon as the clock moves on from the root's, e.g. at the end of the turn, where the
     evaluation means most. Without it, a playout is cut after a fixed number of decisions."""
-    try:
-        mod = importlib.import_module(f"clients.bots.sample_{game}")
-    except ImportError:
-        return None
-    return getattr(mod, "clock", None)
+    return getattr(presentations.module(game, "sampler"), "clock", None)
 
 
 def stateless(engine: Any) -> Any:

@@ -27,6 +27,7 @@ from protocol import engine as E
 from protocol import games
 from protocol.referee import Referee
 
+from .. import games as presentations
 from .base import Bot
 from .heuristic import heuristic_bot
 from .sampling import clock_for, evaluator_for, sampler_for, stateless
@@ -35,8 +36,6 @@ EXPLORATION = 0.7              # UCB constant for rewards in [0, 1]
 SCORE_WEIGHT = 0.2             # part of the reward from the score rank (wins alone are too sparse)
 MAX_PLAYOUT_STEPS = 20_000     # a playout this long counts as a draw (no engine should get here)
 HORIZON = 8                    # playout decisions before the game's evaluation stands in for the end
-HORIZONS = {"nomads": 24}      # a Nomads turn is many small decisions (3p vs heuristic: 1/3 -> 2/3 at 0.3 s)
-HEURISTIC_PLAYOUTS = {"sare", "nomads"}   # where the heuristic bot is cheap enough to play out with
 MAX_CLOCK_DECISIONS = 400      # a playout cut by its game's clock still stops after this many decisions
 OVERRIDE = 1.5                 # how many times the hint's visits another move needs to be played instead
 _DECISIONS = (E.Decide, E.Simultaneous, E.Commit, E.DeckReturn)
@@ -87,11 +86,12 @@ class SearchBot(Bot):
         self.iterations = iterations
         self.last_iterations = 0       # how many iterations the last decision ran (for benchmarks)
         self.evaluate = evaluator_for(game)
-        self.horizon = HORIZONS.get(game, HORIZON) if horizon is None else horizon
+        shown = presentations.get(game)     # its search_horizon and heuristic_playouts
+        self.horizon = (shown.search_horizon or HORIZON) if horizon is None else horizon
         self.clock = clock_for(game) if horizon is None else None
         self.guide = heuristic_bot(game, self.rng.getrandbits(32))
         self.light = self.engine if getattr(self.guide, "reads_state", False) else stateless(self.engine)
-        self.heuristic_playouts = game in HEURISTIC_PLAYOUTS
+        self.heuristic_playouts = shown.heuristic_playouts
 
     def choose(self, view: dict[str, Any] | None, legal_actions: list[Any]) -> Any:
         if len(legal_actions) == 1 or view is None:

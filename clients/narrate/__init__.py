@@ -2,7 +2,8 @@
 
 Everything here is a pure function of *views* (what `engine.view(state, viewer, knowledge)`
 returns for that viewer) and of public event data, so narration can never tell a viewer
-more than their own view holds. Each game has a module `clients/narrate/<game>.py` with
+more than their own view holds. Each game has a narration module (its presentation's `narrate`,
+see clients.games; by custom `clients/narrate/<game>.py`) with
 
     narrate(event: dict, before: dict, after: dict, names: list[str]) -> list[str]
         sentences for the viewer whose views `before` and `after` are (view["seat"], None for a
@@ -18,11 +19,12 @@ after view, whatever batch of events a message applied.
 
 from __future__ import annotations
 
-import importlib
 import logging
 from typing import Any, Callable
 
 from protocol import engine as E
+
+from .. import games as presentations
 
 log = logging.getLogger("caravan.narrate")
 
@@ -115,10 +117,7 @@ def generic_narrate(event: dict[str, Any], before: dict[str, Any], after: dict[s
 
 
 def _module(game: str):
-    try:
-        return importlib.import_module(f"clients.narrate.{game}")
-    except ModuleNotFoundError:
-        return None
+    return presentations.module(game, "narrate")
 
 
 def narrate(game: str, event: dict[str, Any], before: dict[str, Any], after: dict[str, Any],

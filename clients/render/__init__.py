@@ -1,6 +1,7 @@
 """Board pictures: a game's view as SVG (browser, replay, README) or as compact text (terminal).
 
-Each game has a module `clients/render/<game>.py` with two pure functions of a view (what
+Each game has a module (its presentation's `render`, see clients.games; by custom
+`clients/render/<game>.py`) with two pure functions of a view (what
 `engine.view(state, viewer, knowledge)` returns; never more, so a picture can never show
 what its viewer may not see):
 
@@ -15,18 +16,16 @@ what its viewer may not see):
 
 from __future__ import annotations
 
-import importlib
 import logging
 from typing import Any
+
+from .. import games as presentations
 
 log = logging.getLogger("caravan.render")
 
 
 def _module(game: str):
-    try:
-        return importlib.import_module(f"clients.render.{game}")
-    except ModuleNotFoundError:
-        return None
+    return presentations.module(game, "render")
 
 
 def svg(game: str, view: dict[str, Any], names: list[str]) -> str:

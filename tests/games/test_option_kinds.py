@@ -5,19 +5,15 @@ accepts (issue 36, options as controls)."""
 
 from __future__ import annotations
 
-import importlib
-
 import pytest
 
 from protocol import engine as E
 from protocol import games
+from tests.games.conformance import options_module
 
-GAMES = ["sare", "sabbat", "nomads"]
+GAMES = [g for g in games.names() if options_module(g) is not None]
 KINDS = {"choice", "yesno", "number", "seats"}
-
-
-def _module(game):
-    return importlib.import_module(f"protocol.games.{game}.options")
+_module = options_module
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -6,78 +6,46 @@ games until everything is covered (or its search budget is spent) and prints the
 
 from __future__ import annotations
 
-from typing import Any
-
-from protocol.games.sabbat import data as SD
-
-# every value each game's stage field takes between steps (the specs' "stage and the step it
-# expects"); Sa-Rê's pass-through stages are left out: no step ever waits in them
-STAGES: dict[str, tuple[str, ...]] = {
-    "sabbat": ("setup", "commit", "secret", "time", "invoke", "canteen", "bonus", "turn", "food", "alch", "end"),
-    "nomads": ("s_layout", "s_shuffle", "s_ldie", "s_lthrow", "s_rthrow", "s_reroll", "s_start", "move", "hire",
-               "dest", "winds", "action", "catch_pick", "expert", "tie", "keep", "window", "abdul", "r_land",
-               "r_animal", "r_random", "roll_catch", "roll_lure", "draw_card", "draw_blue", "show", "final",
-               "over"),
-    "sare": ("order", "setup", "dbl", "shuffle", "dark_shuffle", "draw", "temple_show", "oracle_show",
-             "temple_ret", "temple_pos", "market", "p1", "poll", "palace", "tw", "market_final", "p3", "store",
-             "over"),
-}
-STAGE_KEY = {"sabbat": "stage", "nomads": "phase", "sare": "stage"}
-
-# where a seat is asked to decide (a Decide step)
-DECISIONS: dict[str, tuple[str, ...]] = {
-    "sabbat": ("secret", "canteen", "bonus", "turn/", "turn/b1", "turn/tt", "turn/b1end", "turn/victims",
-               "turn/b2", "turn/pay", "turn/immortal", "food", "alch"),
-    "nomads": ("move", "hire", "dest", "winds", "action", "catch_pick", "expert", "tie", "keep", "window",
-               "abdul"),
-    "sare": ("setup", "p1", "poll", "palace", "tw", "market", "market_final", "temple_pos", "p3", "store"),
-}
-
-# the enumerated option values (the option batteries'); numbers with a range are not enumerated
-OPTIONS: dict[str, dict[str, list[Any]]] = {
-    "sabbat": {"powers": [False, True], "leftovers": ["keep", "discard"], "magician_move": ["king", "literal"],
-               "power_limit": ["round", "trigger"]},
-    "nomads": {"short_blue": [False, True], "full_market": ["stack", "gamebox"], "lost_turns": [2, 1],
-               "second_sale": [False, True]},
-    "sare": {"scenario": ["scribe", "priest", "pharaoh"], "architect": [False, True],
-             "pyramid_pick": ["top", "free"], "shoe": ["down", "up"]},
-}
+from tests.games.conformance import hook
 
 
 def universe(game: str) -> dict[str, list[str]]:
-    """Everything that must be covered, by category."""
-    out = {"stage": list(STAGES[game]), "decision": list(DECISIONS[game]),
-           "option": [f"{k}={v}" for k, vs in OPTIONS[game].items() for v in vs]}
-    if game == "sabbat":
-        out["POWER card"] = [SD.POWER_TITLES[c] for c in range(len(SD.POWER_IDS))]
+    """Everything that must be covered, by category (the game's hooks: STAGES, DECISIONS,
+    VECTOR_OPTIONS, and coverage_extra())."""
+    out = {"stage": list(hook(game, "STAGES")), "decision": list(hook(game, "DECISIONS")),
+           "option": [f"{k}={v}" for k, vs in hook(game, "VECTOR_OPTIONS").items() for v in vs]}
+    extra = hook(game, "coverage_extra")
+    if extra is not None:
+        out.update(extra())
     return out
 
 
 def _point(game: str, state: dict) -> str:
-    if game == "sabbat" and state["stage"] == "turn":
-        return "turn/" + state["sub"]
-    return state[STAGE_KEY[game]]
+    point = hook(game, "decision_point")
+    return point(state) if point is not None else state[hook(game, "STAGE_KEY")]
 
 
 def covered(game: str, lines: list[dict]) -> dict[str, set[str]]:
     """What one recorded game (its JSON lines, header first) covers."""
     out: dict[str, set[str]] = {k: set() for k in universe(game)}
+    key = hook(game, "STAGE_KEY")
+    by_action = hook(game, "covered_by_action", lambda action: None)
     header = lines[0]
-    for k, vs in OPTIONS[game].items():
+    for k, vs in hook(game, "VECTOR_OPTIONS").items():
         if header["options"].get(k) in vs:
             out["option"].add(f"{k}={header['options'][k]}")
     state = header["state"]
     for line in lines[1:]:
-        out["stage"].add(state[STAGE_KEY[game]])
+        out["stage"].add(state[key])
         step = line["step"]
         if step[0] == "Decide" and "event" in line:
             out["decision"].add(_point(game, state))
-            action = line["event"][1].get("action")
-            if game == "sabbat" and isinstance(action, list) and action and action[0] == "power":
-                out["POWER card"].add(SD.POWER_TITLES[action[1]])
+            also = by_action(line["event"][1].get("action"))
+            if also is not None:
+                out[also[0]].add(also[1])
         if "state" in line:
             state = line["state"]
-    out["stage"].add(state[STAGE_KEY[game]])
+    out["stage"].add(state[key])
     return out
 
 

@@ -31,6 +31,7 @@ from protocol import engine as E
 from protocol import games, wire
 from protocol.hashing import tagged_hash
 from protocol.referee import Referee
+from tests.games import conformance as H
 from tests.games import vectors_coverage as C
 
 ROOT = Path(__file__).parents[2] / "specs" / "vectors"
@@ -38,23 +39,9 @@ GAME_ID = hashlib.sha256(b"caravan conformance vectors").digest()
 """The game id the vectors' final state hashes are made with (any 32 bytes would do)."""
 
 GAMES: dict[str, list[tuple[int, dict[str, Any], int]]] = {
-    # (players, options on top of the defaults, seed): every player count, every option value at
-    # least once, and (seeds picked for it) every kind of decision point at least once
-    "sare": [(2, {"turn_limit": 12}, 100),
-             (3, {"scenario": "scribe", "architect": True, "shoe": "up"}, 101),
-             (4, {"scenario": "pharaoh", "pyramid_pick": "free"}, 102)],
-    "sabbat": [(2, {}, 100),
-               (3, {"powers": True, "peoples": [3, 2, 1], "leftovers": "discard"}, 101),
-               (4, {"powers": True, "magician_move": "literal", "power_limit": "trigger"}, 102),
-               (3, {"powers": True, "peoples": [1, 2, 3]}, 116),      # (picked once for rare points; what each
-               (3, {"powers": True, "peoples": [1, 2, 3]}, 123)],     # game covers is in coverage.md)
-    "nomads": [(3, {}, 100),
-               (4, {"yellow_tiles": 0, "short_blue": True, "full_market": "gamebox", "lost_turns": 1}, 101),
-               (5, {"yellow_tiles": 2, "max_turns": 20}, 102),
-               (6, {}, 103),
-               (3, {"second_sale": True}, 132),
-               (4, {"yellow_tiles": 0, "short_blue": True, "full_market": "gamebox", "lost_turns": 1}, 155)],
-}
+    game: list(H.hook(game, "VECTOR_GAMES")) for game in games.names() if H.hook(game, "VECTOR_GAMES")}
+"""Per game with vectors (its hooks' VECTOR_GAMES, tests/games/<game>/conformance.py): the recorded
+games as (players, options on top of the defaults, seed)."""
 PERFT_POSITIONS = 12
 PERFT_NODES = 3_000
 PERFT_DEPTH = 5
@@ -216,7 +203,7 @@ def _candidates(game: str):
     player count and every combination of the enumerated option values, seeds from 5000."""
     import itertools
     engine = games.get(game)
-    opts = C.OPTIONS[game]
+    opts = H.hook(game, "VECTOR_OPTIONS")
     combos = [dict(zip(opts, vs)) for vs in itertools.product(*opts.values())]
     counts = list(range(engine.min_players, engine.max_players + 1))
     k = 0
@@ -266,7 +253,8 @@ def build(game: str) -> dict[str, bytes]:
     return files
 
 
-SPECS = {"sabbat": "sabbat-magica.md", "sare": "sa-re.md", "nomads": "nomads-of-arabia.md"}
+SPECS = {game: H.hook(game, "SPEC") for game in GAMES}
+"""Each game's spec under specs/ (its hooks' SPEC)."""
 _SHA_ROW = re.compile(r"^\| `(protocol/games/[\w/]+\.json)` \| `[0-9a-f]{64}` \|$", re.M)
 _INITIAL = re.compile(r"(The initial state\n.*?```json\n)(.*?)(\n```)", re.S)
 

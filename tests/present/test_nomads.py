@@ -44,7 +44,7 @@ def _check_picture(view: dict, n: int, hidden: set[str]) -> str:
     return svg
 
 
-def _hidden_names(ref: Referee, viewer: int | None) -> set[str]:
+def hidden_names(ref: Referee, viewer: int | None) -> set[str]:
     """Names of the yellow tiles the viewer may not know: face down on the board or set aside,
     or held (not yet revealed) by another seat. Each tile exists once, so its name may not
     appear anywhere the viewer reads."""
@@ -111,7 +111,7 @@ def _play(n: int, seed: int, options: dict | None = None) -> dict:
             info, lines = tables[v].apply(ev, ref.knowledge[v] if v is not None else None)
             assert isinstance(lines, list) and all(isinstance(x, str) and x for x in lines)
             said[v] = " ".join(lines)
-            for name in _hidden_names(ref, v):
+            for name in hidden_names(ref, v):
                 assert name not in said[v], (name, v, said[v])
         if info["kind"] == "rolled":
             faces = _expected_faces(phase, list(info["values"]), traders)
@@ -134,7 +134,7 @@ def _play(n: int, seed: int, options: dict | None = None) -> dict:
             stats["shown"] += 1
         if step_no % SAMPLE == 0 or ref.state.phase == "over":
             for v in viewers:
-                _check_picture(tables[v].view, n, _hidden_names(ref, v))
+                _check_picture(tables[v].view, n, hidden_names(ref, v))
             stats["pictures"] += 1
     res = E.result(ref.state)
     assert res is not None
@@ -187,7 +187,7 @@ def test_hidden_tiles_change_no_picture_text_or_move(seed):
         if viewer is not None:
             legal = E.legal_actions(st, viewer, know)
             assert N.moves(a, legal, viewer) == N.moves(b, legal, viewer)
-        for name in _hidden_names(ref, viewer):
+        for name in hidden_names(ref, viewer):
             assert name not in R.svg(a, NAMES) and name not in R.text(a, NAMES)
     # the viewer's own tiles are shown face up to them
     holder = next(s for s in range(4) if st.held[s] and all(h in ref.knowledge[s] for h in st.held[s]))

@@ -33,7 +33,7 @@ def _svg_facts(doc: str) -> tuple[set[str], set[str]]:
     return targets, classes
 
 
-def _hidden_titles(ref: Referee, viewer: int | None) -> list[str]:
+def hidden_titles(ref: Referee, viewer: int | None) -> list[str]:
     """The titles of the POWER cards `viewer` may not know now (other seats', still sealed)."""
     st = ref.state
     if not st.powers or st.stage == "setup":
@@ -50,7 +50,7 @@ def _check_pictures(ref: Referee, viewer: int | None, view: dict, names: list[st
     txt = R.text(view, names)
     lines = txt.splitlines()
     assert len(lines) <= 40 and max(len(x) for x in lines) <= 100
-    for title in _hidden_titles(ref, viewer):
+    for title in hidden_titles(ref, viewer):
         assert title not in doc and title not in txt, f"{title} shown to viewer {viewer}"
     for m in _check_moves(ref, viewer, view):
         assert m["target"] is None or m["target"] in targets, f"{m} has no place in the picture"
@@ -93,7 +93,7 @@ def play(n: int, seed: int, options: dict) -> dict:
             info, sentences = tables[v].apply(event, ref.knowledge[v] if v is not None else None)
             said = " ".join(sentences)
             assert sentences and all(isinstance(x, str) and x for x in sentences)
-            for title in _hidden_titles(ref, v):
+            for title in hidden_titles(ref, v):
                 assert title not in said, f"{title} told to viewer {v}: {said}"
             if info["kind"] == "rolled":
                 if stage == "setup":      # the draw's faces: play order, tiles, gates

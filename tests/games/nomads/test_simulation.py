@@ -14,13 +14,14 @@ from protocol.engine import Act, IllegalAction
 from protocol.games.nomads import data as D
 from protocol.games.nomads import engine as NE
 from protocol.referee import Referee
+from tests.games import conformance as C
 
 from .util import E, check_invariants
 
 GAMES_PER_COUNT = 1000
 SAMPLE = 250         # on about one step in SAMPLE: clone / encode round-trip, legal actions on clones, an illegal one
 
-_BAD_ACTIONS = (["move", 9, 9], ["sell", 0, 99], ["fly"], ["hire", 7], ["take", 5, 5], ["keep", 0, 9],
+BAD_ACTIONS = (["move", 9, 9], ["sell", 0, 99], ["fly"], ["hire", 7], ["take", 5, 5], ["keep", 0, 9],
                 ["box", 9], ["tile", 999_999, 3], ["place", 0, -1], ["goto", 5, 0])
 
 
@@ -35,32 +36,11 @@ def _fast_invariants(st) -> None:
 
 
 def _deep_checks(ref: Referee, seat: int, legal: list, rng: random.Random) -> None:
-    st = ref.state
-    check_invariants(st)
-    enc = E.encode(st)
-    raw = wire.encode(enc)
-    back = E.decode(wire.decode(raw))
-    assert E.encode(back) == enc and wire.encode(E.encode(back)) == raw
-    assert E.encode(E.clone(st)) == enc
-    # legal actions apply (to clones) and keep the invariants (at most 6 per sample)
-    for action in (legal if len(legal) <= 6 else rng.sample(legal, 6)):
-        c = E.clone(st)
-        for h, v in E.reveals(c, seat, action):
-            assert ref.truth[h] == v
-        E.apply(c, Act(seat, action))
-        check_invariants(c)
-    assert E.encode(st) == enc          # the clones shared nothing with the state
-    # an action outside the legal list is rejected and changes nothing
-    bad = _BAD_ACTIONS[rng.randrange(len(_BAD_ACTIONS))]
-    if bad not in legal:
-        with pytest.raises(IllegalAction) as e:
-            E.apply(st, Act(seat, bad))
-        assert e.value.rule
-        assert E.encode(st) == enc
-    # another seat acting out of turn is rejected too
-    with pytest.raises(IllegalAction):
-        E.apply(st, Act((seat + 1) % st.n, legal[0]))
-    assert E.encode(st) == enc
+    """The shared round trips, legal actions on clones and refusals (tests/games/conformance.py)."""
+    check_invariants(ref.state)
+    C.check_round_trips(E, ref.state)
+    C.check_legal_actions(E, ref, rng, check_invariants, sample=6)
+    C.check_refusals(E, ref, rng, BAD_ACTIONS)
 
 
 def play_one(n: int, seed: int, options: dict | None = None, sample: int = SAMPLE) -> dict:
@@ -117,16 +97,6 @@ def test_random_games_end_with_a_winner(n):
 def test_short_variants_play_to_the_end(opts):
     for seed in range(40):
         play_one(3 + seed % 4, seed, opts, sample=60)
-
-
-def test_determinism():
-    def final(seed):
-        ref = Referee(E, 5, seed=seed)
-        rng = random.Random(seed)
-        ref.play(lambda seat, legal, r: legal[rng.randrange(len(legal))])
-        return wire.encode(E.encode(ref.state))
-    assert final(11) == final(11)
-    assert final(11) != final(12)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

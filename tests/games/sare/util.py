@@ -11,6 +11,7 @@ from protocol.games.sare import engine as S
 from protocol.games.sare.data import (CARD_KIND, DOUBLE, KIND_INDEX, MB, N_CARDS, NILE, PRODUCES, PRODUCTION,
                                       PYR, RED, SUPPLY, WH, WH_CAP)
 from protocol.referee import Referee
+from tests.games import conformance as C
 
 K = KIND_INDEX
 
@@ -154,57 +155,16 @@ def play_random(n: int, seed: int, options: dict | None = None, check=check_inva
 
 
 def expensive_checks(ref: Referee, rng: random.Random) -> None:
-    """clone and encode/decode round-trips; an action outside the legal list is rejected untouched."""
-    from protocol import wire
-    st = ref.state
-    enc = ENGINE.encode(st)
-    raw = wire.encode(enc)
-    back = ENGINE.decode(wire.decode(raw))
-    assert wire.encode(ENGINE.encode(back)) == raw
-    cl = ENGINE.clone(st)
-    assert ENGINE.encode(cl) == enc
-    raw = enc
-    step = ENGINE.expected(st)
-    if isinstance(step, E.Decide):
-        legal = ENGINE.legal_actions(st, step.seat)
-        for bad in _bad_actions(st, step.seat, legal, rng):
-            try:
-                ENGINE.apply(st, E.Act(step.seat, bad))
-            except E.IllegalAction as exc:
-                assert exc.rule
-            else:
-                raise AssertionError(f"illegal {bad!r} accepted at {st.stage}")
-            assert ENGINE.encode(st) == raw
-        other = (step.seat + 1) % st.n
-        if legal:
-            try:
-                ENGINE.apply(st, E.Act(other, legal[0]))
-            except E.IllegalAction:
-                pass
-            else:
-                raise AssertionError("a seat acted out of turn")
-            assert ENGINE.encode(st) == raw
-    else:
-        try:
-            ENGINE.apply(st, E.Act(0, ["done"]))
-        except E.IllegalAction:
-            pass
-        else:
-            raise AssertionError("an Act was accepted where a chance event was expected")
-        assert ENGINE.encode(st) == raw
+    """The shared round trips and refusals (tests/games/conformance.py), with Sa-Rê's bad actions."""
+    C.check_round_trips(ENGINE, ref.state)
+    C.check_refusals(ENGINE, ref, rng, tuple(BAD_ACTIONS))
 
 
-_CANDIDATES = [["done"], ["stop"], ["continue"], ["gold"], ["temple"], ["oracle"], ["palace"], ["pass"],
+BAD_ACTIONS = [["done"], ["stop"], ["continue"], ["gold"], ["temple"], ["oracle"], ["palace"], ["pass"],
                ["gardens"], ["library"], ["project", "palace", 0], ["project", "port", 0], ["build", 0, "-", 0, 0],
                ["charter", "W", "W"], ["discard", "G"], ["joker", "S"], ["swap", "W", "G"], ["barracks", 1],
                ["market", 0], ["demolish", 0], ["cancel", 0], ["move", 0, 11], ["place", 0, 12], "done", None, 7,
                ["project", "pyramid", 99], ["build", 0, "-", -1, 1]]
-
-
-def _bad_actions(st, seat, legal, rng):
-    out = [a for a in _CANDIDATES if a not in legal]
-    rng.shuffle(out)
-    return out[:3]
 
 
 # ---------------------------------------------------------------- scripted positions

@@ -1,0 +1,100 @@
+"""The presentation registry: game name -> where its narration, board picture, bots and
+sampler live, and its per-game client settings (RL action grammar, screenshot).
+
+The rules side (`protocol.games`, entry-point group `caravan.games`) cannot name anything in
+`clients/` (the layering), so a game's presentation is declared in a second entry-point group:
+
+    [project.entry-points."caravan.presentations"]
+    sare = "clients.games.sare:PRESENTATION"
+
+The value is a `Presentation`: the modules are named by their import path and imported only
+when first used, so looking a game's presentation up costs one small module. A game without a
+presentation entry (a test's fixture game, a rules-only package) gets the generic narration
+and picture, and no heuristic bot or sampler. Entry points are read once, on first use.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from types import ModuleType
+from typing import Any, Callable
+
+from protocol.games import GameLoadError, entry_points, load_entry
+
+GROUP = "caravan.presentations"
+
+
+@dataclasses.dataclass(frozen=True)
+class Presentation:
+    """What the clients need of one game, besides its engine."""
+
+    narrate: str | None = None
+    """module: narrate(event, before, after, names) -> lines | None, moves(...) (clients.narrate)"""
+    render: str | None = None
+    """module: svg(view, names) -> str, text(view, names) -> str (clients.render)"""
+    bots: str | None = None
+    """module: HeuristicBot(seed) (clients.bots.heuristic)"""
+    sampler: str | None = None
+    """module: Sampler(view), optional evaluate(state, truth) and clock(state) (clients.bots.sampling)"""
+    search_horizon: int | None = None
+    """decisions a search playout runs before it is cut (None: the search bot's default)"""
+    heuristic_playouts: bool = False
+    """the heuristic bot is cheap enough to guide the search bot's playouts"""
+    rl_actions: tuple[tuple, ...] = ()
+    """the RL action grammar (clients.rl): ("=", values) or (name, domain, ...); append only"""
+    rl_key: Callable[[Any, dict[int, Any]], tuple | None] | None = None
+    """an action's seat-independent RL key where the plain one would name a hidden handle"""
+    rl_obs_size: int = 1024
+    """the RL observation vector's length"""
+    screenshot: tuple[int, int] | None = None
+    """(players, engine steps) of the README's board picture (clients.screenshots)"""
+
+    def module(self, part: str) -> ModuleType | None:
+        """The imported module of `part` ("narrate", "render", "bots", "sampler"), or None."""
+        path = getattr(self, part)
+        return None if path is None else importlib.import_module(path)
+
+
+NONE = Presentation()
+_extra: dict[str, Presentation] = {}
+_entries: dict[str, Any] | None = None
+_loaded: dict[str, Presentation] = {}
+
+
+def register(name: str, presentation: Presentation) -> None:
+    """Give a game a presentation by hand (tests)."""
+    _extra[name] = presentation
+
+
+def _registered() -> dict[str, Any]:
+    global _entries
+    if _entries is None:
+        _entries = entry_points(GROUP)
+    return _entries
+
+
+def names() -> list[str]:
+    """The games with a presentation here."""
+    return sorted(set(_extra) | set(_registered()))
+
+
+def get(game: str) -> Presentation:
+    """The game's presentation (NONE for a game without one); GameLoadError if it fails to load."""
+    if game in _extra:
+        return _extra[game]
+    found = _loaded.get(game)
+    if found is None:
+        ep = _registered().get(game)
+        if ep is None:
+            return NONE
+        found = load_entry(GROUP, ep)
+        if not isinstance(found, Presentation):
+            raise GameLoadError(f"the {GROUP} entry point {game} = {ep.value!r} is not a Presentation")
+        _loaded[game] = found
+    return found
+
+
+def module(game: str, part: str) -> ModuleType | None:
+    """The game's `part` module ("narrate", "render", "bots", "sampler"), or None without one."""
+    return get(game).module(part)
