@@ -262,15 +262,8 @@ def cmd_games(args: argparse.Namespace) -> int:
 
 
 def _options_module(game: str) -> Any:
-    """protocol/games/<game>/options.py, or None for a game without one."""
-    import importlib
-    module = f"protocol.games.{game}.options"
-    try:
-        return importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name and module.startswith(exc.name):
-            return None
-        raise
+    """The game's options module (protocol.games.options_module), or None for a game without one."""
+    return games.options_module(game)
 
 
 def option_help(game: str) -> dict[str, dict[str, str]]:

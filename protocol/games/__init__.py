@@ -13,6 +13,8 @@ for. `register()` adds an engine by hand (tests' fixture games).
 
 from __future__ import annotations
 
+import importlib
+from types import ModuleType
 from typing import Any
 
 from ..engine import Engine
@@ -85,3 +87,18 @@ def get(name: str) -> Engine:
                                 f"(its name is {getattr(engine, 'name', None)!r})")
         _loaded[name] = engine
     return engine
+
+
+def options_module(name: str) -> ModuleType | None:
+    """The game's `options` module (OPTIONS, PRESETS, OPTION_HELP) beside its engine, in the
+    package its entry point names; None for a game without one."""
+    package = type(get(name)).__module__.rpartition(".")[0]
+    if not package:
+        return None
+    module = f"{package}.options"
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name and module.startswith(exc.name):
+            return None
+        raise

@@ -16,7 +16,8 @@ CLEAN = ["protocol/games/__init__.py", "clients/games/__init__.py", "clients/rl.
          "clients/bot.py", "clients/bots/heuristic.py", "clients/bots/sampling.py", "clients/bots/search.py",
          "clients/narrate/__init__.py", "clients/render/__init__.py",
          "tests/games/conformance.py", "tests/games/test_conformance.py", "tests/games/vectors_gen.py",
-         "tests/games/vectors_coverage.py", "tests/games/test_option_kinds.py", "tests/games/option_battery.py"]
+         "tests/games/vectors_coverage.py", "tests/games/test_option_kinds.py", "tests/games/option_battery.py",
+         "node/cli_tools.py"]
 CONVENTIONS = ("clients.narrate.", "clients.render.", "clients.bots.", "protocol.games.")
 """Module paths that an f-string completed with a game's name (the old ways of finding a game)."""
 
