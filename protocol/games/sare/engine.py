@@ -555,8 +555,30 @@ class SareEngine:
         ver, stage = st.ver, st.stage
         step = st._es if st._ev == ver else self.expected(st)
         if step.__class__ is Decide:
-            self._apply_decision(st, step, event)
-        elif isinstance(step, Random):
+            if not isinstance(event, Act):
+                raise _ill(f"expected a decision by seat {step.seat}, got {type(event).__name__}", "3.1")
+            seat = step.seat
+            if event.seat != seat:
+                raise _ill(f"it is seat {seat}'s decision, not seat {event.seat}'s", "3.1")
+            a = event.action
+            if type(a) is not list:
+                a = _norm(a)
+            lc = st._lc                              # legal_actions was asked first: its cached list
+            legal = lc[2] if lc is not None and lc[0] == ver and lc[1] == seat else self._cached_legal(st, seat)
+            if a is None or a not in legal:
+                raise _ill(f"{event.action!r} is not legal now ({self._rule_hint(st)})", self._rule_hint(st))
+            _ACT_AT[stage](self, st, seat, a)
+        else:
+            self._apply_event(st, step, event)
+        st.ver = ver + 1
+        if st._bkv == ver and stage not in _BUILDING:       # nothing built or demolished: still valid
+            st._bkv = ver + 1
+        if not st.reveal_q and st.stage in _ADVANCING:      # else _advance has nothing to do
+            self._advance(st)
+
+    def _apply_event(self, st: SareState, step: Any, event) -> None:
+        """apply, for the steps that are not a decision: checks the event, then carries it out."""
+        if isinstance(step, Random):
             if not isinstance(event, Rolled) or not isinstance(event.values, (list, tuple)) or len(event.values) != 1:
                 raise _ill("expected the joint random draw", "3.1")
             self._rolled(st, event.values[0])
@@ -572,26 +594,6 @@ class SareEngine:
             self._apply_returned(st, step, event)
         else:
             raise _ill("the game is over", "8.1")
-        st.ver = ver + 1
-        if st._bkv == ver and stage not in _BUILDING:       # nothing built or demolished: still valid
-            st._bkv = ver + 1
-        if not st.reveal_q and st.stage in _ADVANCING:      # else _advance has nothing to do
-            self._advance(st)
-
-    def _apply_decision(self, st: SareState, step: Decide, event) -> None:
-        if not isinstance(event, Act):
-            raise _ill(f"expected a decision by seat {step.seat}, got {type(event).__name__}", "3.1")
-        seat = step.seat
-        if event.seat != seat:
-            raise _ill(f"it is seat {seat}'s decision, not seat {event.seat}'s", "3.1")
-        a = event.action
-        if type(a) is not list:
-            a = _norm(a)
-        lc = st._lc                              # legal_actions was asked first: its cached list
-        legal = lc[2] if lc is not None and lc[0] == st.ver and lc[1] == seat else self._cached_legal(st, seat)
-        if a is None or a not in legal:
-            raise _ill(f"{event.action!r} is not legal now ({self._rule_hint(st)})", self._rule_hint(st))
-        _ACT_AT[st.stage](self, st, seat, a)
 
     def _apply_shuffled(self, st: SareState, step: DeckShuffle, event) -> None:
         if (not isinstance(event, DeckShuffled) or event.deck != step.deck
@@ -1051,8 +1053,9 @@ class SareEngine:
     def _advance(self, st: SareState) -> None:
         """Move on through the stages that need no decision nor event, up to the next that does.
         Each stage's step (_ADVANCE_AT) returns True where the game waits."""
+        steps = _ADVANCE_AT
         while not st.reveal_q:
-            step = _ADVANCE_AT.get(st.stage)
+            step = steps.get(st.stage)
             if step is None or step(self, st):
                 return
 
