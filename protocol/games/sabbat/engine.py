@@ -530,20 +530,9 @@ class SabbatEngine:
     # ------------------------------------------------------------------ apply
     def apply(self, st: State, event: E.Event) -> None:
         stage = st.stage
-        if stage in _DECIDING:
-            self._apply_act(st, event)
-        elif stage == "invoke":
-            self._apply_invoke(st, event)
-        elif stage == "time":
-            self._apply_time(st, event)
-        elif stage == "setup":
-            self._apply_setup(st, event)
-        elif stage == "commit":
-            self._apply_commit(st, event)
-        else:
-            raise E.IllegalAction("the game is over", "5")
-
-    def _apply_act(self, st: State, event: E.Event) -> None:
+        if stage not in _DECIDING:
+            self._apply_event(st, stage, event)
+            return
         if not isinstance(event, E.Act):
             raise E.IllegalAction(f"expected an action from seat {st.actor}, got {type(event).__name__}", "flow")
         s, a = event.seat, event.action
@@ -570,6 +559,19 @@ class SabbatEngine:
             raise E.IllegalAction(self._why(st, s, a), self._rule(st))
         st._cache = None
         self._do(st, s, a)
+
+    def _apply_event(self, st: State, stage: str, event: E.Event) -> None:
+        """apply, for the steps that are not a decision."""
+        if stage == "invoke":
+            self._apply_invoke(st, event)
+        elif stage == "time":
+            self._apply_time(st, event)
+        elif stage == "setup":
+            self._apply_setup(st, event)
+        elif stage == "commit":
+            self._apply_commit(st, event)
+        else:
+            raise E.IllegalAction("the game is over", "5")
 
     def _apply_time(self, st: State, event: E.Event) -> None:
         if not isinstance(event, E.Rolled) or len(event.values) != 1 or type(event.values[0]) is not int \
