@@ -472,67 +472,45 @@ class NomadsEngine:
     # ------------------------------------------------------------- apply
     def apply(self, st: NomadsState, event) -> None:
         ph = st.phase
-        if ph in _DECIDE_PHASES:
-            if type(event) is not Act:
-                raise IllegalAction(f"expected a decision in phase {ph}, got {type(event).__name__}", "N.5")
-            step_seat = st.window[0] if ph == "window" else st.keepq[0] if ph == "keep" else st.active
-            if event.seat != step_seat:
-                raise IllegalAction(f"it is seat {step_seat}'s decision, not seat {event.seat}'s", "N.5")
-            a = event.action
-            if type(a) is not list:
-                a = list(a) if type(a) is tuple else None
-            if not a or (len(a) > 1 and not (len(a) == 3 and type(a[1]) is int and type(a[2]) is int)
-                         and not _ints(a)):
-                raise IllegalAction(f"an action is a list: a name and ints, not {event.action!r}",
-                                    _PHASE_RULE.get(ph, "N.5"))
-            k = a[0]
-            if k == "tile":
-                _check_tile(st, step_seat, a)
-            elif not ((ph == "window" and k == "pass" and len(a) == 1) or _fast_ok(st, step_seat, ph, k, a)
-                      or a in self.legal_actions(st, step_seat)):
-                raise IllegalAction(*_why(st, step_seat, a))
-            _ACT[ph](st, step_seat, a)
+        if ph not in _DECIDE_PHASES:
+            self._apply_event(st, ph, event)
             return
+        if type(event) is not Act:
+            raise IllegalAction(f"expected a decision in phase {ph}, got {type(event).__name__}", "N.5")
+        step_seat = st.window[0] if ph == "window" else st.keepq[0] if ph == "keep" else st.active
+        if event.seat != step_seat:
+            raise IllegalAction(f"it is seat {step_seat}'s decision, not seat {event.seat}'s", "N.5")
+        a = event.action
+        if type(a) is not list:
+            a = list(a) if type(a) is tuple else None
+        if not a or (len(a) > 1 and not (len(a) == 3 and type(a[1]) is int and type(a[2]) is int)
+                     and not _ints(a)):
+            raise IllegalAction(f"an action is a list: a name and ints, not {event.action!r}",
+                                _PHASE_RULE.get(ph, "N.5"))
+        k = a[0]
+        if k == "tile":
+            _check_tile(st, step_seat, a)
+        else:
+            fast = _FAST_OK.get(ph)             # _fast_ok
+            if not ((fast is not None and fast(st, step_seat, k, a)) or a in self.legal_actions(st, step_seat)):
+                raise IllegalAction(*_why(st, step_seat, a))
+        _ACT[ph](st, step_seat, a)
+
+    def _apply_event(self, st: NomadsState, ph: str, event) -> None:
+        """apply, for the steps that are not a decision."""
         step = self.expected(st)
         if type(step) is Random:
-            if type(event) is not Rolled:
-                raise IllegalAction(f"expected dice / draws (Rolled), got {type(event).__name__}", "N.13")
-            vals = event.values
-            if len(vals) != len(step.draws):
-                raise IllegalAction(f"expected {len(step.draws)} random values, got {len(vals)}", "N.13")
-            for v, (kind, m) in zip(vals, step.draws):
-                if type(v) is not int or not 0 <= v < m:
-                    raise IllegalAction(f"random value {v!r} is not in 0..{m - 1}", "N.13")
-            _ROLL[ph](st, list(vals))
-            return
-        if type(step) is DeckShuffle:
-            if type(event) is not DeckShuffled or event.deck != "yellow" or len(event.handles) != D.N_YELLOW:
-                raise IllegalAction("expected the yellow city tiles shuffled (8 handles)", "N.2")
-            hs = list(event.handles)
-            if any(type(h) is not int or h <= 0 for h in hs) or len(set(hs)) != len(hs):
-                raise IllegalAction("deck handles must be distinct positive ints", "N.13")
-            _setup_yellow(st, hs)
-            return
-        if type(step) is DeckShow:
+            _apply_rolled(st, ph, step, event)
+        elif type(step) is DeckShuffle:
+            _apply_shuffled(st, event)
+        elif type(step) is DeckShow:
             if type(event) is not DeckShown or event.seat != step.seat or tuple(event.handles) != step.handles:
                 raise IllegalAction(f"expected DeckShown({step.seat}, {step.handles})", "N.9.1")
             st.phase = "action"
-            return
-        if type(step) is DeckReveal:
-            if type(event) is not DeckRevealed or tuple(event.handles) != step.handles:
-                raise IllegalAction(f"expected DeckRevealed of {step.handles}", "N.11")
-            cards = list(event.cards)
-            if len(cards) != len(step.handles) or any(type(c) is not int or not 0 <= c < D.N_YELLOW for c in cards):
-                raise IllegalAction("revealed tiles must be yellow tile ids", "N.11")
-            known = set(st.used_t)
-            if len(set(cards)) != len(cards) or known & set(cards):
-                raise IllegalAction("a yellow tile cannot be revealed twice", "N.11")
-            for h, c in zip(step.handles, cards):
-                st.used_h.append(h)
-                st.used_t.append(c)
-            _score(st)
-            return
-        raise IllegalAction("the game is over", "N.11")
+        elif type(step) is DeckReveal:
+            _apply_revealed(st, step, event)
+        else:
+            raise IllegalAction("the game is over", "N.11")
 
     def reveals(self, st: NomadsState, seat: int, action) -> list:
         if type(action) in (list, tuple) and len(action) >= 3 and action[0] == "tile":
@@ -571,6 +549,42 @@ class NomadsEngine:
 
     def describe(self, st: NomadsState, seat: int, action) -> str:
         return _describe(st, seat, action)
+
+
+def _apply_rolled(st: NomadsState, ph: str, step: Random, event) -> None:
+    if type(event) is not Rolled:
+        raise IllegalAction(f"expected dice / draws (Rolled), got {type(event).__name__}", "N.13")
+    vals = event.values
+    if len(vals) != len(step.draws):
+        raise IllegalAction(f"expected {len(step.draws)} random values, got {len(vals)}", "N.13")
+    for v, (kind, m) in zip(vals, step.draws):
+        if type(v) is not int or not 0 <= v < m:
+            raise IllegalAction(f"random value {v!r} is not in 0..{m - 1}", "N.13")
+    _ROLL[ph](st, list(vals))
+
+
+def _apply_shuffled(st: NomadsState, event) -> None:
+    if type(event) is not DeckShuffled or event.deck != "yellow" or len(event.handles) != D.N_YELLOW:
+        raise IllegalAction("expected the yellow city tiles shuffled (8 handles)", "N.2")
+    hs = list(event.handles)
+    if any(type(h) is not int or h <= 0 for h in hs) or len(set(hs)) != len(hs):
+        raise IllegalAction("deck handles must be distinct positive ints", "N.13")
+    _setup_yellow(st, hs)
+
+
+def _apply_revealed(st: NomadsState, step: DeckReveal, event) -> None:
+    if type(event) is not DeckRevealed or tuple(event.handles) != step.handles:
+        raise IllegalAction(f"expected DeckRevealed of {step.handles}", "N.11")
+    cards = list(event.cards)
+    if len(cards) != len(step.handles) or any(type(c) is not int or not 0 <= c < D.N_YELLOW for c in cards):
+        raise IllegalAction("revealed tiles must be yellow tile ids", "N.11")
+    known = set(st.used_t)
+    if len(set(cards)) != len(cards) or known & set(cards):
+        raise IllegalAction("a yellow tile cannot be revealed twice", "N.11")
+    for h, c in zip(step.handles, cards):
+        st.used_h.append(h)
+        st.used_t.append(c)
+    _score(st)
 
 
 def _copy_slots_source() -> str:
@@ -785,29 +799,8 @@ def _end_turn(st: NomadsState) -> None:
 def _refill(st: NomadsState) -> None:
     """N.3.4: landscape throws for empty boxes (lowest first), then animal throws for missing
     species (species order); repeat until nothing is needed."""
-    b = st.boxes
-    m = st.market
-    if (m[0] or m[1] or m[2] or m[3]) and not (
-            (b[0] or b[1] or b[2] or b[3]) and (b[4] or b[5] or b[6] or b[7])
-            and (b[8] or b[9] or b[10] or b[11]) and (b[12] or b[13] or b[14] or b[15])
-            and (b[16] or b[17] or b[18] or b[19])
-            and (b[0] or b[4] or b[8] or b[12] or b[16]) and (b[1] or b[5] or b[9] or b[13] or b[17])
-            and (b[2] or b[6] or b[10] or b[14] or b[18]) and (b[3] or b[7] or b[11] or b[15] or b[19])):
-        for box in range(NBOX):
-            i = box * NSP
-            if not (b[i] or b[i + 1] or b[i + 2] or b[i + 3]):
-                st.sub = box
-                st.phase = "r_land"
-                return
-        for sp in SP:
-            if m[sp] and not (b[sp] or b[4 + sp] or b[8 + sp] or b[12 + sp] or b[16 + sp]):
-                n = min(4, m[sp])
-                g1 = min(2, n)
-                st.sub = sp
-                st.sub2 = 0
-                st.carry = [g1, n - g1, 0, 0]
-                st.phase = "r_animal"
-                return
+    if _refill_throw(st):
+        return
     if st.rctx == "expert":
         if st.tile_back == "move":           # the Expert Handler was played before moving (AN-19)
             st.tile_back = ""
@@ -818,6 +811,44 @@ def _refill(st: NomadsState) -> None:
         st.phase = "r_random"
     else:
         _after_turn(st)
+
+
+def _refill_throw(st: NomadsState) -> bool:
+    """The next throw of the refill (N.3.4), if the market has animals while a box is empty or a
+    species is in no box: set up as the phase; whether there is one."""
+    b = st.boxes
+    m = st.market
+    if not (m[0] or m[1] or m[2] or m[3]) or (_boxes_stocked(b) and _species_stocked(b)):
+        return False
+    for box in range(NBOX):
+        i = box * NSP
+        if not (b[i] or b[i + 1] or b[i + 2] or b[i + 3]):
+            st.sub = box
+            st.phase = "r_land"
+            return True
+    for sp in SP:
+        if m[sp] and not (b[sp] or b[4 + sp] or b[8 + sp] or b[12 + sp] or b[16 + sp]):
+            n = min(4, m[sp])
+            g1 = min(2, n)
+            st.sub = sp
+            st.sub2 = 0
+            st.carry = [g1, n - g1, 0, 0]
+            st.phase = "r_animal"
+            return True
+    return False
+
+
+def _boxes_stocked(b: list[int]) -> bool:
+    """Whether every landscape box holds an animal (spelt out: the refill asks at every turn's end)."""
+    return bool((b[0] or b[1] or b[2] or b[3]) and (b[4] or b[5] or b[6] or b[7])
+                and (b[8] or b[9] or b[10] or b[11]) and (b[12] or b[13] or b[14] or b[15])
+                and (b[16] or b[17] or b[18] or b[19]))
+
+
+def _species_stocked(b: list[int]) -> bool:
+    """Whether every species is in some landscape box."""
+    return bool((b[0] or b[4] or b[8] or b[12] or b[16]) and (b[1] or b[5] or b[9] or b[13] or b[17])
+                and (b[2] or b[6] or b[10] or b[14] or b[18]) and (b[3] or b[7] or b[11] or b[15] or b[19]))
 
 
 def _roll_r_land(st: NomadsState, v: list[int]) -> None:
@@ -1208,46 +1239,66 @@ _ACTIVE_DECIDES = _DECIDE_PHASES - {"keep", "window"}
 def _fast_ok(st: NomadsState, seat: int, ph: str, k: str, a: list) -> bool:
     """Cheap acceptance of the most frequent legal actions; anything it does not accept is
     checked against the full legal list (so a False here is never a rejection by itself)."""
-    if ph == "window":
-        return k == "pass" and len(a) == 1
-    if ph == "action":
-        if k == "done":
-            return len(a) == 1
-        if k == "sell":
-            return (len(a) == 3 and 0 <= a[1] < NSP and 1 <= a[2] <= st.animals[seat * NSP + a[1]]
-                    and (st.selling == "abdul" or _can_city_sell(st, seat)))
-        return False
-    if ph == "move":
-        if len(a) == 1:
-            status = st.status[seat]
-            if k == "pilgrim":
-                return status != PILGRIM
-            if status != NORMAL:
-                return False
-            if k == "stay":
-                return True
-            return k == "depart" and st.kinds[st.pos[seat]] == CITY
-        if k == "move" and len(a) == 3 and st.status[seat] == NORMAL:
-            p = st.pos[seat]
-            if st.kinds[p] == CITY or not (0 <= a[1] < 5 and 0 <= a[2] < W):
-                return False
-            d1, d2 = _reach(st, p)[:2]
-            q = a[1] * W + a[2]
-            return bool((d1 >> q) & 1 or ((d2 >> q) & 1 and st.money[seat] >= move_cost(st, seat, 2)))
-        return False
-    if ph == "hire":                     # as _legal_hire
-        t = _n_traders(st, seat)
-        if k == "hire":
-            return (len(a) == 2 and 0 <= a[1] < NSP and bool(st.reserve[a[1]]) and t < 3
-                    and (t < 2 or st.money[seat] >= D.HIRE_THIRD_COST))
-        return k == "done" and len(a) == 1 and (t >= D.HIRE_FREE or not any(st.reserve))
-    if ph == "dest":                     # as _legal_dest
-        p = st.pos[seat]
-        if k == "move" and len(a) == 3 and p >= 0 and 0 <= a[1] < 5 and 0 <= a[2] < W:
-            d1, d2 = _reach(st, p)[:2]
-            q = a[1] * W + a[2]
-            return bool((d1 >> q) & 1 or ((d2 >> q) & 1 and st.money[seat] >= move_cost(st, seat, 2)))
+    fast = _FAST_OK.get(ph)
+    return fast is not None and fast(st, seat, k, a)
+
+
+def _fast_window(st: NomadsState, seat: int, k: str, a: list) -> bool:
+    return k == "pass" and len(a) == 1
+
+
+def _fast_action(st: NomadsState, seat: int, k: str, a: list) -> bool:
+    if k == "done":
+        return len(a) == 1
+    if k == "sell":
+        return (len(a) == 3 and 0 <= a[1] < NSP and 1 <= a[2] <= st.animals[seat * NSP + a[1]]
+                and (st.selling == "abdul" or _can_city_sell(st, seat)))
     return False
+
+
+def _fast_move(st: NomadsState, seat: int, k: str, a: list) -> bool:
+    if len(a) == 1:
+        status = st.status[seat]
+        if k == "pilgrim":
+            return status != PILGRIM
+        if status != NORMAL:
+            return False
+        if k == "stay":
+            return True
+        return k == "depart" and st.kinds[st.pos[seat]] == CITY
+    if k == "move" and len(a) == 3 and st.status[seat] == NORMAL:
+        p = st.pos[seat]
+        if st.kinds[p] == CITY or not (0 <= a[1] < 5 and 0 <= a[2] < W):
+            return False
+        return _in_reach(st, seat, p, a)
+    return False
+
+
+def _fast_hire(st: NomadsState, seat: int, k: str, a: list) -> bool:      # as _legal_hire
+    t = _n_traders(st, seat)
+    if k == "hire":
+        return (len(a) == 2 and 0 <= a[1] < NSP and bool(st.reserve[a[1]]) and t < 3
+                and (t < 2 or st.money[seat] >= D.HIRE_THIRD_COST))
+    return k == "done" and len(a) == 1 and (t >= D.HIRE_FREE or not any(st.reserve))
+
+
+def _fast_dest(st: NomadsState, seat: int, k: str, a: list) -> bool:      # as _legal_dest
+    p = st.pos[seat]
+    if k == "move" and len(a) == 3 and p >= 0 and 0 <= a[1] < 5 and 0 <= a[2] < W:
+        return _in_reach(st, seat, p, a)
+    return False
+
+
+def _in_reach(st: NomadsState, seat: int, p: int, a: list) -> bool:
+    """Whether field (a[1], a[2]), on the board, is one field from p, or two and the seat can pay."""
+    d1, d2 = _reach(st, p)[:2]
+    q = a[1] * W + a[2]
+    return bool((d1 >> q) & 1 or ((d2 >> q) & 1 and st.money[seat] >= move_cost(st, seat, 2)))
+
+
+_FAST_OK = {"window": _fast_window, "action": _fast_action, "move": _fast_move, "hire": _fast_hire,
+            "dest": _fast_dest}
+"""A phase → its cheap acceptance check (_fast_ok)."""
 
 
 def _why(st: NomadsState, seat: int, a) -> tuple[str, str]:
@@ -1255,21 +1306,7 @@ def _why(st: NomadsState, seat: int, a) -> tuple[str, str]:
     ph = st.phase
     kind = a[0] if type(a) is list and a else a
     if ph in ("move", "dest") and kind == "move" and type(a) is list and len(a) == 3:
-        if ph == "move" and st.status[seat] == NORMAL and st.pos[seat] >= 0 and _kind(st, st.pos[seat]) == CITY:
-            return "leaving a city starts with hiring traders: play ['depart'] first", "N.6.3"
-        try:
-            q = a[1] * W + a[2]
-            ok = 0 <= a[1] < 5 and 0 <= a[2] < W
-        except TypeError:
-            ok = False
-        if not ok:
-            return f"{a!r} is off the board", "N.6.1"
-        if _kind(st, q) == MOUNTAIN:
-            return "nomads may not enter mountain fields (black)", "N.6.1"
-        if st.pos[seat] >= 0 and (_reach(st, st.pos[seat])[1] >> q) & 1:
-            cost = move_cost(st, seat, 2)
-            return f"a two-field move costs {cost} dinars in provisions; seat {seat} has {st.money[seat]}", "N.6.2"
-        return f"field {a[1]},{a[2]} is not one or two fields away", "N.6.1"
+        return _why_move(st, seat, ph, a)
     if ph == "hire" and kind == "hire":
         if _n_traders(st, seat) >= 3:
             return "at most three traders may be hired", "N.6.3"
@@ -1279,21 +1316,48 @@ def _why(st: NomadsState, seat: int, a) -> tuple[str, str]:
     if ph == "hire" and kind == "done":
         return "leaving a city you must take at least two traders while the reserve has them", "N.6.3"
     if ph == "action":
-        if kind == "walk":
-            if on_row4(st):
-                return "the desert may not be moved while a nomad stands on the farthest card", "N.7.3"
-            return "the desert can be moved only from a desert field, as the turn's action", "N.7.3"
-        if kind in ("catch", "lure"):
-            if st.placed:
-                return "after being placed by the pilgrim the only action is selling", "N.10"
-            if st.acted:
-                return "only one action per turn", "N.5.1"
-            return "catching and luring need a landscape field and at least one trader", "N.7.1"
-        if kind == "sell":
-            return "selling needs a city field (or Abdul), an unused action and animals you hold", "N.7.4"
+        why = _why_action(st, kind)
+        if why is not None:
+            return why
     if ph == "window" and kind != "pass":
         return "between turns the only choices are to pass or to play Sands of Time", "N.5.2"
     return f"{a!r} is not a legal action in phase {ph}", _PHASE_RULE.get(ph, "N.5")
+
+
+def _why_move(st: NomadsState, seat: int, ph: str, a: list) -> tuple[str, str]:
+    """Why a ['move', row, column] is not legal (phase move or dest)."""
+    if ph == "move" and st.status[seat] == NORMAL and st.pos[seat] >= 0 and _kind(st, st.pos[seat]) == CITY:
+        return "leaving a city starts with hiring traders: play ['depart'] first", "N.6.3"
+    try:
+        q = a[1] * W + a[2]
+        ok = 0 <= a[1] < 5 and 0 <= a[2] < W
+    except TypeError:
+        ok = False
+    if not ok:
+        return f"{a!r} is off the board", "N.6.1"
+    if _kind(st, q) == MOUNTAIN:
+        return "nomads may not enter mountain fields (black)", "N.6.1"
+    if st.pos[seat] >= 0 and (_reach(st, st.pos[seat])[1] >> q) & 1:
+        cost = move_cost(st, seat, 2)
+        return f"a two-field move costs {cost} dinars in provisions; seat {seat} has {st.money[seat]}", "N.6.2"
+    return f"field {a[1]},{a[2]} is not one or two fields away", "N.6.1"
+
+
+def _why_action(st: NomadsState, kind) -> tuple[str, str] | None:
+    """Why an action of this kind is not legal in the action phase (None: no particular reason)."""
+    if kind == "walk":
+        if on_row4(st):
+            return "the desert may not be moved while a nomad stands on the farthest card", "N.7.3"
+        return "the desert can be moved only from a desert field, as the turn's action", "N.7.3"
+    if kind in ("catch", "lure"):
+        if st.placed:
+            return "after being placed by the pilgrim the only action is selling", "N.10"
+        if st.acted:
+            return "only one action per turn", "N.5.1"
+        return "catching and luring need a landscape field and at least one trader", "N.7.1"
+    if kind == "sell":
+        return "selling needs a city field (or Abdul), an unused action and animals you hold", "N.7.4"
+    return None
 
 
 _PHASE_RULE = {"move": "N.6", "hire": "N.6.3", "dest": "N.6", "winds": "N.9.2", "action": "N.7",

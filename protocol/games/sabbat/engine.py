@@ -173,6 +173,23 @@ def _arrival(L: list[int], s: int, cap: int, fc: list[int], terror: int) -> tupl
     return _FIGHT_RETREAT if fight else _RETREAT
 
 
+def _bridge_moves(st: State, s: int, out: list, arr: list, fc: list[int], terror: int) -> None:
+    """B.2: the drawbridge ghost's moves (to each location whose gate fee seat s can pay, in
+    order), noting each arrival worked out in arr."""
+    locs = st.locs
+    caps = st.caps
+    h1, h2 = st.h1[s], st.h2[s]
+    lacking = ((0 if h1[0] or h2[0] else 1) | (0 if h1[1] or h2[1] else 2)     # the resource types the
+               | (0 if h1[2] or h2[2] else 4) | (0 if h1[3] or h2[3] else 8))  # seat holds none of
+    for dst, fee in enumerate(st._fees):
+        if fee & lacking:
+            continue
+        L = locs[dst]
+        a = arr[dst] = _arrival(L, s, caps[dst], fc, terror) if L else _PLACE
+        for m in a:
+            out.append(["move", _BRIDGE, 0, dst, m])
+
+
 class SabbatEngine:
     name = "sabbat"
     title = "Sabbat Magica"
@@ -280,115 +297,136 @@ class SabbatEngine:
         out: list[Any] = []
         stage = st.stage
         if stage == "turn":
-            sub = st.sub
-            if sub == "":
-                self._top_actions(st, s, card, out)
-            elif sub == "b2":
-                out.append("done")
-                self._moves(st, s, out)
-                if card == FRENZY_:
-                    out.append(["power", FRENZY_])
-                if card == TELEPORT_:
-                    self._teleports(st, s, out)
-            elif sub == "pay":
-                t = st.args[4]
-                out.append(["pay", 1, t])
-                out.append(["pay", 2, t])
-            elif sub == "b1":
-                self._effect_actions(st, s, out)
-            elif sub == "tt":
-                dopp, t, g1, g2, taking = st.args
-                if taking:
-                    out.extend(["take", r] for r in range(D.NRES))
-                else:
-                    if g1 + g2:
-                        out.append("done")
-                    if st.h1[s][t]:
-                        out.append(["give", 1])
-                    if st.h2[s][t]:
-                        out.append(["give", 2])
-            elif sub == "b1end":
-                out.append("done")
-                if card is not None and card in D.B1_END_POWERS:
-                    adv = _adjacent_adversaries(st, s)
-                    if card == DOPP_:
-                        used = st.args[1]            # the effect to reuse (R-16)
-                        if used == TILE_USED or (used >= 0 and st.mirrors[used] < 2):
-                            out.append(["power", card])
-                    elif card == SPELL_:
-                        if any(st.terror[o] for o in adv):
-                            out.append(["power", card])
-                    elif card == FIREBALL_:
-                        if any(st.bridge[o] for o in adv):
-                            out.append(["power", card])
-                    elif card == APPARITION_:
-                        if adv:
-                            out.append(["power", card])
-                    elif card == SEDUCTION_:
-                        if any(st.h1[o][2] or st.h2[o][2] for o in adv):
-                            out.remove("done")          # "you must steal" (R-17)
-                            out.append(["power", card])
-            elif sub == "victims":
-                which, v = st.args[0], st.args[1]
-                if which == APPARITION_:
-                    out.extend(["give", r] for r in range(D.NRES))
-                else:
-                    if st.h1[v][2]:
-                        out.append(["steal", 1])
-                    if st.h2[v][2]:
-                        out.append(["steal", 2])
-            elif sub == "immortal":
-                out.append("pass")
-                if card == IMMORTAL_:
-                    board = st.args[0]
-                    cnt = _own_counts(st, s)
-                    rng = range(D.NREG) if board == 0 else range(D.NREG, D.NLOC)
-                    for l in rng:
-                        if len(st.locs[l]) < st.caps[l] and cnt[l] < D.MAX_OWN:
-                            out.append(["power", IMMORTAL_, l])
-        elif stage == "bonus":
-            seen = set()
-            bon = D.TIME_BONUSES[st.time_card]
-            for i in st.bonus_left:
-                b = bon[i]
-                if b in seen:
-                    continue
-                seen.add(b)
-                if b[0] == "any":
-                    out.extend(["bonus", i, r] for r in range(D.NRES))
-                else:
-                    out.append(["bonus", i])
-        elif stage == "food":
-            if st.bridge[s]:
-                out.append(["unfed", D.BRIDGE, 0])
-            hidden = []
+            _LEGAL_TURN[st.sub](self, st, s, card, out)
+            if card == LUX_ and st.sub != "":
+                _luxuriance(out)         # "At any time" (R-10): at every decision of the seat
+        else:
+            _LEGAL_STAGE[stage](self, st, s, card, out)
+            if card == LUX_:
+                _luxuriance(out)
+        st._cache = (s, card, out)
+        return out
+
+    # one method per B sub-step (st.sub) and per other deciding stage, found in _LEGAL_TURN and
+    # _LEGAL_STAGE; each appends the legal actions, in their order, to `out`
+    def _legal_b2(self, st: State, s: int, card: int | None, out: list) -> None:
+        out.append("done")
+        self._moves(st, s, out)
+        if card == FRENZY_:
+            out.append(["power", FRENZY_])
+        if card == TELEPORT_:
+            self._teleports(st, s, out)
+
+    def _legal_pay(self, st: State, s: int, card: int | None, out: list) -> None:
+        t = st.args[4]
+        out.append(["pay", 1, t])
+        out.append(["pay", 2, t])
+
+    def _legal_b1(self, st: State, s: int, card: int | None, out: list) -> None:
+        self._effect_actions(st, s, out)
+
+    def _legal_tt(self, st: State, s: int, card: int | None, out: list) -> None:
+        dopp, t, g1, g2, taking = st.args
+        if taking:
+            out.extend(["take", r] for r in range(D.NRES))
+            return
+        if g1 + g2:
+            out.append("done")
+        if st.h1[s][t]:
+            out.append(["give", 1])
+        if st.h2[s][t]:
+            out.append(["give", 2])
+
+    def _legal_b1end(self, st: State, s: int, card: int | None, out: list) -> None:
+        out.append("done")
+        if card is None or card not in D.B1_END_POWERS:
+            return
+        if card == SEDUCTION_:
+            adv = _adjacent_adversaries(st, s)
+            if any(st.h1[o][2] or st.h2[o][2] for o in adv):
+                out.remove("done")          # "you must steal" (R-17)
+                out.append(["power", card])
+        elif self._b1end_power_open(st, s, card):
+            out.append(["power", card])
+
+    def _b1end_power_open(self, st: State, s: int, card: int) -> bool:
+        """Whether a POWER of the end of B.1 other than Seduction has something to work on."""
+        if card == DOPP_:
+            used = st.args[1]            # the effect to reuse (R-16)
+            return used == TILE_USED or (used >= 0 and st.mirrors[used] < 2)
+        adv = _adjacent_adversaries(st, s)
+        if card == SPELL_:
+            return any(st.terror[o] for o in adv)
+        if card == FIREBALL_:
+            return any(st.bridge[o] for o in adv)
+        if card == APPARITION_:
+            return bool(adv)
+        return False
+
+    def _legal_victims(self, st: State, s: int, card: int | None, out: list) -> None:
+        which, v = st.args[0], st.args[1]
+        if which == APPARITION_:
+            out.extend(["give", r] for r in range(D.NRES))
+            return
+        if st.h1[v][2]:
+            out.append(["steal", 1])
+        if st.h2[v][2]:
+            out.append(["steal", 2])
+
+    def _legal_immortal(self, st: State, s: int, card: int | None, out: list) -> None:
+        out.append("pass")
+        if card != IMMORTAL_:
+            return
+        board = st.args[0]
+        cnt = _own_counts(st, s)
+        rng = range(D.NREG) if board == 0 else range(D.NREG, D.NLOC)
+        for l in rng:
+            if len(st.locs[l]) < st.caps[l] and cnt[l] < D.MAX_OWN:
+                out.append(["power", IMMORTAL_, l])
+
+    def _legal_bonus(self, st: State, s: int, card: int | None, out: list) -> None:
+        seen = set()
+        bon = D.TIME_BONUSES[st.time_card]
+        for i in st.bonus_left:
+            b = bon[i]
+            if b in seen:
+                continue
+            seen.add(b)
+            if b[0] == "any":
+                out.extend(["bonus", i, r] for r in range(D.NRES))
+            else:
+                out.append(["bonus", i])
+
+    def _legal_food(self, st: State, s: int, card: int | None, out: list) -> None:
+        if st.bridge[s]:
+            out.append(["unfed", D.BRIDGE, 0])
+        hidden = []
+        for l, L in enumerate(st.locs):
+            for p, e in enumerate(L):
+                if e & OWNER == s:
+                    (hidden if e & PROT else out).append(["unfed", l, p])
+        # Secret area: the wisp "cannot be moved" this round; it starves only if nothing else can
+        if st.bridge[s] + len(out) - (1 if st.bridge[s] else 0) < st.args[0]:
+            out.extend(hidden)
+
+    def _legal_alch(self, st: State, s: int, card: int | None, out: list) -> None:
+        limit, batches = st.args[0], st.args[1]
+        kept = st.args[2:]
+        out.append("done")
+        if sum(kept) < limit:
+            out.extend(["keep", r] for r in range(D.NRES) if kept[r] < batches)
+
+    def _legal_canteen(self, st: State, s: int, card: int | None, out: list) -> None:
+        out.append(["canteen", 1])
+        out.append(["canteen", 0])
+
+    def _legal_secret(self, st: State, s: int, card: int | None, out: list) -> None:
+        out.append("pass")
+        if card == SECRET_:
             for l, L in enumerate(st.locs):
                 for p, e in enumerate(L):
                     if e & OWNER == s:
-                        (hidden if e & PROT else out).append(["unfed", l, p])
-            # Secret area: the wisp "cannot be moved" this round; it starves only if nothing else can
-            if st.bridge[s] + len(out) - (1 if st.bridge[s] else 0) < st.args[0]:
-                out.extend(hidden)
-        elif stage == "alch":
-            limit, batches = st.args[0], st.args[1]
-            kept = st.args[2:]
-            out.append("done")
-            if sum(kept) < limit:
-                out.extend(["keep", r] for r in range(D.NRES) if kept[r] < batches)
-        elif stage == "canteen":
-            out.append(["canteen", 1])
-            out.append(["canteen", 0])
-        elif stage == "secret":
-            out.append("pass")
-            if card == SECRET_:
-                for l, L in enumerate(st.locs):
-                    for p, e in enumerate(L):
-                        if e & OWNER == s:
-                            out.append(["power", SECRET_, l, p])
-        if card == LUX_ and not (stage == "turn" and st.sub == ""):
-            _luxuriance(out)             # "At any time" (R-10): at every decision of the seat
-        st._cache = (s, card, out)
-        return out
+                        out.append(["power", SECRET_, l, p])
 
     def _top_actions(self, st: State, s: int, card: int | None, out: list) -> None:
         out.append("pass")
@@ -422,16 +460,7 @@ class SabbatEngine:
         terror = st.terror[s]
         arr: list[tuple[str, ...] | None] = [None] * _NLOC
         if st.bridge[s] > st.locked[s]:
-            h1, h2 = st.h1[s], st.h2[s]
-            lacking = ((0 if h1[0] or h2[0] else 1) | (0 if h1[1] or h2[1] else 2)     # the resource types the
-                       | (0 if h1[2] or h2[2] else 4) | (0 if h1[3] or h2[3] else 8))  # seat holds none of
-            for dst, fee in enumerate(st._fees):
-                if fee & lacking:
-                    continue
-                L = locs[dst]
-                a = arr[dst] = _arrival(L, s, caps[dst], fc, terror) if L else _PLACE
-                for m in a:
-                    out.append(["move", _BRIDGE, 0, dst, m])
+            _bridge_moves(st, s, out, arr, fc, terror)
         boost = st.boosted and st.people[s] == D.ARGOSOLA
         for l in _LOC_RANGE:
             L = locs[l]
@@ -501,53 +530,64 @@ class SabbatEngine:
     # ------------------------------------------------------------------ apply
     def apply(self, st: State, event: E.Event) -> None:
         stage = st.stage
-        if stage in _DECIDING:
-            if not isinstance(event, E.Act):
-                raise E.IllegalAction(f"expected an action from seat {st.actor}, got {type(event).__name__}", "flow")
-            s, a = event.seat, event.action
-            if s != st.actor:
-                raise E.IllegalAction(f"it is seat {st.actor}'s decision, not seat {s}'s", "flow")
-            cache = st._cache
-            if isinstance(a, list) and a and a[0] == "power":
+        if stage not in _DECIDING:
+            self._apply_event(st, stage, event)
+            return
+        if not isinstance(event, E.Act):
+            raise E.IllegalAction(f"expected an action from seat {st.actor}, got {type(event).__name__}", "flow")
+        s, a = event.seat, event.action
+        if s != st.actor:
+            raise E.IllegalAction(f"it is seat {st.actor}'s decision, not seat {s}'s", "flow")
+        cache = st._cache
+        if isinstance(a, list) and a and a[0] == "power":
+            _check_types(a)
+            legal = self._legal(st, s, self._claimed(st, s, a))
+        elif cache is not None and cache[0] == s:
+            legal = cache[2]        # the actions that are not POWER uses do not depend on the card
+        else:
+            legal = self._legal(st, s, None)
+        if isinstance(a, list):
+            try:
+                listed = legal[legal.index(a)] is a     # the very object legal_actions made
+            except ValueError:
+                listed = False
+            if not listed:                              # from elsewhere: 1.0 or True equal 1 too
                 _check_types(a)
-                legal = self._legal(st, s, self._claimed(st, s, a))
-            elif cache is not None and cache[0] == s:
-                legal = cache[2]        # the actions that are not POWER uses do not depend on the card
-            else:
-                legal = self._legal(st, s, None)
-            if isinstance(a, list):
-                try:
-                    listed = legal[legal.index(a)] is a     # the very object legal_actions made
-                except ValueError:
-                    listed = False
-                if not listed:                              # from elsewhere: 1.0 or True equal 1 too
-                    _check_types(a)
-                    if a not in legal:
-                        raise E.IllegalAction(self._why(st, s, a), self._rule(st))
-            elif a not in legal:
-                raise E.IllegalAction(self._why(st, s, a), self._rule(st))
-            st._cache = None
-            self._do(st, s, a)
-        elif stage == "invoke":
+                if a not in legal:
+                    raise E.IllegalAction(self._why(st, s, a), self._rule(st))
+        elif a not in legal:
+            raise E.IllegalAction(self._why(st, s, a), self._rule(st))
+        st._cache = None
+        self._do(st, s, a)
+
+    def _apply_event(self, st: State, stage: str, event: E.Event) -> None:
+        """apply, for the steps that are not a decision."""
+        if stage == "invoke":
             self._apply_invoke(st, event)
         elif stage == "time":
-            if not isinstance(event, E.Rolled) or len(event.values) != 1 or type(event.values[0]) is not int \
-                    or not 0 <= event.values[0] < len(st.time_pile):
-                raise E.IllegalAction("expected one beacon draw for the time card", "A.2")
-            st._cache = None
-            st.time_card = st.time_pile.pop(event.values[0])
-            st.stage = "invoke"
+            self._apply_time(st, event)
         elif stage == "setup":
             self._apply_setup(st, event)
         elif stage == "commit":
-            if not isinstance(event, E.Committed) or event.tag != "power" or len(event.handles) != st.n \
-                    or any(type(h) is not int or h <= 0 for h in event.handles):
-                raise E.IllegalAction("expected one POWER commitment per seat", "7.2")
-            st._cache = None
-            st.phandle = list(event.handles)
-            self._start_round(st)
+            self._apply_commit(st, event)
         else:
             raise E.IllegalAction("the game is over", "5")
+
+    def _apply_time(self, st: State, event: E.Event) -> None:
+        if not isinstance(event, E.Rolled) or len(event.values) != 1 or type(event.values[0]) is not int \
+                or not 0 <= event.values[0] < len(st.time_pile):
+            raise E.IllegalAction("expected one beacon draw for the time card", "A.2")
+        st._cache = None
+        st.time_card = st.time_pile.pop(event.values[0])
+        st.stage = "invoke"
+
+    def _apply_commit(self, st: State, event: E.Event) -> None:
+        if not isinstance(event, E.Committed) or event.tag != "power" or len(event.handles) != st.n \
+                or any(type(h) is not int or h <= 0 for h in event.handles):
+            raise E.IllegalAction("expected one POWER commitment per seat", "7.2")
+        st._cache = None
+        st.phandle = list(event.handles)
+        self._start_round(st)
 
     def _claimed(self, st: State, s: int, a: list) -> int:
         if not st.powers:
@@ -574,26 +614,7 @@ class SabbatEngine:
         if st.stage == "turn" and isinstance(a, list) and a:
             k = a[0]
             if k == "move" and len(a) == 5 and all(type(x) is int for x in a[1:4]):
-                l, p, dst = a[1], a[2], a[3]
-                if not 0 <= dst <= D.BRIDGE:
-                    return f"there is no location {dst}"
-                if l == D.BRIDGE:
-                    if st.bridge[s] <= st.locked[s]:
-                        return "you have no ghost on the drawbridge that may move in this action"
-                    if dst < D.NREG and not self._can_pay(st, s, dst):
-                        return f"you cannot pay the gate fee of {D.LOC_NAMES[dst]}"
-                elif not (0 <= l < D.NLOC and 0 <= p < len(st.locs[l]) and st.locs[l][p] & OWNER == s):
-                    return "you have no ghost there"
-                elif st.locs[l][p] & MOVED:
-                    return "each ghost moves once per action"
-                elif st.locs[l][p] & PROT:
-                    return "that will-o'-the-wisp is under Secret area this round"
-                elif dst != D.BRIDGE and dst not in D.NEIGHBOURS[l]:
-                    return (f"{D.LOC_NAMES[dst]} is not a neighbour of {D.LOC_NAMES[l]} (and a ghost never goes "
-                            "straight from the regions to the manor)")
-                if dst < D.NLOC and _own_counts(st, s)[dst] >= D.MAX_OWN:
-                    return "never more than 2 ghosts of one colour in a region or garden"
-                return f"arrival '{a[4]}' is not possible there (no free space, nobody to fight, or not enough terror)"
+                return self._why_move(st, s, a)
             if k == "magician":
                 if st.magician_move == "king":
                     return "the magician moves one square (any of the 8 neighbours) to an empty manor tile"
@@ -605,128 +626,165 @@ class SabbatEngine:
             return "nothing to finish: choose an action or pass"
         return f"{a!r} is not one of the legal actions now"
 
+    def _why_move(self, st: State, s: int, a: list) -> str:
+        """Why a well-formed ghost move ["move", l, p, dst, mode] is not legal."""
+        l, p, dst = a[1], a[2], a[3]
+        if not 0 <= dst <= D.BRIDGE:
+            return f"there is no location {dst}"
+        if l == D.BRIDGE:
+            if st.bridge[s] <= st.locked[s]:
+                return "you have no ghost on the drawbridge that may move in this action"
+            if dst < D.NREG and not self._can_pay(st, s, dst):
+                return f"you cannot pay the gate fee of {D.LOC_NAMES[dst]}"
+        elif not (0 <= l < D.NLOC and 0 <= p < len(st.locs[l]) and st.locs[l][p] & OWNER == s):
+            return "you have no ghost there"
+        elif st.locs[l][p] & MOVED:
+            return "each ghost moves once per action"
+        elif st.locs[l][p] & PROT:
+            return "that will-o'-the-wisp is under Secret area this round"
+        elif dst != D.BRIDGE and dst not in D.NEIGHBOURS[l]:
+            return (f"{D.LOC_NAMES[dst]} is not a neighbour of {D.LOC_NAMES[l]} (and a ghost never goes "
+                    "straight from the regions to the manor)")
+        if dst < D.NLOC and _own_counts(st, s)[dst] >= D.MAX_OWN:
+            return "never more than 2 ghosts of one colour in a region or garden"
+        return f"arrival '{a[4]}' is not possible there (no free space, nobody to fight, or not enough terror)"
+
     # ------------------------------------------------------------------ the effects
     def _do(self, st: State, s: int, a: Any) -> None:
-        stage = st.stage
-        is_str = type(a) is str
-        if not is_str and a[0] == "power" and a[1] == LUX_:   # at any decision: nothing else changes
+        if type(a) is not str and a[0] == "power" and a[1] == LUX_:   # at any decision: nothing else changes
             self._use_power(st, s, a)
             return
-        if stage == "turn":
-            sub = st.sub
-            if is_str:
-                if a == "pass":
-                    if sub == "immortal":
-                        st.terror[s] = _cap(st.terror[s] + 1)
-                        self._back_to_mover(st)
-                    else:
-                        self._end_action(st)
-                elif sub == "b2" or sub == "b1end":     # "done"
-                    self._end_action(st)
-                elif sub == "b1":
-                    self._after_effect(st, s)
-                elif sub == "tt":
-                    st.args[4] = 1
-                return
-            k = a[0]
-            if k == "move":
-                l, dst = a[1], a[3]
-                if l == _BRIDGE and dst < D.NREG:
-                    self._declare_move(st, s, l, a[2], dst, a[4], fee=True)
-                else:
-                    st.sub = "b2"
-                    self._move(st, s, l, a[2], dst, a[4])
-            elif k == "power":
-                self._use_power(st, s, a)
-            elif k == "magician":
-                st.mag[s] = a[1]
-                st.sub = "b1"
-                st.args = [0, -1]
-            elif k == "pay":
-                t = st.args[4]
-                store = st.h1[s] if a[1] == 1 else st.h2[s]
-                store[t] -= 1
-                st.appr[s][t] += 1
-                del st.args[4]
-                if len(st.args) == 4:
-                    l, p, dst, mode = st.args
-                    st.sub = "b2"
-                    st.args = []
-                    self._move(st, s, l, p, dst, mode)
-            elif k == "tile":
-                self._tile(st, s, a)
-            elif k == "mirror":
-                self._mirror(st, s, a[1])
-            elif k == "give":
-                if sub == "tt":
-                    t = st.args[1]
-                    if a[1] == 1:
-                        st.h1[s][t] -= 1
-                        st.args[2] += 1
-                    else:
-                        st.h2[s][t] -= 1
-                        st.args[3] += 1
-                else:  # Apparition: a resource appears in the victim's 1H store
-                    v = st.args[1]
-                    st.h1[v][a[1]] += 1
-                    self._next_victim(st, s)
-            elif k == "take":
-                if st.args[2]:
-                    st.h1[s][a[1]] += 1
-                    st.args[2] -= 1
-                else:
-                    st.h2[s][a[1]] += 1
-                    st.args[3] -= 1
-                if not (st.args[2] or st.args[3]):
-                    self._after_effect(st, s)
-            elif k == "steal":
-                v = st.args[1]
-                store = st.h1[v] if a[1] == 1 else st.h2[v]
-                st.h2[s][2] += store[2]
-                store[2] = 0
-                self._next_victim(st, s)
-        elif stage == "bonus":
-            kind, amount = D.TIME_BONUSES[st.time_card][a[1]]
-            st.bonus_left.remove(a[1])
-            if kind == "vp":
-                st.vp[s] += amount
-            elif kind == "terror":
-                st.terror[s] = _cap(st.terror[s] + amount)
-            elif kind == "res":
-                st.h2[s][amount] += 1
+        stage = st.stage
+        if stage != "turn":
+            _DO_STAGE[stage](self, st, s, a)
+        elif type(a) is str:
+            self._do_word(st, s, a)
+        else:
+            _DO_TURN[a[0]](self, st, s, a)
+
+    # one method per kind of B action (a[0]) and per other deciding stage, found in _DO_TURN and
+    # _DO_STAGE; the action is a legal one
+    def _do_word(self, st: State, s: int, a: str) -> None:
+        """"pass" or "done" during B."""
+        sub = st.sub
+        if a == "pass":
+            if sub == "immortal":
+                st.terror[s] = _cap(st.terror[s] + 1)
+                self._back_to_mover(st)
             else:
-                st.h2[s][a[2]] += 1
+                self._end_action(st)
+        elif sub == "b2" or sub == "b1end":     # "done"
+            self._end_action(st)
+        elif sub == "b1":
+            self._after_effect(st, s)
+        elif sub == "tt":
+            st.args[4] = 1
+
+    def _do_move(self, st: State, s: int, a: list) -> None:
+        l, dst = a[1], a[3]
+        if l == _BRIDGE and dst < D.NREG:
+            self._declare_move(st, s, l, a[2], dst, a[4], fee=True)
+        else:
+            st.sub = "b2"
+            self._move(st, s, l, a[2], dst, a[4])
+
+    def _do_magician(self, st: State, s: int, a: list) -> None:
+        st.mag[s] = a[1]
+        st.sub = "b1"
+        st.args = [0, -1]
+
+    def _do_pay(self, st: State, s: int, a: list) -> None:
+        t = st.args[4]
+        store = st.h1[s] if a[1] == 1 else st.h2[s]
+        store[t] -= 1
+        st.appr[s][t] += 1
+        del st.args[4]
+        if len(st.args) == 4:
+            l, p, dst, mode = st.args
+            st.sub = "b2"
+            st.args = []
+            self._move(st, s, l, p, dst, mode)
+
+    def _do_mirror(self, st: State, s: int, a: list) -> None:
+        self._mirror(st, s, a[1])
+
+    def _do_give(self, st: State, s: int, a: list) -> None:
+        if st.sub == "tt":
+            t = st.args[1]
+            if a[1] == 1:
+                st.h1[s][t] -= 1
+                st.args[2] += 1
+            else:
+                st.h2[s][t] -= 1
+                st.args[3] += 1
+        else:  # Apparition: a resource appears in the victim's 1H store
+            v = st.args[1]
+            st.h1[v][a[1]] += 1
+            self._next_victim(st, s)
+
+    def _do_take(self, st: State, s: int, a: list) -> None:
+        if st.args[2]:
+            st.h1[s][a[1]] += 1
+            st.args[2] -= 1
+        else:
+            st.h2[s][a[1]] += 1
+            st.args[3] -= 1
+        if not (st.args[2] or st.args[3]):
+            self._after_effect(st, s)
+
+    def _do_steal(self, st: State, s: int, a: list) -> None:
+        v = st.args[1]
+        store = st.h1[v] if a[1] == 1 else st.h2[v]
+        st.h2[s][2] += store[2]
+        store[2] = 0
+        self._next_victim(st, s)
+
+    def _do_bonus(self, st: State, s: int, a: list) -> None:
+        kind, amount = D.TIME_BONUSES[st.time_card][a[1]]
+        st.bonus_left.remove(a[1])
+        if kind == "vp":
+            st.vp[s] += amount
+        elif kind == "terror":
+            st.terror[s] = _cap(st.terror[s] + amount)
+        elif kind == "res":
+            st.h2[s][amount] += 1
+        else:
+            st.h2[s][a[2]] += 1
+        st.idx += 1
+        if st.idx < st.n:
+            st.actor = st.order[st.idx]
+        else:
+            self._start_b(st)
+
+    def _do_food(self, st: State, s: int, a: list) -> None:
+        self._remove_ghost(st, s, a[1], a[2])
+        st.grave[s] += 1
+        st.vp[s] -= 1
+        st.args[0] -= 1
+        if not st.args[0]:
             st.idx += 1
-            if st.idx < st.n:
-                st.actor = st.order[st.idx]
-            else:
-                self._start_b(st)
-        elif stage == "food":
-            self._remove_ghost(st, s, a[1], a[2])
-            st.grave[s] += 1
-            st.vp[s] -= 1
-            st.args[0] -= 1
-            if not st.args[0]:
-                st.idx += 1
-                self._food(st)
-        elif stage == "alch":
-            if a == "done":
-                for r in range(D.NRES):
-                    st.h2[s][r] += st.args[2 + r]
-                st.idx += 1
-                self._approval(st)
-            else:
-                st.args[2 + a[1]] += 1
-        elif stage == "canteen":
-            i = 0 if st.args[0] == s else 3
-            st.args[i + 2] = a[1]
-            self._canteen(st)
-        elif stage == "secret":
-            if a != "pass":
-                st.pcard[s] = SECRET_
-                st.pround[s] = _use_mark(st)
-                st.locs[a[2]][a[3]] |= PROT
-            self._next_secret(st)
+            self._food(st)
+
+    def _do_alch(self, st: State, s: int, a: Any) -> None:
+        if a == "done":
+            for r in range(D.NRES):
+                st.h2[s][r] += st.args[2 + r]
+            st.idx += 1
+            self._approval(st)
+        else:
+            st.args[2 + a[1]] += 1
+
+    def _do_canteen(self, st: State, s: int, a: list) -> None:
+        i = 0 if st.args[0] == s else 3
+        st.args[i + 2] = a[1]
+        self._canteen(st)
+
+    def _do_secret(self, st: State, s: int, a: Any) -> None:
+        if a != "pass":
+            st.pcard[s] = SECRET_
+            st.pround[s] = _use_mark(st)
+            st.locs[a[2]][a[3]] |= PROT
+        self._next_secret(st)
 
     def _remove_ghost(self, st: State, s: int, l: int, p: int) -> None:
         if l == D.BRIDGE:
@@ -1212,5 +1270,20 @@ def _luxuriance(out: list) -> None:
 BOOSTER_, SPELL_, FRENZY_, BATS_, SEDUCTION_, IMMORTAL_ = D.BOOSTER, D.SPELL, D.FRENZY, D.BATS, D.SEDUCTION, D.IMMORTALITY
 DOPP_, TELEPORT_, FIREBALL_, LUX_, APPARITION_, SECRET_ = (D.DOPPELGANGER, D.TELEPORTATION, D.FIREBALL,
                                                             D.LUXURIANCE, D.APPARITION, D.SECRET_AREA)
+
+_LEGAL_TURN = {"": SabbatEngine._top_actions, "b2": SabbatEngine._legal_b2, "pay": SabbatEngine._legal_pay,
+               "b1": SabbatEngine._legal_b1, "tt": SabbatEngine._legal_tt, "b1end": SabbatEngine._legal_b1end,
+               "victims": SabbatEngine._legal_victims, "immortal": SabbatEngine._legal_immortal}
+"""B's sub-step (State.sub) → the method listing its legal actions."""
+_LEGAL_STAGE = {"bonus": SabbatEngine._legal_bonus, "food": SabbatEngine._legal_food, "alch": SabbatEngine._legal_alch,
+                "canteen": SabbatEngine._legal_canteen, "secret": SabbatEngine._legal_secret}
+"""A deciding stage other than B → the method listing its legal actions."""
+_DO_TURN = {"move": SabbatEngine._do_move, "power": SabbatEngine._use_power, "magician": SabbatEngine._do_magician,
+            "pay": SabbatEngine._do_pay, "tile": SabbatEngine._tile, "mirror": SabbatEngine._do_mirror,
+            "give": SabbatEngine._do_give, "take": SabbatEngine._do_take, "steal": SabbatEngine._do_steal}
+"""The kind of a B action (its first item) → the method carrying it out."""
+_DO_STAGE = {"bonus": SabbatEngine._do_bonus, "food": SabbatEngine._do_food, "alch": SabbatEngine._do_alch,
+             "canteen": SabbatEngine._do_canteen, "secret": SabbatEngine._do_secret}
+"""A deciding stage other than B → the method carrying out its action."""
 
 ENGINE = SabbatEngine()

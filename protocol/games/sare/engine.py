@@ -325,40 +325,53 @@ class SareEngine:
                 n_proj += 1
         # spaces open to a new production project, to an administrative/main project, to the Port (4.4)
         prod_ok = ALL_SPACES & ~prod2 & ~other
-        arch = st.architect
-        if arch:
+        if st.architect:
             prod_ok &= near
         empty = prod_ok & ~prod1
         port_ok = empty & NILE_MASK
         if n_proj + 1 <= 2 * m:
-            mask = st.done_mask[p]
-            board = st.board
-            # the kinds open to a new project, as a bit mask: production kinds not launched this phase,
-            # administrative kinds and the Port never built nor owned (4.1), while tiles are left
-            blocked = st.p1_new[p] | ((mask | present) & _NON_PRODUCTION)
-            kinds = sum(compress(_KIND_BITS, map(_POSITIVE, board))) & ~blocked
-            if kinds:                              # in kind order, each in space order
-                lo, hi = prod_ok & _LOW, prod_ok >> _HALF
-                for k in SPACES_IN[kinds & _PRODUCTION_KINDS]:      # SPACES_IN[mask]: the set bits of a mask
-                    at_lo, at_hi = _PROJECT_AT[k]
+            self._p1_projects(st, p, out, present, prod_ok, empty, port_ok)
+        self._p1_piece_actions(st, p, out, m, wh, n_proj, prod_ok, empty, port_ok)
+        return out
+
+    @staticmethod
+    def _p1_projects(st: SareState, p: int, out: list, present: int, prod_ok: int, empty: int, port_ok: int) -> None:
+        """4.1: the new projects open to seat p (which has a Master Builder free for one)."""
+        mask = st.done_mask[p]
+        board = st.board
+        # the kinds open to a new project, as a bit mask: production kinds not launched this phase,
+        # administrative kinds and the Port never built nor owned (4.1), while tiles are left
+        blocked = st.p1_new[p] | ((mask | present) & _NON_PRODUCTION)
+        kinds = sum(compress(_KIND_BITS, map(_POSITIVE, board))) & ~blocked
+        if kinds:                              # in kind order, each in space order
+            lo, hi = prod_ok & _LOW, prod_ok >> _HALF
+            for k in SPACES_IN[kinds & _PRODUCTION_KINDS]:      # SPACES_IN[mask]: the set bits of a mask
+                at_lo, at_hi = _PROJECT_AT[k]
+                out += at_lo[lo]
+                out += at_hi[hi]
+            lo, hi = empty & _LOW, empty >> _HALF
+            for k in SPACES_IN[kinds & _NON_PRODUCTION]:
+                at_lo, at_hi = _PROJECT_AT[k]
+                if k == PORT:
+                    out += at_lo[port_ok & _LOW]
+                    out += at_hi[port_ok >> _HALF]
+                else:
                     out += at_lo[lo]
                     out += at_hi[hi]
-                lo, hi = empty & _LOW, empty >> _HALF
-                for k in SPACES_IN[kinds & _NON_PRODUCTION]:
-                    at_lo, at_hi = _PROJECT_AT[k]
-                    if k == PORT:
-                        out += at_lo[port_ok & _LOW]
-                        out += at_hi[port_ok >> _HALF]
-                    else:
-                        out += at_lo[lo]
-                        out += at_hi[hi]
-            if st.pyr_avail and not mask & ((1 << PYR) | PYR_STARTED) and not present >> PYR & 1:
-                if st.pyramid_pick == "free":     # any Pyramid left (option, R-09)
-                    out.extend(["project", KINDS[PYR], s, no] for s in SPACES_IN[empty] for no in st.pyr_avail)
-                else:
-                    at_lo, at_hi = _PROJECT_AT[PYR]
-                    out += at_lo[empty & _LOW]
-                    out += at_hi[empty >> _HALF]
+        if st.pyr_avail and not mask & ((1 << PYR) | PYR_STARTED) and not present >> PYR & 1:
+            if st.pyramid_pick == "free":     # any Pyramid left (option, R-09)
+                out.extend(["project", KINDS[PYR], s, no] for s in SPACES_IN[empty] for no in st.pyr_avail)
+            else:
+                at_lo, at_hi = _PROJECT_AT[PYR]
+                out += at_lo[empty & _LOW]
+                out += at_hi[empty >> _HALF]
+
+    @staticmethod
+    def _p1_piece_actions(st: SareState, p: int, out: list, m: int, wh: int, n_proj: int,
+                          prod_ok: int, empty: int, port_ok: int) -> None:
+        """4.3-4.4: the demolitions, cancellations and moves of seat p's pieces, in piece order."""
+        pcs = st.pieces[p]
+        arch = st.architect
         lone = None
         i = -1
         for k, s, built, steps, _no, _turn, fresh in pcs:
@@ -384,7 +397,6 @@ class SareEngine:
                     at_lo, at_hi = _MOVE_AT[i]
                     out += at_lo[spaces & _LOW]
                     out += at_hi[spaces >> _HALF]
-        return out
 
     def _can_demolish(self, st: SareState, p: int, pc: list, m: int, n_proj: int, placement: bool = True) -> bool:
         """4.4: the last Master Builders keep their projects, the other warehouses hold the stored
@@ -441,57 +453,9 @@ class SareEngine:
     def _legal_p3(self, st: SareState, p: int) -> list:
         out: list = [_DONE]
         revolt = st.status[p] == 2
-        slots, res = st.slots[p], st.res[p]
-        pcs = st.pieces[p]
+        res = st.res[p]
         if not revolt and not st.charter[p]:
-            spare = st.spare[p]
-            w, g, s = slots[0] + res[0] - spare[0], slots[1] + res[1] - spare[1], slots[2] + res[2] - spare[2]
-            jok = slots[3] + res[3]
-            cu = st.car_use[p]
-            if cu or jok:                            # keep a typed token: Jokers / caravans pay instead (R-02)
-                out += _SPARES[(w > 0) | (g > 0) << 1 | (s > 0) << 2]
-            if cu:                                   # a caravan cashed into a held token of choice (R-10)
-                reserve = st.reserve
-                out += _CASHES[(reserve[0] > 0) | (reserve[1] > 0) << 1 | (reserve[2] > 0) << 2]
-            sources = []                             # production buildings and the Port built before this turn
-            port = False
-            todo = []
-            turn = st.turn
-            i = -1
-            for k, space, built, _steps, _no, built_turn, fresh in pcs:
-                i += 1
-                if built:
-                    if built_turn < turn:
-                        if k == CARP or k == MASON or k == GOLDS:
-                            sources.append((NEAR[space], PRODUCES[k]))
-                        elif k == PORT:
-                            port = True
-                elif not (k == PYR and fresh == 2):     # one Pyramid step per turn (7.4)
-                    todo.append(i)
-            for i in todo:                           # every way to pay for building piece i (project_cost and
-                pc = pcs[i]                          # port_reduces, with the reducing buildings gathered once)
-                space = pc[1]
-                bit = 1 << space
-                cw, cg, cs = PYRAMIDS[pc[4]][1] if pc[0] == PYR else COST[pc[0]]
-                for near, t in sources:
-                    if near & bit:
-                        if t == 0:
-                            if cw > 0:
-                                cw -= 1
-                        elif t == 1:
-                            if cg > 0:
-                                cg -= 1
-                        elif cs > 0:
-                            cs -= 1
-                gw, gg, gs = cw - w, cg - g, cs - s          # tokens missing per type
-                missing = (gw if gw > 0 else 0) + (gg if gg > 0 else 0) + (gs if gs > 0 else 0)
-                if port and bit & NILE_MASK and (cw > 0 or cg > 0 or cs > 0):
-                    # the Port's -1 on a type the cost still has: one token fewer missing when that type was short
-                    for pt, c, gap in ((0, cw, gw), (1, cg, gg), (2, cs, gs)):
-                        if c > 0:
-                            self._pay_ways(out, i, RES[pt], missing - 1 if gap > 0 else missing, jok, cu)
-                elif missing <= jok + cu:                 # else no way to pay (the common case)
-                    self._pay_ways(out, i, "-", missing, jok, cu)
+            self._p3_builds(st, p, out)
         elif revolt and not st.charter[p] and st.car_use[p]:
             reserve = st.reserve                     # receiving a caravan's resource is not constructing (7.5, R-10)
             out += _CASHES[(reserve[0] > 0) | (reserve[1] > 0) << 1 | (reserve[2] > 0) << 2]
@@ -499,26 +463,73 @@ class SareEngine:
             if revolt:
                 w, g, s, j = res
             else:
+                slots = st.slots[p]
                 w, g, s, j = res[0] + slots[0], res[1] + slots[1], res[2] + slots[2], res[3] + slots[3]
             # the pairs of tokens the seat can pay: by how many of each type it has, counting to 2
             out += _CHARTERS[(w if w < 2 else 2) * 27 + (g if g < 2 else 2) * 9 + (s if s < 2 else 2) * 3
                              + (j if j < 2 else 2)]
         if st.architect:                 # RB Architect "demolish buildings during your construction phase" (R-04)
-            m = wh = n_proj = 0                      # _can_demolish for every built piece, its facts gathered once
-            for pc in pcs:
-                if not pc[2]:
-                    n_proj += 1
-                elif pc[0] == MB:
-                    m += 1
-                elif pc[0] == WH:
-                    wh += 1
-            lone = _lone_near(pcs)
-            mb_ok = m > 1 and n_proj <= 2 * (m - 1)
-            wh_ok = res[0] + res[1] + res[2] <= WH_CAP * (wh - 1)
-            for i, pc in enumerate(pcs):
-                if pc[2] and not lone >> pc[1] & 1 and (mb_ok if pc[0] == MB else wh_ok if pc[0] == WH else True):
-                    out.append(_DEMOLISH[i])
+            _p3_demolitions(st.pieces[p], res, out)
         return out
+
+    def _p3_builds(self, st: SareState, p: int, out: list) -> None:
+        """7.2-7.4: seat p's spare and cash actions and every way to pay for building each of its
+        projects (the seat is not in revolt and has chartered no caravan)."""
+        slots, res = st.slots[p], st.res[p]
+        pcs = st.pieces[p]
+        spare = st.spare[p]
+        w, g, s = slots[0] + res[0] - spare[0], slots[1] + res[1] - spare[1], slots[2] + res[2] - spare[2]
+        jok = slots[3] + res[3]
+        cu = st.car_use[p]
+        if cu or jok:                            # keep a typed token: Jokers / caravans pay instead (R-02)
+            out += _SPARES[(w > 0) | (g > 0) << 1 | (s > 0) << 2]
+        if cu:                                   # a caravan cashed into a held token of choice (R-10)
+            reserve = st.reserve
+            out += _CASHES[(reserve[0] > 0) | (reserve[1] > 0) << 1 | (reserve[2] > 0) << 2]
+        sources = []                             # production buildings and the Port built before this turn
+        port = False
+        todo = []
+        turn = st.turn
+        i = -1
+        for k, space, built, _steps, _no, built_turn, fresh in pcs:
+            i += 1
+            if built:
+                if built_turn < turn:
+                    if k == CARP or k == MASON or k == GOLDS:
+                        sources.append((NEAR[space], PRODUCES[k]))
+                    elif k == PORT:
+                        port = True
+            elif not (k == PYR and fresh == 2):     # one Pyramid step per turn (7.4)
+                todo.append(i)
+        for i in todo:
+            self._piece_pay_ways(out, i, pcs[i], sources, port, w, g, s, jok, cu)
+
+    def _piece_pay_ways(self, out: list, i: int, pc: list, sources: list, port: bool,
+                        w: int, g: int, s: int, jok: int, cu: int) -> None:
+        """Every way to pay for building piece i (project_cost and port_reduces, with the reducing
+        buildings gathered once), holding w, g, s typed tokens, jok Jokers and cu caravan credits."""
+        space = pc[1]
+        bit = 1 << space
+        cw, cg, cs = PYRAMIDS[pc[4]][1] if pc[0] == PYR else COST[pc[0]]
+        for near, t in sources:
+            if near & bit:
+                if t == 0:
+                    if cw > 0:
+                        cw -= 1
+                elif t == 1:
+                    if cg > 0:
+                        cg -= 1
+                elif cs > 0:
+                    cs -= 1
+        gw, gg, gs = cw - w, cg - g, cs - s          # tokens missing per type
+        missing = (gw if gw > 0 else 0) + (gg if gg > 0 else 0) + (gs if gs > 0 else 0)
+        if port and bit & NILE_MASK and (cw > 0 or cg > 0 or cs > 0):
+            # the Port's -1 on a type the cost still has: one token fewer missing when that type was short
+            for pt, c, gap in ((0, cw, gw), (1, cg, gg), (2, cs, gs)):
+                if c > 0:
+                    self._pay_ways(out, i, RES[pt], missing - 1 if gap > 0 else missing, jok, cu)
+        elif missing <= jok + cu:                 # else no way to pay (the common case)
+            self._pay_ways(out, i, "-", missing, jok, cu)
 
     @staticmethod
     def _pay_ways(out: list, i: int, port_type: str, short: int, jok: int, cu: int) -> None:
@@ -557,39 +568,53 @@ class SareEngine:
             if a is None or a not in legal:
                 raise _ill(f"{event.action!r} is not legal now ({self._rule_hint(st)})", self._rule_hint(st))
             _ACT_AT[stage](self, st, seat, a)
-        elif isinstance(step, Random):
-            if not isinstance(event, Rolled) or not isinstance(event.values, (list, tuple)) or len(event.values) != 1:
-                raise _ill("expected the joint random draw", "3.1")
-            self._rolled(st, event.values[0])
-        elif isinstance(step, DeckShuffle):
-            if (not isinstance(event, DeckShuffled) or event.deck != step.deck
-                    or not isinstance(event.handles, (list, tuple))
-                    or len(event.handles) != len(step.cards) or not _fresh_ints(event.handles)):
-                raise _ill(f"expected the shuffle of deck {step.deck!r} ({len(step.cards)} cards)", "3.1")
-            self._shuffled(st, list(event.handles))
-        elif isinstance(step, DeckReveal):
-            if (not isinstance(event, DeckRevealed) or not isinstance(event.cards, (list, tuple))
-                    or tuple(event.handles) != step.handles or len(event.cards) != len(step.handles)
-                    or not _card_ids(event.cards)):
-                raise _ill(f"expected the reveal of handles {list(step.handles)}", "3.1")
-            self._revealed(st, list(event.cards))
-        elif isinstance(step, DeckShow):
-            if not isinstance(event, DeckShown) or event.seat != step.seat or tuple(event.handles) != step.handles:
-                raise _ill(f"expected the private show of {list(step.handles)} to seat {step.seat}", "3.1")
-            self._shown(st)
-        elif isinstance(step, DeckReturn):
-            if (not isinstance(event, DeckReturned) or event.seat != step.seat or event.deck != step.deck
-                    or event.position != step.position or len(event.kept) != len(step.handles) - 1
-                    or not _fresh_ints((event.returned, *event.kept))):
-                raise _ill("expected the Temple's face-down return", "6.1")
-            self._returned(st, event.returned, list(event.kept))
         else:
-            raise _ill("the game is over", "8.1")
+            self._apply_event(st, step, event)
         st.ver = ver + 1
         if st._bkv == ver and stage not in _BUILDING:       # nothing built or demolished: still valid
             st._bkv = ver + 1
         if not st.reveal_q and st.stage in _ADVANCING:      # else _advance has nothing to do
             self._advance(st)
+
+    def _apply_event(self, st: SareState, step: Any, event) -> None:
+        """apply, for the steps that are not a decision: checks the event, then carries it out."""
+        if isinstance(step, Random):
+            if not isinstance(event, Rolled) or not isinstance(event.values, (list, tuple)) or len(event.values) != 1:
+                raise _ill("expected the joint random draw", "3.1")
+            self._rolled(st, event.values[0])
+        elif isinstance(step, DeckShuffle):
+            self._apply_shuffled(st, step, event)
+        elif isinstance(step, DeckReveal):
+            self._apply_revealed(st, step, event)
+        elif isinstance(step, DeckShow):
+            if not isinstance(event, DeckShown) or event.seat != step.seat or tuple(event.handles) != step.handles:
+                raise _ill(f"expected the private show of {list(step.handles)} to seat {step.seat}", "3.1")
+            self._shown(st)
+        elif isinstance(step, DeckReturn):
+            self._apply_returned(st, step, event)
+        else:
+            raise _ill("the game is over", "8.1")
+
+    def _apply_shuffled(self, st: SareState, step: DeckShuffle, event) -> None:
+        if (not isinstance(event, DeckShuffled) or event.deck != step.deck
+                or not isinstance(event.handles, (list, tuple))
+                or len(event.handles) != len(step.cards) or not _fresh_ints(event.handles)):
+            raise _ill(f"expected the shuffle of deck {step.deck!r} ({len(step.cards)} cards)", "3.1")
+        self._shuffled(st, list(event.handles))
+
+    def _apply_revealed(self, st: SareState, step: DeckReveal, event) -> None:
+        if (not isinstance(event, DeckRevealed) or not isinstance(event.cards, (list, tuple))
+                or tuple(event.handles) != step.handles or len(event.cards) != len(step.handles)
+                or not _card_ids(event.cards)):
+            raise _ill(f"expected the reveal of handles {list(step.handles)}", "3.1")
+        self._revealed(st, list(event.cards))
+
+    def _apply_returned(self, st: SareState, step: DeckReturn, event) -> None:
+        if (not isinstance(event, DeckReturned) or event.seat != step.seat or event.deck != step.deck
+                or event.position != step.position or len(event.kept) != len(step.handles) - 1
+                or not _fresh_ints((event.returned, *event.kept))):
+            raise _ill("expected the Temple's face-down return", "6.1")
+        self._returned(st, event.returned, list(event.kept))
 
     def _rule_hint(self, st: SareState) -> str:
         return {"setup": "2.2", "p1": "4", "poll": "5.3", "market": "6.4", "palace": "5.5", "tw": "5.5",
@@ -1026,117 +1051,143 @@ class SareEngine:
 
     # -------------------------------------------------------------- automatic transitions
     def _advance(self, st: SareState) -> None:
-        """Move on through the stages that need no decision nor event, up to the next that does
-        (the frequent stages first)."""
-        n = st.n
+        """Move on through the stages that need no decision nor event, up to the next that does.
+        Each stage's step (_ADVANCE_AT) returns True where the game waits."""
+        steps = _ADVANCE_AT
         while not st.reveal_q:
-            stg = st.stage
-            if stg == "poll_next":
-                st.poll_gold = False
-                order, fp, status = st.order, st.fp, st.status
-                cur = st.cur
-                while cur < n:                          # the next seat polled: standing, or lying down with
-                    p = order[(fp + cur) % n]           # a Market or the oracle still to use (SR-24, R-05)
-                    if status[p] == 0 or (status[p] == 1 and (_can_use(st, p, MARKET) or self._oracle_open(st, p))):
-                        break
-                    cur += 1
-                st.cur = cur
-                if cur < n:
-                    st.stage = "poll"
-                    return
-                if 0 in status:                         # someone still stands
-                    st.in_horus = False
-                    st.stage = "draw"
-                else:
-                    st.stage = "season_end"
-            elif stg == "store":
-                p = st.order[(st.fp + st.cur) % n]
-                res = st.res[p]
-                if res[3] > 0 or res[0] + res[1] + res[2] > capacity(st, p):
-                    return
-                st.cur += 1
-                st.stage = "p3_next"
-            elif stg == "p1_next":
-                if st.cur >= n:
-                    self._start_p2(st)
-                else:
-                    st.stage = "p1"
-                    return
-            elif stg == "p3_next":
-                if st.cur >= n:
-                    self._end_turn(st)
-                else:
-                    st.stage = "p3"
-                    return
-            elif stg == "poll_start":
-                st.cur = 0
-                st.stage = "poll_next"
-                self._show_top(st)
-            elif stg == "draw":
-                if not st.shoe:                         # empty shoe: everyone still standing stops (SR-27)
-                    st.horus = 0
-                    self._lone_stop(st)
-                    st.stage = "season_end"
-                elif self._top_public(st) and not st.dark:   # face-up top: drawn without a reveal
-                    self._draw(st, st.top[1])
-                else:
-                    return
-            elif stg == "palace_next":
-                order, fp, status = st.order, st.fp, st.status
-                cur = st.cur
-                used = st.used
-                while cur < n:                          # the next standing seat with a Palace on its day side
-                    p = order[(fp + cur) % n]
-                    if status[p] == 0 and not used[p] >> PALACE & 1 and _built_mask(st, p) >> PALACE & 1:
-                        break
-                    cur += 1
-                st.cur = cur
-                if cur < n:
-                    st.stage = "palace"
-                    return
-                st.stage = "resolve"
-            elif stg == "resolve":
-                self._resolve(st)
-            elif stg == "after_card":
-                st.card = -1
-                if 0 not in st.status:                  # nobody stands
-                    st.horus = 0
-                    st.in_horus = False
-                    st.stage = "season_end"
-                elif st.horus > 0 and st.shoe:
-                    st.horus -= 1
-                    st.in_horus = True
-                    st.stage = "draw"
-                else:
-                    st.horus = 0
-                    st.in_horus = False
-                    st.stage = "poll_start"
-            elif stg == "season_end":
-                st.cur = 0
-                st.stage = "mf_next"
-                # Temple kept cards stay secret while anyone pushes their luck; revealed (and a
-                # Resource credited to a lying-down owner) once nobody stands (6.1)
-                for i in range(n):
-                    st.reveal_q.extend(st.kept[seat_at(st, i)])
-            elif stg == "mf_next":
-                if _seek(st, lambda p: st.status[p] == 1 and _can_use(st, p, MARKET)):
-                    st.stage = "market_final"
-                    return
-                self._finish_season(st)
-            elif stg == "tw_next":
-                if _seek(st, lambda p: st.status[p] == 0 and ((st.tlev[p] == 2 and _can_use(st, p, GARDENS))
-                                                          or (st.tlev[p] == 1 and _can_use(st, p, LIB)))):
-                    st.stage = "tw"
-                    return
-                self._apply_troubles(st)
-            elif stg == "tw":
-                p = seat_at(st, st.cur)                 # after Gardens, the same seat may add the Library
-                if (st.tlev[p] == 1 and _can_use(st, p, LIB)):
-                    return
-                st.cur += 1
-                st.stage = "tw_next"
-            else:
+            step = steps.get(st.stage)
+            if step is None or step(self, st):
                 return
+
+    def _adv_poll_next(self, st: SareState) -> bool:
+        st.poll_gold = False
+        n = st.n
+        order, fp, status = st.order, st.fp, st.status
+        cur = st.cur
+        while cur < n:                          # the next seat polled: standing, or lying down with
+            p = order[(fp + cur) % n]           # a Market or the oracle still to use (SR-24, R-05)
+            if status[p] == 0 or (status[p] == 1 and (_can_use(st, p, MARKET) or self._oracle_open(st, p))):
+                break
+            cur += 1
+        st.cur = cur
+        if cur < n:
+            st.stage = "poll"
+            return True
+        if 0 in status:                         # someone still stands
+            st.in_horus = False
+            st.stage = "draw"
+        else:
+            st.stage = "season_end"
+        return False
+
+    def _adv_store(self, st: SareState) -> bool:
+        p = st.order[(st.fp + st.cur) % st.n]
+        res = st.res[p]
+        if res[3] > 0 or res[0] + res[1] + res[2] > capacity(st, p):
+            return True
+        st.cur += 1
+        st.stage = "p3_next"
+        return False
+
+    def _adv_p1_next(self, st: SareState) -> bool:
+        if st.cur >= st.n:
+            self._start_p2(st)
+            return False
+        st.stage = "p1"
+        return True
+
+    def _adv_p3_next(self, st: SareState) -> bool:
+        if st.cur >= st.n:
+            self._end_turn(st)
+            return False
+        st.stage = "p3"
+        return True
+
+    def _adv_poll_start(self, st: SareState) -> bool:
+        st.cur = 0
+        st.stage = "poll_next"
+        self._show_top(st)
+        return False
+
+    def _adv_draw(self, st: SareState) -> bool:
+        if not st.shoe:                         # empty shoe: everyone still standing stops (SR-27)
+            st.horus = 0
+            self._lone_stop(st)
+            st.stage = "season_end"
+        elif self._top_public(st) and not st.dark:   # face-up top: drawn without a reveal
+            self._draw(st, st.top[1])
+        else:
+            return True
+        return False
+
+    def _adv_palace_next(self, st: SareState) -> bool:
+        n = st.n
+        order, fp, status = st.order, st.fp, st.status
+        cur = st.cur
+        used = st.used
+        while cur < n:                          # the next standing seat with a Palace on its day side
+            p = order[(fp + cur) % n]
+            if status[p] == 0 and not used[p] >> PALACE & 1 and _built_mask(st, p) >> PALACE & 1:
+                break
+            cur += 1
+        st.cur = cur
+        if cur < n:
+            st.stage = "palace"
+            return True
+        st.stage = "resolve"
+        return False
+
+    def _adv_resolve(self, st: SareState) -> bool:
+        self._resolve(st)
+        return False
+
+    def _adv_after_card(self, st: SareState) -> bool:
+        st.card = -1
+        if 0 not in st.status:                  # nobody stands
+            st.horus = 0
+            st.in_horus = False
+            st.stage = "season_end"
+        elif st.horus > 0 and st.shoe:
+            st.horus -= 1
+            st.in_horus = True
+            st.stage = "draw"
+        else:
+            st.horus = 0
+            st.in_horus = False
+            st.stage = "poll_start"
+        return False
+
+    def _adv_season_end(self, st: SareState) -> bool:
+        st.cur = 0
+        st.stage = "mf_next"
+        # Temple kept cards stay secret while anyone pushes their luck; revealed (and a
+        # Resource credited to a lying-down owner) once nobody stands (6.1)
+        for i in range(st.n):
+            st.reveal_q.extend(st.kept[seat_at(st, i)])
+        return False
+
+    def _adv_mf_next(self, st: SareState) -> bool:
+        if _seek(st, lambda p: st.status[p] == 1 and _can_use(st, p, MARKET)):
+            st.stage = "market_final"
+            return True
+        self._finish_season(st)
+        return False
+
+    def _adv_tw_next(self, st: SareState) -> bool:
+        if _seek(st, lambda p: st.status[p] == 0 and ((st.tlev[p] == 2 and _can_use(st, p, GARDENS))
+                                                  or (st.tlev[p] == 1 and _can_use(st, p, LIB)))):
+            st.stage = "tw"
+            return True
+        self._apply_troubles(st)
+        return False
+
+    def _adv_tw(self, st: SareState) -> bool:
+        p = seat_at(st, st.cur)                 # after Gardens, the same seat may add the Library
+        if (st.tlev[p] == 1 and _can_use(st, p, LIB)):
+            return True
+        st.cur += 1
+        st.stage = "tw_next"
+        return False
 
     def _start_p2(self, st: SareState) -> None:
         st.phase = "p2"
@@ -1192,36 +1243,9 @@ class SareEngine:
         goal = GOAL[st.scenario]
         met = [p for p in range(n) if progress(st, p) == goal]      # goal_met (the refill below moves no progress)
         over = bool(met) or st.turn >= st.turn_limit
-        reserve = st.reserve
-        for p in range(n):                             # production cards refilled (7.6, SR-11)
-            producers = [0, 0, 0, 0]                   # _producers(st, p, t) for every t
-            for pc in st.pieces[p]:
-                mark = pc[6]                           # 2: this turn's Pyramid step; 1: placed or moved this turn,
-                if mark and (mark == 2 or not over):   # which stays on the final state when the game ends here
-                    pc[6] = 0
-                if pc[2] and pc[0] in PRODUCES:
-                    producers[PRODUCES[pc[0]]] += 1
-            slots = st.slots[p]
-            for t in range(4):
-                need = producers[t] - slots[t]
-                if need > 0:                           # one token at a time while the reserve has one
-                    if need > reserve[t]:
-                        need = reserve[t]
-                    slots[t] += need
-                    reserve[t] -= need
+        _refill_slots(st, over)
         if over:
-            cands = met or list(range(n))
-            if met:
-                keys = {p: tiebreak_key(st, p) for p in cands}
-                st.end_reason = "goal"
-            else:
-                keys = {p: (progress(st, p),) + tiebreak_key(st, p) for p in cands}
-                st.end_reason = "turn_limit"
-            best = max(keys.values())
-            st.winners = sorted(p for p in cands if keys[p] == best)
-            st.scores = [progress(st, p) for p in range(n)]
-            st.phase = "over"
-            st.stage = "over"
+            self._end_game(st, met)
             return
         st.turn += 1
         st.fp = (st.fp + 1) % n                        # the shoe passes to the left (8.3)
@@ -1233,6 +1257,23 @@ class SareEngine:
         st.phase = "p1"
         st.cur = 0
         st.stage = "p1_next"
+
+    def _end_game(self, st: SareState, met: list) -> None:
+        """8.1: the game ends; the winners are the seats that met the goal, else (the turn limit)
+        the seats furthest along, each by the tie-breaks."""
+        n = st.n
+        cands = met or list(range(n))
+        if met:
+            keys = {p: tiebreak_key(st, p) for p in cands}
+            st.end_reason = "goal"
+        else:
+            keys = {p: (progress(st, p),) + tiebreak_key(st, p) for p in cands}
+            st.end_reason = "turn_limit"
+        best = max(keys.values())
+        st.winners = sorted(p for p in cands if keys[p] == best)
+        st.scores = [progress(st, p) for p in range(n)]
+        st.phase = "over"
+        st.stage = "over"
 
     # -------------------------------------------------------------- the rest of the interface
     def reveals(self, st: SareState, seat: int, action: Any) -> list:
@@ -1324,6 +1365,27 @@ _ADVANCING = frozenset(("p1_next", "poll_start", "poll_next", "draw", "palace_ne
                         "after_card", "season_end", "mf_next", "p3_next", "store"))
 """The stages _advance moves on from by itself (at every other stage it waits for an event)."""
 
+def _refill_slots(st: SareState, over: bool) -> None:
+    """7.6, SR-11: every seat's production cards refilled from the reserve, and this turn's marks
+    on the pieces cleared (a placed or moved mark stays on the final state when the game ends)."""
+    reserve = st.reserve
+    for p in range(st.n):
+        producers = [0, 0, 0, 0]                   # _producers(st, p, t) for every t
+        for pc in st.pieces[p]:
+            mark = pc[6]                           # 2: this turn's Pyramid step; 1: placed or moved this turn,
+            if mark and (mark == 2 or not over):   # which stays on the final state when the game ends here
+                pc[6] = 0
+            if pc[2] and pc[0] in PRODUCES:
+                producers[PRODUCES[pc[0]]] += 1
+        slots = st.slots[p]
+        for t in range(4):
+            need = producers[t] - slots[t]
+            if need > 0:                           # one token at a time while the reserve has one
+                if need > reserve[t]:
+                    need = reserve[t]
+                slots[t] += need
+                reserve[t] -= need
+
 
 def _lone_near(pcs: list) -> int:
     """Architect (projects_stay_placed for every built piece at once): the spaces whose built piece
@@ -1343,6 +1405,24 @@ def _lone_near(pcs: list) -> int:
     for s in SPACES_IN[projects & ~twice]:     # near exactly one built piece: the one on a space near it
         lone |= NEAR[s]
     return lone
+
+def _p3_demolitions(pcs: list, res: list, out: list) -> None:
+    """Architect: the built pieces a seat may demolish in its construction phase (R-04):
+    _can_demolish for every built piece, its facts gathered once."""
+    m = wh = n_proj = 0
+    for pc in pcs:
+        if not pc[2]:
+            n_proj += 1
+        elif pc[0] == MB:
+            m += 1
+        elif pc[0] == WH:
+            wh += 1
+    lone = _lone_near(pcs)
+    mb_ok = m > 1 and n_proj <= 2 * (m - 1)
+    wh_ok = res[0] + res[1] + res[2] <= WH_CAP * (wh - 1)
+    for i, pc in enumerate(pcs):
+        if pc[2] and not lone >> pc[1] & 1 and (mb_ok if pc[0] == MB else wh_ok if pc[0] == WH else True):
+            out.append(_DEMOLISH[i])
 
 
 _DECIDE = tuple(Decide(seat) for seat in range(4))       # steps are frozen: one instance per seat
@@ -1409,6 +1489,13 @@ _LEGAL_AT = {"setup": SareEngine._legal_setup, "p1": SareEngine._legal_p1, "poll
              "store": SareEngine._legal_store}
 """The decision stages and their legal-action generators."""
 
+_ADVANCE_AT = {"poll_next": SareEngine._adv_poll_next, "store": SareEngine._adv_store,
+               "p1_next": SareEngine._adv_p1_next, "p3_next": SareEngine._adv_p3_next,
+               "poll_start": SareEngine._adv_poll_start, "draw": SareEngine._adv_draw,
+               "palace_next": SareEngine._adv_palace_next, "resolve": SareEngine._adv_resolve,
+               "after_card": SareEngine._adv_after_card, "season_end": SareEngine._adv_season_end,
+               "mf_next": SareEngine._adv_mf_next, "tw_next": SareEngine._adv_tw_next, "tw": SareEngine._adv_tw}
+"""A stage that may need no decision nor event → its step in _advance (True: the game waits there)."""
 _ACT_AT = {"setup": SareEngine._act_setup, "p1": SareEngine._act_p1, "poll": SareEngine._act_poll,
            "market": SareEngine._act_market, "palace": SareEngine._act_palace, "tw": SareEngine._act_tw,
            "market_final": SareEngine._act_market_final, "p3": SareEngine._act_p3, "store": SareEngine._act_store,

@@ -21,37 +21,44 @@ def _hidden(h: int, knowledge: dict) -> dict[str, Any]:
     return out
 
 
+def _pieces(st: Any, p: int) -> list[dict[str, Any]]:
+    """Seat p's pieces as the view shows them."""
+    pcs = []
+    for i, pc in enumerate(st.pieces[p]):
+        d = {"index": i, "kind": KINDS[pc[0]], "space": pc[1], "built": bool(pc[2])}
+        if pc[0] == 12:
+            d.update(pyramid=pc[4], steps=pc[3], steps_total=PYRAMIDS[pc[4]][0])
+        pcs.append(d)
+    return pcs
+
+
+def _player(st: Any, p: int, seat: int | None, knowledge: dict) -> dict[str, Any]:
+    """What everyone sees of seat p, with its kept Temple cards' faces when p is the viewing seat."""
+    return {
+        "seat": p,
+        "pieces": _pieces(st, p),
+        "warehouse": dict(zip(RES, st.res[p])),
+        "gains": dict(zip(RES, st.gain[p])),
+        "production_cards": dict(zip(RES, st.slots[p])),
+        "revolt": st.rev[p],
+        "revolt_bottom": st.black[p],
+        "caravans": st.car[p],
+        "caravans_usable": st.car_use[p] if st.phase == "p3" else st.car[p],
+        "spared": dict(zip(RES[:3], st.spare[p])),
+        "obelisk": ("standing", "lying", "revolt")[st.status[p]] if st.phase == "p2" or st.phase == "p3" else "standing",
+        "night_side": [KINDS[k] for k in range(5, 11) if st.used[p] >> k & 1],
+        "palace_cards": [_card(c) for c in st.palace_cards[p]],
+        "library_jokers": st.lib_j[p],
+        "temple_kept": [_hidden(h, knowledge if p == seat else {}) for h in st.kept[p]],
+        "temple_kept_revealed": [_card(c) for c in st.kept_cards[p]],
+        "pyramid_tokens": st.ptok[p],
+        "progress": progress(st, p),
+    }
+
+
 def build_view(engine: Any, st: Any, seat: int | None, knowledge: dict) -> dict[str, Any]:
     step = engine.expected(st)
-    players = []
-    for p in range(st.n):
-        pcs = []
-        for i, pc in enumerate(st.pieces[p]):
-            d = {"index": i, "kind": KINDS[pc[0]], "space": pc[1], "built": bool(pc[2])}
-            if pc[0] == 12:
-                d.update(pyramid=pc[4], steps=pc[3], steps_total=PYRAMIDS[pc[4]][0])
-            pcs.append(d)
-        pl = {
-            "seat": p,
-            "pieces": pcs,
-            "warehouse": dict(zip(RES, st.res[p])),
-            "gains": dict(zip(RES, st.gain[p])),
-            "production_cards": dict(zip(RES, st.slots[p])),
-            "revolt": st.rev[p],
-            "revolt_bottom": st.black[p],
-            "caravans": st.car[p],
-            "caravans_usable": st.car_use[p] if st.phase == "p3" else st.car[p],
-            "spared": dict(zip(RES[:3], st.spare[p])),
-            "obelisk": ("standing", "lying", "revolt")[st.status[p]] if st.phase == "p2" or st.phase == "p3" else "standing",
-            "night_side": [KINDS[k] for k in range(5, 11) if st.used[p] >> k & 1],
-            "palace_cards": [_card(c) for c in st.palace_cards[p]],
-            "library_jokers": st.lib_j[p],
-            "temple_kept": [_hidden(h, knowledge if p == seat else {}) for h in st.kept[p]],
-            "temple_kept_revealed": [_card(c) for c in st.kept_cards[p]],
-            "pyramid_tokens": st.ptok[p],
-            "progress": progress(st, p),
-        }
-        players.append(pl)
+    players = [_player(st, p, seat, knowledge) for p in range(st.n)]
     own = knowledge if seat is not None else {}
     shoe = [_hidden(h, own) for h in st.shoe]
     public_top = bool(st.top) and bool(st.shoe) and st.top[0] == st.shoe[0] and st.top[1] >= 0
