@@ -222,7 +222,7 @@ class Mailbox:
         return self.out_n[to] - self.peer_ack[to]
 
     # ------------------------------------------------------------------ receiving
-    def open(self, envelope: bytes, budget: dict[int, int] | None = None) -> Letter | None:
+    def open(self, envelope: bytes, budget: dict[int, int] | None = None, mark: bool = True) -> Letter | None:
         """The letter in `envelope`, None for a duplicate; MailError (why, and the claimed
         signer if it got that far) for anything that must not reach the game. `budget`: the
         envelopes taken per sender so far in this batch (at most MAX_BATCH each)."""
@@ -267,11 +267,6 @@ class Mailbox:
         if budget is not None and budget.get(sender, 0) >= MAX_BATCH:
             raise MailError(f"over {MAX_BATCH} envelopes from seat {sender} at once; the rest are dropped",
                             signer=sender)
-        if stream is None:
-            stream = by[epoch] = _Stream()
-            while len(by) > EPOCHS_KEPT:
-                del by[next(iter(by))]                    # the oldest epoch first seen
-        stream.take(n)
         if budget is not None:
             budget[sender] = budget.get(sender, 0) + 1
         ack = 0
@@ -279,7 +274,23 @@ class Mailbox:
             if (type(item) is list and len(item) == 3 and item[0] == self.seat and item[1] == self.epoch
                     and type(item[2]) is int and item[2] >= 0):
                 ack = min(item[2], self.out_n[sender])    # never past what we sent
-        return Letter(sender, epoch, n, body, ack)
+        letter = Letter(sender, epoch, n, body, ack)
+        if mark:
+            self.mark(letter)
+        return letter
+
+    def mark(self, letter: Letter) -> None:
+        """Count `letter` as taken (its duplicates are dropped from now on): at once in `open`,
+        or, with mark=False there, once the node has taken it (node/mail_links.py: a letter
+        opened but not taken when the node stops must come again at its next run)."""
+        by = self.streams[letter.sender]
+        stream = by.get(letter.epoch)
+        if stream is None:
+            stream = by[letter.epoch] = _Stream()
+            while len(by) > EPOCHS_KEPT:
+                del by[next(iter(by))]                    # the oldest epoch first seen
+        if letter.n > stream.ack:
+            stream.take(letter.n)
 
     def take(self, envelopes: list[bytes]) -> tuple[list[Letter], list[MailError]]:
         """A drained inbox: its letters (duplicates dropped) in sender and number order (a

@@ -63,6 +63,7 @@ class Parcel:
     mid: int
     envelope: bytes
     redelivered: bool
+    connection: int = 0           # which connection brought it (its mid means nothing on another)
 
 
 class Postbox:
@@ -102,6 +103,7 @@ class Postbox:
         self.closing = False
         self.last_arrival = 0.0                    # trio clock: when an envelope last came
         self.dropped = 0
+        self.connection = 0                        # connections so far (a reconnect starts a new one)
         self._changed = trio.Event()                # set (and replaced) at each PUBACK
 
     # ------------------------------------------------------------------ paho's thread
@@ -128,7 +130,7 @@ class Postbox:
         if msg.topic != self.topic or len(msg.payload) > MAX_ENVELOPE:
             client.ack(msg.mid, msg.qos)                 # not ours to keep: let the broker forget it
             return
-        self._to_trio(self._arrived, Parcel(msg.mid, bytes(msg.payload), bool(msg.dup)))
+        self._to_trio(self._arrived, msg.mid, bytes(msg.payload), bool(msg.dup))
 
     def _on_subscribe(self, client, userdata, mid, reason_codes, properties) -> None:
         failures = [str(r) for r in reason_codes if r.is_failure]
@@ -144,6 +146,7 @@ class Postbox:
 
     # ------------------------------------------------------------------ trio's thread
     def _connected(self, session_present: bool, mid: int) -> None:
+        self.connection += 1
         if self.session_present is None:
             self.session_present = session_present
         elif not session_present:
@@ -170,8 +173,9 @@ class Postbox:
             log.warning("postbox %s: connection to %s lost (%s); reconnecting", self.topic, self.url, why)
             self.ready = trio.Event()
 
-    def _arrived(self, parcel: Parcel) -> None:
+    def _arrived(self, mid: int, payload: bytes, dup: bool) -> None:
         self.last_arrival = trio.current_time()
+        parcel = Parcel(mid, payload, dup, self.connection)
         try:
             self._send.send_nowait(parcel)
         except trio.WouldBlock:
@@ -209,8 +213,11 @@ class Postbox:
         return False
 
     def ack(self, parcel: Parcel) -> None:
-        """The node has taken `parcel` (and stored what it changed): the broker may forget it."""
-        self._client.ack(parcel.mid, 1)
+        """The node has taken `parcel` (and stored what it changed): the broker may forget it.
+        One from an earlier connection is not acknowledged (the broker sent it again on this one,
+        under another number, or will at the next)."""
+        if parcel.connection == self.connection:
+            self._client.ack(parcel.mid, 1)
 
     async def drained(self, quiet: float, timeout: float) -> bool:
         """Wait until no envelope has come for `quiet` seconds since this postbox was ready
