@@ -1148,6 +1148,11 @@ class GameNode:
             log.warning("seat %d: the others reported %d messages of this seat, this node holds %d: it signs "
                         "nothing until they send them back", self.seat, theirs, mine)
         if not self.until_idle:
+            while not self.finished.is_set():           # a node left running: losses on the way
+                await trio.sleep(1.0)
+                self.mail.check(trio.current_time())
+                for seat, link in self.mail.links.items():
+                    await self._send_owed(seat, link, everyone_s=False)
             return
         quiet_since = trio.current_time()
         while not self.finished.is_set():

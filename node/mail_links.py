@@ -36,6 +36,12 @@ PER_SEAT = 4096
 """Letters waiting for the game node per sender; more are dropped (never acknowledged to the
 broker, they come again at the next run; the game's resync covers them meanwhile)."""
 PUMP_INTERVAL = 0.05
+GAP_WAIT = 4.0
+"""A running node takes an envelope missing this long below one that came as lost (`settle`),
+and tells its sender so at once (its next heads carries the new ack)."""
+RESEND_AFTER = 20.0
+"""Our envelopes a running seat has not acknowledged this long, while it wrote to us
+RESEND_AFTER/2 after they went out, are presumed lost and what they carried is owed again."""
 STATE_FILE = "mailbox.json"
 
 
@@ -112,6 +118,9 @@ class MailTransport:
         self.last_activity = 0.0
         self.refused = 0
         self._delivered: set[tuple[int, bytes, int]] = set()   # letters handed to the links in this run
+        self._gap_since: float | None = None
+        self._unacked_since: dict[int, float] = {}      # seat -> since when our envelopes wait for its ack
+        self._last_letter: dict[int, float] = {}        # seat -> when its last letter came
 
     # ------------------------------------------------------------------ outgoing
     def post(self, link: MailLink, frame: Any) -> None:
@@ -194,6 +203,7 @@ class MailTransport:
                 self.postbox.ack(parcel)                   # a duplicate
                 continue
             self._delivered.add(key)
+            self._last_letter[letter.sender] = trio.current_time()
             body = letter.body
             if type(body) is not dict or body.get("t") not in FRAMES:
                 log.warning("postbox: seat %d sent a letter that is no game frame; dropped", letter.sender)
@@ -202,6 +212,31 @@ class MailTransport:
             if not self.links[letter.sender].deliver(letter, parcel):
                 log.warning("postbox: over %d letters from seat %d waiting; dropped one (it comes again)",
                             PER_SEAT, letter.sender)
+
+    def check(self, now: float) -> None:
+        """A running node's upkeep (every second or so): gaps that lasted GAP_WAIT are lost
+        (settled, and the senders told at once by fresh heads); envelopes a seat that kept
+        writing has not acknowledged for RESEND_AFTER are presumed lost (`presume_lost`)."""
+        if self.mailbox.gaps():
+            if self._gap_since is None:
+                self._gap_since = now
+            elif now - self._gap_since >= GAP_WAIT:
+                self.mailbox.settle()
+                self._gap_since = None
+                for link in self.links.values():
+                    link._last_heads = None             # the next heads goes out, with the new ack
+        else:
+            self._gap_since = None
+        for seat in self.links:
+            if self.mailbox.unacked(seat) <= 0:
+                self._unacked_since.pop(seat, None)
+                continue
+            since = self._unacked_since.setdefault(seat, now)
+            if now - since >= RESEND_AFTER and self._last_letter.get(seat, -1e9) >= since + RESEND_AFTER / 2:
+                log.warning("postbox: seat %d has not acknowledged %d envelope(s) for %.0f s while writing to "
+                            "us: presumed lost, sent again", seat, self.mailbox.unacked(seat), now - since)
+                self.mailbox.presume_lost(seat)
+                self._unacked_since[seat] = now
 
     def reported(self) -> dict[int, list[int]]:
         """What each other seat last reported holding (kept across runs)."""

@@ -212,6 +212,18 @@ class Mailbox:
         per author) and has not sent to seat `to` (or sent and learned were lost)."""
         return [(a, s, m) for a, (s, m) in enumerate(zip(self.sent[to], mine)) if s < m]
 
+    def presume_lost(self, to: int) -> None:
+        """Our envelopes to seat `to` that it has not acknowledged although it kept writing to
+        us long after they went out were lost (a first envelope published before its postbox
+        existed, which no later one of ours revealed as a gap): whatever its last heads lacks
+        is owed again (a copy still on its way costs a duplicate, which it drops)."""
+        heads = self.heads.get(to, [0] * len(self.seats))
+        self.sent[to] = [min(s, h) for s, h in zip(self.sent[to], heads)]
+
+    def gaps(self) -> bool:
+        """Some sender's envelope is missing below one that came (see `settle`)."""
+        return any(stream.seen for by in self.streams.values() for stream in by.values())
+
     def reported_of(self, author: int) -> int:
         """The most messages of `author` any other seat reported holding (a node must hold at
         least this many of its own before it signs again: specs/node.md "Never signing twice")."""
@@ -274,6 +286,7 @@ class Mailbox:
             if (type(item) is list and len(item) == 3 and item[0] == self.seat and item[1] == self.epoch
                     and type(item[2]) is int and item[2] >= 0):
                 ack = min(item[2], self.out_n[sender])    # never past what we sent
+        self.peer_ack[sender] = max(self.peer_ack[sender], ack)
         letter = Letter(sender, epoch, n, body, ack)
         if mark:
             self.mark(letter)

@@ -144,3 +144,60 @@ def test_state_survives_a_restart_and_damage_is_named(table):
         Mailbox(GAME, seats, 1, keys[1], saved)
     with pytest.raises(ValueError, match="does not hold seat"):
         Mailbox(GAME, seats, 1, keys[0])
+
+
+def test_a_lost_first_envelope_is_presumed_lost_and_owed_again(table):
+    _, _, (a, b, _) = table
+    a.seal(1, {"t": "msg"}, counts=[1, 0, 0])               # published before seat 1's postbox existed
+    assert a.owed(1, [1, 0, 0]) == [] and a.unacked(1) == 1
+    letter = a.open(b.seal(0, {"t": "heads", "h": [0, 0, 0]}))
+    a.heard(1, [0, 0, 0], letter.ack)                       # it writes, and has none of ours: no gap seen
+    assert a.owed(1, [1, 0, 0]) == []
+    a.presume_lost(1)
+    assert a.owed(1, [1, 0, 0]) == [(0, 0, 1)]
+
+
+def test_gaps_are_seen_until_settled(table):
+    _, _, (a, b, _) = table
+    envs = [a.seal(1, i) for i in range(3)]
+    b.open(envs[2])
+    assert b.gaps()
+    b.settle()
+    assert not b.gaps() and b.streams[0][a.epoch].ack == 3
+
+
+class FakePostbox:
+    """A postbox that only records what it was asked to publish."""
+
+    def __init__(self):
+        self.sent: list[tuple[str, bytes]] = []
+
+    def send(self, inbox, envelope):
+        self.sent.append((inbox, envelope))
+
+    def ack(self, parcel):
+        pass
+
+    def unacknowledged(self):
+        return 0
+
+
+async def test_a_running_node_resends_what_a_writing_seat_never_acknowledged(table, tmp_path):
+    from node.mail_links import RESEND_AFTER, MailTransport
+
+    _, _, (a, b, _) = table
+    ta = MailTransport(FakePostbox(), a, tmp_path)
+    ta.post(ta.links[1], {"t": "msg", "m": b"not a chain message"})     # not parsable: never sent
+    assert ta._outbox == []
+    ta.post(ta.links[1], {"t": "heads", "h": [1, 0, 0]})
+    ta.post(ta.links[1], {"t": "heads", "h": [1, 0, 0]})                # unchanged: not sent twice
+    assert len(ta._outbox) == 1
+    a.sent[1] = [1, 0, 0]                                   # as if our first message had gone out
+    await ta.push()
+    assert len(ta.postbox.sent) == 1 and (tmp_path / "mailbox.json").exists()
+    ta.check(0.0)
+    ta._last_letter[1] = RESEND_AFTER * 0.75                # seat 1 keeps writing, acking nothing
+    ta.check(RESEND_AFTER / 2)
+    assert a.owed(1, [1, 0, 0]) == []
+    ta.check(RESEND_AFTER)
+    assert a.owed(1, [1, 0, 0]) == [(0, 0, 1)]

@@ -14,7 +14,7 @@ import subprocess
 from tests.helpers import timeout as scaled
 from tests.node.procs import log_tail, node, read_until
 from tests.relay.broker import Broker
-from tests.relay.nodes import RelayedGame, verify
+from tests.relay.nodes import RelayedGame, assert_all_verify, verify
 
 TURN_BASED = ["--pace", "turn-based", "--move-time", "1h"]
 MAX_RUNS = 120
@@ -85,3 +85,22 @@ def test_three_seats_whose_nodes_never_run_together_finish_a_game(tmp_path):
     assert report["pace"] == "turn-based"
     for i in range(3):
         assert "Traceback" not in g.log(i)
+
+
+def test_a_turn_based_table_with_every_node_running_plays_through_postboxes(tmp_path):
+    """Without --until-idle the nodes stay and play at once; the first envelopes may reach a
+    seat before its postbox exists on the broker (lost there): they are sent again."""
+    broker = Broker(tmp_path, persistent=True).start()
+    try:
+        g = RelayedGame(tmp_path, broker.url, "sare", 3, ["turn_limit=1"], host_args=TURN_BASED)
+        try:
+            game_id = g.wait_started()
+            assert g.finish(timeout=240) == [0, 0, 0], [g.log(i)[-600:] for i in range(3)]
+        finally:
+            g.kill()
+    finally:
+        broker.stop()
+    assert_all_verify(g, game_id)
+    for i in range(3):
+        assert "Traceback" not in g.log(i)
+        assert (g.dirs[i] / "games" / game_id / "mailbox.json").is_file()      # it went through postboxes
