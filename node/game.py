@@ -1063,7 +1063,7 @@ class GameNode:
         """Play until the game is complete, abandoned, given up or the store fails; then keep
         serving peers a while (until all have every message, or the record). The result is
         None unless the game is complete (see `outcome`)."""
-        if listeners is None and self.relay is None:
+        if listeners is None and self.relay is None and self.mail is None:
             host, port = self.listen
             listeners = await trio.open_tcp_listeners(port, host=host)
         if listeners:

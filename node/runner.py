@@ -433,7 +433,9 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
                dial_all: bool = False, relay: Any = None) -> dict[str, Any] | None:
     """Run the game on this node to the end; returns the result. With `seat.relay`, every
     link goes through the broker (`relay`: the node's open connection to it, if any)."""
-    if seat.relay is not None and relay is None:
+    postboxes_only = seat.relay is not None and G.parse(setup.genesis_raw).turn_based and not setup.spectators
+    if seat.relay is not None and relay is None and not postboxes_only:
+        # (a turn-based table's seats talk through postboxes: its relay connection only serves spectators)
         from . import relay as relay_mod
         async with relay_mod.connect(seat.relay, load_identity(seat.data_dir).public) as opened:
             return await play(setup, seat, None, dial_all, opened)
@@ -457,6 +459,9 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
                 status(text, "idle", game_id=setup.game_id.hex(), waiting_for=[])
                 return {"idle": text}
             return await _play(setup, seat, listeners, dial_all, relay, key, store, genesis, box)
+    if seat.until_idle:
+        status("--until-idle is for a turn-based table played through a broker; this one plays on as usual",
+               "warning")
     return await _play(setup, seat, listeners, dial_all, relay, key, store, genesis, None)
 
 
