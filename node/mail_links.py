@@ -32,9 +32,10 @@ log = logging.getLogger("caravan.mail")
 
 FRAMES = ("msg", "heads", "abandon", "propose", "record", "chat", "genesis?", "genesis")
 """The game frames a letter may carry (node/game.py); others are dropped, naming the sender."""
-PER_SEAT = 4096
-"""Letters waiting for the game node per sender; more are dropped (never acknowledged to the
-broker, they come again at the next run; the game's resync covers them meanwhile)."""
+PER_SEAT = 1024
+PER_SEAT_BYTES = 8 << 20
+"""Letters (and their envelopes' bytes) waiting for the game node per sender; more are dropped
+(never acknowledged to the broker, they come again at the next run)."""
 PUMP_INTERVAL = 0.05
 GAP_WAIT = 4.0
 """A running node takes an envelope missing this long below one that came as lost (`settle`),
@@ -68,13 +69,17 @@ class MailLink:
         self._send, self._recv = trio.open_memory_channel[tuple[Letter, Parcel]](PER_SEAT)
         self._taking: tuple[Letter, Parcel] | None = None
         self._last_heads: list[int] | None = None
+        self.held_bytes = 0
 
     def deliver(self, letter: Letter, parcel: Parcel) -> bool:
+        if self.held_bytes + len(parcel.envelope) > PER_SEAT_BYTES:
+            return False
         try:
             self._send.send_nowait((letter, parcel))
-            return True
         except trio.WouldBlock:
             return False
+        self.held_bytes += len(parcel.envelope)
+        return True
 
     def waiting(self) -> int:
         return self._recv.statistics().current_buffer_used + (self._taking is not None)
@@ -85,6 +90,7 @@ class MailLink:
             self.transport.taken(*self._taking)
             self._taking = None
         letter, parcel = await self._recv.receive()
+        self.held_bytes -= len(parcel.envelope)
         self._taking = (letter, parcel)
         self.transport.activity()
         body = letter.body
@@ -191,6 +197,7 @@ class MailTransport:
     async def receive(self) -> None:
         """Open every envelope the postbox brings and hand its letter to the sender's link."""
         async for parcel in self.postbox.parcels:
+            self.postbox.took(parcel)
             try:
                 letter = self.mailbox.open(parcel.envelope, mark=False)
             except MailError as exc:
@@ -210,8 +217,9 @@ class MailTransport:
                 self.postbox.ack(parcel)
                 continue
             if not self.links[letter.sender].deliver(letter, parcel):
-                log.warning("postbox: over %d letters from seat %d waiting; dropped one (it comes again)",
-                            PER_SEAT, letter.sender)
+                self._delivered.discard(key)                # it comes again (not acknowledged)
+                log.warning("postbox: over %d letters or %d MiB from seat %d waiting; dropped one (it comes "
+                            "again at the next run)", PER_SEAT, PER_SEAT_BYTES >> 20, letter.sender)
 
     def check(self, now: float) -> None:
         """A running node's upkeep (every second or so): gaps that lasted GAP_WAIT are lost

@@ -39,9 +39,10 @@ MIN_EXPIRY = 7 * 24 * 3600
 MAX_EXPIRY = 0xFFFFFFFE
 """MQTT's largest finite Session Expiry Interval."""
 INBOUND = 4096
-"""Envelopes queued for the node, unacknowledged; more wait on the broker (paho stops reading
-them only if trio falls this far behind: they are dropped here and, never acknowledged,
-delivered again at the next connection)."""
+INBOUND_BYTES = 32 << 20
+"""Envelopes (and their bytes) queued for the node, not yet taken: more are dropped here (a
+flood trio cannot keep up with) and, never acknowledged, delivered again at the next
+connection."""
 
 
 def inbox_topic(game_id: bytes, inbox: str) -> str:
@@ -104,6 +105,7 @@ class Postbox:
         self.last_arrival = 0.0                    # trio clock: when an envelope last came
         self.dropped = 0
         self.connection = 0                        # connections so far (a reconnect starts a new one)
+        self.queued_bytes = 0                      # bytes of the parcels in `parcels`
         self._changed = trio.Event()                # set (and replaced) at each PUBACK
 
     # ------------------------------------------------------------------ paho's thread
@@ -176,10 +178,19 @@ class Postbox:
     def _arrived(self, mid: int, payload: bytes, dup: bool) -> None:
         self.last_arrival = trio.current_time()
         parcel = Parcel(mid, payload, dup, self.connection)
+        if self.queued_bytes + len(payload) > INBOUND_BYTES:
+            self.dropped += 1                       # never acknowledged: the broker sends it again
+            return
         try:
             self._send.send_nowait(parcel)
         except trio.WouldBlock:
-            self.dropped += 1                       # never acknowledged: the broker sends it again
+            self.dropped += 1
+            return
+        self.queued_bytes += len(payload)
+
+    def took(self, parcel: Parcel) -> None:
+        """The node took `parcel` from `parcels` (its bytes no longer count against INBOUND_BYTES)."""
+        self.queued_bytes -= len(parcel.envelope)
 
     def _acked(self) -> None:
         self._changed.set()

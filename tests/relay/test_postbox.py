@@ -83,3 +83,56 @@ async def test_a_broker_that_lost_its_store_is_named(tmp_path):
 def test_a_session_outlives_the_time_per_move():
     assert session_expiry(24 * HOUR) > 4 * 24 * HOUR
     assert session_expiry(14 * 24 * HOUR) < 2 ** 32
+
+
+async def test_junk_and_forgeries_waiting_in_a_postbox_are_refused_naming_why(tmp_path):
+    """Anyone on the broker may publish to a seat's inbox while it is away: what is not a
+    seat's envelope to it is refused (and acknowledged, so the broker forgets it); the real
+    envelope behind them arrives."""
+    import paho.mqtt.client as mqtt
+    from paho.mqtt.enums import CallbackAPIVersion
+
+    from node.mailbox import MailError
+    from node.postbox import inbox_topic
+
+    broker = Broker(tmp_path, persistent=True).start()
+    try:
+        url = parse_relay_url(broker.url)
+        keys = [SigningKey.generate() for _ in range(3)]
+        seats = [k.public for k in keys[:2]]
+        reader = Mailbox(GAME, seats, 1, keys[1])
+        async with open_postbox(url, GAME, seats[1], HOUR):
+            pass
+        outsider = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+        outsider.connect(broker.host, broker.port)
+        outsider.loop_start()
+        try:
+            stranger = Mailbox(GAME, [keys[2].public, seats[1]], 0, keys[2])    # not seat 0's key
+            topic = inbox_topic(GAME, inbox_of(seats[1]))
+            for payload in (b"junk", bytes(64), stranger.seal(1, "forged")):
+                outsider.publish(topic, payload, qos=1).wait_for_publish(scaled(5))
+        finally:
+            outsider.loop_stop()
+            outsider.disconnect()
+        async with open_postbox(url, GAME, seats[0], HOUR) as box:
+            box.send(inbox_of(seats[1]), Mailbox(GAME, seats, 0, keys[0]).seal(1, "real"))
+            assert await box.flush(scaled(10))
+        async with open_postbox(url, GAME, seats[1], HOUR) as box:
+            parcels = await take(box, 4)
+            why = []
+            for parcel in parcels:
+                try:
+                    letter = reader.open(parcel.envelope)
+                    assert letter.body == "real" and letter.sender == 0
+                except MailError as exc:
+                    why.append((str(exc), exc.signer))
+                box.ack(parcel)
+            assert [w for w, _ in why[:2]] == ["an envelope that does not open with this seat's key (sealed to "
+                                               "another key, or damaged)"] * 2
+            assert "claims seat 0" in why[2][0] and "not signed by its key" in why[2][0] and why[2][1] == 0
+            assert await box.drained(scaled(0.5), scaled(10))
+        async with open_postbox(url, GAME, seats[1], HOUR) as box:        # all acknowledged: nothing left
+            assert await box.drained(scaled(1), scaled(10))
+            assert box.parcels.statistics().current_buffer_used == 0
+    finally:
+        broker.stop()
