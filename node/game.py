@@ -66,6 +66,8 @@ MAIL_DRAIN = 30.0
 """A postbox node takes what waited on the broker as all come once its inbox has been quiet
 for MAIL_QUIET s (a broker sends a session's queue at once), MAIL_DRAIN s at most; with
 `until_idle` it stops once it has had nothing to do for MAIL_QUIET s."""
+MAIL_STUCK = 30.0
+"""With `until_idle`, a turn of this seat's bot during which nothing happened this long is left."""
 ALONE_AFTER = float(os.environ.get("CARAVAN_TEST_ALONE_AFTER") or 60.0)     # the variable: tests only
 """A node that hears nothing from any other seat's node for this long after it starts (or,
 without a time limit, at any time) stops: a resumed node whose peers all finished or left
@@ -1158,7 +1160,9 @@ class GameNode:
         while not self.finished.is_set():
             await trio.sleep(MAIL_QUIET / 4)
             now = trio.current_time()
-            mine = self.decides_alone and self.may_sign() and self.seat in self.session.waiting_for()
+            last_change = max(self.mail.last_activity, self.history[-1].since if self.history else 0.0)
+            mine = (self.decides_alone and self.may_sign() and self.seat in self.session.waiting_for()
+                    and now - last_change < MAIL_STUCK)        # (a bot that cannot move is not waited for)
             if mine or self.verifying or self.mail.busy() or self.mail.last_activity > quiet_since:
                 quiet_since = max(now, self.mail.last_activity)
                 continue

@@ -474,8 +474,14 @@ async def _play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListe
     if box is not None:
         from .mail_links import MailTransport, load_state
         from .mailbox import Mailbox
-        transport = MailTransport(box, Mailbox(setup.game_id, list(genesis.seats), setup.seat, key,
-                                               load_state(store.dir)), store.dir)
+        try:
+            state = load_state(store.dir)
+            mailbox = Mailbox(setup.game_id, list(genesis.seats), setup.seat, key, state)
+        except ValueError as exc:                   # only the transport's numbering: start it afresh
+            status(f"{exc}; this seat's postbox numbering starts afresh (the others then get some messages "
+                   "twice, and drop the copies)", "warning")
+            mailbox = Mailbox(setup.game_id, list(genesis.seats), setup.seat, key)
+        transport = MailTransport(box, mailbox, store.dir)
     async with trio.open_nursery() as nursery:
         engine_name = genesis.game
         engine = games.get(engine_name)

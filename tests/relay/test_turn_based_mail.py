@@ -11,13 +11,15 @@ from __future__ import annotations
 import json
 import subprocess
 
+import pytest
+
 from tests.helpers import timeout as scaled
 from tests.node.procs import log_tail, node, read_until
 from tests.relay.broker import Broker
 from tests.relay.nodes import RelayedGame, assert_all_verify, verify
 
 TURN_BASED = ["--pace", "turn-based", "--move-time", "1h"]
-MAX_RUNS = 120
+MAX_RUNS = 400
 """Runs of single nodes before the test gives up on the game finishing."""
 
 
@@ -34,10 +36,14 @@ def run_alone(g: RelayedGame, i: int, game_id: str, timeout: float = 60) -> list
     return lines
 
 
-def test_three_seats_whose_nodes_never_run_together_finish_a_game(tmp_path):
+CASES = [("sare", ["turn_limit=1"]), ("nomads", ["max_turns=2", "yellow_tiles=1"]), ("sabbat", [])]
+
+
+@pytest.mark.parametrize("game, options", CASES)
+def test_three_seats_whose_nodes_never_run_together_finish_a_game(tmp_path, game, options):
     broker = Broker(tmp_path, persistent=True).start()
     try:
-        g = RelayedGame(tmp_path, broker.url, "sare", 3, ["turn_limit=1"],
+        g = RelayedGame(tmp_path, broker.url, game, 3, options,
                         host_args=[*TURN_BASED, "--until-idle"], join_args=["--until-idle"])
         try:
             idle = [read_until(p, "idle", timeout=60) for p in g.procs]
