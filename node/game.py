@@ -133,9 +133,9 @@ class GameNode:
         """A MailTransport (node/mail_links.py): a turn-based table's seats talk through postboxes
         on the broker, never over live links (the relay endpoint then serves spectators only)."""
         self.until_idle = until_idle
+        """With `mail`: stop (outcome "idle") once this node has done all it can without others."""
         self.decides_alone = True
         """Its decider is a bot (with `until_idle`, a person's turn is left to the person)."""
-        """With `mail`: stop (outcome "idle") once this node has done all it can without others."""
         self.key = key
         self.decider = decider
         self.listen = listen
@@ -1166,8 +1166,7 @@ class GameNode:
             if mine or self.verifying or self.mail.busy() or self.mail.last_activity > quiet_since:
                 quiet_since = max(now, self.mail.last_activity)
                 continue
-            if now - quiet_since >= MAIL_QUIET:
-                await self.mail.push()
+            if now - quiet_since >= MAIL_QUIET:           # (nothing left to publish: not busy)
                 self._finish("idle", self.idle_text())
                 return
 

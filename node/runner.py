@@ -521,11 +521,12 @@ async def _play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListe
             invite = watch_invite(seat.relay, setup.game_id, key.public)
             status(f"others may watch with:  caravan watch {invite}", "watch_invite", invite=invite)
         result = await node.run(listeners=listeners, dial_all=dial_all)
-        if transport is not None:
+        if transport is not None and node.outcome != "store-failed":
             await transport.push()                      # the store is closed (synced) by now
             if not await box.flush(MAIL_FLUSH):
                 status(f"the broker {seat.relay} has not acknowledged {box.unacknowledged()} envelope(s) within "
-                       f"{MAIL_FLUSH:.0f} s; they are sent again at the next run", "warning")
+                       f"{MAIL_FLUSH:.0f} s; if it lost them, the next envelope to each seat shows the gap and "
+                       "they are sent again", "warning")
         if node.outcome == "idle":
             status(node.outcome_text, "idle", game_id=setup.game_id.hex(), waiting_for=node.session.waiting_for())
         if node.abandon_record is not None:
