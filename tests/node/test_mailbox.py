@@ -201,3 +201,55 @@ async def test_a_running_node_resends_what_a_writing_seat_never_acknowledged(tab
     assert a.owed(1, [1, 0, 0]) == []
     ta.check(RESEND_AFTER)
     assert a.owed(1, [1, 0, 0]) == [(0, 0, 1)]
+
+
+class ChannelPostbox(FakePostbox):
+    """A postbox fed by the test: `parcels` as the broker would bring them, `acked` what the
+    node acknowledged."""
+
+    def __init__(self):
+        super().__init__()
+        import trio
+        self.feed, self.parcels = trio.open_memory_channel(100)
+        self.acked: list[int] = []
+
+    def ack(self, parcel):
+        self.acked.append(parcel.mid)
+
+    def took(self, parcel):
+        pass
+
+
+async def test_a_transport_hands_each_letter_once_and_acks_only_what_was_taken(table, tmp_path):
+    """Duplicates (the broker's redelivery), reordering, a non-game letter and junk: the game
+    sees each frame once; an envelope is acknowledged once refused, or once taken and the
+    next one asked for, never before."""
+    import trio
+
+    from node.mail_links import MailTransport
+    from node.postbox import Parcel
+
+    _, _, (a, b, _) = table
+    box = ChannelPostbox()
+    tb = MailTransport(box, b, tmp_path)
+    envs = [a.seal(1, {"t": "heads", "h": [i, 0, 0]}) for i in range(3)]
+    odd = a.seal(1, {"t": "dance"})
+    order = [(1, envs[1]), (2, envs[0]), (3, envs[1]), (4, odd), (5, b"junk"), (6, envs[2])]
+    for mid, env in order:
+        box.feed.send_nowait(Parcel(mid, env, False))
+    got = []
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(tb.receive)
+        link = tb.links[0]
+        with trio.fail_after(5):
+            for _ in range(3):
+                got.append((await link.recv())["h"][0])
+        assert sorted(got) == [0, 1, 2] and got[0] == 1          # in the broker's order, each once
+        assert sorted(box.acked) == [3, 4, 5]                    # the duplicate, the dance, the junk
+        with trio.move_on_after(0.05):
+            await link.recv()                                    # asks for a 4th: the 3rd is taken now
+        assert sorted(tb._to_ack, key=lambda p: p.mid)[-1].mid == 6
+        await tb.push()                                          # (the game's store is durable here)
+        assert sorted(box.acked) == [1, 2, 3, 4, 5, 6]
+        nursery.cancel_scope.cancel()
+    assert b.streams[0][a.epoch].ack == 3 and b.heads[0] == [2, 0, 0]
