@@ -195,6 +195,7 @@ class GameNode:
         self.durable_log_len = 0                 # the first messages of session.log known fsync'd here
         self._written = trio.Event()             # set when the store holds records not fsync'd yet
         self._syncs_started = self._syncs_done = 0   # fsyncs of the log (see `durable`)
+        self._synced = trio.Event()              # set (and replaced) after each fsync
         self.spectators: Any = None              # node/spectators.py: serves keys that hold no seat
         self.chat: Any = None                    # node/chat.py: talk beside the game, never in the transcript
         store.lock()                             # one process per game folder (GameLocked otherwise)
@@ -479,7 +480,8 @@ class GameNode:
                 self._store_failed(exc)
                 return
             self._syncs_done = started
-            self._wake()
+            self._synced.set()
+            self._synced = trio.Event()
             if self.outcome == "store-failed":
                 return                              # the log may lack what the session holds
             if logged > self.durable_log_len:
@@ -495,9 +497,9 @@ class GameNode:
         while self._syncs_done < target:
             if self.outcome == "store-failed":
                 return False
-            changed = self.changed
-            with trio.move_on_after(1.0):
-                await changed.wait()
+            synced = self._synced
+            with trio.move_on_after(1.0):                # (a failed store sets nothing)
+                await synced.wait()
         return self.outcome != "store-failed"
 
     async def _broadcast(self, raw: bytes, exclude: int | None = None) -> None:
