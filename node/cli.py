@@ -39,6 +39,8 @@ def _seat(args: argparse.Namespace):
     seat.think, seat.iterations = args.think, args.iterations
     seat.relay_auth = args.relay_auth
     seat.relay = check.relay(getattr(args, "relay", None), args.relay_auth)
+    if getattr(args, "until_idle", False):
+        seat.until_idle = "idle" if args.command == "resume" else "genesis"
     if getattr(args, "spectators", None):
         seat.spectators = args.spectators == "yes"
     if getattr(args, "spectators_chat", None):
@@ -164,6 +166,9 @@ def cmd_host(args: argparse.Namespace) -> int:
         raise UsageError(f"--with-bots names {len(bots)} bot(s) but only {args.players - 1} seat(s) "
                          "are free besides yours")
     pace, time_limit = table_pace(args)
+    if args.until_idle and (pace != "turn-based" or not args.relay):
+        raise UsageError("--until-idle is for a turn-based table through a broker: add --pace turn-based and "
+                         "--relay URL (its seats' nodes then need not run at the same time)")
     seat = _seat(args)
     setup_logging(args, seat.status)
     return _run_node(args, lambda seat: runner.host(args.game, args.players, options, seat,
@@ -405,6 +410,12 @@ def _node_args(p: argparse.ArgumentParser) -> None:
     n.add_argument("-v", "--verbose", action="count", default=0, help="debug logs on stderr (-vv: more)")
 
 
+def _until_idle_arg(p: argparse.ArgumentParser, when: str) -> None:
+    p.add_argument("--until-idle", action="store_true",
+                   help="a turn-based table through a broker (its seats' nodes need not run together): stop, "
+                        f"exit 0, {when}")
+
+
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
     try:
@@ -487,6 +498,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "or --relay-auth FILE to log in): prints an invite, caravan+mqtt://HOST:PORT/LOBBY_ID/HOST_KEY, "
                         "for the others to join with")
     _node_args(h)
+    _until_idle_arg(h, "right after the lobby: once the game is stored and this seat's postbox is open on the "
+                       "broker (play on with caravan resume GAME --until-idle)")
     h.set_defaults(func=cmd_host)
 
     j = sub.add_parser("join", help="take a seat in a lobby (found on the LAN, or at HOST:PORT)")
@@ -499,6 +512,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "(a busy host answers late; default 60)")
     discovery_args(j)
     _node_args(j)
+    _until_idle_arg(j, "right after the lobby: once the game is stored and this seat's postbox is open on the "
+                       "broker (play on with caravan resume GAME --until-idle)")
     j.set_defaults(func=cmd_join)
 
     r = sub.add_parser("resume", help="restart a stored game (after ^C or a crash) and continue it")
@@ -506,6 +521,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--relay", metavar="mqtt://HOST[:PORT]",
                    help="a relayed game: reach the others through this broker instead of the one it was played on")
     _node_args(r)
+    _until_idle_arg(r, "once this node has taken what waited on the broker, made every move and step it can "
+                       "without the others, and the broker holds what it sent: it says whom the game waits for")
     r.set_defaults(func=cmd_resume)
 
     a = sub.add_parser("rematch", help="play again: a new lobby for a stored game's game, options and seats",

@@ -61,6 +61,13 @@ node holding a record keeps announcing it that long at most, until every peer ha
 TURN_BASED_RESEND = 600.0
 """On a turn-based table, the longest pause between two sendings of an abandon proposal or
 statement (a live table's is its time limit; a turn-based one's would be a day)."""
+MAIL_QUIET = 0.5
+MAIL_DRAIN = 30.0
+"""A postbox node takes what waited on the broker as all come once its inbox has been quiet
+for MAIL_QUIET s (a broker sends a session's queue at once), MAIL_DRAIN s at most; with
+`until_idle` it stops once it has had nothing to do for MAIL_QUIET s."""
+MAIL_STUCK = 30.0
+"""With `until_idle`, a turn of this seat's bot during which nothing happened this long is left."""
 ALONE_AFTER = float(os.environ.get("CARAVAN_TEST_ALONE_AFTER") or 60.0)     # the variable: tests only
 """A node that hears nothing from any other seat's node for this long after it starts (or,
 without a time limit, at any time) stops: a resumed node whose peers all finished or left
@@ -117,10 +124,18 @@ class Snapshot:
 class GameNode:
     def __init__(self, store: GameStore, key: SigningKey, decider: Decider,
                  listen: tuple[str, int], peers: dict[int, tuple[str, int]],
-                 progress: Progress | None = None, decision_timeout: float | None = None, relay: Any = None):
+                 progress: Progress | None = None, decision_timeout: float | None = None, relay: Any = None,
+                 mail: Any = None, until_idle: bool = False):
         self.store = store
         self.relay = relay
         """A relay Endpoint (node/relay.py): links go through an MQTT broker instead of TCP."""
+        self.mail = mail
+        """A MailTransport (node/mail_links.py): a turn-based table's seats talk through postboxes
+        on the broker, never over live links (the relay endpoint then serves spectators only)."""
+        self.until_idle = until_idle
+        """With `mail`: stop (outcome "idle") once this node has done all it can without others."""
+        self.decides_alone = True
+        """Its decider is a bot (with `until_idle`, a person's turn is left to the person)."""
         self.key = key
         self.decider = decider
         self.listen = listen
@@ -183,6 +198,8 @@ class GameNode:
         self._resend_at = 0.0
         self.durable_log_len = 0                 # the first messages of session.log known fsync'd here
         self._written = trio.Event()             # set when the store holds records not fsync'd yet
+        self._syncs_started = self._syncs_done = 0   # fsyncs of the log (see `durable`)
+        self._synced = trio.Event()              # set (and replaced) after each fsync
         self.spectators: Any = None              # node/spectators.py: serves keys that hold no seat
         self.chat: Any = None                    # node/chat.py: talk beside the game, never in the transcript
         store.lock()                             # one process per game folder (GameLocked otherwise)
@@ -465,17 +482,35 @@ class GameNode:
             await self._written.wait()
             self._written = trio.Event()
             logged = len(self.session.log)
+            self._syncs_started += 1
+            started = self._syncs_started
             try:
                 await self._off_loop(self.store.sync)
             except StoreWriteError as exc:
                 self._store_failed(exc)
                 return
+            self._syncs_done = started
+            self._synced.set()
+            self._synced = trio.Event()
             if self.outcome == "store-failed":
                 return                              # the log may lack what the session holds
             if logged > self.durable_log_len:
                 self.durable_log_len = logged
                 self._wake()
             await trio.sleep(FLUSH_INTERVAL)
+
+    async def durable(self) -> bool:
+        """Wait until everything written to the store before this call is fsync'd (True), or
+        the store failed (False). What a postbox publishes waits for it (node/mail_links.py)."""
+        target = self._syncs_started + 1                 # an fsync that begins after this call
+        self._written.set()
+        while self._syncs_done < target:
+            if self.outcome == "store-failed":
+                return False
+            synced = self._synced
+            with trio.move_on_after(1.0):                # (a failed store sets nothing)
+                await synced.wait()
+        return self.outcome != "store-failed"
 
     async def _broadcast(self, raw: bytes, exclude: int | None = None) -> None:
         await self._send_all({"t": "msg", "m": raw}, exclude)
@@ -520,7 +555,13 @@ class GameNode:
                     frame = await conn.recv()
                     if frame is None:
                         break
-                    await self._on_frame(seat, conn, frame)
+                    try:
+                        await self._on_frame(seat, conn, frame)
+                    except FrameError as exc:
+                        if not getattr(conn, "keeps_going", False):
+                            raise
+                        log.warning("seat %d: dropped a frame of seat %d (%s): %s", self.seat, seat, conn.address,
+                                    str(exc))
         except (FrameError, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
             log.warning("seat %d: dropping %s (seat %d): %s", self.seat, conn.address, seat, str(exc))
         finally:
@@ -540,7 +581,10 @@ class GameNode:
               and all(type(x) is int and x >= 0 for x in frame["h"])):
             self.peer_heads[seat] = frame["h"]
             self._check_recovered()
-            await self._resend(seat, conn, frame["h"])
+            if self.mail is not None:
+                await self._send_owed(seat, conn)
+            else:
+                await self._resend(seat, conn, frame["h"])
         elif t == "abandon" and self._vote_shape_ok(frame):
             self._on_vote(frame)
         elif t == "propose" and self._statement_shape_ok({**frame, "by": seat}):
@@ -575,6 +619,25 @@ class GameNode:
                     return
         for author, msg in sorted(s.pending.items()):
             if msg.seq >= theirs[author]:
+                await self._send(seat, conn, {"t": "msg", "m": msg.raw})
+
+    async def _send_owed(self, seat: int, conn: Connection, everyone_s: bool = True) -> None:
+        """A postbox node: send `seat` every message it is owed (node/mailbox.py `owed`: never
+        sent to it, or sent and learned lost), in log order, then the pending contributions;
+        no pages (its next heads may come days later). Other authors' messages only with
+        `everyone_s` (in answer to its heads: each author sends its own, and the others fill
+        in what a seat's heads show it lacks)."""
+        s = self.session
+        owed = [o for o in self.mail.mailbox.owed(seat, self.counts()) if everyone_s or o[0] == self.seat]
+        if not owed:
+            return
+        start = {author: first for author, first, _ in owed}
+        self._sync_order()
+        for (author, seq), raw in list(zip(self.order, s.log)):
+            if author in start and seq >= start[author]:
+                await self._send(seat, conn, {"t": "msg", "m": raw})
+        for author, msg in sorted(s.pending.items()):
+            if author in start and msg.seq >= start[author]:
                 await self._send(seat, conn, {"t": "msg", "m": msg.raw})
 
     def _check_recovered(self) -> None:
@@ -614,6 +677,11 @@ class GameNode:
         conn.max_frame = MAX_FRAME
         if peer not in self.session.seat_of and self.spectators is not None:
             await self.spectators.serve(conn, address)
+            return
+        if self.mail is not None and peer in self.session.seat_of and peer != self.key.public:
+            log.warning("seat %d: %s is seat %d on a live link; on this turn-based table the seats talk "
+                        "through their postboxes only; dropped", self.seat, address, self.session.seat_of[peer])
+            await conn.aclose()
             return
         if peer not in self.session.seat_of or peer == self.key.public:
             log.warning("seat %d: %s proved key %s, which holds no other seat in this game; dropped",
@@ -1009,7 +1077,7 @@ class GameNode:
         """Play until the game is complete, abandoned, given up or the store fails; then keep
         serving peers a while (until all have every message, or the record). The result is
         None unless the game is complete (see `outcome`)."""
-        if listeners is None and self.relay is None:
+        if listeners is None and self.relay is None and self.mail is None:
             host, port = self.listen
             listeners = await trio.open_tcp_listeners(port, host=host)
         if listeners:
@@ -1027,14 +1095,21 @@ class GameNode:
                 nursery.start_soon(trio.serve_listeners, self._incoming, listeners)
             if self.relay is not None:
                 await nursery.start(self.relay.serve, self._accept)
-            for seat in range(self.session.n):
-                if seat != self.seat and (dial_all or seat > self.seat):
-                    nursery.start_soon(self._dial, seat)
+            if self.mail is not None:
+                nursery.start_soon(self.mail.receive)
+                nursery.start_soon(self.mail.pump, self.durable)
+                for seat, link in self.mail.links.items():
+                    nursery.start_soon(self._serve, link, seat)
+                nursery.start_soon(self._mail_drained)
+            else:
+                for seat in range(self.session.n):
+                    if seat != self.seat and (dial_all or seat > self.seat):
+                        nursery.start_soon(self._dial, seat)
+                nursery.start_soon(self._watch_company)   # (a postbox's seats may be away for days)
             nursery.start_soon(self._sync)
             nursery.start_soon(self._flush)
             nursery.start_soon(self._play_to_the_end)
             nursery.start_soon(self._watchdog)
-            nursery.start_soon(self._watch_company)
             task_status.started(self.bound_port)
             await self.finished.wait()
             if self.progress.on_trace:
@@ -1060,10 +1135,66 @@ class GameNode:
                             await trio.sleep(SYNC_INTERVAL / 2)
                 elif self.outcome == "complete":
                     with trio.move_on_after(self._linger()):
-                        while not self.everyone_has_everything() or (self.spectators and not self.spectators.caught_up()):
+                        while ((self.mail is None and not self.everyone_has_everything())
+                               or (self.spectators and not self.spectators.caught_up())):
                             await trio.sleep(SYNC_INTERVAL / 2)
             nursery.cancel_scope.cancel()
         return self.session.result() if self.outcome == "complete" else None
+
+    async def _mail_drained(self) -> None:
+        """A postbox node: once what waited on the broker has come (the inbox was quiet for
+        MAIL_QUIET), the heads each other seat reported last (kept across runs) stand for any
+        it has not sent in this run, so that this node may sign (it holds at least as many of
+        its own messages as any seat ever reported); with `until_idle`, stop once nothing is
+        left to do."""
+        await self.mail.postbox.drained(MAIL_QUIET, MAIL_DRAIN)
+        self.mail.mailbox.settle()
+        for seat, heads in self.mail.reported().items():
+            self.peer_heads.setdefault(seat, heads)
+        for seat in range(self.session.n):
+            if seat != self.seat:
+                self.peer_heads.setdefault(seat, [0] * self.session.n)
+        self._check_recovered()
+        for seat, link in self.mail.links.items():
+            await self._send_owed(seat, link, everyone_s=False)
+        if not self.recovered:
+            mine, theirs = self.counts()[self.seat], max(h[self.seat] for h in self.peer_heads.values())
+            log.warning("seat %d: the others reported %d messages of this seat, this node holds %d: it signs "
+                        "nothing until they send them back", self.seat, theirs, mine)
+        if not self.until_idle:
+            while not self.finished.is_set():           # a node left running: losses on the way
+                await trio.sleep(1.0)
+                self.mail.check(trio.current_time())
+                for seat, link in self.mail.links.items():
+                    await self._send_owed(seat, link, everyone_s=False)
+            return
+        quiet_since = trio.current_time()
+        while not self.finished.is_set():
+            await trio.sleep(MAIL_QUIET / 4)
+            now = trio.current_time()
+            last_change = max(self.mail.last_activity, self.history[-1].since if self.history else 0.0)
+            mine = (self.decides_alone and self.may_sign() and self.seat in self.session.waiting_for()
+                    and now - last_change < MAIL_STUCK)        # (a bot that cannot move is not waited for)
+            if mine or self.verifying or self.mail.busy() or self.mail.last_activity > quiet_since:
+                quiet_since = max(now, self.mail.last_activity)
+                continue
+            if now - quiet_since >= MAIL_QUIET:           # (nothing left to publish: not busy)
+                self._finish("idle", self.idle_text())
+                return
+
+    def idle_text(self) -> str:
+        """Why a postbox node has nothing to do now."""
+        if not self.recovered:
+            return ("nothing to do until the others send back this seat's own messages (they reported more "
+                    "than this node holds)")
+        waiting = self.session.waiting_for()
+        if self.vote is not None:
+            return "nothing to do: this seat signed an abandon statement; waiting for the other signers"
+        if self.seat in waiting:
+            return f"your move: {self.session.describe_need()}"
+        seats = ", ".join(str(s) for s in waiting)
+        return (f"nothing to do until seat{'s' if len(waiting) > 1 else ''} {seats} "
+                f"act{'' if len(waiting) > 1 else 's'} ({self.session.describe_need()})")
 
     def _linger(self) -> float:
         """How long to stay after the game for peers and spectators: LINGER, or longer while

@@ -102,6 +102,9 @@ class Seat:
     """The advert of the lobby this node joined (the home shows its game and options)."""
     lobby_seats: list[dict[str, Any]] = field(default_factory=list)
     """A joiner's: who sits where in the lobby it waits in, as its host last said."""
+    until_idle: str | None = None
+    """--until-idle on a turn-based table through a broker: "genesis" (host, join: stop once the
+    game is stored and the seat's postbox open) or "idle" (resume: once nothing is left to do)."""
 
 
 async def open_client_port(seat: Seat) -> TcpClientPort:
@@ -429,11 +432,17 @@ def _tracer(path: Path):
     return trace
 
 
+MAIL_FLUSH = 30.0
+"""How long a postbox node waits at its end for the broker to acknowledge what it sent."""
+
+
 async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListener] | None,
                dial_all: bool = False, relay: Any = None) -> dict[str, Any] | None:
     """Run the game on this node to the end; returns the result. With `seat.relay`, every
     link goes through the broker (`relay`: the node's open connection to it, if any)."""
-    if seat.relay is not None and relay is None:
+    postboxes_only = seat.relay is not None and G.parse(setup.genesis_raw).turn_based and not setup.spectators
+    if seat.relay is not None and relay is None and not postboxes_only:
+        # (a turn-based table's seats talk through postboxes: its relay connection only serves spectators)
         from . import relay as relay_mod
         async with relay_mod.connect(seat.relay, load_identity(seat.data_dir).public) as opened:
             return await play(setup, seat, None, dial_all, opened)
@@ -447,8 +456,40 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
     seat.game_id = setup.game_id.hex()
     seat_memory.remember(store.dir, seat)
     status = seat.status
+    genesis = G.parse(store.genesis())
+    if genesis.turn_based and seat.relay is not None:
+        from .postbox import open_postbox
+        async with open_postbox(seat.relay, setup.game_id, key.public, genesis.time_limit) as box:
+            if seat.until_idle == "genesis":
+                text = (f"game {setup.game_id.hex()[:16]} stored; this seat's postbox is open on the broker "
+                        f"{seat.relay}: play on with  caravan resume {setup.game_id.hex()[:16]} --until-idle")
+                status(text, "idle", game_id=setup.game_id.hex(), waiting_for=[])
+                return {"idle": text}
+            return await _play(setup, seat, listeners, dial_all, relay, key, store, genesis, box)
+    if seat.until_idle:
+        status("--until-idle is for a turn-based table played through a broker; this one plays on as usual",
+               "warning")
+    return await _play(setup, seat, listeners, dial_all, relay, key, store, genesis, None)
+
+
+async def _play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListener] | None, dial_all: bool,
+                relay: Any, key: Any, store: GameStore, genesis: Any, box: Any) -> dict[str, Any] | None:
+    """`play` once the game is stored (and, for a turn-based table through a broker, the
+    seat's postbox `box` is open: the seats then talk through postboxes, node/mail_links.py)."""
+    status = seat.status
+    transport = None
+    if box is not None:
+        from .mail_links import MailTransport, load_state
+        from .mailbox import Mailbox
+        try:
+            state = load_state(store.dir)
+            mailbox = Mailbox(setup.game_id, list(genesis.seats), setup.seat, key, state)
+        except ValueError as exc:                   # only the transport's numbering: start it afresh
+            status(f"{exc}; this seat's postbox numbering starts afresh (the others then get some messages "
+                   "twice, and drop the copies)", "warning")
+            mailbox = Mailbox(setup.game_id, list(genesis.seats), setup.seat, key)
+        transport = MailTransport(box, mailbox, store.dir)
     async with trio.open_nursery() as nursery:
-        genesis = G.parse(store.genesis())
         engine_name = genesis.game
         engine = games.get(engine_name)
         names = [(setup.names[s] if s < len(setup.names) else "") or f"seat {s}" for s in range(len(genesis.seats))]
@@ -468,7 +509,9 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
         narrator[0] = Narrator(engine, genesis, setup.seat, names, status, decider,
                                lambda: node_ref[0].player.knowledge if node_ref[0] else {})
         node = GameNode(store, key, decider, (seat.bind, seat.port), setup.peers, progress,
-                        relay=relay.endpoint(setup.game_id) if relay is not None else None)
+                        relay=relay.endpoint(setup.game_id) if relay is not None else None,
+                        mail=transport, until_idle=seat.until_idle == "idle")
+        node.decides_alone = bool(seat.bot or seat.bot_cmd)
         node.spectators = Spectators(node, setup.spectators, expected=setup.watchers)
         node_ref[0] = node
         node.chat = Chat(store.dir, key, setup.game_id, list(genesis.seats), names)
@@ -485,6 +528,14 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
             invite = watch_invite(seat.relay, setup.game_id, key.public)
             status(f"others may watch with:  caravan watch {invite}", "watch_invite", invite=invite)
         result = await node.run(listeners=listeners, dial_all=dial_all)
+        if transport is not None and node.outcome != "store-failed":
+            await transport.push()                      # the store is closed (synced) by now
+            if not await box.flush(MAIL_FLUSH):
+                status(f"the broker {seat.relay} has not acknowledged {box.unacknowledged()} envelope(s) within "
+                       f"{MAIL_FLUSH:.0f} s; if it lost them, the next envelope to each seat shows the gap and "
+                       "they are sent again", "warning")
+        if node.outcome == "idle":
+            status(node.outcome_text, "idle", game_id=setup.game_id.hex(), waiting_for=node.session.waiting_for())
         if node.abandon_record is not None:
             stalled = abandon.parse_record(node.abandon_record)[0]
             status(f"game {node.outcome_text}", "abandoned", stalled=stalled)
@@ -503,6 +554,8 @@ async def play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListen
     path = store.dir / "transcript.caravan"
     if node.outcome == "store-failed":
         return None
+    if node.outcome == "idle":
+        return {"idle": node.outcome_text}
     if seat.out:
         shutil.copyfile(path, seat.out)
         path = seat.out

@@ -40,11 +40,14 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 
 class Broker:
-    """One Mosquitto process listening on host:port (MQTT 5 and 3.1.1, anonymous, no
-    persistence), its log kept in `workdir`."""
+    """One Mosquitto process listening on host:port (MQTT 5 and 3.1.1, anonymous), its log kept
+    in `workdir`; with `persistent`, its sessions and queued messages are saved in `workdir`
+    (on every stop, and every second) and loaded again at its next start (turn-based tables'
+    postboxes, issue 33); without, a restart forgets everything."""
 
     def __init__(self, workdir: Path, host: str = "127.0.0.1", port: int | None = None,
-                 prefix: list[str] | None = None, users: dict[str, str] | None = None):
+                 prefix: list[str] | None = None, users: dict[str, str] | None = None,
+                 persistent: bool = False):
         self.exe = require_mosquitto()
         self.workdir = workdir
         self.host = host
@@ -62,7 +65,11 @@ class Broker:
             # keep the test's own user: started as root, Mosquitto would drop to user
             # mosquitto, which cannot read the password file in the test's private folder
             access = f"allow_anonymous false\npassword_file {passwords}\nuser {getpass.getuser()}\n"
-        self.conf.write_text(f"listener {self.port} {host}\n{access}persistence false\n"
+        if persistent and not users:        # as root it would run as mosquitto: no writing in the test's folder
+            access += f"user {getpass.getuser()}\n"
+        store = (f"persistence true\npersistence_location {workdir}/\npersistence_file mosquitto-{self.port}.db\n"
+                 "autosave_interval 1\n" if persistent else "persistence false\n")
+        self.conf.write_text(f"listener {self.port} {host}\n{access}{store}"
                              f"max_inflight_messages 0\nmax_queued_messages 100000\nset_tcp_nodelay true\n")
         self.log = workdir / f"mosquitto-{self.port}.log"
 

@@ -1,0 +1,138 @@
+"""node/postbox.py through a real Mosquitto with persistence (issue 33, store and forward):
+envelopes sent to a seat whose node is not running wait on the broker, across a broker
+restart, and arrive when it connects; one its node did not acknowledge comes again."""
+
+from __future__ import annotations
+
+import trio
+
+from node.handshake import inbox_of
+from node.mailbox import Mailbox
+from node.postbox import open_postbox, session_expiry
+from node.relay_url import parse_relay_url
+from protocol.identity import SigningKey
+from tests.helpers import timeout as scaled
+from tests.relay.broker import Broker
+
+GAME = bytes(range(32))
+HOUR = 3600
+
+
+async def take(box, count: int) -> list:
+    parcels = []
+    with trio.fail_after(scaled(10)):
+        while len(parcels) < count:
+            parcels.append(await box.parcels.receive())
+    return parcels
+
+
+async def test_envelopes_wait_for_an_offline_seat_across_a_broker_restart(tmp_path):
+    broker = Broker(tmp_path, persistent=True).start()
+    try:
+        url = parse_relay_url(broker.url)
+        keys = [SigningKey.generate() for _ in range(2)]
+        seats = [k.public for k in keys]
+        sender = Mailbox(GAME, seats, 0, keys[0])
+        reader = Mailbox(GAME, seats, 1, keys[1])
+        async with open_postbox(url, GAME, seats[1], HOUR) as box:    # seat 1's session is made
+            assert box.session_present is False
+        async with open_postbox(url, GAME, seats[0], HOUR) as box:    # seat 1 is offline now
+            for i in range(3):
+                box.send(inbox_of(seats[1]), sender.seal(1, {"t": "msg", "i": i}))
+            assert await box.flush(scaled(10))
+            assert box.unacknowledged() == 0
+        broker.stop()                                                 # saves its store ...
+        broker.start()                                                # ... and loads it again
+        async with open_postbox(url, GAME, seats[1], HOUR) as box:
+            assert box.session_present is True
+            parcels = await take(box, 3)
+            letters = [reader.open(p.envelope) for p in parcels]
+            assert [x.body["i"] for x in letters] == [0, 1, 2]
+            assert all(x.sender == 0 for x in letters)
+            box.ack(parcels[0])
+            box.ack(parcels[1])                                       # the third: not taken yet
+            assert await box.drained(scaled(0.5), scaled(10))
+        async with open_postbox(url, GAME, seats[1], HOUR) as box:
+            again = await take(box, 1)
+            assert again[0].envelope == parcels[2].envelope           # it came again ...
+            assert reader.open(again[0].envelope) is None             # ... and is a duplicate now
+            box.ack(again[0])
+            assert await box.drained(scaled(0.5), scaled(10))
+        async with open_postbox(url, GAME, seats[1], HOUR) as box:
+            assert await box.drained(scaled(1), scaled(10))
+            assert box.parcels.statistics().current_buffer_used == 0  # nothing left waiting
+    finally:
+        broker.stop()
+
+
+async def test_a_broker_that_lost_its_store_is_named(tmp_path):
+    broker = Broker(tmp_path).start()                                  # no persistence
+    try:
+        url = parse_relay_url(broker.url)
+        key = SigningKey.generate()
+        async with open_postbox(url, GAME, key.public, HOUR) as box:
+            pass
+        broker.stop()
+        broker.start()
+        async with open_postbox(url, GAME, key.public, HOUR) as box:
+            assert box.session_present is False                       # a fresh session: the loss shows
+    finally:
+        broker.stop()
+
+
+def test_a_session_outlives_the_time_per_move():
+    assert session_expiry(24 * HOUR) > 4 * 24 * HOUR
+    assert session_expiry(14 * 24 * HOUR) < 2 ** 32
+
+
+async def test_junk_and_forgeries_waiting_in_a_postbox_are_refused_naming_why(tmp_path):
+    """Anyone on the broker may publish to a seat's inbox while it is away: what is not a
+    seat's envelope to it is refused (and acknowledged, so the broker forgets it); the real
+    envelope behind them arrives."""
+    import paho.mqtt.client as mqtt
+    from paho.mqtt.enums import CallbackAPIVersion
+
+    from node.mailbox import MailError
+    from node.postbox import inbox_topic
+
+    broker = Broker(tmp_path, persistent=True).start()
+    try:
+        url = parse_relay_url(broker.url)
+        keys = [SigningKey.generate() for _ in range(3)]
+        seats = [k.public for k in keys[:2]]
+        reader = Mailbox(GAME, seats, 1, keys[1])
+        async with open_postbox(url, GAME, seats[1], HOUR):
+            pass
+        outsider = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+        outsider.connect(broker.host, broker.port)
+        outsider.loop_start()
+        try:
+            stranger = Mailbox(GAME, [keys[2].public, seats[1]], 0, keys[2])    # not seat 0's key
+            topic = inbox_topic(GAME, inbox_of(seats[1]))
+            for payload in (b"junk", bytes(64), stranger.seal(1, "forged")):
+                outsider.publish(topic, payload, qos=1).wait_for_publish(scaled(5))
+        finally:
+            outsider.loop_stop()
+            outsider.disconnect()
+        async with open_postbox(url, GAME, seats[0], HOUR) as box:
+            box.send(inbox_of(seats[1]), Mailbox(GAME, seats, 0, keys[0]).seal(1, "real"))
+            assert await box.flush(scaled(10))
+        async with open_postbox(url, GAME, seats[1], HOUR) as box:
+            parcels = await take(box, 4)
+            why = []
+            for parcel in parcels:
+                try:
+                    letter = reader.open(parcel.envelope)
+                    assert letter.body == "real" and letter.sender == 0
+                except MailError as exc:
+                    why.append((str(exc), exc.signer))
+                box.ack(parcel)
+            assert [w for w, _ in why[:2]] == ["an envelope that does not open with this seat's key (sealed to "
+                                               "another key, or damaged)"] * 2
+            assert "claims seat 0" in why[2][0] and "not signed by its key" in why[2][0] and why[2][1] == 0
+            assert await box.drained(scaled(0.5), scaled(10))
+        async with open_postbox(url, GAME, seats[1], HOUR) as box:        # all acknowledged: nothing left
+            assert await box.drained(scaled(1), scaled(10))
+            assert box.parcels.statistics().current_buffer_used == 0
+    finally:
+        broker.stop()
