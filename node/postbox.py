@@ -15,7 +15,6 @@ only after that, or the envelopes it thinks sent may be lost with its process.""
 from __future__ import annotations
 
 import logging
-import socket
 import threading
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -23,13 +22,12 @@ from typing import Any, AsyncIterator
 
 import paho.mqtt.client as mqtt
 import trio
-from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from .handshake import inbox_of
 from .mailbox import MAX_ENVELOPE
-from .relay import CONNECT_TIMEOUT, KEEPALIVE, PACKET_OVERHEAD, RECONNECT, ROOT, RelayError, scope_of
+from .relay import CONNECT_TIMEOUT, KEEPALIVE, PACKET_OVERHEAD, ROOT, RelayError, new_client, scope_of, stop_client
 from .relay_url import RelayUrl
 
 log = logging.getLogger("caravan.postbox")
@@ -77,13 +75,7 @@ class Postbox:
         self.topic = inbox_topic(game_id, self.inbox)
         self.expiry = expiry
         self._token = trio.lowlevel.current_trio_token()
-        self._client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id(game_id, self.inbox),
-                                   protocol=mqtt.MQTTv5, manual_ack=True)
-        if url.username is not None:
-            self._client.username_pw_set(url.username, url.password)
-        if url.tls:
-            self._client.tls_set()
-        self._client.reconnect_delay_set(*RECONNECT)
+        self._client = new_client(url, client_id(game_id, self.inbox), manual_ack=True)
         self._client.max_inflight_messages_set(0)
         self._client.on_connect = self._on_connect
         self._client.on_disconnect = self._on_disconnect
@@ -91,7 +83,6 @@ class Postbox:
         self._client.on_message = self._on_message
         self._client.on_subscribe = self._on_subscribe
         self._client.on_publish = self._on_publish
-        self._client.on_socket_open = _no_delay
         self._lock = threading.Lock()
         self._published: set[int] = set()          # PUBACKs that came before `send` recorded the mid
         self._pending: set[int] = set()            # our publishes the broker has not acknowledged
@@ -275,18 +266,5 @@ async def open_postbox(url: RelayUrl, game_id: bytes, key: bytes, time_limit: fl
         with trio.CancelScope(shield=True):
             box.closing = True
             with trio.move_on_after(2):
-                await trio.to_thread.run_sync(_stop, client, abandon_on_cancel=True)
+                await trio.to_thread.run_sync(stop_client, client, abandon_on_cancel=True)
 
-
-def _no_delay(client, userdata, sock) -> None:
-    try:
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    except (OSError, AttributeError):
-        pass
-
-
-def _stop(client) -> None:
-    try:
-        client.disconnect()
-    finally:
-        client.loop_stop()

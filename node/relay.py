@@ -87,22 +87,13 @@ class Relay:
         self.url = url
         self.inbox = inbox
         self._token = trio.lowlevel.current_trio_token()
-        self._client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"caravan-{os.urandom(8).hex()}",
-                                   protocol=mqtt.MQTTv5, transport="websockets" if url.websockets else "tcp")
-        if url.websockets:
-            self._client.ws_set_options(path=WS_PATH)
-        if url.username is not None:
-            self._client.username_pw_set(url.username, url.password)
-        if url.tls:
-            self._client.tls_set()
-        self._client.reconnect_delay_set(*RECONNECT)
+        self._client = new_client(url, f"caravan-{os.urandom(8).hex()}")
         self._client.max_inflight_messages_set(0)       # unlimited: a dropped PUBACK must not stall us
         self._client.on_connect = self._on_connect
         self._client.on_disconnect = self._on_disconnect
         self._client.on_connect_fail = self._on_connect_fail
         self._client.on_message = self._on_message
         self._client.on_subscribe = self._on_subscribe
-        self._client.on_socket_open = _no_delay
         self._topics_lock = threading.Lock()
         self._topics: list[str] = ([f"{ROOT}/+/{inbox}/+/+"] if scopes is None     # resubscribed at
                                    else [self._inbox_topic(s) for s in scopes])   # every (re)connect
@@ -472,7 +463,23 @@ async def connect(url: RelayUrl, key: bytes, timeout: float = CONNECT_TIMEOUT, *
             for link in list(relay.links.values()):
                 await link.aclose()
             with trio.move_on_after(2):           # let the last frames (closes, the final heads) go out
-                await trio.to_thread.run_sync(_stop, client, abandon_on_cancel=True)
+                await trio.to_thread.run_sync(stop_client, client, abandon_on_cancel=True)
+
+
+def new_client(url: RelayUrl, client_id: str, manual_ack: bool = False) -> mqtt.Client:
+    """A paho MQTT 5 client for the broker at `url` (TCP or websockets, TLS, its login), with
+    the reconnect delays and no Nagle delay: the relay's and the postboxes' (node/postbox.py)."""
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5,
+                         transport="websockets" if url.websockets else "tcp", manual_ack=manual_ack)
+    if url.websockets:
+        client.ws_set_options(path=WS_PATH)
+    if url.username is not None:
+        client.username_pw_set(url.username, url.password)
+    if url.tls:
+        client.tls_set()
+    client.reconnect_delay_set(*RECONNECT)
+    client.on_socket_open = _no_delay
+    return client
 
 
 def _no_delay(client, userdata, sock) -> None:
@@ -484,7 +491,8 @@ def _no_delay(client, userdata, sock) -> None:
         pass
 
 
-def _stop(client) -> None:
+def stop_client(client: mqtt.Client) -> None:
+    """Disconnect and stop paho's thread (blocking: call it from a worker thread)."""
     try:
         client.disconnect()
     finally:

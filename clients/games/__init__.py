@@ -20,7 +20,7 @@ import importlib
 from types import ModuleType
 from typing import Any, Callable
 
-from protocol.games import GameLoadError, entry_points, load_entry
+from protocol.games import Registry
 
 GROUP = "caravan.presentations"
 
@@ -57,42 +57,29 @@ class Presentation:
 
 
 NONE = Presentation()
-_extra: dict[str, Presentation] = {}
-_entries: dict[str, Any] | None = None
-_loaded: dict[str, Presentation] = {}
+
+
+def _not_a_presentation(name: str, found: Any) -> str | None:
+    return None if isinstance(found, Presentation) else "not a Presentation"
+
+
+REGISTRY: Registry[Presentation] = Registry(GROUP, _not_a_presentation)
 
 
 def register(name: str, presentation: Presentation) -> None:
     """Give a game a presentation by hand (tests)."""
-    _extra[name] = presentation
-
-
-def _registered() -> dict[str, Any]:
-    global _entries
-    if _entries is None:
-        _entries = entry_points(GROUP)
-    return _entries
+    REGISTRY.add(name, presentation)
 
 
 def names() -> list[str]:
     """The games with a presentation here."""
-    return sorted(set(_extra) | set(_registered()))
+    return REGISTRY.names()
 
 
 def get(game: str) -> Presentation:
     """The game's presentation (NONE for a game without one); GameLoadError if it fails to load."""
-    if game in _extra:
-        return _extra[game]
-    found = _loaded.get(game)
-    if found is None:
-        ep = _registered().get(game)
-        if ep is None:
-            return NONE
-        found = load_entry(GROUP, ep)
-        if not isinstance(found, Presentation):
-            raise GameLoadError(f"the {GROUP} entry point {game} = {ep.value!r} is not a Presentation")
-        _loaded[game] = found
-    return found
+    found = REGISTRY.find(game)
+    return NONE if found is None else found
 
 
 def module(game: str, part: str) -> ModuleType | None:

@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import importlib
 from types import ModuleType
-from typing import Any
+from typing import Any, Callable, Generic, TypeVar
 
 from ..engine import Engine
 
+T = TypeVar("T")
+
 GROUP = "caravan.games"
-_extra: dict[str, Engine] = {}
-_entries: dict[str, Any] | None = None        # name -> importlib.metadata.EntryPoint, read once
-_loaded: dict[str, Engine] = {}
 
 
 class UnknownGame(KeyError):
@@ -36,11 +35,6 @@ class UnknownGame(KeyError):
 
 class GameLoadError(ImportError):
     """A registered game's entry point could not be loaded (its package is broken or missing)."""
-
-
-def register(engine: Engine) -> None:
-    """Make an engine available by name (used by tests for their fixture game)."""
-    _extra[engine.name] = engine
 
 
 def entry_points(group: str) -> dict[str, Any]:
@@ -60,32 +54,69 @@ def load_entry(group: str, ep: Any) -> Any:
                             f"{type(exc).__name__}: {exc}") from exc
 
 
-def _registered() -> dict[str, Any]:
-    global _entries
-    if _entries is None:
-        _entries = entry_points(GROUP)
-    return _entries
+class Registry(Generic[T]):
+    """The objects of one entry-point group by name: read lazily, once, on the first look-up;
+    each loaded once, when first asked for, and checked by `wrong` (which says what is wrong
+    with it, or None); plus objects given by hand (`add`: tests' fixture games)."""
+
+    def __init__(self, group: str, wrong: Callable[[str, Any], str | None]):
+        self.group, self.wrong = group, wrong
+        self.extra: dict[str, T] = {}
+        self.entries: dict[str, Any] | None = None     # name -> importlib.metadata.EntryPoint
+        self.loaded: dict[str, T] = {}
+
+    def add(self, name: str, obj: T) -> None:
+        self.extra[name] = obj
+
+    def registered(self) -> dict[str, Any]:
+        if self.entries is None:
+            self.entries = entry_points(self.group)
+        return self.entries
+
+    def names(self) -> list[str]:
+        """Every name here (without importing what they name)."""
+        return sorted(set(self.extra) | set(self.registered()))
+
+    def find(self, name: str) -> T | None:
+        """The object called `name`, None when there is none; GameLoadError when it fails to load."""
+        if name in self.extra:
+            return self.extra[name]
+        obj = self.loaded.get(name)
+        if obj is None:
+            ep = self.registered().get(name)
+            if ep is None:
+                return None
+            obj = load_entry(self.group, ep)
+            why = self.wrong(name, obj)
+            if why is not None:
+                raise GameLoadError(f"the {self.group} entry point {name} = {ep.value!r} is {why}")
+            self.loaded[name] = obj
+        return obj
+
+
+def _not_its_engine(name: str, engine: Any) -> str | None:
+    found = getattr(engine, "name", None)
+    return None if found == name else f"not that game's engine (its name is {found!r})"
+
+
+REGISTRY: Registry[Engine] = Registry(GROUP, _not_its_engine)
+
+
+def register(engine: Engine) -> None:
+    """Make an engine available by name (used by tests for their fixture game)."""
+    REGISTRY.add(engine.name, engine)
 
 
 def names() -> list[str]:
     """Every game name registered here (without importing any game)."""
-    return sorted(set(_extra) | set(_registered()))
+    return REGISTRY.names()
 
 
 def get(name: str) -> Engine:
     """The engine called `name`; raises UnknownGame, or GameLoadError when its package fails."""
-    if name in _extra:
-        return _extra[name]
-    engine = _loaded.get(name)
+    engine = REGISTRY.find(name)
     if engine is None:
-        ep = _registered().get(name)
-        if ep is None:
-            raise UnknownGame(name)
-        engine = load_entry(GROUP, ep)
-        if getattr(engine, "name", None) != name:
-            raise GameLoadError(f"the {GROUP} entry point {name} = {ep.value!r} is not that game's engine "
-                                f"(its name is {getattr(engine, 'name', None)!r})")
-        _loaded[name] = engine
+        raise UnknownGame(name)
     return engine
 
 

@@ -45,7 +45,7 @@ def test_a_broken_entry_point_says_which_and_why(monkeypatch):
     entries = games.entry_points(games.GROUP)
     entries["broken"] = EntryPoint("broken", "no_such_package_here.rules:ENGINE", games.GROUP)
     entries["liar"] = EntryPoint("liar", "protocol.games.__init__:GROUP", games.GROUP)
-    monkeypatch.setattr(games, "_entries", entries)
+    monkeypatch.setattr(games.REGISTRY, "entries", entries)
     assert "broken" in games.names()
     with pytest.raises(games.GameLoadError) as e:
         games.get("broken")
@@ -57,7 +57,7 @@ def test_a_broken_entry_point_says_which_and_why(monkeypatch):
 def test_a_broken_presentation_entry_point_says_which(monkeypatch):
     entries = games.entry_points(presentations.GROUP)
     entries["liar"] = EntryPoint("liar", "protocol.games:GROUP", presentations.GROUP)
-    monkeypatch.setattr(presentations, "_entries", entries)
+    monkeypatch.setattr(presentations.REGISTRY, "entries", entries)
     with pytest.raises(games.GameLoadError, match="not a Presentation"):
         presentations.get("liar")
 
