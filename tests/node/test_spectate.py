@@ -40,7 +40,8 @@ def host(tmp_path: Path, game: str, players: int, *extra: str, delay: str = "0.0
     """A host with random bots in the other seats (one node process each; `bots` of them, the
     other seats left for the test to fill), on loopback."""
     bots = ",".join(["random"] * (players - 1 if bots is None else bots))
-    h = Node(["host", game, "--players", str(players), "--bot", "random", "--with-bots", bots, "--no-discovery",
+    seated = ["--with-bots", bots] if bots else []
+    h = Node(["host", game, "--players", str(players), "--bot", "random", *seated, "--no-discovery",
               "--bind", "127.0.0.1", "--time-limit", "0", "--bot-delay", delay, "--seed", "1", *extra],
              tmp_path / "host", tmp_path / "host.log")
     return h, h.wait_for("lobby")["port"]
@@ -89,8 +90,15 @@ def forging_node(genesis_raw: bytes, messages: list[bytes], bad: int, linger: fl
 @pytest.mark.parametrize("game, players, delay, options", CASES, ids=[f"{g}-{n}-{d}" for g, n, d, _ in CASES])
 def test_spectators_from_the_start_and_mid_game_end_with_the_players_transcript(tmp_path, game, players, delay,
                                                                                  options):
-    h, port = host(tmp_path, game, players, *(arg for o in options for arg in ("-o", o)), delay=delay)
-    early = watcher(tmp_path, "early", port, "--priority", "low")   # in the lobby (or just after): from the first message
+    # one seat stays empty until the early watcher waits in the lobby: however little CPU its
+    # low priority gets it on a busy machine, the game cannot be over before it watches
+    h, port = host(tmp_path, game, players, *(arg for o in options for arg in ("-o", o)), delay=delay,
+                   bots=players - 2)
+    early = watcher(tmp_path, "early", port, "--priority", "low")   # in the lobby: from the first message
+    while "lobby" not in early.wait_for("status", timeout=60):     # "waiting in lobby …"
+        pass
+    last = Node(["join", f"127.0.0.1:{port}", "--bot", "random", "--bot-delay", delay, "--seed", "2",
+                 "--bind", "127.0.0.1"], tmp_path / "last", tmp_path / "last.log")
     watching = early.wait_for("watching", timeout=60)
     assert watching["game"] == game and watching["seats"] == players
     for _ in range(10):                                      # the game is under way
@@ -104,7 +112,7 @@ def test_spectators_from_the_start_and_mid_game_end_with_the_players_transcript(
         done = w.wait_for("transcript", timeout=240)
         assert done["verified"] is True, done
         assert w.stop() == 0
-    assert h.stop(timeout=60) == 0
+    assert h.stop(timeout=60) == 0 and last.stop(timeout=60) == 0
     players_copy = game_transcript(tmp_path)
     assert verify_bytes(players_copy).ok
     for name in ("early", "late"):
