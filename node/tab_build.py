@@ -25,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import tomllib
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +33,7 @@ from typing import Callable, Iterable
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = ROOT / "clients" / "tab"
+PYPROJECT = ROOT / "pyproject.toml"
 OUT = ROOT / "build" / "tab"
 CACHE = ROOT / "build" / "tab-cache"
 MANIFEST = "manifest.json"
@@ -100,7 +102,7 @@ def _python_sources() -> list[tuple[str, Path]]:
 def inputs_digest() -> str:
     """One digest of everything the bundle is made from (the builder's own code included)."""
     h = hashlib.sha256()
-    paths = [SOURCES / "package.json", SOURCES / "package-lock.json", SOURCES / "index.html", Path(__file__),
+    paths = [SOURCES / "package.json", SOURCES / "package-lock.json", SOURCES / "index.html", Path(__file__), PYPROJECT,
              *(SOURCES / name for name in PAGE_FILES)]
     items = [(p.relative_to(ROOT).as_posix(), p) for p in paths] + _python_sources()
     for name, path in items:
@@ -167,15 +169,28 @@ def msgpack_wheel(progress: Callable[[str], None] | None) -> bytes:
     return data
 
 
+def _dist_info() -> list[tuple[str, bytes]]:
+    """The installed-package metadata the tab's Python finds games by: the `caravan.games`
+    entry points of pyproject.toml (protocol.games reads them with importlib.metadata, which
+    looks for a *.dist-info folder on sys.path, as on the desktop)."""
+    project = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))["project"]
+    games = project.get("entry-points", {}).get("caravan.games", {})
+    entries = "[caravan.games]\n" + "".join(f"{name} = {target}\n" for name, target in sorted(games.items()))
+    folder = f"caravan_tab-{project['version']}.dist-info"
+    meta = f"Metadata-Version: 2.1\nName: caravan-tab\nVersion: {project['version']}\n"
+    return [(f"{folder}/METADATA", meta.encode()), (f"{folder}/entry_points.txt", entries.encode())]
+
+
 def code_zip() -> bytes:
     """protocol/ and the tab's Python as one zip, byte-identical for identical sources."""
+    files = [(name, path.read_bytes()) for name, path in _python_sources()] + _dist_info()
     with tempfile.SpooledTemporaryFile() as buf:
         with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as z:
-            for name, path in _python_sources():
+            for name, data in files:
                 info = zipfile.ZipInfo(name, ZIP_TIME)
                 info.external_attr = 0o644 << 16
                 info.compress_type = zipfile.ZIP_DEFLATED
-                z.writestr(info, path.read_bytes())
+                z.writestr(info, data)
         buf.seek(0)
         return buf.read()
 
