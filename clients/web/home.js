@@ -447,10 +447,12 @@ async function refresh(first = false) {
   if (first) {
     catalog = s.catalog;
     $("game").replaceChildren(...catalog.map((g) => el("option", g.title, {value: g.game})));
-    $("name").value = s.settings.name || "";
-    $("theme").value = s.settings.theme || "auto";
-    $("sound").checked = !!s.settings.sound;
-    $("relay").value = s.relay || "";
+    // what the person typed or picked before the first answer came (a slow machine) stays
+    const fill = (id, prop, value) => { if (!$(id).dataset.edited) $(id)[prop] = value; };
+    fill("name", "value", s.settings.name || "");
+    fill("theme", "value", s.settings.theme || "auto");
+    fill("sound", "checked", !!s.settings.sound);
+    fill("relay", "value", s.relay || "");
     applyTheme(s.settings.theme);
     await pickGame();
   }
@@ -466,6 +468,8 @@ showPace();                            // a reloaded form keeps its pace
 $("look").onclick = look;
 $("join-form").onsubmit = (ev) => { ev.preventDefault(); join($("invite-in").value.trim()); };
 $("settings-form").onsubmit = saveSettings;
+for (const id of ["name", "theme", "sound", "relay"])
+  for (const kind of ["input", "change"]) $(id).addEventListener(kind, () => { $(id).dataset.edited = "1"; });
 for (const r of document.querySelectorAll("input[name=network]"))
   r.onchange = () => {
     $("broker").hidden = r.value !== "broker" || !r.checked;
