@@ -34,7 +34,7 @@ from protocol import engine as E
 from protocol import games
 from protocol.referee import Referee
 
-from . import game_options, rating
+from . import game_options, narrate, rating
 from .api_json import to_json
 from .bot import Bot, make_bot
 
@@ -192,8 +192,9 @@ def play_one(job: GameJob) -> dict[str, Any]:
             if isinstance(bot, ExternalBot):
                 step = engine.expected(referee.state)
                 kind = "commit" if isinstance(step, E.Commit) else "return" if isinstance(step, E.DeckReturn) else "act"
-                texts = [engine.describe(referee.state, seat, a) for a in legal]
-                return bot.choose_kind(bot.to_json(referee.view(seat)), legal, kind, texts)
+                view = referee.view(seat)
+                texts = [m["text"] for m in narrate.moves(job.game, view, legal, seat)]
+                return bot.choose_kind(bot.to_json(view), legal, kind, texts)
             return bot.choose(referee.view(seat) if bot.wants_view else None, legal)
 
         def choose(seat: int, legal: list[Any], referee: Referee) -> Any:

@@ -142,12 +142,8 @@ async def _let_client_read(decider: Any) -> None:
 
 def _presenter(engine: E.Engine, node_ref: list) -> Any:
     """present(view, legal, kind): each legal action in words, grouped, with its board place."""
-    def describe(action: Any) -> str:
-        node = node_ref[0]
-        return engine.describe(node.session.state, node.seat, action)
-
     def present(view: Any, legal: list[Any], kind: str) -> list[dict[str, Any]]:
-        return narrate.moves(engine.name, view, legal, node_ref[0].seat, describe)
+        return narrate.moves(engine.name, view, legal, node_ref[0].seat)
     return present
 
 

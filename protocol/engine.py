@@ -302,6 +302,3 @@ class Engine(Protocol):
         """A canonical-msgpack value that decode() turns back into an equal state."""
 
     def decode(self, value: Any) -> Any: ...
-
-    def describe(self, state: Any, seat: int, action: Action) -> str:
-        """A short readable form of an action, for people and logs."""

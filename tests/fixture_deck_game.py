@@ -208,8 +208,5 @@ class TempleDraw:
             setattr(s, k, v)
         return s
 
-    def describe(self, s: State, seat: int, action: Any) -> str:
-        return f"seat {seat}: {action}"
-
 
 ENGINE = TempleDraw()

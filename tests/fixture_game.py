@@ -162,8 +162,5 @@ class DiceDuel:
             setattr(s, k, list(v) if isinstance(v, list) else v)
         return s
 
-    def describe(self, s: State, seat: int, action: Any) -> str:
-        return f"seat {seat}: {action}"
-
 
 ENGINE = DiceDuel()

@@ -13,6 +13,10 @@ see clients.games; by custom `clients/narrate/<game>.py`) with
         move (moves are offered grouped by it), "target": id of the board place the move is
         chosen by clicking (a `data-target` in the game's SVG), or None}.
 
+A game's `moves` is the one source of an action's words (engines have no words of their own):
+the move list, the bots' action texts (`words`) and the narration of an action the game's
+`narrate` cannot tell all take them from it.
+
 `Table` keeps a mirror of the public state so that every event gets its own before and
 after view, whatever batch of events a message applied.
 """
@@ -20,7 +24,7 @@ after view, whatever batch of events a message applied.
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable
+from typing import Any
 
 from protocol import engine as E
 
@@ -92,10 +96,9 @@ def _jsonable(value: Any) -> Any:
 
 def generic_narrate(event: dict[str, Any], before: dict[str, Any], after: dict[str, Any],
                     names: list[str]) -> list[str]:
-    """Plain sentences for any game (used where a game says nothing of an event)."""
+    """Plain sentences for any game (used where a game says nothing of an event; an action is
+    told by `narrate`, in the game's words)."""
     kind = event["kind"]
-    if kind == "act":
-        return [f"{seat_name(names, event['seat'])}: {event['action']}"]
     if kind == "committed":
         who = ", ".join(seat_name(names, s) for s in event["seats"])
         return [f"{who} committed a secret choice (revealed later)"]
@@ -132,12 +135,19 @@ def narrate(game: str, event: dict[str, Any], before: dict[str, Any], after: dic
         except Exception:
             log.error("%s narration failed on %r (a bug; plain words are used)", game, event,
                       exc_info=log.isEnabledFor(logging.DEBUG))
+    if lines is None and event["kind"] == "act":
+        seat = event["seat"]
+        return [f"{seat_name(names, seat)}: {words(game, before, event['action'], seat)}"]
     return lines if lines is not None else generic_narrate(event, before, after, names)
 
 
-def moves(game: str, view: dict[str, Any], legal: list[Any], seat: int,
-          describe: Callable[[Any], str] | None = None) -> list[dict[str, Any]]:
-    """Each legal action in words, grouped; falls back to `describe` (the engine's)."""
+def words(game: str, view: dict[str, Any], action: Any, seat: int) -> str:
+    """The words of one action of `seat`: the game's move-list text for it."""
+    return moves(game, view, [action], seat)[0]["text"]
+
+
+def moves(game: str, view: dict[str, Any], legal: list[Any], seat: int) -> list[dict[str, Any]]:
+    """Each legal action in words, grouped; plain words when the game has none or they fail."""
     mod = _module(game)
     if mod is not None:
         try:
@@ -146,10 +156,9 @@ def moves(game: str, view: dict[str, Any], legal: list[Any], seat: int,
                 return found
             log.error("%s moves() gave %d entries for %d actions (a bug)", game, len(found), len(legal))
         except Exception:
-            log.error("%s moves() failed (a bug; the engine's words are used)", game,
+            log.error("%s moves() failed (a bug; plain words are used)", game,
                       exc_info=log.isEnabledFor(logging.DEBUG))
-    text = describe or (lambda a: str(a))
-    return [{"text": text(a), "group": "moves", "target": None} for a in legal]
+    return [{"text": str(a), "group": "moves", "target": None} for a in legal]
 
 
 class Table:

@@ -547,9 +547,6 @@ class NomadsEngine:
         st.track = D.price_track(st.n)
         return st
 
-    def describe(self, st: NomadsState, seat: int, action) -> str:
-        return _describe(st, seat, action)
-
 
 def _apply_rolled(st: NomadsState, ph: str, step: Random, event) -> None:
     if type(event) is not Rolled:
@@ -1608,7 +1605,7 @@ _ROLL = {
 }
 
 
-# ----------------------------------------------------------------------------- view and describe
+# ----------------------------------------------------------------------------- view
 
 def _field_name(k: int) -> str:
     return D.KIND_NAMES[k]
@@ -1677,37 +1674,6 @@ def _view(st: NomadsState, seat: int | None, knowledge: dict | None) -> dict:
     if st.phase == "tie":
         v["tie_boxes"] = st.tie[:]
     return v
-
-
-def _describe(st: NomadsState, seat: int, a) -> str:
-    if type(a) not in (list, tuple) or not a:
-        return repr(a)
-    k = a[0]
-    sp = D.SPECIES
-    if k == "move":
-        return f"move to row {a[1]}, column {a[2]}"
-    if k == "place":
-        return f"leave the pilgrim at row {a[1]}, column {a[2]}"
-    if k == "goto":
-        return f"ride the winds to row {a[1]}, column {a[2]}"
-    if k == "hire":
-        return f"hire a {sp[a[1]]} trader"
-    if k == "sell":
-        return f"sell {a[2]} {sp[a[1]]}{'s' if a[2] > 1 else ''}"
-    if k == "keep":
-        return f"keep a {sp[a[1]]} and a {sp[a[2]]}"
-    if k == "take":
-        if len(a) == 3:
-            return f"take a {sp[a[2]]} from the {D.LANDSCAPES[a[1]]} box"
-        return f"take a {sp[a[1]]}"
-    if k == "box":
-        return f"place the animals in the {D.LANDSCAPES[a[1]]} box"
-    if k == "tile":
-        t = a[2]
-        return f"play {D.YELLOW[t]['en']}" if 0 <= t < D.N_YELLOW else "play a tile"
-    return {"stay": "stay", "depart": "leave the city", "pilgrim": "travel with the pilgrim",
-            "catch": "catch animals", "lure": "lure animals", "walk": "let the desert move",
-            "done": "done", "pass": "pass"}.get(k, repr(a))
 
 
 ENGINE = NomadsEngine()

@@ -1198,19 +1198,6 @@ class SabbatEngine:
             v["my_power"] = D.POWER_IDS[c] if isinstance(c, int) and 0 <= c < len(D.POWER_IDS) else None
         return v
 
-    def describe(self, st: State, seat: int, action: Any) -> str:
-        a = action
-        if isinstance(a, (str, int)):
-            return f"seat {seat}: {a}"
-        k = a[0]
-        if k == "move":
-            return f"seat {seat}: ghost {D.LOC_NAMES[a[1]]} -> {D.LOC_NAMES[a[3]]} ({a[4]})"
-        if k == "magician":
-            return f"seat {seat}: magician to tile {a[1]} ({D.TILE_NAMES[st.tiles[a[1]]] if st.tiles else '?'})"
-        if k == "power":
-            return f"seat {seat}: POWER {D.POWER_TITLES[a[1]]} {a[2:]}"
-        return f"seat {seat}: {' '.join(map(str, a))}"
-
     # ------------------------------------------------------------------ copies
     def clone(self, st: State) -> State:
         c = State()

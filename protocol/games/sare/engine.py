@@ -1314,22 +1314,6 @@ class SareEngine:
     def view(self, st: SareState, seat: int | None, knowledge: dict | None = None) -> dict:
         return build_view(self, st, seat, knowledge or {})
 
-    def describe(self, st: SareState, seat: int, action: Any) -> str:
-        if isinstance(action, int):
-            return f"seat {seat} returns a card face down ({st.temple_pos})"
-        if not isinstance(action, list) or not action:
-            return repr(action)
-        op = action[0]
-        if op == "project":
-            which = f" {action[3]}" if len(action) > 3 else ""
-            return f"seat {seat} launches a {action[1]}{which} project on space {action[2]}"
-        if op == "build":
-            pc = st.pieces[seat][action[1]] if action[1] < len(st.pieces[seat]) else None
-            what = KINDS[pc[0]] if pc else "?"
-            extra = f", Port -1 {action[2]}" if action[2] != "-" else ""
-            return f"seat {seat} builds its {what}{extra} ({action[3]} Joker, {action[4]} caravan)"
-        return f"seat {seat}: " + " ".join(str(x) for x in action)
-
 
 def _dbl_has_gold(d: int) -> bool:
     return d >= 0 and 1 in DOUBLE[d]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from clients import narrate
 from clients.bot import RandomBot, make_bot
 from clients.bots.nomads import HeuristicBot
 from clients.simulate import simulate
@@ -37,13 +38,13 @@ def test_heuristic_leaves_the_edge_and_sells():
     assert a[0] == "sell" and a[2] == st.animals[a[1]]
 
 
-def test_describe_every_action_kind():
+def test_every_action_kind_has_words():
     ref = started(4, 2)
-    st = ref.state
+    view = E.view(ref.state, 0, {})
     for a in (["move", 1, 2], ["place", 0, 0], ["goto", 2, 2], ["hire", 3], ["sell", 2, 2], ["keep", 0, 1],
-              ["take", 1], ["take", 0, 2], ["box", 4], ["tile", 5, 6], ["stay"], ["depart"], ["pilgrim"],
+              ["take", 0, 2], ["box", 4], ["tile", 5, 6], ["stay"], ["depart"], ["pilgrim"],
               ["catch"], ["lure"], ["walk"], ["done"], ["pass"]):
-        text = E.describe(st, 0, a)
+        text = narrate.words("nomads", view, a, 0)
         assert isinstance(text, str) and text and not text.startswith("[")
-    assert E.describe(st, 0, ["tile", 5, 6]) == "play Sands of Time"
-    assert E.describe(st, 0, ["sell", 2, 2]) == "sell 2 horses"
+    assert narrate.words("nomads", view, ["tile", 5, 6], 0) == "Play Sands of Time"
+    assert narrate.words("nomads", view, ["sell", 2, 2], 0).startswith("2 horses for ")
