@@ -1,7 +1,8 @@
 """A PettingZoo AEC environment for every game: `clients.rl.env(game, players, **options)`.
 
     from clients.rl import env
-    e = env("sare", 3)
+    from protocol import games
+    e = env(games.names()[0], 3)                 # any registered game (protocol.games)
     e.reset(seed=1)
     for agent in e.agent_iter():
         obs, reward, terminated, truncated, info = e.last()

@@ -1,8 +1,8 @@
 """`caravan tournament`: many engine-only games among bots, with standings and ratings.
 
-    caravan tournament sare --players 4 --bots search,heuristic --games 40 --jobs 2
-    caravan tournament nomads --players 3 --bots heuristic,'cmd:python mybot.py' --json
-    caravan tournament sare --players 4 --bots search,heuristic --games 400 --ray HEAD:6379
+    caravan tournament GAME --players 4 --bots search,heuristic --games 40 --jobs 2
+    caravan tournament GAME --players 3 --bots heuristic,'cmd:python mybot.py' --json
+    caravan tournament GAME --players 4 --bots search,heuristic --games 400 --ray HEAD:6379
 
 Each entry of `--bots` is a bot kind (random, heuristic, search) or `cmd:COMMAND`, a program
 speaking the client API (specs/client-api.md) on stdin/stdout, started once per game. Games

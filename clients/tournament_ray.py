@@ -2,7 +2,7 @@
 
     pip install 'caravan[ray]'                    # on every machine of the cluster
     ray start --head                              # here; `ray start --address HEAD:6379` on the others
-    caravan tournament sare --players 4 --bots search,heuristic --games 400 --ray HEAD:6379
+    caravan tournament GAME --players 4 --bots search,heuristic --games 400 --ray HEAD:6379
 
 Each game is one task running the local runner's own `play_one` on the same GameJob (both
 given by clients/tournament.py, which imports this module only for --ray: seeds

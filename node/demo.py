@@ -18,12 +18,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from clients import games as presentations
 from protocol import games
 from protocol.verify import verify_bytes
 
 from . import cli_checks as check
 
-PREFERRED = ["sare", "sabbat", "nomads"]
 TIMEOUT = 600.0
 
 
@@ -55,8 +55,7 @@ def _stop(procs: list[subprocess.Popen]) -> None:
 def run_demo(args: argparse.Namespace) -> int:
     from .cli_tools import progress_bar
 
-    available = games.names()
-    game = args.game or next((g for g in PREFERRED if g in available), None)
+    game = args.game or presentations.first(games.names())
     if game is None:
         raise check.UsageError("no game is installed")
     engine = check.engine(game)

@@ -27,7 +27,9 @@ from starlette.responses import FileResponse, PlainTextResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from clients import games as presentations
 from clients import render
+from protocol import games
 
 from .client_api import to_json
 from .files import write_atomic
@@ -103,8 +105,10 @@ class WebClient:
 
     async def _static(self, request: Request) -> Response:
         name = request.path_params["name"]
-        if not self._authorised(request.path_params["token"]) or name not in _STATIC_FILES:
+        if not self._authorised(request.path_params["token"]) or name not in (*_STATIC_FILES, "games.js"):
             return await self._refuse(request)
+        if name == "games.js":
+            return Response(games_js(), media_type="text/javascript", headers={"Cache-Control": "no-store"})
         return FileResponse(STATIC / name, media_type=_STATIC_FILES[name], headers={"Cache-Control": "no-store"})
 
     async def _socket(self, ws: WebSocket) -> None:
@@ -289,7 +293,14 @@ def _is_chat(text: str) -> bool:
     return isinstance(msg, dict) and msg.get("type") == "chat"
 
 
-_STATIC_FILES = {"app.js": "text/javascript", "rules.js": "text/javascript", "style.css": "text/css", "index.html": "text/html"}
+_STATIC_FILES = {"app.js": "text/javascript", "style.css": "text/css", "index.html": "text/html"}
+
+
+def games_js() -> str:
+    """The page's games.js: each registered game's bits of the table page (how to play, the
+    result's captions, the tie-break) from its presentation, so the page lists no game itself."""
+    bits = {game: presentations.page(game) for game in games.names()}
+    return f"export const GAMES = {json.dumps(bits, ensure_ascii=False)};\n"
 
 
 async def _put(channel: trio.MemorySendChannel, msg: dict[str, Any]) -> None:

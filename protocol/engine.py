@@ -267,8 +267,8 @@ Event = Act | Choices | Committed | Rolled | DeckShuffled | DeckRevealed | DeckS
 class Engine(Protocol):
     """What every game implements (see specs/engine.md for the full contract)."""
 
-    name: str            # registry name, e.g. "sabbat"
-    title: str           # human name, e.g. "Sabbat Magica"
+    name: str            # registry name (its caravan.games entry point's)
+    title: str           # human name, as people read it
     min_players: int
     max_players: int
 

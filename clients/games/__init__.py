@@ -5,7 +5,7 @@ The rules side (`protocol.games`, entry-point group `caravan.games`) cannot name
 `clients/` (the layering), so a game's presentation is declared in a second entry-point group:
 
     [project.entry-points."caravan.presentations"]
-    sare = "clients.games.sare:PRESENTATION"
+    <game> = "clients.games.<game>:PRESENTATION"
 
 The value is a `Presentation`: the modules are named by their import path and imported only
 when first used, so looking a game's presentation up costs one small module. A game without a
@@ -49,6 +49,14 @@ class Presentation:
     """the RL observation vector's length"""
     screenshot: tuple[int, int] | None = None
     """(players, engine steps) of the README's board picture (clients.screenshots)"""
+    how_to_play: tuple[tuple[str, str], ...] = ()
+    """the table page's How to play: (heading, paragraph) pairs in the rulebook's terms"""
+    result_labels: dict[str, str] = dataclasses.field(default_factory=dict)
+    """the game-over table's row captions for the result's keys ("scores": the total's)"""
+    tie_break: tuple[str, str] | None = None
+    """(the result key that breaks a tie on score, or "", its words) when the rules break ties"""
+    order: int = 100
+    """where the game comes when the house picks one for you (`caravan demo` without a game)"""
 
     def module(self, part: str) -> ModuleType | None:
         """The imported module of `part` ("narrate", "render", "bots", "sampler"), or None."""
@@ -80,6 +88,19 @@ def get(game: str) -> Presentation:
     """The game's presentation (NONE for a game without one); GameLoadError if it fails to load."""
     found = REGISTRY.find(game)
     return NONE if found is None else found
+
+
+def page(game: str) -> dict[str, Any]:
+    """What the table page shows of the game besides its board (JSON-able): how to play, the
+    result's captions and the tie-break."""
+    found = get(game)
+    return {"rules": [list(pair) for pair in found.how_to_play], "labels": dict(found.result_labels),
+            "tie_break": list(found.tie_break) if found.tie_break else None}
+
+
+def first(available: list[str]) -> str | None:
+    """The game the house picks when none is named: the lowest `order`, then by name."""
+    return min(available, key=lambda game: (get(game).order, game), default=None)
 
 
 def module(game: str, part: str) -> ModuleType | None:

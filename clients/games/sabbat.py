@@ -7,6 +7,31 @@ from . import Presentation
 _r = lambda n: tuple(range(n))          # noqa: E731
 _MODES = ("fight", "place", "retreat")
 
+HOW_TO_PLAY = (
+    # a short summary in the rulebook's own terms (the rules as implemented, the rulebook quoted:
+    # specs/sabbat-magica.md)
+    ("Goal",
+     "After 6 rounds the highest score wins: victory points plus 5 per chimaera. A tie shares the victory."),
+    ("A round",
+     "A. Curse (rounds 2–6): a curse on the cursed square costs 5 VP; the 1H store becomes one curse; 2H "
+     "moves to 1H. Invocation: each player secretly chooses how many available ghosts go on the drawbridge"
+     " (revealed together); the play order follows the ghosts left in the graveyard. Bonus: in play order "
+     "each takes one bonus of the time card. B. Skulduggery: in turn, each player takes as many actions as"
+     " the time card says (4, 3 or 2). C. Stewardship: feed your ghosts with terror (7 less the ghosts in "
+     "the graveyard), score each region where you have a ghost, and turn each set of the 4 resources on "
+     "the approval square into a chimaera."),
+    ("Actions",
+     "Move the magician in the Manor (its tiles and mirrors: see the board's notes). Move ghosts: a ghost "
+     "enters a region from the drawbridge by paying its gate fee, or walks to a neighbouring region; "
+     "gardens are entered freely and give their major (position 1) or minor (position 2) bonus; a ghost "
+     "may have to fight the ghosts already there. Pass uses the action."),
+    ("Resources",
+     "What you gain goes to the 2H store; at the next round it moves to 1H, and anything still in 1H after"
+     " that becomes a curse."),
+)
+"""How to play, on the table page: (heading, paragraph) pairs."""
+
+
 PRESENTATION = Presentation(
     narrate="clients.narrate.sabbat",
     render="clients.render.sabbat",
@@ -24,4 +49,8 @@ PRESENTATION = Presentation(
     ),
     rl_obs_size=512,
     screenshot=(3, 160),
+    how_to_play=HOW_TO_PLAY,
+    result_labels={"scores": "Score (VP + 5 per chimaera)", "vp": "Victory points",
+                   "chimaeras": "Chimaeras (5 VP each)"},
+    order=1,
 )

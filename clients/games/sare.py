@@ -19,6 +19,35 @@ def rl_key(action: Any, knowledge: dict[int, Any]) -> tuple | None:
     return None
 
 
+HOW_TO_PLAY = (
+    # a short summary in the rulebook's own terms (the rules as implemented, the rulebook quoted:
+    # specs/sa-re.md)
+    ("Goal",
+     "Be the first to meet your scenario's goal at the end of a Construction Phase: Scribe — built on all "
+     "12 spaces of your Construction Site with your Pyramid at least in project with a first step built; "
+     "Priest — your two main buildings and at least 3 administrative buildings; Pharaoh — your Port, your "
+     "Pyramid and your 6 administrative buildings."),
+    ("Setup",
+     "Each player places the Warehouse, then the Master Builder, on spaces of their Construction Site (on "
+     "the board: click the Warehouse's space, then the Master Builder's)."),
+    ("A turn",
+     "Phase 1, projects: starting with the first player, each chooses construction projects (launch, move "
+     "or give up project tiles). Phase 2, the production season: the active player reveals Season cards "
+     "from the shoe onto the Production of the turn; each player decides when to stop and lie down, and "
+     "takes from the general reserve the resource tokens matching those in the Production of the turn; "
+     "Hoshekh (darkness), Horus and revolts are told in the log as they happen. Phase 3, construction: pay"
+     " Wood, Gold and Stone (Jokers and caravans help) to complete projects and Pyramid steps."),
+    ("Administrative buildings",
+     "Temple, Library, Barracks, Market, Palace and Gardens each give a power in the season or at "
+     "construction; the move buttons name what each one does."),
+    ("Winning",
+     "If several players meet the goal, the most built administrative buildings wins, then the Pyramid "
+     "that required the most materials; with the Architect variant the most Pyramid steps. The game also "
+     "ends at the turn limit chosen by the host."),
+)
+"""How to play, on the table page: (heading, paragraph) pairs."""
+
+
 PRESENTATION = Presentation(
     narrate="clients.narrate.sare",
     render="clients.render.sare",
@@ -39,4 +68,8 @@ PRESENTATION = Presentation(
     rl_key=rl_key,
     rl_obs_size=768,
     screenshot=(3, 260),
+    how_to_play=HOW_TO_PLAY,
+    result_labels={"scores": "Progress toward the goal"},
+    tie_break=('', "the most built administrative buildings, then the Pyramid (the rulebook's tie-breaks)"),
+    order=0,
 )

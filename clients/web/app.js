@@ -2,7 +2,7 @@
 // to this player's own node. It draws the board the node renders, the log of what happened,
 // and the legal moves: by clicking a place on the board, or a button grouped by kind.
 
-import { RULES } from "./rules.js";
+import { GAMES } from "./games.js";
 
 const $ = (id) => document.getElementById(id);
 const KIND_TITLES = {
@@ -310,23 +310,21 @@ function showError(text) {
   showError.timer = setTimeout(() => { box.hidden = true; }, 6000);
 }
 
-const LABELS = { scores: "Final score", vp: "Victory points", chimaeras: "Chimaeras (5 VP each)",
-                 tile_dinars: "Dinars from tiles", animals: "Animals" };
-const GAME_LABELS = { sare: { scores: "Progress toward the goal" }, nomads: { scores: "Dinars (with tiles)" },
-                      sabbat: { scores: "Score (VP + 5 per chimaera)" } };
-const TIE_BREAKS = { nomads: ["animals", "the most animals"],
-                     sare: ["", "the most built administrative buildings, then the Pyramid (the rulebook's tie-breaks)"] };
+const LABELS = { scores: "Final score" };
+/** The game's bits of the page (how to play, result captions, tie-break): from its presentation, via games.js. */
+const gameBits = (game) => GAMES[game] || { rules: [], labels: {}, tie_break: null };
 
 function showRules(game, title) {
   const box = $("rules-body");
   box.replaceChildren();
   $("rules-title").textContent = `How to play ${title}`;
-  for (const [head, text] of RULES[game] || []) {
+  const rules = gameBits(game).rules;
+  for (const [head, text] of rules) {
     const h = document.createElement("h3"); h.textContent = head;
     const p = document.createElement("p"); p.textContent = text;
     box.append(h, p);
   }
-  $("rules").hidden = !(RULES[game] || []).length;
+  $("rules").hidden = !rules.length;
 }
 
 function showResult(result) {
@@ -340,6 +338,7 @@ function showResult(result) {
   const table = $("result-table");
   table.replaceChildren();
   if (result && result.scores) {
+    const bits = gameBits(state.hello && state.hello.game);
     const rows = Object.keys(result).filter((k) => Array.isArray(result[k]) && result[k].length === result.scores.length
       && k !== "winners");
     rows.sort((a, b) => (a === "scores" ? 1 : b === "scores" ? -1 : 0));       // the total last
@@ -350,14 +349,14 @@ function showResult(result) {
     const body = table.createTBody();
     for (const k of rows) {
       const tr = body.insertRow();
-      const th = document.createElement("th"); th.scope = "row"; const game = state.hello && state.hello.game;
-      th.textContent = (GAME_LABELS[game] || {})[k] || LABELS[k] || k.replace(/_/g, " ");
+      const th = document.createElement("th"); th.scope = "row";
+      th.textContent = bits.labels[k] || LABELS[k] || k.replace(/_/g, " ");
       tr.appendChild(th);
       result[k].forEach((v, s) => { const td = tr.insertCell(); td.textContent = v; if (result.winners.includes(s)) td.className = "win"; });
     }
     const best = Math.max(...result.scores);
     const tied = result.scores.filter((v) => v === best).length;
-    const tb = TIE_BREAKS[state.hello && state.hello.game];
+    const tb = bits.tie_break;
     $("result-tie").textContent = tied > result.winners.length && tb ? `Tied on score: the tie was broken by ${tb[1]}.`
       : tied > 1 ? "A tie: the winners share the victory." : "";
   }
@@ -563,8 +562,8 @@ function candidates() {
 }
 function hasTargets() { return candidates().length > 0 || groupTargets().size > 0; }
 
-/** Places that choose a kind of move first (a move's `group_target`: Sa-Rê's setup picks the
- * Warehouse's space, then the Master Builder's), while no kind is chosen. */
+/** Places that choose a kind of move first (a move's `group_target`: e.g. a first click picks
+ * one piece's space, a second the other's), while no kind is chosen. */
 function groupTargets() {
   const out = new Map();
   if (!state.decide || state.group !== null) return out;

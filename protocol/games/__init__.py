@@ -3,7 +3,7 @@
 Each game declares itself in its distribution's metadata (pyproject.toml):
 
     [project.entry-points."caravan.games"]
-    sare = "protocol.games.sare:ENGINE"
+    <game> = "protocol.games.<game>:ENGINE"
 
 so a game can also come from a separate installed package. Reading entry points costs a
 process about 35 ms (importing importlib.metadata is most of it), so they are read lazily,

@@ -397,3 +397,9 @@ def test_every_move_has_words_of_its_own():
     ms = N.moves(view, [["spare", "W"], ["spare", "J"][:1] + ["G"]], 0)
     assert all(m["group"] != "Other" and "spare" not in m["text"] for m in ms)
     assert "Keep 1 Wood" in ms[0]["text"]
+
+
+def test_setup_moves_name_the_warehouse_place():
+    view = {"players": [{"pieces": []}], "stage": "setup"}
+    move = N.moves(view, [["place", 4, 9]], 0)[0]
+    assert move["target"] == "p0-s9" and move["group_target"] == "p0-s4"

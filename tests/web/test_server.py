@@ -11,7 +11,9 @@ import pytest
 import trio
 from trio_websocket import ConnectionRejected, open_websocket_url
 
+from clients import games as presentations
 from node.web import QUEUE, WebClient
+from protocol import games
 from tests.helpers import timeout as scaled, wait_until_async
 
 
@@ -38,6 +40,7 @@ async def test_every_url_needs_the_token():
             assert await _get(base + "/") == 403
             assert await _get(base + "/wrong-token/") == 403
             assert await _get(base + "/wrong-token/static/app.js") == 403
+            assert await _get(base + "/wrong-token/static/games.js") == 403
             assert await _get(url + "static/../../node/web.py") in (403, 404)
             assert await _get(url + "static/secret.txt") == 403
             ws_base = base.replace("http://", "ws://")
@@ -45,6 +48,32 @@ async def test_every_url_needs_the_token():
                 async with open_websocket_url(ws_base + "/wrong-token/ws") as ws:
                     await ws.get_message()
             nursery.cancel_scope.cancel()
+
+
+def _text(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=scaled(10)) as response:
+        return response.read().decode()
+
+
+async def test_the_page_learns_each_registered_game_from_its_presentation():
+    """games.js, not a list in the page: every registered game's How to play, result captions and
+    tie-break, as its presentation gives them."""
+    client = WebClient()
+    with trio.fail_after(scaled(30)):
+        async with trio.open_nursery() as nursery:
+            url = await nursery.start(client.serve, 0)
+            text = await trio.to_thread.run_sync(_text, url + "static/games.js")
+            nursery.cancel_scope.cancel()
+    head = "export const GAMES = "
+    assert text.startswith(head)
+    bits = json.loads(text[len(head):].rstrip().rstrip(";"))
+    assert set(bits) == set(games.names())
+    for game, page in bits.items():
+        shown = presentations.get(game)
+        assert page["rules"] == [list(pair) for pair in shown.how_to_play]
+        assert page["labels"] == shown.result_labels
+        assert page["tie_break"] == (list(shown.tie_break) if shown.tie_break else None)
+    assert any(page["rules"] for page in bits.values()), "no registered game says how to play"
 
 
 async def _next(ws, kind: str) -> dict:

@@ -191,14 +191,6 @@ def test_sare_setup_is_two_clicks_warehouse_then_master_builder(page, browser):
                                                                  and a["text"].endswith("2")))
 
 
-def test_sare_setup_moves_name_the_warehouse_place():
-    from clients import narrate
-
-    view = {"players": [{"pieces": []}], "stage": "setup"}
-    move = narrate.moves("sare", view, [["place", 4, 9]], 0, lambda a: "")[0]
-    assert move["target"] == "p0-s9" and move["group_target"] == "p0-s4"
-
-
 def test_the_clock_says_how_long_an_awaited_seat_has_been_silent(page, browser):
     browser.get(page.url)
     since = time.time() - 75
