@@ -6,18 +6,16 @@ from __future__ import annotations
 
 import random
 
-import pytest
-
 from protocol import games
+from tests.games.pick import short_game, some_game
 from tests.helpers import new_table
 
 
-@pytest.mark.parametrize("game,players", [("sare", 2)])
-def test_reported_events_rebuild_the_replica_state(game: str, players: int):
+def test_reported_events_rebuild_the_replica_state():
+    game = some_game("deck")                # a deck: a seat sends several messages at once
+    players, short = short_game(game)
     engine = games.get(game)
-    options = engine.default_options(players)
-    if game == "sare":
-        options["turn_limit"] = 2
+    options = {**engine.default_options(players), **short}
     table = new_table(engine, players, seed=4, options=options)
     rng = random.Random(4)
     mirrors = [engine.new_game(options, players) for _ in range(players)]

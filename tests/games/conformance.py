@@ -10,6 +10,9 @@ name optional; a game without one, e.g. a fixture game, gets the defaults):
     hidden_words(ref, viewer)    words the viewer's picture must not show (another seat's secrets)
     OPTION_HELP, OPTION_BATTERY, OPTION_VARIED, OPTION_COUNTS, OPTION_QUICK, OPTION_BASE,
     play_options(n, seed, combo) the option battery (tests/games/option_battery.py)
+    RECORDED_OPTIONS             option sets of the recorded games (tests/games/recorded_games.py)
+    SHORT_GAME                   (players, options) of a short game, for tests of the plumbing
+                                 (tests/games/pick.py)
 """
 
 from __future__ import annotations

@@ -22,19 +22,19 @@ import msgpack
 
 from protocol import games
 from protocol.referee import Referee
+from tests.games.conformance import hook
 
 PATH = Path(__file__).parent / "data" / "recorded_games.json.gz"
 GAMES_PER_SET = 2
 
-OPTION_SETS: dict[str, list[dict[str, Any]]] = {
-    "sare": [{"turn_limit": 30},
-             {"scenario": "priest", "architect": True, "pyramid_pick": "free", "shoe": "up", "turn_limit": 30},
-             {"scenario": "pharaoh", "turn_limit": 30}],
-    "sabbat": [{}, {"powers": True}, {"powers": True, "leftovers": "discard", "magician_move": "king",
-                                       "power_limit": "round"}],      # the non-default options (issue 24)
-    "nomads": [{"max_turns": 200}, {"yellow_tiles": 2, "short_blue": True, "full_market": "gamebox",
-                                    "lost_turns": 1, "second_sale": True, "max_turns": 200}],
-}
+
+def option_sets() -> dict[str, list[dict[str, Any]]]:
+    """The option sets recorded per game (its hooks' RECORDED_OPTIONS; a game without them is not
+    recorded), the games in the order the recorded file has them, new ones after, by name."""
+    known = list(dict.fromkeys(r["game"] for r in records())) if PATH.exists() else []
+    order = [g for g in known if g in games.names()] + [g for g in games.names() if g not in known]
+    sets = {game: hook(game, "RECORDED_OPTIONS") for game in order}
+    return {game: found for game, found in sets.items() if found}
 
 
 def _digest(value: Any) -> str:
@@ -92,7 +92,7 @@ def records() -> list[dict[str, Any]]:
 
 def main() -> None:
     out = []
-    for game, sets in OPTION_SETS.items():
+    for game, sets in option_sets().items():
         engine = games.get(game)
         for n in range(engine.min_players, engine.max_players + 1):
             for i, opts in enumerate(sets):

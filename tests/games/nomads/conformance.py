@@ -6,7 +6,7 @@ import random
 
 from protocol.games.nomads import data as D
 from protocol.games.nomads.options import OPTION_HELP  # noqa: F401 (a hook)
-from tests.present.test_nomads import hidden_names
+from tests.games.nomads.test_narrate import hidden_names
 
 from .test_simulation import BAD_ACTIONS, play_one  # noqa: F401 (a hook)
 from .util import check_invariants
@@ -62,3 +62,11 @@ STAGES = ("s_layout", "s_shuffle", "s_ldie", "s_lthrow", "s_rthrow", "s_reroll",
 DECISIONS = ("move", "hire", "dest", "winds", "action", "catch_pick", "expert", "tie", "keep", "window", "abdul")
 VECTOR_OPTIONS = {"short_blue": [False, True], "full_market": ["stack", "gamebox"], "lost_turns": [2, 1],
                   "second_sale": [False, True]}
+
+
+# the recorded games (tests/games/recorded_games.py)
+RECORDED_OPTIONS = [{"max_turns": 200}, {"yellow_tiles": 2, "short_blue": True, "full_market": "gamebox",
+                                         "lost_turns": 1, "second_sale": True, "max_turns": 200}]
+
+# a short game over real nodes, for tests of the plumbing (tests/games/pick.py)
+SHORT_GAME = (3, {"max_turns": 9})

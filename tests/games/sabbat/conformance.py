@@ -6,7 +6,7 @@ import random
 
 from protocol.games.sabbat import data as D
 from protocol.games.sabbat.options import OPTION_HELP  # noqa: F401 (a hook)
-from tests.present.test_sabbat import hidden_titles
+from tests.games.sabbat.test_narrate import hidden_titles
 
 from .test_random import BAD_ACTIONS, check_invariants, play_checked  # noqa: F401 (hooks)
 
@@ -77,3 +77,11 @@ def covered_by_action(action) -> tuple[str, str] | None:
     if isinstance(action, list) and action and action[0] == "power":
         return "POWER card", D.POWER_TITLES[action[1]]
     return None
+
+
+# the recorded games (tests/games/recorded_games.py)
+RECORDED_OPTIONS = [{}, {"powers": True}, {"powers": True, "leftovers": "discard", "magician_move": "king",
+                                           "power_limit": "round"}]      # the non-default options (issue 24)
+
+# a short game over real nodes, for tests of the plumbing (tests/games/pick.py)
+SHORT_GAME = (2, {})

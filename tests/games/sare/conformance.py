@@ -53,3 +53,12 @@ STAGES = ("order", "setup", "dbl", "shuffle", "dark_shuffle", "draw", "temple_sh
 DECISIONS = ("setup", "p1", "poll", "palace", "tw", "market", "market_final", "temple_pos", "p3", "store")
 VECTOR_OPTIONS = {"scenario": ["scribe", "priest", "pharaoh"], "architect": [False, True],
                   "pyramid_pick": ["top", "free"], "shoe": ["down", "up"]}
+
+
+# the recorded games (tests/games/recorded_games.py)
+RECORDED_OPTIONS = [{"turn_limit": 30},
+                    {"scenario": "priest", "architect": True, "pyramid_pick": "free", "shoe": "up", "turn_limit": 30},
+                    {"scenario": "pharaoh", "turn_limit": 30}]
+
+# a short game over real nodes, for tests of the plumbing (tests/games/pick.py)
+SHORT_GAME = (2, {"turn_limit": 2})

@@ -17,7 +17,7 @@ from clients.narrate import sare as N
 from protocol.games.sare import ENGINE
 from protocol.games.sare.data import CARD_KIND, CARD_KIND_NAME, RES
 from protocol.referee import Referee
-from tests.present.test_sare import _chooser
+from tests.games.sare.test_narrate import _chooser
 
 NAMES = ["Ann", "Bob", "Cy", "Dee"]
 WHO = r"(?:Ann|Bob|Cy|Dee) \(seat (\d)\)"

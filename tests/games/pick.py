@@ -1,0 +1,67 @@
+"""Games for tests that need "some game", picked through the registry (never by name, issue 37):
+by what the test needs of it, found by playing it, and with the short game its hooks give.
+
+    some_game("deck", "commit")     the first registered game (by name) that shuffles a deck and
+                                    asks for a committed hidden choice
+    short_game(game)                (players, options) of a short game (its hooks' SHORT_GAME)
+
+Capabilities, from the steps of one random game: "dice" (a chance draw), "simultaneous"
+(choices made at once, revealed together), "commit" (a hidden choice, revealed later), "deck" (a shuffled deck), "show" (a card only one seat sees), "return"
+(a card put back in a deck); and, from its presentation: "narrate", "render", "heuristic"."""
+
+from __future__ import annotations
+
+import functools
+import random
+from typing import Any
+
+from clients import games as presentations
+from protocol import engine as E
+from protocol import games
+from protocol.referee import Referee, random_chooser
+from tests.games.conformance import hook
+
+_STEPS = {E.Random: "dice", E.Simultaneous: "simultaneous", E.Commit: "commit", E.DeckShuffle: "deck",
+          E.DeckShow: "show", E.DeckReturn: "return"}
+_PARTS = {"narrate": "narrate", "render": "render", "heuristic": "bots"}
+
+
+def short_game(game: str) -> tuple[int, dict[str, Any]]:
+    """(players, options) of a short game of `game`: its hooks' SHORT_GAME, else the fewest
+    players and the default options."""
+    found = hook(game, "SHORT_GAME")
+    return found if found is not None else (games.get(game).min_players, {})
+
+
+def cli_options(options: dict[str, Any]) -> list[str]:
+    """Options as the command line's `-o KEY=VALUE` values."""
+    return [f"{key}={str(value).lower() if isinstance(value, bool) else value}" for key, value in options.items()]
+
+
+@functools.cache
+def capabilities(game: str) -> frozenset[str]:
+    """What `game` does, from the steps of one short random game and from its presentation."""
+    players, options = short_game(game)
+    engine = games.get(game)
+    ref = Referee(engine, players, {**engine.default_options(players), **options}, seed=1)
+    seen: set[str] = set()
+    choose = random_chooser(random.Random(1))
+    for _ in range(20_000):
+        seen.update(name for kind, name in _STEPS.items() if isinstance(engine.expected(ref.state), kind))
+        if ref.step(choose) is None:
+            break
+    shown = presentations.get(game)
+    seen.update(name for name, part in _PARTS.items() if getattr(shown, part) is not None)
+    return frozenset(seen)
+
+
+def games_with(*needs: str) -> list[str]:
+    """Every registered game with all of `needs`, by name."""
+    return [g for g in games.names() if set(needs) <= capabilities(g)]
+
+
+def some_game(*needs: str) -> str:
+    """The first registered game (by name) with all of `needs`; fails saying what none has."""
+    found = games_with(*needs)
+    assert found, f"no registered game has {', '.join(needs)}"
+    return found[0]
