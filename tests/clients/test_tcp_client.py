@@ -8,6 +8,7 @@ import socket
 import time
 from pathlib import Path
 
+from tests.games.pick import some_game
 from tests.helpers import timeout as scaled
 from tests.web.conftest import Node
 
@@ -28,8 +29,8 @@ def _lines(sock: socket.socket, count: int, timeout: float = 30.0) -> list[dict]
 
 
 def test_the_client_port_needs_the_token_and_opens_before_the_lobby_fills(tmp_path: Path):
-    host = Node(["host", "sabbat", "--players", "2", "--client", "tcp:0", "--no-discovery", "--bind", "127.0.0.1",
-                 "--time-limit", "0"], tmp_path / "seat0", tmp_path / "seat0.log")
+    host = Node(["host", some_game(players=2), "--players", "2", "--client", "tcp:0", "--no-discovery",
+                 "--bind", "127.0.0.1", "--time-limit", "0"], tmp_path / "seat0", tmp_path / "seat0.log")
     joiner = None
     try:
         opened = host.wait_for("client_port")

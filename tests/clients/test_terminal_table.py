@@ -8,6 +8,7 @@ import threading
 import trio
 
 from clients.terminal import TerminalClient
+from tests.games.pick import some_game
 from tests.helpers import timeout, wait_until_async
 
 
@@ -33,7 +34,7 @@ class Keyboard:
 
 def _client(keyboard: Keyboard, time_limit: int = 0) -> tuple[TerminalClient, io.StringIO]:
     out = io.StringIO()
-    client = TerminalClient("sabbat", 0, ["Ann", "Bob"], _moves, out=out, readline=keyboard.readline)
+    client = TerminalClient(some_game(players=2), 0, ["Ann", "Bob"], _moves, out=out, readline=keyboard.readline)
     client.time_limit = time_limit
     return client, out
 

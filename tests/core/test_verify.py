@@ -5,11 +5,12 @@ import json
 import pytest
 
 from node.cli import main
-from protocol import chain, genesis as G, transcript
+from protocol import chain, games, genesis as G, transcript
 from protocol.identity import SigningKey, fingerprint
 from protocol.verify import verify_bytes
 from tests.core.conftest import finished_table
 from tests.core.test_session import first_index, resign
+from tests.games.pick import games_with
 from tests.helpers import make_genesis
 
 
@@ -246,11 +247,13 @@ def test_partial_genesis_options_mean_defaults_and_refused_ones_blame_nobody():
     import random
 
     rng = random.Random(5)
-    _, _, partial_genesis = make_genesis("sabbat", {"powers": True}, 2, rng)
+    game = next(g for g in games_with(players=2) if len(games.get(g).default_options(2)) > 1)
+    key, value = next(iter(games.get(game).default_options(2).items()))
+    _, _, partial_genesis = make_genesis(game, {key: value}, 2, rng)
     r = verify_bytes(transcript.dump(partial_genesis.to_wire(), []))
     assert r.valid and r.error["code"] == "incomplete"
-    for options in ({"powers": "yes"}, {"no_such_option": 1}):
-        _, _, g = make_genesis("sabbat", options, 2, rng)
+    for options in ({key: {"no": "such value"}}, {"no_such_option": 1}):
+        _, _, g = make_genesis(game, options, 2, rng)
         r = verify_bytes(transcript.dump(g.to_wire(), []))
         assert (r.valid, r.error["code"], r.error["position"], r.error["seat"]) == (False, "bad-genesis", 0, None)
 

@@ -1,8 +1,8 @@
 """Games for tests that need "some game", picked through the registry (never by name, issue 37):
 by what the test needs of it, found by playing it, and with the short game its hooks give.
 
-    some_game("deck", "commit")     the first registered game (by name) that shuffles a deck and
-                                    asks for a committed hidden choice
+    some_game("deck", "dice")       the first registered game (by name) that shuffles a deck and
+                                    rolls dice (players=N: that seats N players)
     short_game(game)                (players, options) of a short game (its hooks' SHORT_GAME)
 
 Capabilities, from the steps of one random game: "dice" (a chance draw), "simultaneous"
@@ -55,13 +55,16 @@ def capabilities(game: str) -> frozenset[str]:
     return frozenset(seen)
 
 
-def games_with(*needs: str) -> list[str]:
-    """Every registered game with all of `needs`, by name."""
-    return [g for g in games.names() if set(needs) <= capabilities(g)]
+def games_with(*needs: str, players: int | None = None) -> list[str]:
+    """Every registered game with all of `needs` (and seating `players`), by name."""
+    seat = [g for g in games.names() if players is None
+            or games.get(g).min_players <= players <= games.get(g).max_players]
+    return [g for g in seat if not needs or set(needs) <= capabilities(g)]
 
 
-def some_game(*needs: str) -> str:
-    """The first registered game (by name) with all of `needs`; fails saying what none has."""
-    found = games_with(*needs)
-    assert found, f"no registered game has {', '.join(needs)}"
+def some_game(*needs: str, players: int | None = None) -> str:
+    """The first registered game (by name) with all of `needs` (and seating `players`); fails
+    saying what none has."""
+    found = games_with(*needs, players=players)
+    assert found, f"no registered game has {', '.join(needs) or 'a seat'} for {players or 'any number of'} players"
     return found[0]

@@ -69,9 +69,10 @@ def test_a_game_replays_from_the_vector_file_alone(game):
 
 
 def test_perft_counts_are_recomputed():
-    engine = games.get("sabbat")
-    record = json.loads((V.ROOT / "sabbat" / "perft.json").read_text())[0]
-    lines = _lines(sorted((V.ROOT / "sabbat").glob("game-*.jsonl.gz"))[record["game_index"]])
+    game = next(g for g in games.names() if (V.ROOT / g / "perft.json").exists())
+    engine = games.get(game)
+    record = json.loads((V.ROOT / game / "perft.json").read_text())[0]
+    lines = _lines(sorted((V.ROOT / game).glob("game-*.jsonl.gz"))[record["game_index"]])
     head = lines[0]
     state = engine.new_game(head["options"], head["players"])
     knowledge = [dict() for _ in range(head["players"])]

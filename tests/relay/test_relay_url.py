@@ -7,10 +7,12 @@ import sys
 import pytest
 
 from node.relay_url import Invite, RelayUrl, parse_invite, parse_relay_url, with_auth
+from tests.games.pick import some_game
 from tests.helpers import timeout
 from tests.node.procs import ROOT, env
 
 LOBBY = "0123456789abcdef0123456789abcdef"
+GAME = some_game(players=3)
 PIN = bytes(range(16))
 KEY = PIN.hex()
 
@@ -97,9 +99,9 @@ def _caravan(*args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize("args, says", [
-    (["host", "sabbat", "--players", "3", "--bot", "random", "--relay", "http://h:1"], "mqtt://"),
-    (["host", "sabbat", "--players", "3", "--bot", "random", "--relay", "mqtt://h:99999"], "port"),
-    (["host", "sabbat", "--players", "3", "--bot", "random", "--relay", "mqtt://h",
+    (["host", GAME, "--players", "3", "--bot", "random", "--relay", "http://h:1"], "mqtt://"),
+    (["host", GAME, "--players", "3", "--bot", "random", "--relay", "mqtt://h:99999"], "port"),
+    (["host", GAME, "--players", "3", "--bot", "random", "--relay", "mqtt://h",
       "--relay-auth", "/no/such/file"], "--relay-auth"),
     (["join", "caravan+mqtt://h:1/abc", "--bot", "random"], "LOBBY_ID"),
     (["join", f"caravan+ftp://h:1/{LOBBY}", "--bot", "random"], "caravan+mqtt://"),

@@ -14,6 +14,7 @@ from trio_websocket import ConnectionRejected, open_websocket_url
 from clients import games as presentations
 from node.web import QUEUE, WebClient
 from protocol import games
+from tests.games.pick import some_game
 from tests.helpers import timeout as scaled, wait_until_async
 
 
@@ -114,7 +115,8 @@ async def test_illegal_answers_get_an_error_and_change_nothing():
 
 async def test_a_page_that_connects_late_gets_the_whole_state():
     client = WebClient()
-    await client.hello({"game": "sabbat", "title": "Sabbat Magica", "seat": 0, "seats": 2})
+    game = some_game(players=2)
+    await client.hello({"game": game, "title": games.get(game).title, "seat": 0, "seats": 2})
     client.event({"type": "event", "seat": 1, "text": "seat 1 moved", "event": {"kind": "act"}})
     client.show_board("<svg></svg>", "waiting for seat 1")
     with trio.fail_after(scaled(30)):
