@@ -75,7 +75,6 @@ ALLOWED: dict[str, str] = {
     "tests/web/test_replay.py": "a named game's replay page",
     "tests/web/test_table.py": "a named game's table page",
     "tests/web/test_table_bugs.py": "named games' table pages",
-    "tests/web/test_table_page.py": "a named game's title and How to play on the table page",
     "tests/web/test_table_pace.py": _NODE_TESTS,
     "tests/web/test_watch.py": "every named game watched in the browser",
 }

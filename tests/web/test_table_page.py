@@ -14,9 +14,17 @@ import trio
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 
+from clients import games as presentations
 from node.web import WebClient
+from protocol import games
 from tests.helpers import join, timeout as scaled, wait_until
 from tests.web.conftest import console_errors
+
+
+GAME = next(g for g in games.names() if presentations.get(g).how_to_play and presentations.get(g).tie_break)
+"""The page's game: one that says how to play and breaks ties (the rest of the page is the same
+for every game)."""
+TITLE = games.get(GAME).title
 
 
 class Page:
@@ -36,7 +44,7 @@ class Page:
             self.nursery = nursery
             self.url = await nursery.start(self.client.serve, 0)
             self.token = trio.lowlevel.current_trio_token()
-            await self.client.hello({"game": "sare", "title": "Sa-Rê", "seat": 0, "seats": 2,
+            await self.client.hello({"game": GAME, "title": TITLE, "seat": 0, "seats": 2,
                                      "names": ["Ann", "Bob"], "options": {}, "time_limit": 0, "game_id": "ab"})
             self._ready.set()
             await self._stop.wait()
@@ -86,22 +94,23 @@ def _open(browser, timeout: float = 20):
 def test_the_tab_title_says_it_is_your_turn_until_you_answer(page, browser):
     browser.get(page.url)
     deadline = time.monotonic() + scaled(20)
-    while browser.title != "Sa-Rê — Caravan" and time.monotonic() < deadline:
+    while browser.title != f"{TITLE} — Caravan" and time.monotonic() < deadline:
         time.sleep(0.05)                    # a poll's pause inside the bounded wait
-    assert browser.title == "Sa-Rê — Caravan"
+    assert browser.title == f"{TITLE} — Caravan"
     rules = browser.find_element(By.ID, "rules")                    # How to play, in the rulebook's terms
-    assert browser.find_element(By.ID, "rules-title").text == "How to play Sa-Rê"
+    assert browser.find_element(By.ID, "rules-title").text == f"How to play {TITLE}"
     browser.find_element(By.ID, "rules-title").click()
-    assert "Phase 1, projects" in rules.text and "Construction Phase" in rules.text
+    told = presentations.get(GAME).how_to_play
+    assert all(head in rules.text and text[:40] in rules.text for head, text in told)
     quiet_icon = browser.find_element(By.ID, "favicon").get_attribute("href")
     page.offer(_moves(3))
     _open(browser)
-    assert browser.title == "● Your turn — Sa-Rê"
+    assert browser.title == f"● Your turn — {TITLE}"
     assert browser.find_element(By.ID, "favicon").get_attribute("href") != quiet_icon
     assert browser.find_element(By.ID, "sound").is_selected() is False          # sound is off by default
     browser.find_elements(By.CSS_SELECTOR, "#moves button.move")[1].click()
     assert page.answers.get(timeout=scaled(10)) == 1
-    wait_until(lambda: browser.title == "Sa-Rê — Caravan", 10, "the tab title back to quiet once answered")
+    wait_until(lambda: browser.title == f"{TITLE} — Caravan", 10, "the tab title back to quiet once answered")
     assert console_errors(browser) == []
 
 
@@ -189,6 +198,18 @@ def test_sare_setup_is_two_clicks_warehouse_then_master_builder(page, browser):
     ActionChains(browser).move_to_element(browser.find_element(By.CSS_SELECTOR, '[data-target="p0-s2"]')).click().perform()
     assert page.answers.get(timeout=scaled(10)) == actions.index(next(a for a in actions if a["group"].endswith("1")
                                                                  and a["text"].endswith("2")))
+
+
+def test_the_result_table_has_the_games_captions_and_tie_break(page, browser):
+    shown = presentations.get(GAME)
+    key, words = shown.tie_break
+    result = {"winners": [1], "scores": [5, 5], **({key: [1, 2]} if key else {})}
+    browser.get(page.url)
+    trio.from_thread.run(page.client.result, result, trio_token=page.token)
+    wait_until(lambda: browser.find_element(By.ID, "result").is_displayed(), 10, "the game-over panel")
+    rows = [th.text for th in browser.find_elements(By.CSS_SELECTOR, "#result-table tbody th")]
+    assert rows[-1] == shown.result_labels.get("scores", "Final score")      # the total last
+    assert browser.find_element(By.ID, "result-tie").text == f"Tied on score: the tie was broken by {words}."
 
 
 def test_the_clock_says_how_long_an_awaited_seat_has_been_silent(page, browser):
