@@ -13,10 +13,14 @@ from selenium.webdriver.common.by import By
 
 from node.chat import ChatError
 from node.web import WebClient
+from protocol import games
+from tests.games.pick import some_game
 from tests.helpers import join, timeout
 from tests.web.conftest import console_errors
 
 SLOW = "slow down: at most 5 chat lines per 10 s"
+
+GAME = some_game(players=2)
 
 
 class StandInChat:
@@ -41,7 +45,7 @@ def _serve(started: threading.Event, stop: threading.Event, found: dict) -> None
         client = WebClient()
         async with trio.open_nursery() as nursery:
             found["url"] = await nursery.start(client.serve, 0)
-            await client.hello({"seat": 0, "seats": 2, "game": "sabbat", "title": "Sabbat Magica",
+            await client.hello({"seat": 0, "seats": 2, "game": GAME, "title": games.get(GAME).title,
                                 "names": ["Ann", "Bob"], "game_id": "ab" * 32})
             client.attach_chat(StandInChat())
             started.set()

@@ -9,6 +9,7 @@ from pathlib import Path
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
+from tests.games.pick import some_game
 from tests.helpers import timeout as scaled, wait_until
 from tests.web.home_fixtures import api, start_home
 from tests.web.test_home_options import _show
@@ -25,7 +26,7 @@ def test_the_talk_switch_reaches_the_lobby(tmp_path: Path, browser):
     home, url = start_home(tmp_path)
     try:
         browser.get(url)
-        _show(browser, "sare", 2)
+        _show(browser, some_game(players=2), 2)
         talk = browser.find_element(By.ID, "spectators-chat")
         assert talk.is_selected() and talk.is_enabled()                  # the default: they read it
         browser.find_element(By.ID, "spectators").click()                # no spectators: no talk to read

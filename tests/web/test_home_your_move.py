@@ -15,6 +15,7 @@ from clients.bot import RandomBot
 from node.store import GameStore, write_private
 from protocol import games, wire
 from protocol.identity import SigningKey
+from tests.games.pick import some_game
 from tests.helpers import new_table, play, timeout as scaled
 from tests.web.home_fixtures import start_home
 
@@ -23,9 +24,9 @@ KEYS = [SigningKey.from_seed(bytes([c]) * 32) for c in b"mbc"]
 
 
 def _stored_midgame(data_dir: Path, seed: int, stop_at: int, age: float) -> str:
-    """A 3-seat Nomads game of mine (seat 0) with Bea and Cy, stored as my node holds it when
-    the game stops at seat `stop_at`'s third decision, its files `age` seconds old."""
-    table = new_table(games.get("nomads"), 3, seed=seed, keys=KEYS)
+    """A 3-seat game of mine (seat 0) with Bea and Cy, stored as my node holds it when the game
+    stops at seat `stop_at`'s third decision, its files `age` seconds old."""
+    table = new_table(games.get(some_game(players=3)), 3, seed=seed, keys=KEYS)
     bots, asked = [RandomBot(seed + s) for s in range(3)], {0: 0, 1: 0, 2: 0}
 
     def stop(seat, decision) -> bool:

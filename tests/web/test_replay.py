@@ -12,6 +12,7 @@ import pytest
 from selenium.webdriver.common.by import By
 
 from protocol.transcript import dump, load
+from tests.games.pick import cli_options, short_game, some_game
 from tests.helpers import timeout as scaled
 from tests.node.procs import ROOT, env
 from tests.web.conftest import console_errors
@@ -20,7 +21,9 @@ from tests.web.conftest import console_errors
 @pytest.fixture(scope="module")
 def transcript(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("replay") / "game.caravan"
-    subprocess.run([sys.executable, "-m", "node", "demo", "sabbat", "--players", "2", "--bot", "random",
+    game = some_game(players=2)
+    short = [x for option in cli_options(short_game(game)[1]) for x in ("-o", option)]
+    subprocess.run([sys.executable, "-m", "node", "demo", game, "--players", "2", "--bot", "random", *short,
                     "--out", str(out)], cwd=ROOT, env=env(), check=True, timeout=scaled(300),
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return out

@@ -11,7 +11,7 @@ from selenium.webdriver.common.by import By
 
 from node.web import WebClient
 from tests.helpers import timeout as scaled, wait_until
-from tests.web.test_table_page import Page
+from tests.web.test_table_page import GAME, TITLE, Page
 
 
 class TurnBasedPage(Page):
@@ -24,7 +24,7 @@ class TurnBasedPage(Page):
             self.nursery = nursery
             self.url = await nursery.start(self.client.serve, 0)
             self.token = trio.lowlevel.current_trio_token()
-            await self.client.hello({"game": "sare", "title": "Sa-Rê", "seat": 0, "seats": 2,
+            await self.client.hello({"game": GAME, "title": TITLE, "seat": 0, "seats": 2,
                                      "names": ["Ann", "Bob"], "options": {}, "time_limit": 86400,
                                      "pace": "turn-based", "game_id": "ab"})
             self._ready.set()
