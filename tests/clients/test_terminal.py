@@ -13,13 +13,12 @@ import pexpect
 import pytest
 
 from clients.terminal import menu, parse_choice
-from protocol import games
 from protocol.verify import verify_bytes
-from tests.games.pick import cli_options, short_game
+from tests.games.pick import cli_options, installed, short_game
 from tests.helpers import timeout as scaled
 from tests.node.procs import ROOT, env
 
-GAMES = [(game, players, cli_options(options)) for game in games.names() for players, options in [short_game(game)]]
+GAMES = [(game, players, cli_options(options)) for game in installed() for players, options in [short_game(game)]]
 
 
 def test_menu_groups_long_lists_and_numbers_from_one():

@@ -1,9 +1,10 @@
-"""Games for tests that need "some game", picked through the registry (never by name, issue 37):
+"""Games for tests that need "some game", picked among the installed ones (never by name, issue 37):
 by what the test needs of it, found by playing it, and with the short game its hooks give.
 
-    some_game("deck", "dice")       the first registered game (by name) that shuffles a deck and
+    some_game("deck", "dice")       the first installed game (by name) that shuffles a deck and
                                     rolls dice (players=N: that seats N players)
     short_game(game)                (players, options) of a short game (its hooks' SHORT_GAME)
+    quick_game(3)                   the game quickest to play over real nodes for 3 players
 
 Capabilities, from the steps of one random game: "dice" (a chance draw), "simultaneous"
 (choices made at once, revealed together), "commit" (a hidden choice, revealed later), "deck" (a shuffled deck), "show" (a card only one seat sees), "return"
@@ -26,6 +27,12 @@ _STEPS = {E.Random: "dice", E.Simultaneous: "simultaneous", E.Commit: "commit", 
 _PARTS = {"narrate": "narrate", "render": "render", "heuristic": "bots"}
 
 
+def installed() -> list[str]:
+    """The games installed through the caravan.games entry points, by name: the ones a node
+    process knows (a test process may also hold fixture games registered by hand)."""
+    return sorted(games.REGISTRY.registered())
+
+
 def short_game(game: str) -> tuple[int, dict[str, Any]]:
     """(players, options) of a short game of `game`: its hooks' SHORT_GAME, else the fewest
     players and the default options."""
@@ -39,32 +46,54 @@ def cli_options(options: dict[str, Any]) -> list[str]:
 
 
 @functools.cache
-def capabilities(game: str) -> frozenset[str]:
-    """What `game` does, from the steps of one short random game and from its presentation."""
-    players, options = short_game(game)
+def _played(game: str, players: int) -> tuple[frozenset[str], int]:
+    """(the kinds of step, the number of steps) of one random short game of `game`."""
     engine = games.get(game)
-    ref = Referee(engine, players, {**engine.default_options(players), **options}, seed=1)
+    ref = Referee(engine, players, {**engine.default_options(players), **short_game(game)[1]}, seed=1)
     seen: set[str] = set()
     choose = random_chooser(random.Random(1))
-    for _ in range(20_000):
+    for steps in range(20_000):
         seen.update(name for kind, name in _STEPS.items() if isinstance(engine.expected(ref.state), kind))
         if ref.step(choose) is None:
             break
+    return frozenset(seen), steps
+
+
+@functools.cache
+def capabilities(game: str) -> frozenset[str]:
+    """What `game` does, from the steps of one short random game and from its presentation."""
+    seen = set(_played(game, short_game(game)[0])[0])
     shown = presentations.get(game)
     seen.update(name for name, part in _PARTS.items() if getattr(shown, part) is not None)
     return frozenset(seen)
 
 
+def quick_game(players: int) -> str:
+    """The installed game quickest to play over real nodes for `players`, for tests of the
+    plumbing: one without a deck if any (a deck's shuffle and decryption proofs are most of a
+    real-node game's CPU), then the fewest steps in its short game."""
+    def cost(game: str) -> tuple[bool, int, str]:
+        kinds, steps = _played(game, players)
+        return "deck" in kinds, steps, game
+    return min(games_with(players=players), key=cost)
+
+
 def games_with(*needs: str, players: int | None = None) -> list[str]:
-    """Every registered game with all of `needs` (and seating `players`), by name."""
-    seat = [g for g in games.names() if players is None
+    """Every installed game with all of `needs` (and seating `players`), by name."""
+    seat = [g for g in installed() if players is None
             or games.get(g).min_players <= players <= games.get(g).max_players]
     return [g for g in seat if not needs or set(needs) <= capabilities(g)]
 
 
 def some_game(*needs: str, players: int | None = None) -> str:
-    """The first registered game (by name) with all of `needs` (and seating `players`); fails
+    """The first installed game (by name) with all of `needs` (and seating `players`); fails
     saying what none has."""
     found = games_with(*needs, players=players)
     assert found, f"no registered game has {', '.join(needs) or 'a seat'} for {players or 'any number of'} players"
     return found[0]
+
+
+def quick(players: int) -> tuple[str, list[str]]:
+    """(quick_game(players), its short game's options as `-o` values)."""
+    game = quick_game(players)
+    return game, cli_options(short_game(game)[1])

@@ -8,8 +8,9 @@ import random
 import subprocess
 import sys
 
-from protocol import games, transcript
+from protocol import transcript
 from tests.fixture_game import ENGINE
+from tests.games.pick import installed
 from tests.helpers import new_table, play, timeout as scaled
 from tests.node.procs import ROOT, env
 from tests.node.test_one_process_per_game import _store
@@ -34,7 +35,7 @@ def test_every_command_tolerates_a_closed_stdout(tmp_path):
     cases = {
         "games": (["games", "--data-dir", str(tmp_path / "data")], 0),
         "games --json": (["games", "--data-dir", str(tmp_path / "data"), "--json"], 0),
-        "options": (["options", games.names()[0]], 0),
+        "options": (["options", installed()[0]], 0),
         "verify": (["verify", str(finished)], 0),
         "verify --json": (["verify", str(finished), "--json"], 0),
         "simulate": (["simulate", "fixture", "--players", "2", "--games", "3"], 0),

@@ -13,7 +13,7 @@ import threading
 
 from node import output
 from node.output import Status
-from protocol import games
+from tests.games.pick import installed
 from tests.helpers import free_udp_port, timeout
 from tests.node.procs import ROOT, env
 
@@ -28,7 +28,7 @@ def _plain(text: str) -> bool:
 
 def test_a_lan_announcement_is_printed_plain_by_discover():
     port = free_udp_port()
-    beacon = json.dumps({"caravan": 1, "lobby": "ab" * 16, "game": games.names()[0], "title": EVIL, "players": 2,
+    beacon = json.dumps({"caravan": 1, "lobby": "ab" * 16, "game": installed()[0], "title": EVIL, "players": 2,
                          "seated": 1, "port": 4000, "name": "host\x1b[2J", "spectators": True}).encode()
     proc = subprocess.Popen([sys.executable, "-m", "node", "discover", "--via", "udp", "--wait", "1.5",
                              "--discovery-bind", "127.0.0.1", "--discovery-port", str(port)],

@@ -2,12 +2,14 @@
 time limit the other two co-sign an abandon record over the relay, both end with it
 (exit 1), and their transcripts verify as abandoned by that seat."""
 
+from tests.games.pick import quick
 from tests.node.procs import read_until
 from tests.relay.nodes import RelayedGame, verify
 
 
 def test_a_seat_that_vanished_is_abandoned_through_the_broker(tmp_path, broker):
-    g = RelayedGame(tmp_path, broker.url, "sabbat", 3, host_args=["--time-limit", "3"], bot_delay=0.05)
+    game, options = quick(3)
+    g = RelayedGame(tmp_path, broker.url, game, 3, options, host_args=["--time-limit", "3"], bot_delay=0.05)
     try:
         game_id = g.wait_started()
         g.wait_events(g.host, 5)

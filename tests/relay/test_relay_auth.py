@@ -4,6 +4,7 @@ joiner with USER:PASSWORD@ in the invite, and a wrong password is refused in one
 import subprocess
 import sys
 
+from tests.games.pick import quick
 from tests.helpers import timeout
 from tests.node.procs import ROOT, env
 from tests.relay.broker import Broker
@@ -16,8 +17,8 @@ def test_logging_in_to_the_broker(tmp_path):
     auth.write_text("ann:s3cret\n")
     g = None
     try:
-        g = RelayedGame(tmp_path, broker.url, "sabbat", 2, host_args=["--relay-auth", str(auth)],
-                        joiners=0)
+        game, options = quick(2)
+        g = RelayedGame(tmp_path, broker.url, game, 2, options, host_args=["--relay-auth", str(auth)], joiners=0)
         assert "s3cret" not in g.invite
         wrong = subprocess.run([sys.executable, "-m", "node", "join", g.invite.replace("://", "://bob:nope@"),
                                 "--bot", "random", "--data-dir", str(tmp_path / "wrong")],

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import pytest
 
+from tests.games.pick import quick
 from tests.relay.mqtt_proxy import Faults, MqttProxy
 from tests.relay.nodes import RelayedGame, assert_all_verify, verify
 
-GAME = ("sabbat", 3, [])
+_QUICK, _OPTIONS = quick(3)
+GAME = (_QUICK, 3, _OPTIONS)
 
 
 def _play(tmp_path, proxy: MqttProxy, timeout: float = 150) -> tuple[RelayedGame, str, list[int]]:

@@ -7,12 +7,14 @@ import os
 import struct
 
 from node.relay_link import PRESEAL
+from tests.games.pick import quick
 from tests.relay.nodes import Outsider, RelayedGame, assert_all_verify
 
 
 def test_forged_replayed_and_cross_scope_frames_are_refused(tmp_path, broker):
     outsider = Outsider(broker.url)
-    g = RelayedGame(tmp_path, broker.url, "sabbat", 3, bot_delay=0.03)
+    game, options = quick(3)
+    g = RelayedGame(tmp_path, broker.url, game, 3, options, bot_delay=0.03)
     try:
         game_id = g.wait_started()
         g.wait_events(g.host, 5)

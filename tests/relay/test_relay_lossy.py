@@ -15,6 +15,7 @@ from node.relay_url import parse_relay_url
 from node.store import GameStore
 from protocol import games
 from protocol.verify import verify_bytes
+from tests.games.pick import quick_game
 from tests.helpers import timeout
 from tests.node.conftest import Cluster, bot_decider
 
@@ -45,7 +46,7 @@ async def test_a_game_through_a_broker_that_duplicates_reorders_and_loses_messag
             publish(self, topic, payload)
 
     monkeypatch.setattr(relay.Relay, "publish", lossy)
-    c = Cluster(tmp_path, 3, engine=games.get("sabbat"), seed=3)
+    c = Cluster(tmp_path, 3, engine=games.get(quick_game(3)), seed=3)
     url = parse_relay_url(broker.url)
 
     async def seat(i: int) -> None:

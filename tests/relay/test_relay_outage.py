@@ -4,11 +4,13 @@ the transcript verifies."""
 
 import time
 
+from tests.games.pick import quick
 from tests.relay.nodes import RelayedGame, assert_all_verify
 
 
 def test_the_broker_stopped_for_5_s_mid_game(tmp_path, broker):
-    g = RelayedGame(tmp_path, broker.url, "sabbat", 3, bot_delay=0.05)
+    game, options = quick(3)
+    g = RelayedGame(tmp_path, broker.url, game, 3, options, bot_delay=0.05)
     try:
         game_id = g.wait_started()
         g.wait_events(g.host, 10)

@@ -3,6 +3,7 @@ it finds the broker in its stored game, reconnects, resyncs and the game finishe
 
 import re
 
+from tests.games.pick import quick
 from tests.helpers import wait_exit, wait_until
 from tests.node.procs import node, read_until
 from tests.relay.nodes import RelayedGame, assert_all_verify
@@ -14,7 +15,8 @@ def _connections_gone(broker) -> int:
 
 
 def test_a_node_killed_mid_game_resumes_through_the_relay(tmp_path, broker):
-    g = RelayedGame(tmp_path, broker.url, "sabbat", 3, bot_delay=0.05)
+    game, options = quick(3)
+    g = RelayedGame(tmp_path, broker.url, game, 3, options, bot_delay=0.05)
     try:
         game_id = g.wait_started()
         g.wait_events(g.joiners[0], 8)

@@ -17,11 +17,12 @@ from selenium.webdriver.common.by import By
 from clients import games as presentations
 from node.web import WebClient
 from protocol import games
+from tests.games.pick import installed
 from tests.helpers import join, timeout as scaled, wait_until
 from tests.web.conftest import console_errors
 
 
-GAME = next(g for g in games.names() if presentations.get(g).how_to_play and presentations.get(g).tie_break)
+GAME = next(g for g in installed() if presentations.get(g).how_to_play and presentations.get(g).tie_break)
 """The page's game: one that says how to play and breaks ties (the rest of the page is the same
 for every game)."""
 TITLE = games.get(GAME).title
