@@ -12,6 +12,8 @@ import time
 
 import pytest
 
+from protocol import games
+from tests.games.pick import installed
 from tests.helpers import free_udp_port, missing_system_package, timeout, wait_exit
 from tests.node.procs import ROOT, env, node, read_until
 from tests.node.test_netns import sh
@@ -79,10 +81,12 @@ def test_the_announcement_says_whether_spectators_may_watch():
     field, parses with None (the home then offers Watch and shows the lobby's refusal)."""
     from node import discovery
 
+    game = installed()[0]
+    title = games.get(game).title
     for allowed in (True, False):
-        payload = discovery._payload("ab" * 16, "sabbat", "Sabbat Magica", 2, 1, 4000, allowed)
+        payload = discovery._payload("ab" * 16, game, title, 2, 1, 4000, allowed)
         assert discovery.parse(payload, "127.0.0.1").spectators is allowed
-    old = json.loads(discovery._payload("ab" * 16, "sabbat", "Sabbat Magica", 2, 1, 4000))
+    old = json.loads(discovery._payload("ab" * 16, game, title, 2, 1, 4000))
     del old["spectators"]
     heard = discovery.parse(json.dumps(old).encode(), "127.0.0.1")
     assert heard is not None and heard.spectators is None and heard.port == 4000

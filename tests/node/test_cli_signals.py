@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from protocol.verify import verify_bytes
+from tests.games.pick import some_game
 from tests.helpers import communicate, timeout, wait_exit
 from tests.node.cli_spec import json_types
 from tests.node.procs import ROOT, env, finish, node, read_until
@@ -133,8 +134,8 @@ def test_sigint_on_demo_stops_every_node_and_cleans_up(tmp_path):
     """^C during `caravan demo`: one line, exit 130, no traceback, no node process left running
     and no working folder left behind (unless --keep). The bots think 0.2 s a decision, so the
     game cannot be over before the ^C however fast the machine (on one core it was, 2 runs of 2)."""
-    demo = subprocess.Popen([sys.executable, "-m", "node", "demo", "sare", "--players", "4", "--bot-delay", "0.2",
-                             "--out", str(tmp_path / "d.caravan")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    demo = subprocess.Popen([sys.executable, "-m", "node", "demo", some_game(players=4), "--players", "4",
+                             "--bot-delay", "0.2", "--out", str(tmp_path / "d.caravan")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=env(), cwd=ROOT)
     try:
         said = []

@@ -11,6 +11,8 @@ from pathlib import Path
 
 from selenium.webdriver.common.by import By
 
+from protocol import games
+from tests.games.pick import quick_game
 from tests.helpers import free_udp_port, timeout as scaled
 from tests.web.home_fixtures import start_home
 from tests.web.test_home import _table_url, _wait, create_table
@@ -31,7 +33,7 @@ def test_a_friend_finds_the_table_under_open_tables_and_joins(tmp_path: Path, br
 
         browser.switch_to.new_window("tab")
         host_tab = browser.current_window_handle
-        create_table(browser, host_url, "sabbat", 2, ["friend"])
+        create_table(browser, host_url, quick_game(2), 2, ["friend"])
         _wait(browser, lambda d: d.find_element(By.ID, "invite").text)
         invite = browser.find_element(By.ID, "invite").text
         assert re.fullmatch(r"\d+\.\d+\.\d+\.\d+:\d+/[0-9a-f]{32}", invite), invite   # the host's real HOST:PORT/KEY
@@ -42,7 +44,7 @@ def test_a_friend_finds_the_table_under_open_tables_and_joins(tmp_path: Path, br
             assert time.monotonic() < deadline, "the table was never heard under Open tables"
             browser.find_element(By.ID, "look").click()
             _wait(browser, lambda d: d.find_element(By.ID, "looking").text == "", timeout=30)
-        assert "Sabbat Magica" in browser.find_element(By.ID, "lobbies").text
+        assert games.get(quick_game(2)).title in browser.find_element(By.ID, "lobbies").text
         browser.find_element(By.CSS_SELECTOR, "#lobbies button.join").click()
         friend_table = _table_url(browser, friend_url)
 
@@ -92,7 +94,7 @@ def test_through_a_broker_with_a_pasted_invite(tmp_path: Path, browser):
         browser.find_element(By.ID, "relay").send_keys(broker.url)
         browser.find_element(By.ID, "relay-user").send_keys("ann")
         browser.find_element(By.ID, "relay-password").send_keys("ann-secret-1")
-        create_table(browser, host_url, "sabbat", 2, ["friend"], reload=False)
+        create_table(browser, host_url, quick_game(2), 2, ["friend"], reload=False)
         invite = _wait(browser, lambda d: d.find_element(By.ID, "invite").text, timeout=60)
         assert invite.startswith("caravan+mqtt://127.0.0.1:") and "ann" not in invite
         browser.get(host_url)                                      # a fresh page: the login is not in it

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from selenium.webdriver.common.by import By
 
+from tests.games.pick import quick_game
 from tests.helpers import free_udp_port, timeout as scaled
 from tests.web.conftest import Node
 from tests.web.home_fixtures import api, start_home
@@ -37,7 +38,7 @@ def test_watch_a_table_heard_under_open_tables(tmp_path: Path, browser):
     watcher, watcher_url = start_home(tmp_path, "cy", discovery_port=port)
     friend = None
     try:
-        create_table(browser, host_url, "sabbat", 3, ["friend", "bot:random"])
+        create_table(browser, host_url, quick_game(3), 3, ["friend", "bot:random"])
         invite = _wait(browser, lambda d: d.find_element(By.ID, "invite").text)
 
         browser.get(watcher_url)
@@ -66,7 +67,7 @@ def test_a_table_without_spectators_offers_no_watch(tmp_path: Path, browser):
         browser.get(host_url)
         _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#game option"))
         browser.find_element(By.ID, "spectators").click()        # off: nobody may watch
-        create_table(browser, host_url, "sabbat", 2, ["friend"], reload=False)
+        create_table(browser, host_url, quick_game(2), 2, ["friend"], reload=False)
         _wait(browser, lambda d: d.find_element(By.ID, "invite").text)
 
         browser.get(watcher_url)
