@@ -11,6 +11,7 @@ import sys
 import time
 
 from protocol.verify import verify_bytes
+from tests.games.pick import quick
 from tests.helpers import timeout
 from tests.node.procs import ROOT, env, node, read_until
 from tests.node.stalls import collect
@@ -66,7 +67,8 @@ def test_a_node_whose_stdout_is_never_read_keeps_playing(tmp_path):
 def test_a_node_whose_stderr_is_never_read_keeps_playing(tmp_path):
     """Human status and debug logs on a stderr pipe nobody reads (a wrapper that only reads
     stdout): the node plays to the end, and what the pipe holds is the start of its lines."""
-    _, _, deaf, _ = _deaf_game(tmp_path, ["-vv"], "stderr", ("nomads", "-o", "max_turns=15"))
+    game, options = quick(3)                           # a real game: its debug lines fill the pipe
+    _, _, deaf, _ = _deaf_game(tmp_path, ["-vv"], "stderr", (game, *[x for o in options for x in ("-o", o)]))
     left = deaf.stderr.read().decode(errors="replace")
     assert left.startswith("joined lobby") and len(left) > 3500, left[:300]     # the pipe was full
 
