@@ -89,7 +89,7 @@ def some_game(*needs: str, players: int | None = None) -> str:
     """The first installed game (by name) with all of `needs` (and seating `players`); fails
     saying what none has."""
     found = games_with(*needs, players=players)
-    assert found, f"no registered game has {', '.join(needs) or 'a seat'} for {players or 'any number of'} players"
+    assert found, f"no installed game has {', '.join(needs) or 'a seat'} for {players or 'any number of'} players"
     return found[0]
 
 

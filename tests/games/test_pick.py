@@ -1,0 +1,28 @@
+"""tests/games/pick.py: a test's "some game" is an installed one, picked by what it needs."""
+
+from __future__ import annotations
+
+import pytest
+
+from protocol import games
+from tests.fixture_game import ENGINE
+from tests.games import pick
+
+
+def test_a_game_registered_by_hand_is_never_picked():
+    games.register(ENGINE)                  # as tests/node/conftest.py does for its nodes
+    assert ENGINE.name in games.names() and ENGINE.name not in pick.installed()
+    assert pick.quick_game(2) in pick.installed()
+
+
+def test_a_picked_game_has_what_was_asked_and_seats_the_players():
+    for game in pick.installed():
+        for need in pick.capabilities(game):
+            found = pick.some_game(need, players=games.get(game).min_players)
+            assert need in pick.capabilities(found)
+            assert games.get(found).min_players <= games.get(game).min_players <= games.get(found).max_players
+
+
+def test_a_need_no_game_has_fails_naming_it():
+    with pytest.raises(AssertionError, match="no installed game has teleport"):
+        pick.some_game("teleport")
