@@ -11,6 +11,7 @@ optional; a game without one, e.g. a fixture game, gets the defaults):
     hidden_words(ref, viewer)    words the viewer's picture must not show (another seat's secrets)
     OPTION_HELP, OPTION_BATTERY, OPTION_VARIED, OPTION_COUNTS, OPTION_QUICK, OPTION_BASE,
     play_options(n, seed, combo) the option battery (tests/games/option_battery.py)
+    NODE_GAME                    (players, options) of a game played over real nodes (tests/node/test_node_games.py)
 """
 
 from __future__ import annotations

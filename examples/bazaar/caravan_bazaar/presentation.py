@@ -67,7 +67,8 @@ def _round_words(cards: list[int], before: dict[str, Any], after: dict[str, Any]
     if after["phase"] == "over":
         best = max(after["scores"])
         won = [seat_name(names, s) for s, x in enumerate(after["scores"]) if x == best]
-        lines.append(f"Game over: {' and '.join(won)} win{'s' if len(won) == 1 else ''} with {best} points")
+        lines.append(f"Game over: {' and '.join(won)} win{'s' if len(won) == 1 else ''} with {best} "
+                     f"point{'' if best == 1 else 's'}")
     return lines
 
 
