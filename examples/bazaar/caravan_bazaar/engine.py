@@ -26,6 +26,11 @@ def number(card: int) -> str:
     return f"«{card + 1}»"
 
 
+def leaders(scores: list[int]) -> list[int]:
+    """The seats with the most points."""
+    return [seat for seat, x in enumerate(scores) if x == max(scores)]
+
+
 class State:
     __slots__ = FIELDS
 
@@ -155,7 +160,8 @@ class BazaarEngine:
     def view(self, s: State, seat: int | None, knowledge: E.Knowledge | None = None) -> dict[str, Any]:
         """The public state, and the seat's own hand as [handle, card] pairs (card None if unknown)."""
         v: dict[str, Any] = {
-            "game": self.name, "seat": seat, "state": self.encode(s), "phase": s.phase, "round": s.round,
+            "game": self.name, "seat": seat, "state": self.encode(s), "phase": s.phase,
+            "round": min(s.round + 1, s.rounds),          # the round under way, for people (1 to rounds)
             "rounds": s.rounds, "pass_bonus": s.pass_bonus, "deck": len(s.deck),
             "hands": [len(h) for h in s.hands], "drew": list(s.drew), "played": [list(r) for r in s.played],
             "scores": list(s.scores), "to_move": self.market_seat(s) if s.phase in ("market", "show") else None}
@@ -165,10 +171,8 @@ class BazaarEngine:
         return v
 
     def result(self, s: State) -> dict[str, Any] | None:
-        if s.phase != "over":
-            return None
-        best = max(s.scores)
-        return {"winners": [i for i, x in enumerate(s.scores) if x == best], "scores": list(s.scores)}
+        """R6: the most points wins; equal scores share the victory."""
+        return None if s.phase != "over" else {"winners": leaders(s.scores), "scores": list(s.scores)}
 
     def clone(self, s: State) -> State:
         return self.decode(self.encode(s))

@@ -22,7 +22,7 @@ def _status(view: dict[str, Any], seat: int) -> str:
 def _heading(view: dict[str, Any]) -> str:
     if view["phase"] == "over":
         return f"Bazaar: game over after {view['rounds']} rounds"
-    return f"Bazaar: round {min(view['round'] + 1, view['rounds'])} of {view['rounds']} ({view['phase']})"
+    return f"Bazaar: round {view['round']} of {view['rounds']} ({view['phase']})"
 
 
 def _rounds(view: dict[str, Any], names: list[str]) -> list[str]:

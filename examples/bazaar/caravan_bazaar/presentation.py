@@ -12,7 +12,7 @@ from clients.bots.sampling import World, deal
 from clients.games import Presentation
 from clients.narrate import seat_name
 
-from .engine import CARDS, ENGINE, number
+from .engine import CARDS, ENGINE, leaders, number
 
 
 def rl_key(action: Any, knowledge: dict[int, Any]) -> tuple | None:
@@ -62,11 +62,11 @@ def _round_words(cards: list[int], before: dict[str, Any], after: dict[str, Any]
     bids = ", ".join(f"{seat_name(names, s)} {number(c)}" for s, c in enumerate(cards))
     winner = cards.index(max(cards))
     gained = after["scores"][winner] - before["scores"][winner]
-    lines = [f"Round {after['round']} bids: {bids}",
+    lines = [f"Round {before['round']} bids: {bids}",
              f"{seat_name(names, winner)} wins the round and scores {gained}"]
     if after["phase"] == "over":
         best = max(after["scores"])
-        won = [seat_name(names, s) for s, x in enumerate(after["scores"]) if x == best]
+        won = [seat_name(names, s) for s in leaders(after["scores"])]
         lines.append(f"Game over: {' and '.join(won)} win{'s' if len(won) == 1 else ''} with {best} "
                      f"point{'' if best == 1 else 's'}")
     return lines
