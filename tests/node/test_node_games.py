@@ -4,12 +4,10 @@ and the transcript, the same on every node, verifies. (A game installed from its
 no test of its own in tests/: this is its real-node game.)"""
 
 import pytest
-import trio
 
 from protocol import games
 from protocol.verify import verify_bytes
 from tests.games.conformance import hook
-from tests.helpers import timeout as scaled
 from tests.node.conftest import Cluster
 
 NODE_GAMES = [g for g in games.names() if hook(g, "NODE_GAME") is not None]
@@ -20,12 +18,6 @@ async def test_the_game_plays_over_real_nodes_and_verifies(tmp_path, game):
     n, options = hook(game, "NODE_GAME")
     engine = games.get(game)
     c = Cluster(tmp_path, n, engine=engine, options={**engine.default_options(n), **options}, seed=n)
-    with trio.fail_after(scaled(120)):
-        async with trio.open_nursery() as nursery:
-            for i in range(n):
-                await c.start(nursery, i)
-    files = [(d / "games" / c.genesis.game_id.hex() / "transcript.caravan").read_bytes() for d in c.dirs]
-    assert len(set(files)) == 1
-    report = verify_bytes(files[0])
+    report = verify_bytes(await c.play_to_the_end(120))
     assert report.ok, report.error
     assert report.result["winners"] and len(report.result["scores"]) == n
