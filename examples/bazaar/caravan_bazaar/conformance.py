@@ -54,12 +54,22 @@ OPTION_BASE = 9_000_000
 
 
 def play_options(n: int, seed: int, combo: dict) -> None:
-    """One random game of an option combination, the invariants after every step."""
+    """One random game of an option combination: the invariants after every step, and each round
+    scored as R5 says (the highest card; 2 points after a pass with the pass bonus, else 1)."""
     rng = random.Random(seed)
     ref = Referee(ENGINE, n, dict(combo, rounds=1 + seed % 5), seed=seed)
-    while ref.step(lambda seat, legal, r: legal[rng.randrange(len(legal))]) is not None:
-        invariants(ref.state)
-    assert ENGINE.result(ref.state)["winners"], combo
+    s = ref.state
+    while True:
+        drew, before = list(s.drew), list(s.scores)
+        if ref.step(lambda seat, legal, r: legal[rng.randrange(len(legal))]) is None:
+            break
+        invariants(s)
+        if s.scores != before:
+            winner = s.played[-1].index(max(s.played[-1]))
+            gained = [after - was for after, was in zip(s.scores, before)]
+            assert gained == [(2 if s.pass_bonus and not drew[winner] else 1) * (seat == winner)
+                              for seat in range(n)], (combo, seed, s.played[-1], drew)
+    assert ENGINE.result(s)["winners"], combo
 
 
 NODE_GAME = (3, {"rounds": 2})
