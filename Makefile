@@ -8,10 +8,14 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: test bench demo screenshots vectors tab clean
 
-$(STAMP): pyproject.toml
+# the example games, each its own package with its own entry points (examples/*/pyproject.toml),
+# are installed beside the project so the suite also runs them (issue 37: a game from outside)
+EXAMPLES := $(patsubst %/pyproject.toml,%,$(wildcard examples/*/pyproject.toml))
+
+$(STAMP): pyproject.toml $(addsuffix /pyproject.toml,$(EXAMPLES))
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e '.[test]' $(addprefix -e ,$(EXAMPLES))
 	touch $(STAMP)
 
 # the whole suite in parallel (pytest-xdist; tests sharing something that cannot be shared

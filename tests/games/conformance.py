@@ -1,8 +1,9 @@
 """The conformance checks every registered game passes (tests/games/test_conformance.py), also used
 by the games' own bulk simulations so that each check is written once.
 
-A game's own rules come in through its hooks module, `tests/games/<game>/conformance.py` (every
-name optional; a game without one, e.g. a fixture game, gets the defaults):
+A game's own rules come in through its hooks module, `tests/games/<game>/conformance.py` or, for a
+game installed from its own package, the `conformance` module beside its engine (every name
+optional; a game without one, e.g. a fixture game, gets the defaults):
 
     invariants(state)            asserts the game's invariants (after every step)
     BAD_ACTIONS                  actions worth trying where they are not legal
@@ -13,10 +14,12 @@ name optional; a game without one, e.g. a fixture game, gets the defaults):
     RECORDED_OPTIONS             option sets of the recorded games (tests/games/recorded_games.py)
     SHORT_GAME                   (players, options) of a short game, for tests of the plumbing
                                  (tests/games/pick.py)
+    NODE_GAME                    (players, options) of a game played over real nodes (tests/node/test_node_games.py)
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import random
 from types import ModuleType
@@ -34,25 +37,23 @@ JUNK: tuple[Any, ...] = (None, "fly", 7, -1, 2.5, [], ["fly"], [None], ["done", 
 MAX_STEPS = 50_000
 
 
+@functools.cache
 def hooks(game: str) -> ModuleType | None:
-    """The game's hooks module, or None."""
-    try:
-        return importlib.import_module(f"tests.games.{game}.conformance")
-    except ModuleNotFoundError as exc:
-        if exc.name and f"tests.games.{game}.conformance".startswith(exc.name):
-            return None
-        raise
+    """The game's hooks module: tests/games/<game>/conformance.py, else the `conformance` module
+    beside its engine (a game installed from its own package keeps its hooks there); or None."""
+    package = type(games.get(game)).__module__.rpartition(".")[0]
+    for module in [f"tests.games.{game}.conformance"] + ([f"{package}.conformance"] if package else []):
+        try:
+            return importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if not (exc.name and module.startswith(exc.name)):
+                raise
+    return None
 
 
 def options_module(game: str) -> ModuleType | None:
     """The `options` module beside the game's engine (OPTIONS, OPTION_HELP, PRESETS), or None."""
-    package = type(games.get(game)).__module__.rpartition(".")[0]
-    try:
-        return importlib.import_module(f"{package}.options") if package else None
-    except ModuleNotFoundError as exc:
-        if exc.name and f"{package}.options".startswith(exc.name):
-            return None
-        raise
+    return games.options_module(game)
 
 
 def hook(game: str, name: str, default: Any = None) -> Any:

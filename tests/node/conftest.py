@@ -8,6 +8,7 @@ from node.store import GameStore
 from protocol import games, wire
 from tests.fixture_game import ENGINE
 from tests.helpers import make_genesis
+from tests.helpers import timeout as scaled
 
 games.register(ENGINE)
 
@@ -53,3 +54,14 @@ class Cluster:
         bound = await nursery.start(lambda task_status: node.run(task_status=task_status, dial_all=dial_all))
         self.ports[i] = ("127.0.0.1", bound)
         return node
+
+    async def play_to_the_end(self, within: float) -> bytes:
+        """Start every node and let them play to the end (at most `within` s, scaled); the
+        transcript, which must be the same on every node."""
+        with trio.fail_after(scaled(within)):
+            async with trio.open_nursery() as nursery:
+                for i in range(self.n):
+                    await self.start(nursery, i)
+        files = {(d / "games" / self.genesis.game_id.hex() / "transcript.caravan").read_bytes() for d in self.dirs}
+        assert len(files) == 1, "the nodes' transcripts differ"
+        return files.pop()

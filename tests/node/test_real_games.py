@@ -2,11 +2,9 @@
 transcripts on every node."""
 
 import pytest
-import trio
 
 from protocol import games
 from protocol.verify import verify_bytes
-from tests.helpers import timeout as scaled
 from tests.node.conftest import Cluster
 
 CASES = [("sabbat", 3), ("sabbat", 4), ("sare", 2), ("sare", 4), ("nomads", 3), ("nomads", 6)]
@@ -16,13 +14,7 @@ CASES = [("sabbat", 3), ("sabbat", 4), ("sare", 2), ("sare", 4), ("nomads", 3), 
 async def test_real_game_over_the_node(tmp_path, game, n):
     engine = games.get(game)
     c = Cluster(tmp_path, n, engine=engine, seed=n)
-    with trio.fail_after(scaled(240)):
-        async with trio.open_nursery() as nursery:
-            for i in range(n):
-                await c.start(nursery, i)
-    files = [(d / "games" / c.genesis.game_id.hex() / "transcript.caravan").read_bytes() for d in c.dirs]
-    assert len(set(files)) == 1
-    report = verify_bytes(files[0])
+    report = verify_bytes(await c.play_to_the_end(240))
     assert report.ok, report.error
     assert report.result["winners"]
 
@@ -38,14 +30,9 @@ async def test_sare_temple_over_the_node(tmp_path):
         plan = {k: ["temple"] + [b for b in v if b != "temple"] for k, v in HeuristicBot.plan.items()}
 
     c = Cluster(tmp_path, 3, engine=games.get("sare"), seed=1, decider=lambda i: BotDecider(TempleFirst(i)))
-    with trio.fail_after(scaled(300)):
-        async with trio.open_nursery() as nursery:
-            for i in range(3):
-                await c.start(nursery, i)
-    files = [(d / "games" / c.genesis.game_id.hex() / "transcript.caravan").read_bytes() for d in c.dirs]
-    assert len(set(files)) == 1
-    report = verify_bytes(files[0])
+    file = await c.play_to_the_end(300)
+    report = verify_bytes(file)
     assert report.ok, report.error
-    kinds = [chain.parse(m).kind for m in transcript.load(files[0])[1]]
+    kinds = [chain.parse(m).kind for m in transcript.load(file)[1]]
     assert kinds.count("return") >= 1, "the Temple was never used"
     assert report.hidden_cards, "published deck keys let the verifier decode the cards that stayed hidden"
