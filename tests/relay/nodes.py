@@ -14,7 +14,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from node.relay_url import parse_relay_url
 from tests.helpers import timeout as scaled
-from tests.node.procs import ROOT, env, finish, node, read_until
+from tests.node.procs import ROOT, env, finish, log_tail, node, read_until
 
 
 class RelayedGame:
@@ -71,6 +71,22 @@ class RelayedGame:
 
     def transcripts(self, game_id: str) -> list[Path]:
         return [d / "games" / game_id / "transcript.caravan" for d in self.dirs]
+
+
+def run_alone(g: RelayedGame, i: int, game_id: str, timeout: float = 60, prefix: list[str] | None = None,
+              codes: tuple[int, ...] = (0,)) -> list[dict]:
+    """One `caravan resume --until-idle` of seat i's node (a turn-based table through a broker),
+    to its end (one of exit `codes`): its JSON lines. `prefix`: a command it runs under
+    (e.g. faketime)."""
+    proc = node(["resume", game_id[:16], "--until-idle"], g.dirs[i], g.logs[i], prefix=prefix)
+    try:
+        code = proc.wait(timeout=scaled(timeout))
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        code = proc.wait()
+    lines = [json.loads(x) for x in proc.stdout.read().splitlines() if x.startswith("{")]
+    assert code in codes, f"seat {i}'s run ended with {code}: {[x.get('text') for x in lines][-5:]}{log_tail(proc)}"
+    return lines
 
 
 def verify(path: Path) -> dict:

@@ -8,32 +8,15 @@ sessions, restarted once mid-game. All transcripts are identical and verify."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-
 import pytest
 
-from tests.helpers import timeout as scaled
-from tests.node.procs import log_tail, node, read_until
+from tests.node.procs import read_until
 from tests.relay.broker import Broker
-from tests.relay.nodes import RelayedGame, assert_all_verify, verify
+from tests.relay.nodes import RelayedGame, assert_all_verify, run_alone, verify
 
 TURN_BASED = ["--pace", "turn-based", "--move-time", "1h"]
 MAX_RUNS = 400
 """Runs of single nodes before the test gives up on the game finishing."""
-
-
-def run_alone(g: RelayedGame, i: int, game_id: str, timeout: float = 60) -> list[dict]:
-    """One `caravan resume --until-idle` of seat i's node, to its end: its JSON lines."""
-    proc = node(["resume", game_id[:16], "--until-idle"], g.dirs[i], g.logs[i])
-    try:
-        code = proc.wait(timeout=scaled(timeout))
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        code = proc.wait()
-    lines = [json.loads(x) for x in proc.stdout.read().splitlines() if x.startswith("{")]
-    assert code == 0, f"seat {i}'s run ended with {code}: {[x.get('text') for x in lines][-5:]}{log_tail(proc)}"
-    return lines
 
 
 CASES = [("sare", ["turn_limit=1"]), ("nomads", ["max_turns=2", "yellow_tiles=1"]), ("sabbat", [])]
