@@ -15,9 +15,8 @@ from __future__ import annotations
 import shutil
 
 from tests.helpers import missing_system_package
-from tests.node.procs import read_until
 from tests.relay.broker import Broker
-from tests.relay.nodes import RelayedGame, run_alone, verify
+from tests.relay.nodes import run_alone, turn_based_lobby, verify
 
 DAY = 24 * 3600
 MOVE_TIME = 3 * DAY
@@ -31,13 +30,7 @@ def test_a_seat_away_longer_than_the_move_time_is_recorded_silent_by_accusers_ne
         missing_system_package("faketime", "apt-get install faketime")
     broker = Broker(tmp_path, persistent=True).start()
     try:
-        g = RelayedGame(tmp_path, broker.url, "sare", 3, ["turn_limit=2"],
-                        host_args=[*TURN_BASED, "--until-idle"], join_args=["--until-idle"])
-        try:
-            game_id = [read_until(p, "idle", timeout=60) for p in g.procs][0]["game_id"]
-            assert g.finish(timeout=30) == [0, 0, 0], [g.log(i)[-600:] for i in range(3)]
-        finally:
-            g.kill()
+        g, game_id = turn_based_lobby(tmp_path, broker.url, "sare", ["turn_limit=2"], TURN_BASED)
 
         def run(i: int, days: float, codes: tuple[int, ...] = (0,)) -> list[dict]:
             """Seat dir i's node alone, its clock `days` ahead of the real one."""
