@@ -64,6 +64,7 @@ class Parcel:
     envelope: bytes
     redelivered: bool
     connection: int = 0           # which connection brought it (its mid means nothing on another)
+    qos: int = 1                  # 0: anyone's unacknowledged publish (nothing to acknowledge)
 
 
 class Postbox(PahoBridge):
@@ -109,7 +110,7 @@ class Postbox(PahoBridge):
         if msg.topic != self.topic or len(msg.payload) > MAX_ENVELOPE:
             client.ack(msg.mid, msg.qos)                 # not ours to keep: let the broker forget it
             return
-        self.to_trio(self._arrived, msg.mid, bytes(msg.payload), bool(msg.dup))
+        self.to_trio(self._arrived, msg.mid, bytes(msg.payload), bool(msg.dup), msg.qos)
 
     def _on_subscribe(self, client, userdata, mid, reason_codes, properties) -> None:
         failures = [str(r) for r in reason_codes if r.is_failure]
@@ -146,9 +147,9 @@ class Postbox(PahoBridge):
             log.warning("postbox %s: connection to %s lost (%s); reconnecting", self.topic, self.url, why)
             self.ready = trio.Event()
 
-    def _arrived(self, mid: int, payload: bytes, dup: bool) -> None:
+    def _arrived(self, mid: int, payload: bytes, dup: bool, qos: int) -> None:
         self.last_arrival = trio.current_time()
-        parcel = Parcel(mid, payload, dup, self.connection)
+        parcel = Parcel(mid, payload, dup, self.connection, qos)
         if self.queued_bytes + len(payload) > INBOUND_BYTES:
             self.dropped += 1                       # never acknowledged: the broker sends it again
             return
@@ -197,9 +198,11 @@ class Postbox(PahoBridge):
     def ack(self, parcel: Parcel) -> None:
         """The node has taken `parcel` (and stored what it changed): the broker may forget it.
         One from an earlier connection is not acknowledged (the broker sent it again on this one,
-        under another number, or will at the next)."""
-        if parcel.connection == self.connection:
-            self._client.ack(parcel.mid, 1)
+        under another number, or will at the next); nor one that came at QoS 0 (anyone may publish
+        one to a seat's inbox: a PUBACK of its number 0 would be a protocol error, and the broker
+        would cut this connection)."""
+        if parcel.connection == self.connection and parcel.qos > 0:
+            self._client.ack(parcel.mid, parcel.qos)
 
     async def drained(self, quiet: float, timeout: float) -> bool:
         """Wait until no envelope has come for `quiet` seconds since this postbox was ready
