@@ -192,6 +192,7 @@ class GameNode:
         self.record_rank: tuple[int, bytes] = (0, b"")
         self.memory: VoteMemory | None = None    # a postbox node's vote kept across runs (node/vote_memory.py)
         self._memory_saved = b""
+        self._held_key: tuple[tuple[int, ...], float] | None = None
         self.mail_drained = False                # a postbox node took what waited on the broker
         self.peer_records: dict[int, bytes] = {}
         self.outcome: str | None = None          # "complete", "abandoned", "gave-up", "store-failed"
@@ -1189,6 +1190,7 @@ class GameNode:
         cur.since = now
         if memory.held is not None and tuple(memory.held[0]) == cur.counts:
             cur.since = now - max(0.0, time.time() - memory.held[1] / 1000)
+            self._held_key = (cur.counts, cur.since)         # kept as it was read
         for frame in memory.mine:
             snap = self._restored_state({**frame, "by": self.seat})
             if snap is not None:
@@ -1221,7 +1223,9 @@ class GameNode:
         if self.memory is None:
             return
         cur = self.history[-1]
-        self.memory.held = (list(cur.counts), int((time.time() - (trio.current_time() - cur.since)) * 1000))
+        if self._held_key != (cur.counts, cur.since):         # (the wall time once per state: no jitter)
+            self._held_key = (cur.counts, cur.since)
+            self.memory.held = (list(cur.counts), int((time.time() - (trio.current_time() - cur.since)) * 1000))
         self.memory.mine = [self._proposal_frame(p) for p in self.proposed.values()]
         sig = self.votes.get(self.vote.counts, {}).get(self.seat) if self.vote is not None else None
         if self.vote is not None and type(sig) is bytes and self.memory.vote is None:
