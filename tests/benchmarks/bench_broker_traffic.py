@@ -9,9 +9,10 @@ Mosquitto is not installed."""
 from __future__ import annotations
 
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Callable
+
+from tests.benchmarks.common import local_broker
 
 CASES = [("sare", ["turn_limit=1"]), ("nomads", ["max_turns=2", "yellow_tiles=1"]), ("sabbat", [])]
 """The games as the turn-based tests play them (short: the plumbing, not a game's length)."""
@@ -50,14 +51,11 @@ KINDS: list[tuple[str, Callable[[Path, str, str, list[str]], bool]]] = [
 
 
 def run() -> list[str]:
-    try:
-        from tests.relay.broker import Broker, Traffic, mosquitto_path
-    except ImportError as exc:
-        return [f"skipped: {exc}"]
-    if mosquitto_path() is None:
-        return ["skipped: Mosquitto is not installed (apt-get install mosquitto)"]
-    work = Path(tempfile.mkdtemp(prefix="caravan-bench-traffic-"))
-    broker = Broker(work, persistent=True).start()
+    started = local_broker("caravan-bench-traffic-", persistent=True)
+    if isinstance(started, str):
+        return [started]
+    broker, work = started
+    from tests.relay.broker import Traffic
     traffic = Traffic(broker.host, broker.port)
     lines = ["broker messages and payload bytes per 3-seat game (one table at a time, lobby included):"]
     failed = False

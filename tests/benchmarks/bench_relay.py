@@ -16,9 +16,10 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
+
+from tests.benchmarks.common import local_broker
 
 ROOT = Path(__file__).resolve().parents[2]
 LATENCY_GAME = ("sabbat", 3, [])
@@ -112,14 +113,10 @@ def _load(work: Path, broker) -> list[str]:
 
 
 def run() -> list[str]:
-    try:
-        from tests.relay.broker import Broker, mosquitto_path
-    except ImportError as exc:
-        return [f"skipped: {exc}"]
-    if mosquitto_path() is None:
-        return ["skipped: Mosquitto is not installed (apt-get install mosquitto)"]
-    work = Path(tempfile.mkdtemp(prefix="caravan-bench-relay-"))
-    broker = Broker(work).start()
+    started = local_broker("caravan-bench-relay-")
+    if isinstance(started, str):
+        return [started]
+    broker, work = started
     try:
         tcp, tcp_ok = _latency(work, None)
         mqtt, mqtt_ok = _latency(work, broker.url)
