@@ -1201,9 +1201,9 @@ class GameNode:
             if snap is None:                             # still bound by it: sign nothing
                 log.warning("seat %d: this seat signed an abandon statement for a state it cannot rebuild; it "
                             "signs nothing more", self.seat)
-                snap = Snapshot(0, (), tuple(memory.vote.get("stalled") or ()), (), now)
-            self.vote = snap
-            self.votes.setdefault(snap.counts, {})[self.seat] = memory.vote.get("sig")
+                self.vote = Snapshot(0, (), tuple(memory.vote.get("stalled") or ()), (), now)
+            else:
+                self._sign_vote(snap)                    # the same statement: the same signature again
         for seat, frame in memory.heard:
             if frame.get("t") == "abandon" and self._vote_shape_ok(frame):
                 self._on_vote(frame)
