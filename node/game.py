@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import time
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
 
@@ -39,6 +40,7 @@ from .frames import MAX_FRAME, Connection, FrameError, pack
 from .handshake import HandshakeError, HandshakeSlots, handshake
 from .spectators import LOBBY_WATCHERS_DUE
 from .store import CannotContinue, GameStore, StoreWriteError
+from .vote_memory import VoteMemory, load as load_votes, save as save_votes
 
 log = logging.getLogger("caravan.node")
 
@@ -188,6 +190,10 @@ class GameNode:
         self.record_frames: list[bytes] = []
         self.record_counts: tuple[int, ...] = ()
         self.record_rank: tuple[int, bytes] = (0, b"")
+        self.memory: VoteMemory | None = None    # a postbox node's vote kept across runs (node/vote_memory.py)
+        self._memory_saved = b""
+        self._held_key: tuple[tuple[int, ...], float] | None = None
+        self.mail_drained = False                # a postbox node took what waited on the broker
         self.peer_records: dict[int, bytes] = {}
         self.outcome: str | None = None          # "complete", "abandoned", "gave-up", "store-failed"
         self.outcome_text = ""
@@ -586,8 +592,12 @@ class GameNode:
             else:
                 await self._resend(seat, conn, frame["h"])
         elif t == "abandon" and self._vote_shape_ok(frame):
+            if self.memory is not None:
+                self.memory.hear(seat, frame)
             self._on_vote(frame)
         elif t == "propose" and self._statement_shape_ok({**frame, "by": seat}):
+            if self.memory is not None:
+                self.memory.hear(seat, frame)
             reply = self._on_proposal(seat, frame)
             if reply is not None:
                 await self._send(seat, conn, reply)
@@ -814,9 +824,12 @@ class GameNode:
             return
         tick = min(0.25, limit / 4)
         last = trio.current_time()
-        self.history[-1].since = last                 # silence before this process ran is not ours to judge
+        if self.mail is None:
+            self.history[-1].since = last             # silence before this process ran is not ours to judge
         stall_since: float | None = None
-        self._resend_at, backoff = 0.0, 1.0
+        self._resend_at, backoff = 0.0, self._first_backoff()
+        if self.mail is not None:
+            self._resend_at = last + backoff          # each link sent them at its start (`_serve`)
         while not self.finished.is_set():
             await trio.sleep(tick)
             now = trio.current_time()
@@ -839,9 +852,9 @@ class GameNode:
             if self._maybe_propose(cur):
                 log.info("seat %d: seats %s silent for %d s; proposed to abandon them", self.seat,
                          list(cur.stalled), limit)
-                backoff = 1.0
+                backoff = self._first_backoff()
             if self._maybe_sign(cur):
-                backoff = 1.0
+                backoff = self._first_backoff()
             resend = self.vote is not None or self.latest_proposal is cur
             if resend and now >= self._resend_at:
                 await self._send_abandon_frames()
@@ -854,6 +867,14 @@ class GameNode:
                                         f"abandon record ({why}); the transcript is unfinished")
                 return
             self._check_records()
+            if self.mail is not None:
+                self._remember_votes()
+
+    def _first_backoff(self) -> float:
+        """The pause after a proposal or statement is sent before it is sent again: 1 s on
+        live links (doubled each time); on postboxes the broker keeps it for each seat, so
+        only the longest pause (a lost one is sent again then, and at every run)."""
+        return 1.0 if self.mail is None else self._resend_cap()
 
     def _cosigner_gone(self, snap: Snapshot, now: float) -> bool:
         """A seat that would have to sign a record for this state has sent nothing for
@@ -866,7 +887,13 @@ class GameNode:
         """This node may still propose or sign for `snap`: it names others only, is not at its
         final, has recovered its chain and signed no statement."""
         return (self.vote is None and self.recovered and bool(snap.stalled) and self.seat not in snap.stalled
-                and not self._signed_final())
+                and not self._signed_final() and self._caught_up())
+
+    def _caught_up(self) -> bool:
+        """A postbox node judges silence only once it has taken and applied everything that
+        waited on the broker: a move made in time while this node was away is not silence."""
+        return self.mail is None or (self.mail_drained and not self.verifying
+                                     and not any(link.waiting() for link in self.mail.links.values()))
 
     def _maybe_propose(self, snap: Snapshot) -> bool:
         """Propose `snap` once this node itself held it for the time limit (now or before):
@@ -946,6 +973,8 @@ class GameNode:
         self.vote = snap
         self.votes.setdefault(snap.counts, {})[self.seat] = sig
         self._resend_at = 0.0                           # the watchdog sends it at its next tick
+        if self.mail is not None:                       # kept before it can be sent: later runs sign nothing
+            self._remember_votes(must=True)
         self._wake()
 
     def _abandon_frames(self, recent: int = 1) -> list[dict]:
@@ -1090,6 +1119,8 @@ class GameNode:
             self.store.close()                      # the log, and the game's lock
 
     async def _run(self, task_status, dial_all: bool, listeners: list[trio.SocketListener] | None) -> dict[str, Any] | None:
+        if self.mail is not None:
+            self._restore_votes()
         async with trio.open_nursery() as nursery:
             if listeners:
                 nursery.start_soon(trio.serve_listeners, self._incoming, listeners)
@@ -1117,7 +1148,9 @@ class GameNode:
             if self.outcome != "store-failed":
                 written = self.abandon_record
                 self._write_transcript()
-                if self.outcome == "abandoned":
+                if self.outcome == "abandoned" and self.mail is not None:
+                    await self._send_abandon_frames()      # the record waits on the broker for each seat
+                elif self.outcome == "abandoned":
                     # every co-signer must hold the record (bounded by the give-up time); the
                     # stalled seats get LINGER seconds more to come back and meet it
                     for phase, bound in (("signers", self.give_up_after()), ("everyone", LINGER)):
@@ -1138,8 +1171,76 @@ class GameNode:
                         while ((self.mail is None and not self.everyone_has_everything())
                                or (self.spectators and not self.spectators.caught_up())):
                             await trio.sleep(SYNC_INTERVAL / 2)
+            if self.mail is not None and self.outcome != "store-failed":
+                self._remember_votes()
             nursery.cancel_scope.cancel()
         return self.session.result() if self.outcome == "complete" else None
+
+    def _restore_votes(self) -> None:
+        """A postbox node's start: since when it holds its state (by this machine's clock,
+        across its runs), its own proposals and signature, and the others' it took in earlier
+        runs (node/vote_memory.py)."""
+        try:
+            memory = load_votes(self.store.dir)
+        except ValueError as exc:
+            log.warning("seat %d: %s; the abandon votes of earlier runs are forgotten", self.seat, str(exc))
+            memory = VoteMemory()
+        self.memory = memory
+        cur, now = self.history[-1], trio.current_time()
+        cur.since = now
+        if memory.held is not None and tuple(memory.held[0]) == cur.counts:
+            cur.since = now - max(0.0, time.time() - memory.held[1] / 1000)
+            self._held_key = (cur.counts, cur.since)         # kept as it was read
+        for frame in memory.mine:
+            snap = self._restored_state({**frame, "by": self.seat})
+            if snap is not None:
+                self.proposed[snap.counts] = self.latest_proposal = snap
+                self.proposals.setdefault(snap.counts, set()).add(self.seat)
+        if memory.vote is not None:
+            snap = self._restored_state(memory.vote)
+            if snap is None:                             # still bound by it: sign nothing
+                log.warning("seat %d: this seat signed an abandon statement for a state it cannot rebuild; it "
+                            "signs nothing more", self.seat)
+                self.vote = Snapshot(0, (), tuple(memory.vote.get("stalled") or ()), (), now)
+            else:
+                self._sign_vote(snap)                    # the same statement: the same signature again
+        for seat, frame in memory.heard:
+            if frame.get("t") == "abandon" and self._vote_shape_ok(frame):
+                self._on_vote(frame)
+            elif frame.get("t") == "propose" and self._statement_shape_ok({**frame, "by": seat}):
+                self._on_proposal(seat, frame)
+
+    def _restored_state(self, frame: dict) -> Snapshot | None:
+        """This node's snapshot of the state a kept frame of its own names, if it still holds it."""
+        if not self._statement_shape_ok(frame) or not self._holds(frame["h"]):
+            return None
+        snap = self._state_at(frame["h"], frame["digest"], self.seat)
+        return snap if snap is not None and snap.stalled == tuple(frame["stalled"]) else None
+
+    def _remember_votes(self, must: bool = False) -> None:
+        """Keep what `_restore_votes` reads (when it changed). `must`: this seat's signature,
+        which nothing may send before it is kept (a failure then stops the node)."""
+        if self.memory is None:
+            return
+        cur = self.history[-1]
+        if self._held_key != (cur.counts, cur.since):         # (the wall time once per state: no jitter)
+            self._held_key = (cur.counts, cur.since)
+            self.memory.held = (list(cur.counts), int((time.time() - (trio.current_time() - cur.since)) * 1000))
+        self.memory.mine = [self._proposal_frame(p) for p in self.proposed.values()]
+        sig = self.votes.get(self.vote.counts, {}).get(self.seat) if self.vote is not None else None
+        if self.vote is not None and type(sig) is bytes and self.memory.vote is None:
+            self.memory.vote = {"t": "abandon", **self._proposal_frame(self.vote), "by": self.seat, "sig": sig}
+        data = self.memory.encode()
+        if data == self._memory_saved:
+            return
+        try:
+            self._memory_saved = save_votes(self.store.dir, self.memory)
+        except OSError as exc:
+            if must:
+                self._store_failed(StoreWriteError(f"cannot keep this seat's abandon signature in "
+                                                   f"{self.store.dir}: {exc}"))
+            else:
+                log.warning("seat %d: cannot keep the abandon votes in %s: %s", self.seat, self.store.dir, exc)
 
     async def _mail_drained(self) -> None:
         """A postbox node: once what waited on the broker has come (the inbox was quiet for
@@ -1149,6 +1250,7 @@ class GameNode:
         left to do."""
         await self.mail.postbox.drained(MAIL_QUIET, MAIL_DRAIN)
         self.mail.mailbox.settle()
+        self.mail_drained = True
         for seat, heads in self.mail.reported().items():
             self.peer_heads.setdefault(seat, heads)
         for seat in range(self.session.n):
@@ -1175,12 +1277,21 @@ class GameNode:
             last_change = max(self.mail.last_activity, self.history[-1].since if self.history else 0.0)
             mine = (self.decides_alone and self.may_sign() and self.seat in self.session.waiting_for()
                     and now - last_change < MAIL_STUCK)        # (a bot that cannot move is not waited for)
-            if mine or self.verifying or self.mail.busy() or self.mail.last_activity > quiet_since:
+            if (mine or self.verifying or self.mail.busy() or self.mail.last_activity > quiet_since
+                    or self._abandon_due()):
                 quiet_since = max(now, self.mail.last_activity)
                 continue
             if now - quiet_since >= MAIL_QUIET:           # (nothing left to publish: not busy)
                 self._finish("idle", self.idle_text())
                 return
+
+    def _abandon_due(self) -> bool:
+        """The watchdog is about to propose, sign or send an abandon statement (an idle postbox
+        node waits for it before it stops)."""
+        cur = self.history[-1]
+        due = (cur.counts not in self.proposed and self._eligible(cur)
+               and trio.current_time() - cur.since >= self.genesis.time_limit)
+        return due or ((self.vote is not None or self.latest_proposal is cur) and self._resend_at == 0.0)
 
     def idle_text(self) -> str:
         """Why a postbox node has nothing to do now."""
@@ -1190,6 +1301,10 @@ class GameNode:
         waiting = self.session.waiting_for()
         if self.vote is not None:
             return "nothing to do: this seat signed an abandon statement; waiting for the other signers"
+        if self.latest_proposal is self.history[-1]:
+            seats = ", ".join(str(s) for s in self.latest_proposal.stalled)
+            return (f"nothing to do: this seat proposed to abandon seat {seats} (silent longer than the "
+                    f"{self.limit_text()}); waiting for the other signers to propose it too")
         if self.seat in waiting:
             return f"your move: {self.session.describe_need()}"
         seats = ", ".join(str(s) for s in waiting)

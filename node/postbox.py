@@ -18,7 +18,7 @@ import logging
 import threading
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, AsyncIterator
+from typing import AsyncIterator
 
 import paho.mqtt.client as mqtt
 import trio
@@ -27,7 +27,8 @@ from paho.mqtt.properties import Properties
 
 from .handshake import inbox_of
 from .mailbox import MAX_ENVELOPE
-from .relay import CONNECT_TIMEOUT, KEEPALIVE, PACKET_OVERHEAD, ROOT, RelayError, new_client, scope_of, stop_client
+from .relay import (CONNECT_TIMEOUT, KEEPALIVE, PACKET_OVERHEAD, ROOT, PahoBridge, RelayError, new_client, scope_of,
+                    stop_client)
 from .relay_url import RelayUrl
 
 log = logging.getLogger("caravan.postbox")
@@ -63,9 +64,10 @@ class Parcel:
     envelope: bytes
     redelivered: bool
     connection: int = 0           # which connection brought it (its mid means nothing on another)
+    qos: int = 1                  # 0: anyone's unacknowledged publish (nothing to acknowledge)
 
 
-class Postbox:
+class Postbox(PahoBridge):
     """A seat's persistent inbox on the broker (see the module doc); open it with `open_postbox`."""
 
     def __init__(self, url: RelayUrl, game_id: bytes, key: bytes, expiry: int):
@@ -74,12 +76,11 @@ class Postbox:
         self.inbox = inbox_of(key)
         self.topic = inbox_topic(game_id, self.inbox)
         self.expiry = expiry
-        self._token = trio.lowlevel.current_trio_token()
+        super().__init__()
         self._client = new_client(url, client_id(game_id, self.inbox), manual_ack=True)
         self._client.max_inflight_messages_set(0)
         self._client.on_connect = self._on_connect
-        self._client.on_disconnect = self._on_disconnect
-        self._client.on_connect_fail = self._on_connect_fail
+        self.attach(self._client)
         self._client.on_message = self._on_message
         self._client.on_subscribe = self._on_subscribe
         self._client.on_publish = self._on_publish
@@ -90,8 +91,6 @@ class Postbox:
         self.ready = trio.Event()                  # connected and subscribed
         self.session_present: bool | None = None   # at the first connection: did the broker hold ours?
         self._subscribe_mid: int | None = None
-        self._refused: str | None = None
-        self._last_error = "no answer"
         self.closing = False
         self.last_arrival = 0.0                    # trio clock: when an envelope last came
         self.dropped = 0
@@ -100,34 +99,22 @@ class Postbox:
         self._changed = trio.Event()                # set (and replaced) at each PUBACK
 
     # ------------------------------------------------------------------ paho's thread
-    def _to_trio(self, fn: Any, *args: Any) -> None:
-        try:
-            self._token.run_sync_soon(fn, *args)
-        except trio.RunFinishedError:
-            pass
-
     def _on_connect(self, client, userdata, flags, reason_code, properties) -> None:
         if reason_code.is_failure:
-            self._to_trio(self._refused_by_broker, str(reason_code))
+            self.to_trio(self.refused_by_broker, str(reason_code))
             return
         mid = client.subscribe(self.topic, qos=1)[1]    # again each time: a broker that lost its store
-        self._to_trio(self._connected, bool(flags.session_present), mid)
-
-    def _on_disconnect(self, client, userdata, flags, reason_code, properties) -> None:
-        self._to_trio(self._disconnected, str(reason_code))
-
-    def _on_connect_fail(self, client, userdata) -> None:
-        self._to_trio(self._connect_failed)
+        self.to_trio(self._connected, bool(flags.session_present), mid)
 
     def _on_message(self, client, userdata, msg) -> None:
         if msg.topic != self.topic or len(msg.payload) > MAX_ENVELOPE:
             client.ack(msg.mid, msg.qos)                 # not ours to keep: let the broker forget it
             return
-        self._to_trio(self._arrived, msg.mid, bytes(msg.payload), bool(msg.dup))
+        self.to_trio(self._arrived, msg.mid, bytes(msg.payload), bool(msg.dup), msg.qos)
 
     def _on_subscribe(self, client, userdata, mid, reason_codes, properties) -> None:
         failures = [str(r) for r in reason_codes if r.is_failure]
-        self._to_trio(self._subscribed, mid, failures)
+        self.to_trio(self._subscribed, mid, failures)
 
     def _on_publish(self, client, userdata, mid, reason_code, properties) -> None:
         with self._lock:
@@ -135,7 +122,7 @@ class Postbox:
                 self._pending.discard(mid)
             else:
                 self._published.add(mid)
-        self._to_trio(self._acked)
+        self.to_trio(self._acked)
 
     # ------------------------------------------------------------------ trio's thread
     def _connected(self, session_present: bool, mid: int) -> None:
@@ -149,26 +136,20 @@ class Postbox:
 
     def _subscribed(self, mid: int, failures: list[str]) -> None:
         if failures:
-            self._refused = f"subscription to {self.topic} refused: {', '.join(failures)}"
+            self.refused = f"subscription to {self.topic} refused: {', '.join(failures)}"
             return
         if mid == self._subscribe_mid:
             self.ready.set()
 
-    def _refused_by_broker(self, why: str) -> None:
-        self._refused = why
-
-    def _connect_failed(self) -> None:
-        self._last_error = "connection failed (nothing answers there, or TLS failed)"
-
-    def _disconnected(self, why: str) -> None:
-        self._last_error = why
+    def disconnected(self, why: str) -> None:
+        self.last_error = why
         if self.ready.is_set() and not self.closing:
             log.warning("postbox %s: connection to %s lost (%s); reconnecting", self.topic, self.url, why)
             self.ready = trio.Event()
 
-    def _arrived(self, mid: int, payload: bytes, dup: bool) -> None:
+    def _arrived(self, mid: int, payload: bytes, dup: bool, qos: int) -> None:
         self.last_arrival = trio.current_time()
-        parcel = Parcel(mid, payload, dup, self.connection)
+        parcel = Parcel(mid, payload, dup, self.connection, qos)
         if self.queued_bytes + len(payload) > INBOUND_BYTES:
             self.dropped += 1                       # never acknowledged: the broker sends it again
             return
@@ -217,9 +198,11 @@ class Postbox:
     def ack(self, parcel: Parcel) -> None:
         """The node has taken `parcel` (and stored what it changed): the broker may forget it.
         One from an earlier connection is not acknowledged (the broker sent it again on this one,
-        under another number, or will at the next)."""
-        if parcel.connection == self.connection:
-            self._client.ack(parcel.mid, 1)
+        under another number, or will at the next); nor one that came at QoS 0 (anyone may publish
+        one to a seat's inbox: a PUBACK of its number 0 would be a protocol error, and the broker
+        would cut this connection)."""
+        if parcel.connection == self.connection and parcel.qos > 0:
+            self._client.ack(parcel.mid, parcel.qos)
 
     async def drained(self, quiet: float, timeout: float) -> bool:
         """Wait until no envelope has come for `quiet` seconds since this postbox was ready
@@ -255,12 +238,12 @@ async def open_postbox(url: RelayUrl, game_id: bytes, key: bytes, time_limit: fl
     client.loop_start()
     try:
         with trio.move_on_after(timeout):
-            while not box.ready.is_set() and box._refused is None:
+            while not box.ready.is_set() and box.refused is None:
                 await trio.sleep(0.02)
-        if box._refused is not None:
-            raise RelayError(f"the broker {url} refused this seat's postbox: {box._refused}")
+        if box.refused is not None:
+            raise RelayError(f"the broker {url} refused this seat's postbox: {box.refused}")
         if not box.ready.is_set():
-            raise RelayError(f"cannot reach the broker {url} within {timeout:.0f} s ({box._last_error})")
+            raise RelayError(f"cannot reach the broker {url} within {timeout:.0f} s ({box.last_error})")
         yield box
     finally:
         with trio.CancelScope(shield=True):

@@ -80,18 +80,55 @@ def scope_of(scope: bytes) -> str:
     return scope[:16].hex()
 
 
-class Relay:
+class PahoBridge:
+    """paho's network thread to trio's, shared by the relay connection and the postboxes
+    (node/postbox.py): each callback hands its news to trio's thread with `to_trio`; `refused`
+    says why the broker refused us, `last_error` why the last connection failed or ended; a
+    subclass says in `disconnected` what a lost connection means to it."""
+
+    def __init__(self) -> None:
+        self.trio_token = trio.lowlevel.current_trio_token()
+        self.refused: str | None = None
+        self.last_error = "no answer"
+
+    def attach(self, client: mqtt.Client) -> None:
+        client.on_disconnect = self.on_disconnect
+        client.on_connect_fail = self.on_connect_fail
+
+    def to_trio(self, fn: Callable, *args: Any) -> None:
+        """Run fn(*args) soon in trio's thread (nothing once trio's run has ended)."""
+        try:
+            self.trio_token.run_sync_soon(fn, *args)
+        except trio.RunFinishedError:
+            pass
+
+    def on_disconnect(self, client, userdata, flags, reason_code, properties) -> None:
+        self.to_trio(self.disconnected, str(reason_code))
+
+    def on_connect_fail(self, client, userdata) -> None:
+        self.to_trio(self.connect_failed)
+
+    def refused_by_broker(self, why: str) -> None:
+        self.refused = why
+
+    def connect_failed(self) -> None:
+        self.last_error = "connection failed (nothing answers there, or TLS failed)"
+
+    def disconnected(self, why: str) -> None:
+        self.last_error = why
+
+
+class Relay(PahoBridge):
     """This node's connection to the broker (see the module doc); open it with `connect`."""
 
     def __init__(self, url: RelayUrl, inbox: str, scopes: list[bytes] | None = None):
         self.url = url
         self.inbox = inbox
-        self._token = trio.lowlevel.current_trio_token()
+        super().__init__()
         self._client = new_client(url, f"caravan-{os.urandom(8).hex()}")
         self._client.max_inflight_messages_set(0)       # unlimited: a dropped PUBACK must not stall us
         self._client.on_connect = self._on_connect
-        self._client.on_disconnect = self._on_disconnect
-        self._client.on_connect_fail = self._on_connect_fail
+        self.attach(self._client)
         self._client.on_message = self._on_message
         self._client.on_subscribe = self._on_subscribe
         self._topics_lock = threading.Lock()
@@ -103,8 +140,6 @@ class Relay:
         self._subscribed_at = 0.0
         self._acks: dict[int, trio.Event] = {}
         self._acked: set[int] = set()
-        self._refused: str | None = None
-        self._last_error = "no answer"
         self.links: dict[tuple[str, str, str, str], RelayLink] = {}   # (scope, me, peer, nonce)
         self.endpoints: dict[tuple[str, str], Endpoint] = {}
         self._early: list[tuple[float, str, str, str, str]] = []
@@ -119,15 +154,9 @@ class Relay:
         self._drain_due = False                                # a _drain is scheduled in trio's
 
     # ------------------------------------------------------------------ paho's thread
-    def _to_trio(self, fn: Callable, *args: Any) -> None:
-        try:
-            self._token.run_sync_soon(fn, *args)
-        except trio.RunFinishedError:
-            pass
-
     def _on_connect(self, client, userdata, flags, reason_code, properties) -> None:
         if reason_code.is_failure:
-            self._to_trio(self._refused_by_broker, str(reason_code))
+            self.to_trio(self.refused_by_broker, str(reason_code))
             return
         with self._topics_lock:
             topics = [(t, 1) for t in self._topics]
@@ -135,13 +164,7 @@ class Relay:
         mid = client.subscribe(topics)[1] if topics else None      # None: nothing to wait for
         for topic, payload in retained.items():
             client.publish(topic, payload, qos=1, retain=True, properties=self._expiry())
-        self._to_trio(self._connected, mid)
-
-    def _on_disconnect(self, client, userdata, flags, reason_code, properties) -> None:
-        self._to_trio(self._disconnected, str(reason_code))
-
-    def _on_connect_fail(self, client, userdata) -> None:
-        self._to_trio(self._connect_failed)
+        self.to_trio(self._connected, mid)
 
     def _on_message(self, client, userdata, msg) -> None:
         size = len(msg.payload)
@@ -155,10 +178,10 @@ class Relay:
         self._inbound.append((msg.topic, bytes(msg.payload)))
         if not self._drain_due:
             self._drain_due = True
-            self._to_trio(self._drain)
+            self.to_trio(self._drain)
 
     def _on_subscribe(self, client, userdata, mid, reason_codes, properties) -> None:
-        self._to_trio(self._subscribed, mid, [str(r) for r in reason_codes if r.is_failure])
+        self.to_trio(self._subscribed, mid, [str(r) for r in reason_codes if r.is_failure])
 
     # ------------------------------------------------------------------ trio's thread
     def _connected(self, mid: int | None) -> None:
@@ -181,16 +204,10 @@ class Relay:
         elif mid is not None and mid != self._ready_mid:
             self._acked.add(mid)                   # `subscribe` has not registered it yet
 
-    def _refused_by_broker(self, why: str) -> None:
-        self._refused = why
-
-    def _connect_failed(self) -> None:
-        self._last_error = "connection failed (nothing answers there, or TLS failed)"
-
-    def _disconnected(self, why: str) -> None:
+    def disconnected(self, why: str) -> None:
         if self.ready.is_set() and not self.closing:
             log.warning("relay %s: connection lost (%s); reconnecting", self.url, why)
-        self._last_error = why
+        self.last_error = why
         if self.ready.is_set():                  # waiters on the unset one keep waiting on it
             self.ready = trio.Event()
         self._ready_mid = None
@@ -211,7 +228,7 @@ class Relay:
             self._dispatch(topic, payload)
         if self._inbound and not self._drain_due:
             self._drain_due = True
-            self._to_trio(self._drain)
+            self.to_trio(self._drain)
 
     def _dispatch(self, topic: str, payload: bytes) -> None:
         parts = topic.split("/")
@@ -378,7 +395,7 @@ class Endpoint:
         with trio.move_on_after(accept_within):
             await self.relay.ready.wait()
         if not self.relay.ready.is_set():
-            raise RelayError(f"the broker {self.relay.url} is not reachable now ({self.relay._last_error})")
+            raise RelayError(f"the broker {self.relay.url} is not reachable now ({self.relay.last_error})")
         link = self._link(inbox, os.urandom(8).hex(), dialer=True)
         link.accept_by = trio.current_time() + accept_within
         link.send_open(OPEN)
@@ -445,14 +462,14 @@ async def connect(url: RelayUrl, key: bytes, timeout: float = CONNECT_TIMEOUT, *
     client.loop_start()
     try:
         with trio.move_on_after(timeout):
-            while not relay.ready.is_set() and relay._refused is None:
+            while not relay.ready.is_set() and relay.refused is None:
                 await trio.sleep(0.02)
                 relay._check_subscribed()
-        if relay._refused is not None:
-            raise RelayError(f"the broker {url} refused this node: {relay._refused} "
+        if relay.refused is not None:
+            raise RelayError(f"the broker {url} refused this node: {relay.refused} "
                              "(check the user and password: --relay-auth FILE or mqtt://USER:PASSWORD@HOST)")
         if not relay.ready.is_set():
-            raise RelayError(f"cannot reach the broker {url} within {timeout:.0f} s ({relay._last_error})")
+            raise RelayError(f"cannot reach the broker {url} within {timeout:.0f} s ({relay.last_error})")
         async with trio.open_nursery() as nursery:
             nursery.start_soon(relay._keepalive)
             yield relay

@@ -16,9 +16,10 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
+
+from tests.benchmarks.common import local_broker
 
 ROOT = Path(__file__).resolve().parents[2]
 LATENCY_GAME = ("sabbat", 3, [])
@@ -86,32 +87,9 @@ def _latency(work: Path, relay: str | None) -> tuple[list[float], bool]:
     return _latencies(work, names), ok
 
 
-class _Counter:
-    """An extra MQTT client counting every caravan message the broker carries."""
-
-    def __init__(self, host: str, port: int):
-        import paho.mqtt.client as mqtt
-        from paho.mqtt.enums import CallbackAPIVersion
-        self.count = 0
-        self.first = self.last = 0.0
-        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
-        self.client.on_message = self._seen
-        self.client.on_connect = lambda c, u, f, rc, p: c.subscribe("caravan/#", qos=0)
-        self.client.connect(host, port)
-        self.client.loop_start()
-
-    def _seen(self, client, userdata, message) -> None:
-        self.last = time.monotonic()
-        self.first = self.first or self.last
-        self.count += 1
-
-    def close(self) -> None:
-        self.client.disconnect()
-        self.client.loop_stop()
-
-
 def _load(work: Path, broker) -> list[str]:
-    counter = _Counter(broker.host, broker.port)
+    from tests.relay.broker import Traffic
+    counter = Traffic(broker.host, broker.port)
     cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
     games = [_game(work, f"L{g}_", LOAD_GAME, broker.url) for g in range(LOAD_GAMES)]
@@ -127,22 +105,18 @@ def _load(work: Path, broker) -> list[str]:
     return [
         f"load: {LOAD_GAMES} concurrent {players}-player games of {game} ({', '.join(options)}) through one broker: "
         f"{done}/{LOAD_GAMES} completed and verified in {wall:.1f} s",
-        f"  broker carried {counter.count} messages ({counter.count / LOAD_GAMES:.0f} per game): "
-        f"{counter.count / max(1e-9, counter.last - counter.first):.0f} messages/s from the first to the last",
+        f"  broker carried {counter.messages} messages ({counter.messages / LOAD_GAMES:.0f} per game): "
+        f"{counter.messages / max(1e-9, counter.last - counter.first):.0f} messages/s from the first to the last",
         f"  node CPU {cpu / LOAD_GAMES:.1f} s per game ({cpu / LOAD_GAMES / players:.1f} s per node, process "
         f"start-up included), on {os.cpu_count()} cores",
     ]
 
 
 def run() -> list[str]:
-    try:
-        from tests.relay.broker import Broker, mosquitto_path
-    except ImportError as exc:
-        return [f"skipped: {exc}"]
-    if mosquitto_path() is None:
-        return ["skipped: Mosquitto is not installed (apt-get install mosquitto)"]
-    work = Path(tempfile.mkdtemp(prefix="caravan-bench-relay-"))
-    broker = Broker(work).start()
+    started = local_broker("caravan-bench-relay-")
+    if isinstance(started, str):
+        return [started]
+    broker, work = started
     try:
         tcp, tcp_ok = _latency(work, None)
         mqtt, mqtt_ok = _latency(work, broker.url)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import random
+import tempfile
 import time
+from pathlib import Path
 from typing import Any, Callable
 
 from clients.simulate import simulate
@@ -113,3 +115,16 @@ def win_rate_line(game: str, games_: int = 500, seed: int = 7, options: dict[str
     return (f"heuristic vs 3 random, {stats.games} 4-player games: win rate {rate:.1%} "
             f"(target ≥ {TARGET_WIN:.0%}: {'met' if rate >= TARGET_WIN else 'MISSED'}), "
             f"{stats.games_per_s:.1f} games/s")
+
+
+def local_broker(prefix: str, persistent: bool = False) -> tuple[Any, Path] | str:
+    """A local Mosquitto for a benchmark, started in a fresh temporary folder named `prefix`...:
+    (broker, folder), or the line saying why the benchmark is skipped."""
+    try:
+        from tests.relay.broker import Broker, mosquitto_path
+    except ImportError as exc:
+        return f"skipped: {exc}"
+    if mosquitto_path() is None:
+        return "skipped: Mosquitto is not installed (apt-get install mosquitto)"
+    work = Path(tempfile.mkdtemp(prefix=prefix))
+    return Broker(work, persistent=persistent).start(), work

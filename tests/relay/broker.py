@@ -108,3 +108,48 @@ class Broker:
                 self.proc.kill()
                 self.proc.wait(timeout=5)
         self.proc = None
+
+
+class Traffic:
+    """An extra MQTT client on the broker counting every caravan message published through it
+    (`messages`) and their payload bytes (`bytes`): what a game costs the broker."""
+
+    def __init__(self, host: str, port: int):
+        import paho.mqtt.client as mqtt
+        from paho.mqtt.enums import CallbackAPIVersion
+        self.messages = self.bytes = 0
+        self.first = self.last = 0.0
+        self._ready = False
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+        self.client.on_message = self._seen
+        self.client.on_connect = lambda c, u, f, rc, p: c.subscribe("caravan/#", qos=0)
+        self.client.on_subscribe = self._subscribed
+        self.client.connect(host, port)
+        self.client.loop_start()
+        deadline = time.monotonic() + scaled(10)
+        while not self._ready and time.monotonic() < deadline:
+            time.sleep(0.01)                # a poll's pause inside the bounded wait above
+
+    def _subscribed(self, client, userdata, mid, reason_codes, properties) -> None:
+        self._ready = True
+
+    def _seen(self, client, userdata, message) -> None:
+        self.last = time.monotonic()
+        self.first = self.first or self.last
+        self.messages += 1
+        self.bytes += len(message.payload)
+
+    def reset(self) -> None:
+        self.messages = self.bytes = 0
+        self.first = self.last = 0.0
+
+    def settle(self, quiet: float = 0.5, within: float = 10.0) -> tuple[int, int]:
+        """(messages, bytes) once nothing has come for `quiet` s (at most `within` s)."""
+        deadline = time.monotonic() + within
+        while time.monotonic() < deadline and time.monotonic() - max(self.last, 0.0) < quiet:
+            time.sleep(0.05)                # a poll's pause inside the bounded wait above
+        return self.messages, self.bytes
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()

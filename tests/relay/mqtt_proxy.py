@@ -131,6 +131,16 @@ class MqttProxy:
     def __exit__(self, *exc) -> None:
         self.close()
 
+    def cut(self) -> None:
+        """Break every connection made so far, as a network or broker hiccup would (the proxy
+        keeps listening: the nodes reconnect through it)."""
+        conns, self._conns = self._conns, []
+        for s in conns:
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
     def close(self) -> None:
         self._closed = True
         for s in [self._sock, *self._conns]:

@@ -8,13 +8,14 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Callable
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from node.relay_url import parse_relay_url
 from tests.helpers import timeout as scaled
-from tests.node.procs import ROOT, env, finish, node, read_until
+from tests.node.procs import ROOT, env, finish, log_tail, node, read_until
 
 
 class RelayedGame:
@@ -71,6 +72,68 @@ class RelayedGame:
 
     def transcripts(self, game_id: str) -> list[Path]:
         return [d / "games" / game_id / "transcript.caravan" for d in self.dirs]
+
+
+def run_alone(g: RelayedGame, i: int, game_id: str, timeout: float = 60, prefix: list[str] | None = None,
+              codes: tuple[int, ...] = (0,)) -> list[dict]:
+    """One `caravan resume --until-idle` of seat i's node (a turn-based table through a broker),
+    to its end (one of exit `codes`): its JSON lines. `prefix`: a command it runs under
+    (e.g. faketime)."""
+    proc = node(["resume", game_id[:16], "--until-idle"], g.dirs[i], g.logs[i], prefix=prefix)
+    try:
+        code = proc.wait(timeout=scaled(timeout))
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        code = proc.wait()
+    lines = [json.loads(x) for x in proc.stdout.read().splitlines() if x.startswith("{")]
+    assert code in codes, f"seat {i}'s run ended with {code}: {[x.get('text') for x in lines][-5:]}{log_tail(proc)}"
+    return lines
+
+
+def turn_based_lobby(tmp_path: Path, url: str, game: str, options: list[str], pace: list[str]) -> tuple[RelayedGame, str]:
+    """A 3-seat turn-based table through the broker at `url` whose lobby every node attends
+    (`--until-idle`: each stops once the game is stored and its postbox open): (game, game id)."""
+    g = RelayedGame(tmp_path, url, game, 3, options, host_args=[*pace, "--until-idle"], join_args=["--until-idle"])
+    try:
+        idle = [read_until(p, "idle", timeout=60) for p in g.procs]
+        assert g.finish(timeout=30) == [0, 0, 0], [g.log(i)[-600:] for i in range(3)]
+    finally:
+        g.kill()
+    game_id = idle[0]["game_id"]
+    assert {x["game_id"] for x in idle} == {game_id}
+    return g, game_id
+
+
+def play_alternately(g: RelayedGame, game_id: str, max_runs: int,
+                     before_run: Callable[[int], None] = lambda run: None) -> tuple[set[int], list[str]]:
+    """Run one seat's node at a time (`run_alone`) until every node saw the game end or
+    `max_runs` runs: next the node the game waits for (once every node ran once), else the
+    next one. Returns the data dirs whose node saw the end, and each idle run's reason."""
+    done: set[int] = set()
+    waits: list[str] = []
+    seat_of: dict[int, int] = {}                  # data dir -> its seat (the joiners sit in join order)
+    i = 0
+    for run in range(max_runs):
+        before_run(run)
+        lines = run_alone(g, i, game_id)
+        seat_of.update({i: x["seat"] for x in lines if x["type"] == "start"})
+        kinds = {x["type"] for x in lines}
+        waiting: list[int] = []
+        if "result" in kinds or "ended" in kinds:
+            done.add(i)
+        else:
+            stop = [x for x in lines if x["type"] == "idle"]
+            assert stop, f"seat {i} stopped without saying why: {[x.get('text') for x in lines][-5:]}"
+            waits.append(stop[-1]["text"])
+            waiting = stop[-1]["waiting_for"]
+            assert waiting, stop[-1]
+        if len(done) == 3:
+            break
+        dirs = {seat: d for d, seat in seat_of.items()}
+        awaited = [dirs[s] for s in waiting if s in dirs and dirs[s] not in done]
+        rest = [d for d in ((i + k) % 3 for k in range(1, 4)) if d not in done]
+        i = awaited[0] if awaited and len(seat_of) == 3 else rest[0]
+    return done, waits
 
 
 def verify(path: Path) -> dict:

@@ -8,11 +8,13 @@ import trio
 
 from node.handshake import inbox_of
 from node.mailbox import Mailbox
-from node.postbox import open_postbox, session_expiry
+from node.postbox import inbox_topic, open_postbox, session_expiry
 from node.relay_url import parse_relay_url
 from protocol.identity import SigningKey
-from tests.helpers import timeout as scaled
+from tests.helpers import timeout as scaled, wait_until_async
 from tests.relay.broker import Broker
+from tests.relay.mqtt_proxy import Faults, MqttProxy
+from tests.relay.nodes import Outsider
 
 GAME = bytes(range(32))
 HOUR = 3600
@@ -135,4 +137,73 @@ async def test_junk_and_forgeries_waiting_in_a_postbox_are_refused_naming_why(tm
             assert await box.drained(scaled(1), scaled(10))
             assert box.parcels.statistics().current_buffer_used == 0
     finally:
+        broker.stop()
+
+
+async def test_a_qos0_publish_to_an_online_inbox_costs_no_connection(tmp_path):
+    """Anyone on the broker may publish to a seat's inbox at QoS 0: its parcel is taken like
+    any other, and acknowledging it sends nothing (a PUBACK of packet id 0 is a protocol error
+    for which the broker cuts the connection: a flood of them would keep the seat offline)."""
+    broker = Broker(tmp_path, persistent=True).start()
+    try:
+        url = parse_relay_url(broker.url)
+        key = SigningKey.generate()
+        outsider = Outsider(broker.url)
+        try:
+            async with open_postbox(url, GAME, key.public, HOUR) as box:
+                outsider.client.publish(inbox_topic(GAME, inbox_of(key.public)), b"junk", qos=0)
+                parcel = (await take(box, 1))[0]
+                assert parcel.qos == 0
+                box.ack(parcel)
+                box.send(inbox_of(key.public), b"after")             # the broker reads our PUBACK first
+                assert await box.flush(scaled(10))
+                assert (await take(box, 1))[0].envelope == b"after"
+                assert box.connection == 1, "the broker cut the connection"
+        finally:
+            outsider.close()
+    finally:
+        broker.stop()
+
+
+async def test_what_was_in_flight_at_a_reconnect_mid_run_arrives_after_it(tmp_path):
+    """The connection breaks mid-run (MqttProxy.cut) while one envelope was delivered and not
+    yet acknowledged, and another was published and lost before the broker had it: after the
+    reconnect the broker delivers the first again (a duplicate to the mailbox, acknowledged on
+    the new connection) and paho publishes the second again; then nothing waits any more."""
+    broker = Broker(tmp_path, persistent=True).start()
+    proxy = MqttProxy((broker.host, broker.port), Faults(drop=1.0, directions=("up",)), armed=False)
+    try:
+        url, via = parse_relay_url(broker.url), parse_relay_url(proxy.url)
+        keys = [SigningKey.generate() for _ in range(2)]
+        seats = [k.public for k in keys]
+        sender = Mailbox(GAME, seats, 0, keys[0])
+        reader = Mailbox(GAME, seats, 1, keys[1])
+        async with open_postbox(via, GAME, seats[1], HOUR) as inbox, \
+                open_postbox(via, GAME, seats[0], HOUR) as outbox:
+            outbox.send(inbox_of(seats[1]), sender.seal(1, {"t": "msg", "i": 0}))
+            assert await outbox.flush(scaled(10))
+            first = (await take(inbox, 1))[0]
+            assert reader.open(first.envelope).body["i"] == 0             # taken, not acknowledged
+            proxy.armed.set()                                             # every PUBLISH up is lost now
+            outbox.send(inbox_of(seats[1]), sender.seal(1, {"t": "msg", "i": 1}))
+            await wait_until_async(lambda: proxy.counters.dropped >= 1, scaled(10), "the publish lost")
+            assert outbox.unacknowledged() == 1
+            proxy.armed.clear()
+            proxy.cut()
+            assert await outbox.flush(scaled(20)), "paho did not publish it again after the reconnect"
+            assert outbox.connection == 2 and inbox.connection == 2
+            parcels = await take(inbox, 2)
+            letters = [reader.open(p.envelope) for p in parcels]
+            assert sorted(x.body["i"] for x in letters if x is not None) == [1]
+            assert sum(x is None for x in letters) == 1                  # the first, again: a duplicate
+            assert all(p.connection == 2 for p in parcels)
+            for p in parcels:
+                inbox.ack(p)
+            inbox.ack(first)                                              # from the old connection: nothing sent
+            assert await inbox.drained(scaled(0.5), scaled(10))
+        async with open_postbox(url, GAME, seats[1], HOUR) as inbox:
+            assert await inbox.drained(scaled(0.5), scaled(10))
+            assert inbox.parcels.statistics().current_buffer_used == 0, "an acknowledged envelope came again"
+    finally:
+        proxy.close()
         broker.stop()

@@ -9,12 +9,17 @@ from __future__ import annotations
 
 import pytest
 
-from tests.games.pick import quick
+from node.store import parse_log
+from protocol import chain
+from tests.games.pick import cli_options, quick, short_game, some_game
+from tests.relay.broker import Broker
 from tests.relay.mqtt_proxy import Faults, MqttProxy
 from tests.relay.nodes import RelayedGame, assert_all_verify, verify
 
 _QUICK, _OPTIONS = quick(3)
 GAME = (_QUICK, 3, _OPTIONS)
+DECK_GAME = some_game("deck", players=3)
+"""A game whose deck shares a turn-based table seals to one seat's postbox."""
 
 
 def _play(tmp_path, proxy: MqttProxy, timeout: float = 150) -> tuple[RelayedGame, str, list[int]]:
@@ -60,3 +65,38 @@ def test_a_malicious_broker_changes_nothing(tmp_path, broker):
     assert all("Traceback" not in log for log in logs)
     refused = sum(log.count("fails authentication") for log in logs)
     assert refused >= 1, "no node said it refused an injected frame"
+
+
+def test_a_turn_based_table_through_a_broker_that_repeats_and_reorders_signs_nothing_contradictory(tmp_path):
+    """Issue 33's bad input: a turn-based table's postboxes through a broker that duplicates,
+    delays and replays (an old envelope again, later: out of order) what it delivers, and
+    whose connections all break mid-game, so that what was sent meanwhile waits in the seats'
+    sessions and comes in a burst. Every node drops the copies: the game finishes with one
+    transcript, and no seat ever signed two different messages at one place of its chain."""
+    broker = Broker(tmp_path, persistent=True).start()
+    faults = Faults(duplicate=0.1, delay=0.05, delay_s=(0.05, 0.2), replay=0.1)
+    try:
+        with MqttProxy((broker.host, broker.port), faults, seed=13, armed=False) as proxy:
+            g = RelayedGame(tmp_path, proxy.url, DECK_GAME, 3, cli_options(short_game(DECK_GAME)[1]),
+                            host_args=["--pace", "turn-based", "--move-time", "1h"])
+            try:
+                game_id = g.wait_started(timeout=60)
+                proxy.armed.set()
+                g.wait_events(g.host, 20)
+                proxy.cut()
+                codes = g.finish(timeout=240)
+            finally:
+                g.kill()
+            c = proxy.counters
+    finally:
+        broker.stop()
+    assert c.duplicated and c.kinds.get("replay"), c
+    logs = [g.log(i) for i in range(3)]
+    assert codes == [0, 0, 0], [log[-800:] for log in logs]
+    assert_all_verify(g, game_id)
+    assert all("Traceback" not in log for log in logs)
+    signed: dict[tuple[bytes, int], bytes] = {}
+    for folder in g.dirs:
+        for raw in parse_log((folder / "games" / game_id / "messages.log").read_bytes())[0]:
+            msg = chain.parse(raw)
+            assert signed.setdefault((msg.author, msg.seq), raw) == raw, f"two messages at {msg.seq}"

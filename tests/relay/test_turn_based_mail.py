@@ -8,32 +8,14 @@ sessions, restarted once mid-game. All transcripts are identical and verify."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-
 import pytest
 
-from tests.helpers import timeout as scaled
-from tests.node.procs import log_tail, node, read_until
 from tests.relay.broker import Broker
-from tests.relay.nodes import RelayedGame, assert_all_verify, verify
+from tests.relay.nodes import RelayedGame, assert_all_verify, play_alternately, turn_based_lobby, verify
 
 TURN_BASED = ["--pace", "turn-based", "--move-time", "1h"]
 MAX_RUNS = 400
 """Runs of single nodes before the test gives up on the game finishing."""
-
-
-def run_alone(g: RelayedGame, i: int, game_id: str, timeout: float = 60) -> list[dict]:
-    """One `caravan resume --until-idle` of seat i's node, to its end: its JSON lines."""
-    proc = node(["resume", game_id[:16], "--until-idle"], g.dirs[i], g.logs[i])
-    try:
-        code = proc.wait(timeout=scaled(timeout))
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        code = proc.wait()
-    lines = [json.loads(x) for x in proc.stdout.read().splitlines() if x.startswith("{")]
-    assert code == 0, f"seat {i}'s run ended with {code}: {[x.get('text') for x in lines][-5:]}{log_tail(proc)}"
-    return lines
 
 
 CASES = [("sare", ["turn_limit=1"]), ("nomads", ["max_turns=2", "yellow_tiles=1"]), ("sabbat", [])]
@@ -42,43 +24,14 @@ CASES = [("sare", ["turn_limit=1"]), ("nomads", ["max_turns=2", "yellow_tiles=1"
 @pytest.mark.parametrize("game, options", CASES)
 def test_three_seats_whose_nodes_never_run_together_finish_a_game(tmp_path, game, options):
     broker = Broker(tmp_path, persistent=True).start()
+
+    def restart(run: int) -> None:
+        if run == 7:
+            broker.stop()                             # with its persistence file: nothing is lost
+            broker.start()
     try:
-        g = RelayedGame(tmp_path, broker.url, game, 3, options,
-                        host_args=[*TURN_BASED, "--until-idle"], join_args=["--until-idle"])
-        try:
-            idle = [read_until(p, "idle", timeout=60) for p in g.procs]
-            assert g.finish(timeout=30) == [0, 0, 0], [g.log(i)[-600:] for i in range(3)]
-        finally:
-            g.kill()
-        game_id = idle[0]["game_id"]
-        assert {x["game_id"] for x in idle} == {game_id}
-        done: set[int] = set()                        # data dirs whose node saw the game end
-        waits: list[str] = []
-        seat_of: dict[int, int] = {}                  # data dir -> its seat (the joiners sit in join order)
-        i = 0
-        for run in range(MAX_RUNS):
-            if run == 7:
-                broker.stop()                         # with its persistence file: nothing is lost
-                broker.start()
-            lines = run_alone(g, i, game_id)
-            seat_of.update({i: x["seat"] for x in lines if x["type"] == "start"})
-            kinds = {x["type"] for x in lines}
-            waiting: list[int] = []
-            if "result" in kinds or "ended" in kinds:
-                done.add(i)
-            else:
-                stop = [x for x in lines if x["type"] == "idle"]
-                assert stop, f"seat {i} stopped without saying why: {[x.get('text') for x in lines][-5:]}"
-                waits.append(stop[-1]["text"])
-                waiting = stop[-1]["waiting_for"]
-                assert waiting, stop[-1]
-            if len(done) == 3:
-                break
-            # next: the node the game waits for (once every node ran once), else the next one
-            dirs = {seat: d for d, seat in seat_of.items()}
-            awaited = [dirs[s] for s in waiting if s in dirs and dirs[s] not in done]
-            rest = [d for d in ((i + k) % 3 for k in range(1, 4)) if d not in done]
-            i = awaited[0] if awaited and len(seat_of) == 3 else rest[0]
+        g, game_id = turn_based_lobby(tmp_path, broker.url, game, options, TURN_BASED)
+        done, waits = play_alternately(g, game_id, MAX_RUNS, before_run=restart)
         assert len(done) == 3, f"not finished after {MAX_RUNS} runs; last waits: {waits[-6:]}"
         assert any(w.startswith("nothing to do until seat") for w in waits), waits[:6]
     finally:
