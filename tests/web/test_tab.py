@@ -9,17 +9,14 @@ npm and PyPI: locally these tests skip without them, with CI=true they fail."""
 
 from __future__ import annotations
 
-import base64
 import functools
 import gzip
 import http.server
-import importlib.util
 import json
 import shutil
 import subprocess
 import sys
 import threading
-from pathlib import Path
 
 import pytest
 
@@ -30,11 +27,9 @@ from tests.helpers import missing_system_package, timeout as scaled
 from tests.node.procs import ROOT, env
 from tests.security import cli_vectors
 from tests.web.conftest import new_chromium
+from tests.web.tab_page import CALL, INSTALL, READY, call, open_tab, tab_module, tab_server
 
 pytestmark = pytest.mark.xdist_group("tab")
-
-INSTALL = "install Node.js and npm, and reach the npm registry and PyPI, to build the tab: apt-get install nodejs npm"
-
 
 @pytest.fixture(scope="session")
 def bundle() -> tab_build.Built:
@@ -49,31 +44,8 @@ def bundle() -> tab_build.Built:
 @pytest.fixture(scope="module")
 def server(bundle):
     """`caravan tab --serve` on a free port: its URL."""
-    proc = subprocess.Popen([sys.executable, "-m", "node", "tab", "--serve", "--port", "0", "--json"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env(), cwd=ROOT)
-    try:
-        line = _first_line(proc, scaled(60))
-        info = json.loads(line)
-        assert info["type"] == "tab_serving" and info["url"].startswith("http://127.0.0.1:")
-        assert info["bundle"] == bundle.bundle_hash
-        yield info["url"]
-        proc.terminate()
-        assert proc.wait(scaled(10)) == 130, proc.stderr.read()        # stopped, as specs/cli.md says
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-
-
-def _first_line(proc: subprocess.Popen, within: float) -> str:
-    box: list[str] = []
-    reader = threading.Thread(target=lambda: box.append(proc.stdout.readline()), daemon=True)
-    reader.start()
-    reader.join(within)
-    if not box or not box[0]:
-        proc.kill()
-        raise AssertionError(f"`caravan tab --serve` printed nothing: {proc.stderr.read()[-2000:]}")
-    return box[0]
+    with tab_server(bundle.bundle_hash) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -89,43 +61,17 @@ def driver(bundle):
     d.quit()
 
 
-READY = """const done = arguments[arguments.length - 1];
-window.caravanTab.ready.then(
-  (t) => done({ok: true, info: t.info, loadMs: t.loadMs, bundle: t.bundleHash}),
-  (e) => done({ok: false, error: String(e && e.message || e)}));"""
-
-CALL = """const [op, b64, done] = arguments;
-const data = b64 === null ? undefined : Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-let ticks = 0;
-const timer = setInterval(() => ticks++, 5);
-const start = performance.now();
-window.caravanTab.call(op, data).then(
-  (r) => { clearInterval(timer); done({ok: true, result: r, ticks, ms: performance.now() - start}); },
-  (e) => { clearInterval(timer); done({ok: false, error: String(e && e.message || e)}); });"""
-
-
 @pytest.fixture(scope="module")
 def tab(driver, server):
     """The tab page loaded once, Python ready in its worker: (driver, what `ready` gave)."""
-    driver.get(server)
-    ready = driver.execute_async_script(READY)
+    ready = open_tab(driver, server)
     assert ready["ok"], ready
     return driver, ready
 
 
-def call(driver, op: str, data: bytes | None = None) -> dict:
-    answer = driver.execute_async_script(CALL, op, None if data is None else base64.b64encode(data).decode())
-    assert answer["ok"], answer
-    return answer
-
-
 def cpython_checks() -> list[dict]:
-    """clients/tab/py/tab_checks.py run by CPython (loaded by path: its folder also holds the
-    tab's `nacl` shim, which must not shadow PyNaCl here)."""
-    spec = importlib.util.spec_from_file_location("tab_checks_cpython", ROOT / "clients" / "tab" / "py" / "tab_checks.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.run(ROOT / "specs" / "vectors" / "deck")
+    """clients/tab/py/tab_checks.py run by CPython."""
+    return tab_module("tab_checks").run(ROOT / "specs" / "vectors" / "deck")
 
 
 def test_the_bundle_is_hashed_small_and_shows_its_hash(bundle, tab):
@@ -179,10 +125,7 @@ def test_the_self_test_fails_on_a_lax_library(monkeypatch, tmp_path):
     proof = vectors["shuffles"][0]["proof"]
     proof[3] = proof[4]
     (tmp_path / "deck-v1.json").write_text(json.dumps(vectors))
-    spec = importlib.util.spec_from_file_location("tab_checks_lax", ROOT / "clients" / "tab" / "py" / "tab_checks.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    failed = {c["name"] for c in module.run(tmp_path) if not c["ok"]}
+    failed = {c["name"] for c in tab_module("tab_checks").run(tmp_path) if not c["ok"]}
     assert failed == {"deck proofs accepted"}
 
 
