@@ -28,6 +28,10 @@ window.caravanTab.ready.then(
   (t) => done({ok: true, info: t.info, loadMs: t.loadMs, bundle: t.bundleHash, sinceNavigationMs: performance.now()}),
   (e) => done({ok: false, error: String(e && e.message || e)}));"""
 
+OFFLINE = """const done = arguments[arguments.length - 1];
+window.caravanTab.offline.then(
+  (bundle) => done({ok: true, bundle}), (e) => done({ok: false, error: String(e && e.message || e)}));"""
+
 CALL = """const [op, b64, done] = arguments;
 const data = b64 === null ? undefined : Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
 let ticks = 0;
@@ -89,3 +93,11 @@ def tab_module(name: str, directory: Path = TAB_PY) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def forget_offline_copy(driver) -> None:
+    """Unregister the page origin's service worker and drop its caches (a later server may get
+    the same port, hence the same origin)."""
+    driver.execute_async_script("""const done = arguments[arguments.length - 1];
+        Promise.all([navigator.serviceWorker.getRegistrations().then((rs) => Promise.all(rs.map((r) => r.unregister()))),
+                     caches.keys().then((ks) => Promise.all(ks.map((k) => caches.delete(k))))]).then(() => done(), () => done());""")

@@ -17,6 +17,9 @@ import shutil
 import subprocess
 import sys
 import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -27,7 +30,8 @@ from tests.helpers import missing_system_package, timeout as scaled
 from tests.node.procs import ROOT, env
 from tests.security import cli_vectors
 from tests.web.conftest import new_chromium
-from tests.web.tab_page import CALL, INSTALL, READY, call, open_tab, tab_module, tab_server
+from tests.web.tab_page import (CALL, INSTALL, OFFLINE, READY, call, forget_offline_copy, open_tab, tab_module,
+                                tab_server)
 
 pytestmark = pytest.mark.xdist_group("tab")
 
@@ -172,10 +176,18 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+@dataclass
+class Copy:
+    folder: Path
+    url: str
+    tamper: Callable[[str], str]           # one byte of the file the manifest names: its path
+    stop: Callable[[], None]               # the server goes away (a browser that is offline)
+
+
 @pytest.fixture
 def tampered(bundle, tmp_path):
-    """A copy of the bundle with one byte of one file changed (manifest untouched), served by
-    a plain static server: (folder, url, function tampering the file named in the manifest)."""
+    """A copy of the bundle, served by a plain static server that the test may stop, and a
+    function changing one byte of one file (manifest untouched)."""
     copy = tmp_path / "tab"
     shutil.copytree(bundle.out, copy)
     files = json.loads((copy / tab_build.MANIFEST).read_text())["files"]
@@ -189,21 +201,73 @@ def tampered(bundle, tmp_path):
 
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(copy)))
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
+
+    def stop() -> None:
+        if httpd.socket.fileno() != -1:
+            httpd.shutdown()
+            httpd.server_close()
     try:
-        yield copy, f"http://127.0.0.1:{httpd.server_address[1]}/", tamper
+        yield Copy(copy, f"http://127.0.0.1:{httpd.server_address[1]}/", tamper, stop)
     finally:
-        httpd.shutdown()
-        httpd.server_close()
+        stop()
 
 
 @pytest.mark.parametrize("name", ["worker.js", "pyodide/pyodide.asm.wasm", "python/caravan.zip"])
 def test_the_page_refuses_a_tampered_file(driver, tampered, name):
-    _, url, tamper = tampered
-    path = tamper(name)
-    driver.get(url)
+    path = tampered.tamper(name)
+    driver.get(tampered.url)
     ready = driver.execute_async_script(READY)
     assert not ready["ok"] and f"{path} was tampered with" in ready["error"], ready
     assert "Refused" in driver.find_element("id", "status").text and path in driver.find_element("id", "status").text
+
+
+def test_the_tab_is_an_installable_app(bundle, driver, server):
+    files = json.loads((bundle.out / tab_build.MANIFEST).read_text())["files"]
+    app = json.loads((bundle.out / files["app.webmanifest"]["path"]).read_text())
+    sizes = {icon["sizes"]: icon["src"] for icon in app["icons"]}
+    assert sizes == {"192x192": files["icon-192.png"]["path"], "512x512": files["icon-512.png"]["path"]}
+    for size, src in sizes.items():
+        png = (bundle.out / src).read_bytes()
+        assert png[:8] == b"\x89PNG\r\n\x1a\n" and f"{int.from_bytes(png[16:20], 'big')}x{int.from_bytes(png[20:24], 'big')}" == size
+    assert app["start_url"] == "./" and app["display"] == "standalone"
+    assert open_tab(driver, server)["ok"]
+    offline = driver.execute_async_script(OFFLINE)                       # its service worker is active
+    assert offline["ok"], offline
+    errors = driver.execute_cdp_cmd("Page.getInstallabilityErrors", {})["installabilityErrors"]
+    assert errors == []                                                   # Chromium would offer to install it
+
+
+def test_the_tab_opens_offline_once_loaded(driver, tampered):
+    """Loaded once, the server gone: the page still loads, shows the same bundle and runs Python."""
+    first = open_tab(driver, tampered.url)
+    assert first["ok"], first
+    try:
+        offline = driver.execute_async_script(OFFLINE)
+        assert offline == {"ok": True, "bundle": first["bundle"]}, offline
+        assert "Kept for offline use" in driver.find_element("id", "offline").text
+        tampered.stop()
+        again = open_tab(driver, tampered.url)
+        assert again["ok"], again
+        assert again["bundle"] == first["bundle"] == driver.find_element("id", "bundle-hash").text
+        assert driver.execute_script("return navigator.serviceWorker.controller !== null")   # served by its copy
+        report = call(driver, "verify", (cli_vectors.DIR / "sabbat-2p.caravan").read_bytes())["result"]["report"]
+        assert report["valid"] and report["complete"]
+        assert "Kept for offline use" in driver.find_element("id", "offline").text
+    finally:
+        forget_offline_copy(driver)
+
+
+def test_the_offline_copy_refuses_a_tampered_file(driver, tampered):
+    path = tampered.tamper("pyodide/python_stdlib.zip")
+    driver.get(tampered.url)
+    try:
+        offline = driver.execute_async_script(OFFLINE)
+        assert not offline["ok"] and f"{path} was tampered with" in offline["error"], offline
+        assert path in driver.find_element("id", "offline").text
+        kept = driver.execute_async_script("caches.keys().then(arguments[arguments.length - 1]);")
+        assert [k for k in kept if k.startswith("caravan-tab-")] == []          # nothing kept of it
+    finally:
+        forget_offline_copy(driver)
 
 
 def caravan_tab(*args: str) -> subprocess.CompletedProcess:
@@ -219,13 +283,12 @@ def test_caravan_tab_check_accepts_a_fresh_build(bundle, server):
 
 
 def test_caravan_tab_check_refuses_a_tampered_copy_naming_the_file(tampered):
-    folder, url, tamper = tampered
-    path = tamper("pyodide/python_stdlib.zip")
-    for target in (str(folder), url):
+    path = tampered.tamper("pyodide/python_stdlib.zip")
+    for target in (str(tampered.folder), tampered.url):
         done = caravan_tab("--check", target)
         assert done.returncode == 1, done.stderr
         assert "DIFFERENT" in done.stdout and path in done.stdout and "pyodide/python_stdlib.zip" in done.stdout
-    report = json.loads(caravan_tab("--check", str(folder), "--json").stdout)
+    report = json.loads(caravan_tab("--check", str(tampered.folder), "--json").stdout)
     assert not report["ok"] and [d["path"] for d in report["differs"]] == [path]
 
 
