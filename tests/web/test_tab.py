@@ -3,8 +3,9 @@
 Python runs in the tab's Web Worker (Pyodide) with libsodium.js behind the `nacl` shim; there
 the project's crypto checks pass with CPython's very answers, the specs/vectors/cli
 transcripts get their pinned verdicts, a one-byte-tampered file stops the page, nothing is
-fetched from another origin, and `caravan tab --check` tells a fresh build from a tampered
-copy. The bundle is built once (node/tab_build.py skips an up-to-date build); building needs
+fetched from another origin, `caravan tab --check` tells a fresh build from a tampered
+copy, and the page is an installable app that opens offline once loaded (its service worker
+keeping only checked files). The bundle is built once (node/tab_build.py skips an up-to-date build); building needs
 npm and PyPI: locally these tests skip without them, with CI=true they fail."""
 
 from __future__ import annotations
