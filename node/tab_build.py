@@ -21,6 +21,7 @@ import gzip
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -29,7 +30,7 @@ import tomllib
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = ROOT / "clients" / "tab"
@@ -59,10 +60,12 @@ NPM_FILES = {
     "libsodium/libsodium-wrappers.mjs": "libsodium-wrappers-sumo/dist/modules-sumo-esm/libsodium-wrappers.mjs",
     "mqtt/mqtt.esm.js": "mqtt/dist/mqtt.esm.js",
 }
-PAGE_FILES = ("tab.js", "tab.css", "worker.js")
+PAGE_FILES = ("tab.js", "tab.css", "worker.js", "sw.js", "app.webmanifest", "icon-192.png", "icon-512.png")
+FILLED = ("app.webmanifest",)          # names other files by their hashed names, so it is hashed after them
 CODE = "python/caravan.zip"
 DECK_VECTORS = ROOT / "specs" / "vectors" / "deck" / "deck-v1.json"
 ZIP_TIME = (2020, 1, 1, 0, 0, 0)
+PLACEHOLDER = re.compile(r"@[\w./-]+(:sri)?@")
 
 
 class BuildError(Exception):
@@ -214,23 +217,35 @@ def _npm_sources(node_modules: Path) -> dict[str, str]:
             for n in names}
 
 
+def _fill(name: str, text: str, files: dict[str, bytes], entries: dict[str, dict[str, Any]]) -> bytes:
+    """`text` with each `@file@` replaced by that file's hashed path and `@file:sri@` by its
+    subresource-integrity hash."""
+    for other, entry in entries.items():
+        if f"@{other}:sri@" in text:
+            text = text.replace(f"@{other}:sri@", _sri(files[other]))
+        text = text.replace(f"@{other}@", entry["path"])
+    left = PLACEHOLDER.search(text)
+    if left:
+        raise BuildError(f"{name} has a placeholder the builder does not know: {left.group()}")
+    return text.encode()
+
+
 def assemble(files: dict[str, bytes], sources: dict[str, str]) -> tuple[dict[str, bytes], bytes]:
-    """(path in build/tab -> bytes, manifest bytes): hashed names, then index.html pointing at them."""
+    """(path in build/tab -> bytes, manifest bytes): hashed names, then the files that name
+    others (the web app manifest, then index.html) pointing at them."""
     out: dict[str, bytes] = {}
-    entries: dict[str, dict[str, object]] = {}
-    for name in sorted(files):
-        data = files[name]
-        path = hashed_name(name, data)
+    entries: dict[str, dict[str, Any]] = {}
+
+    def add(name: str, data: bytes, path: str) -> None:
         out[path] = data
         entries[name] = {"path": path, "sha256": sha256(data), "size": len(data)}
-    html = (SOURCES / "index.html").read_text()
-    for name in ("tab.js", "tab.css"):
-        html = html.replace(f"@{name}:sri@", _sri(files[name])).replace(f"@{name}@", entries[name]["path"])
-    if "@" in html.split("<body>")[0].replace("@media", ""):
-        raise BuildError("index.html has a placeholder the builder does not know")
-    page = html.encode()
-    out["index.html"] = page
-    entries["index.html"] = {"path": "index.html", "sha256": sha256(page), "size": len(page)}
+
+    for name in sorted(set(files) - set(FILLED)):
+        add(name, files[name], hashed_name(name, files[name]))
+    for name in FILLED:
+        data = _fill(name, files[name].decode(), files, entries)
+        add(name, data, hashed_name(name, data))
+    add("index.html", _fill("index.html", (SOURCES / "index.html").read_text(), files, entries), "index.html")
     manifest = {"format": FORMAT, "files": dict(sorted(entries.items())),
                 "python": {"wheels": [f"python/{WHEEL}"], "code": CODE}, "sources": sources}
     return out, (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode()

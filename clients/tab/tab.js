@@ -26,13 +26,18 @@ async function fetchChecked(manifest, name) {
   return bytes;
 }
 
-async function start() {
+// The bundle's manifest and its hash, shown at once.
+async function loadManifest() {
   const response = await fetch("manifest.json", { cache: "no-store" });
   if (!response.ok) throw new Error(`manifest.json: HTTP ${response.status}`);
   const raw = await response.arrayBuffer();
   const bundleHash = await sha256(raw);
   $("bundle-hash").textContent = bundleHash;
-  const manifest = JSON.parse(new TextDecoder().decode(raw));
+  return { bundleHash, manifest: JSON.parse(new TextDecoder().decode(raw)) };
+}
+
+// Python in its worker, from a worker script checked against the manifest.
+async function start({ bundleHash, manifest }) {
   const script = await fetchChecked(manifest, "worker.js");
   const url = URL.createObjectURL(new Blob([script], { type: "text/javascript" }));
   const worker = new Worker(url, { type: "module", name: "caravan-python" });
@@ -59,6 +64,31 @@ async function start() {
   return { bundleHash, call, info, loadMs: performance.now() - started };
 }
 
+// The offline copy: this bundle's service worker (sw.js) keeps every file of the manifest,
+// checked, once it is installed and active. Resolves when it is; rejects with its refusal.
+async function keepOffline({ bundleHash, manifest }) {
+  if (!("serviceWorker" in navigator)) throw new Error("this browser has no service workers");
+  const refused = new Promise((_, reject) => navigator.serviceWorker.addEventListener("message", ({ data }) => {
+    if (data && data.type === "offline-refused") reject(new Error(data.error));
+  }));
+  const script = new URL(`${manifest.files["sw.js"].path}?bundle=${bundleHash}`, base).href;
+  let registration = await navigator.serviceWorker.getRegistration(base);
+  if (!registration || !registration.active || registration.active.scriptURL !== script) {   // (offline: kept as is)
+    await fetchChecked(manifest, "sw.js");      // the script the browser is about to run is this bundle's
+    registration = await navigator.serviceWorker.register(script, { scope: "./", updateViaCache: "none" });
+  }
+  const worker = registration.installing || registration.waiting || registration.active;
+  const activated = new Promise((resolve, reject) => {
+    const settle = () => {
+      if (worker.state === "activated") resolve(bundleHash);
+      if (worker.state === "redundant") refused.then(null, reject);
+    };
+    worker.addEventListener("statechange", settle);
+    settle();
+  });
+  return Promise.race([activated, refused]);
+}
+
 function showChecks(result) {
   const list = $("selftest-results");
   list.replaceChildren(...result.checks.map((c) => {
@@ -69,9 +99,12 @@ function showChecks(result) {
   }));
 }
 
-const ready = start();
+const loaded = loadManifest();
+const ready = loaded.then(start);
+const offline = loaded.then(keepOffline);
 window.caravanTab = {
   ready,
+  offline,
   async call(op, data) { return (await ready).call(op, data); },
 };
 
@@ -82,6 +115,12 @@ ready.then(({ info, loadMs }) => {
 }, (error) => {
   $("status").textContent = `Refused: ${error.message}`;
   $("status").className = "bad";
+});
+
+offline.then(() => {
+  $("offline").textContent = "Kept for offline use: this page opens without a network, and can be added to the home screen.";
+}, (error) => {
+  $("offline").textContent = `No offline copy: ${error.message}`;
 });
 
 $("selftest").addEventListener("click", async () => {

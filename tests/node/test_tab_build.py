@@ -5,6 +5,7 @@ else, and content-hashed names. (The built bundle itself: tests/web/test_tab.py.
 from __future__ import annotations
 
 import io
+import json
 import shutil
 import zipfile
 
@@ -69,3 +70,22 @@ def test_hashed_names_carry_the_content_hash():
     h = tab_build.sha256(data)[:12]
     assert tab_build.hashed_name("pyodide/pyodide.asm.wasm", data) == f"pyodide/pyodide.{h}.asm.wasm"
     assert tab_build.hashed_name("worker.js", data) == f"worker.{h}.js"
+
+
+def test_files_that_name_others_point_at_their_hashed_names():
+    files = {name: (tab_build.SOURCES / name).read_bytes() for name in tab_build.PAGE_FILES}
+    out, manifest = tab_build.assemble(files, {})
+    entries = json.loads(manifest)["files"]
+    app = json.loads(out[entries["app.webmanifest"]["path"]])
+    assert [icon["src"] for icon in app["icons"]] == [entries["icon-192.png"]["path"], entries["icon-512.png"]["path"]]
+    page = out["index.html"].decode()
+    for name in ("tab.js", "tab.css", "app.webmanifest", "icon-192.png"):
+        assert f'"{entries[name]["path"]}"' in page
+    assert tab_build.PLACEHOLDER.search(page) is None
+
+
+def test_an_unknown_placeholder_is_refused():
+    files = {name: (tab_build.SOURCES / name).read_bytes() for name in tab_build.PAGE_FILES}
+    files["app.webmanifest"] = b'{"icons": [{"src": "@nothing.png@"}]}'
+    with pytest.raises(tab_build.BuildError, match="app.webmanifest has a placeholder the builder does not know: @nothing.png@"):
+        tab_build.assemble(files, {})

@@ -3,23 +3,24 @@
 Python runs in the tab's Web Worker (Pyodide) with libsodium.js behind the `nacl` shim; there
 the project's crypto checks pass with CPython's very answers, the specs/vectors/cli
 transcripts get their pinned verdicts, a one-byte-tampered file stops the page, nothing is
-fetched from another origin, and `caravan tab --check` tells a fresh build from a tampered
-copy. The bundle is built once (node/tab_build.py skips an up-to-date build); building needs
+fetched from another origin, `caravan tab --check` tells a fresh build from a tampered
+copy, and the page is an installable app that opens offline once loaded (its service worker
+keeping only checked files). The bundle is built once (node/tab_build.py skips an up-to-date build); building needs
 npm and PyPI: locally these tests skip without them, with CI=true they fail."""
 
 from __future__ import annotations
 
-import base64
 import functools
 import gzip
 import http.server
-import importlib.util
 import json
 import shutil
 import subprocess
 import sys
 import threading
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -30,11 +31,10 @@ from tests.helpers import missing_system_package, timeout as scaled
 from tests.node.procs import ROOT, env
 from tests.security import cli_vectors
 from tests.web.conftest import new_chromium
+from tests.web.tab_page import (CALL, INSTALL, OFFLINE, READY, call, forget_offline_copy, open_tab, tab_module,
+                                tab_server)
 
 pytestmark = pytest.mark.xdist_group("tab")
-
-INSTALL = "install Node.js and npm, and reach the npm registry and PyPI, to build the tab: apt-get install nodejs npm"
-
 
 @pytest.fixture(scope="session")
 def bundle() -> tab_build.Built:
@@ -49,31 +49,8 @@ def bundle() -> tab_build.Built:
 @pytest.fixture(scope="module")
 def server(bundle):
     """`caravan tab --serve` on a free port: its URL."""
-    proc = subprocess.Popen([sys.executable, "-m", "node", "tab", "--serve", "--port", "0", "--json"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env(), cwd=ROOT)
-    try:
-        line = _first_line(proc, scaled(60))
-        info = json.loads(line)
-        assert info["type"] == "tab_serving" and info["url"].startswith("http://127.0.0.1:")
-        assert info["bundle"] == bundle.bundle_hash
-        yield info["url"]
-        proc.terminate()
-        assert proc.wait(scaled(10)) == 130, proc.stderr.read()        # stopped, as specs/cli.md says
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-
-
-def _first_line(proc: subprocess.Popen, within: float) -> str:
-    box: list[str] = []
-    reader = threading.Thread(target=lambda: box.append(proc.stdout.readline()), daemon=True)
-    reader.start()
-    reader.join(within)
-    if not box or not box[0]:
-        proc.kill()
-        raise AssertionError(f"`caravan tab --serve` printed nothing: {proc.stderr.read()[-2000:]}")
-    return box[0]
+    with tab_server(bundle.bundle_hash) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -89,43 +66,17 @@ def driver(bundle):
     d.quit()
 
 
-READY = """const done = arguments[arguments.length - 1];
-window.caravanTab.ready.then(
-  (t) => done({ok: true, info: t.info, loadMs: t.loadMs, bundle: t.bundleHash}),
-  (e) => done({ok: false, error: String(e && e.message || e)}));"""
-
-CALL = """const [op, b64, done] = arguments;
-const data = b64 === null ? undefined : Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-let ticks = 0;
-const timer = setInterval(() => ticks++, 5);
-const start = performance.now();
-window.caravanTab.call(op, data).then(
-  (r) => { clearInterval(timer); done({ok: true, result: r, ticks, ms: performance.now() - start}); },
-  (e) => { clearInterval(timer); done({ok: false, error: String(e && e.message || e)}); });"""
-
-
 @pytest.fixture(scope="module")
 def tab(driver, server):
     """The tab page loaded once, Python ready in its worker: (driver, what `ready` gave)."""
-    driver.get(server)
-    ready = driver.execute_async_script(READY)
+    ready = open_tab(driver, server)
     assert ready["ok"], ready
     return driver, ready
 
 
-def call(driver, op: str, data: bytes | None = None) -> dict:
-    answer = driver.execute_async_script(CALL, op, None if data is None else base64.b64encode(data).decode())
-    assert answer["ok"], answer
-    return answer
-
-
 def cpython_checks() -> list[dict]:
-    """clients/tab/py/tab_checks.py run by CPython (loaded by path: its folder also holds the
-    tab's `nacl` shim, which must not shadow PyNaCl here)."""
-    spec = importlib.util.spec_from_file_location("tab_checks_cpython", ROOT / "clients" / "tab" / "py" / "tab_checks.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.run(ROOT / "specs" / "vectors" / "deck")
+    """clients/tab/py/tab_checks.py run by CPython."""
+    return tab_module("tab_checks").run(ROOT / "specs" / "vectors" / "deck")
 
 
 def test_the_bundle_is_hashed_small_and_shows_its_hash(bundle, tab):
@@ -179,10 +130,7 @@ def test_the_self_test_fails_on_a_lax_library(monkeypatch, tmp_path):
     proof = vectors["shuffles"][0]["proof"]
     proof[3] = proof[4]
     (tmp_path / "deck-v1.json").write_text(json.dumps(vectors))
-    spec = importlib.util.spec_from_file_location("tab_checks_lax", ROOT / "clients" / "tab" / "py" / "tab_checks.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    failed = {c["name"] for c in module.run(tmp_path) if not c["ok"]}
+    failed = {c["name"] for c in tab_module("tab_checks").run(tmp_path) if not c["ok"]}
     assert failed == {"deck proofs accepted"}
 
 
@@ -229,10 +177,18 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+@dataclass
+class Copy:
+    folder: Path
+    url: str
+    tamper: Callable[[str], str]           # one byte of the file the manifest names: its path
+    stop: Callable[[], None]               # the server goes away (a browser that is offline)
+
+
 @pytest.fixture
 def tampered(bundle, tmp_path):
-    """A copy of the bundle with one byte of one file changed (manifest untouched), served by
-    a plain static server: (folder, url, function tampering the file named in the manifest)."""
+    """A copy of the bundle, served by a plain static server that the test may stop, and a
+    function changing one byte of one file (manifest untouched)."""
     copy = tmp_path / "tab"
     shutil.copytree(bundle.out, copy)
     files = json.loads((copy / tab_build.MANIFEST).read_text())["files"]
@@ -246,21 +202,73 @@ def tampered(bundle, tmp_path):
 
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(copy)))
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
+
+    def stop() -> None:
+        if httpd.socket.fileno() != -1:
+            httpd.shutdown()
+            httpd.server_close()
     try:
-        yield copy, f"http://127.0.0.1:{httpd.server_address[1]}/", tamper
+        yield Copy(copy, f"http://127.0.0.1:{httpd.server_address[1]}/", tamper, stop)
     finally:
-        httpd.shutdown()
-        httpd.server_close()
+        stop()
 
 
 @pytest.mark.parametrize("name", ["worker.js", "pyodide/pyodide.asm.wasm", "python/caravan.zip"])
 def test_the_page_refuses_a_tampered_file(driver, tampered, name):
-    _, url, tamper = tampered
-    path = tamper(name)
-    driver.get(url)
+    path = tampered.tamper(name)
+    driver.get(tampered.url)
     ready = driver.execute_async_script(READY)
     assert not ready["ok"] and f"{path} was tampered with" in ready["error"], ready
     assert "Refused" in driver.find_element("id", "status").text and path in driver.find_element("id", "status").text
+
+
+def test_the_tab_is_an_installable_app(bundle, driver, server):
+    files = json.loads((bundle.out / tab_build.MANIFEST).read_text())["files"]
+    app = json.loads((bundle.out / files["app.webmanifest"]["path"]).read_text())
+    sizes = {icon["sizes"]: icon["src"] for icon in app["icons"]}
+    assert sizes == {"192x192": files["icon-192.png"]["path"], "512x512": files["icon-512.png"]["path"]}
+    for size, src in sizes.items():
+        png = (bundle.out / src).read_bytes()
+        assert png[:8] == b"\x89PNG\r\n\x1a\n" and f"{int.from_bytes(png[16:20], 'big')}x{int.from_bytes(png[20:24], 'big')}" == size
+    assert app["start_url"] == "./" and app["display"] == "standalone"
+    assert open_tab(driver, server)["ok"]
+    offline = driver.execute_async_script(OFFLINE)                       # its service worker is active
+    assert offline["ok"], offline
+    errors = driver.execute_cdp_cmd("Page.getInstallabilityErrors", {})["installabilityErrors"]
+    assert errors == []                                                   # Chromium would offer to install it
+
+
+def test_the_tab_opens_offline_once_loaded(driver, tampered):
+    """Loaded once, the server gone: the page still loads, shows the same bundle and runs Python."""
+    first = open_tab(driver, tampered.url)
+    assert first["ok"], first
+    try:
+        offline = driver.execute_async_script(OFFLINE)
+        assert offline == {"ok": True, "bundle": first["bundle"]}, offline
+        assert "Kept for offline use" in driver.find_element("id", "offline").text
+        tampered.stop()
+        again = open_tab(driver, tampered.url)
+        assert again["ok"], again
+        assert again["bundle"] == first["bundle"] == driver.find_element("id", "bundle-hash").text
+        assert driver.execute_script("return navigator.serviceWorker.controller !== null")   # served by its copy
+        report = call(driver, "verify", (cli_vectors.DIR / "sabbat-2p.caravan").read_bytes())["result"]["report"]
+        assert report["valid"] and report["complete"]
+        assert "Kept for offline use" in driver.find_element("id", "offline").text
+    finally:
+        forget_offline_copy(driver)
+
+
+def test_the_offline_copy_refuses_a_tampered_file(driver, tampered):
+    path = tampered.tamper("pyodide/python_stdlib.zip")
+    driver.get(tampered.url)
+    try:
+        offline = driver.execute_async_script(OFFLINE)
+        assert not offline["ok"] and f"{path} was tampered with" in offline["error"], offline
+        assert path in driver.find_element("id", "offline").text
+        kept = driver.execute_async_script("caches.keys().then(arguments[arguments.length - 1]);")
+        assert [k for k in kept if k.startswith("caravan-tab-")] == []          # nothing kept of it
+    finally:
+        forget_offline_copy(driver)
 
 
 def caravan_tab(*args: str) -> subprocess.CompletedProcess:
@@ -276,13 +284,12 @@ def test_caravan_tab_check_accepts_a_fresh_build(bundle, server):
 
 
 def test_caravan_tab_check_refuses_a_tampered_copy_naming_the_file(tampered):
-    folder, url, tamper = tampered
-    path = tamper("pyodide/python_stdlib.zip")
-    for target in (str(folder), url):
+    path = tampered.tamper("pyodide/python_stdlib.zip")
+    for target in (str(tampered.folder), tampered.url):
         done = caravan_tab("--check", target)
         assert done.returncode == 1, done.stderr
         assert "DIFFERENT" in done.stdout and path in done.stdout and "pyodide/python_stdlib.zip" in done.stdout
-    report = json.loads(caravan_tab("--check", str(folder), "--json").stdout)
+    report = json.loads(caravan_tab("--check", str(tampered.folder), "--json").stdout)
     assert not report["ok"] and [d["path"] for d in report["differs"]] == [path]
 
 

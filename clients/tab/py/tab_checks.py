@@ -4,7 +4,7 @@ In a browser tab this proves that libsodium.js behind the `nacl` shim gives `pro
 PyNaCl gives it on the desktop: strict keys, a forged signature under a small-order or
 identity key refused, the mental deck's DLEQ and shuffle proofs (the published vectors,
 specs/vectors/deck/deck-v1.json) accepted and a tampered copy refused, deterministic
-signatures, and fresh randomness. Each check returns a digest of what it computed, so a
+signatures, fresh randomness, and arguments of the wrong size refused. Each check returns a digest of what it computed, so a
 test can compare the tab's answers with CPython's byte for byte."""
 
 from __future__ import annotations
@@ -15,6 +15,9 @@ import os
 import random
 from pathlib import Path
 from typing import Any, Callable
+
+import nacl.bindings
+import nacl.exceptions
 
 from protocol.deck import InvalidProof, card_table, ops
 from protocol.deck.group import L, SMALL_ORDER_POINTS, mul_base, scalar_bytes
@@ -67,6 +70,28 @@ def randomness() -> str:
     assert os.urandom(32) != os.urandom(32), "os.urandom repeats"
     assert verify(a.public, a.sign(b"x"), b"x"), "a generated key's signature does not verify"
     return "fresh"
+
+
+def bad_arguments_refused() -> str:
+    """A point or scalar of the wrong size, or not bytes, is refused before libsodium sees it,
+    with the exception PyNaCl raises (nacl.exceptions.TypeError)."""
+    point, scalar = bytes(mul_base(3)), scalar_bytes(5)
+    calls = {"add": lambda x: nacl.bindings.crypto_core_ed25519_add(point, x),
+             "sub": lambda x: nacl.bindings.crypto_core_ed25519_sub(x, point),
+             "from_uniform": nacl.bindings.crypto_core_ed25519_from_uniform,
+             "scalar_reduce": nacl.bindings.crypto_core_ed25519_scalar_reduce,
+             "scalarmult (scalar)": lambda x: nacl.bindings.crypto_scalarmult_ed25519_noclamp(x, point),
+             "scalarmult (point)": lambda x: nacl.bindings.crypto_scalarmult_ed25519_noclamp(scalar, x),
+             "scalarmult_base": nacl.bindings.crypto_scalarmult_ed25519_base_noclamp,
+             "is_valid_point": nacl.bindings.crypto_core_ed25519_is_valid_point}
+    for name, call in calls.items():
+        for bad in (point[:31], point + b"\0", bytearray(point), None):
+            try:
+                call(bad)
+            except nacl.exceptions.TypeError:
+                continue
+            raise AssertionError(f"{name} accepted {bad!r:.20}")
+    return "refused"
 
 
 def _tree(x: Any) -> Any:
@@ -147,7 +172,7 @@ def run(vectors_dir: Path) -> list[dict[str, Any]]:
         results.append({"name": "deck vectors", "ok": False, "error": f"cannot read: {e}"})
     checks: list[tuple[str, Callable[[], str]]] = [
         ("strict keys", strict_keys), ("forged signatures refused", forged_signatures_refused),
-        ("signatures", signatures), ("randomness", randomness)]
+        ("signatures", signatures), ("randomness", randomness), ("bad arguments refused", bad_arguments_refused)]
     if vectors is not None:
         checks += [("deck proofs accepted", lambda: deck_proofs(vectors)),
                    ("tampered deck proofs refused", lambda: tampered_proofs_refused(vectors))]

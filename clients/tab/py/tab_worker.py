@@ -1,8 +1,9 @@
 """The Python side of the tab's Web Worker: one entry point, `handle(op, data)`, that the
 worker's JavaScript calls for each message from the page, answering JSON text.
 
-Ops: "selftest" (tab_checks: the project's crypto checks in this tab) and "verify" (a
-transcript's bytes through protocol.verify, the report `caravan verify --json` gives).
+Ops: "selftest" (tab_checks: the project's crypto checks in this tab), "verify" (a
+transcript's bytes through protocol.verify, the report `caravan verify --json` gives) and
+"bench" (one of tab_bench's measures, named with its arguments in JSON bytes: `make bench`).
 Bad input gives {"error": ...}, never a traceback to the page."""
 
 from __future__ import annotations
@@ -32,6 +33,13 @@ def _verify(data: bytes | None) -> dict[str, Any]:
     return {"report": report, "ms": (time.perf_counter() - start) * 1000}
 
 
+def _bench(data: bytes | None) -> dict[str, Any]:
+    import tab_bench
+    if data is None:
+        return {"error": 'bench needs JSON bytes: {"what": MEASURE, ...its arguments}'}
+    return tab_bench.run(**json.loads(data))
+
+
 def _versions(_: bytes | None) -> dict[str, Any]:
     import sys
 
@@ -40,7 +48,7 @@ def _versions(_: bytes | None) -> dict[str, Any]:
             "msgpack_c": msgpack.Packer.__module__ != "msgpack.fallback"}   # its C extension, not pure Python
 
 
-OPS = {"selftest": _selftest, "verify": _verify, "versions": _versions}
+OPS = {"selftest": _selftest, "verify": _verify, "bench": _bench, "versions": _versions}
 
 
 def handle(op: str, data: Any = None) -> str:

@@ -44,6 +44,17 @@ def _bytes(result: Any) -> bytes:
     return result.to_bytes()
 
 
+_POINT = (crypto_core_ed25519_BYTES, "point")
+_SCALAR = (crypto_scalarmult_ed25519_SCALARBYTES, "scalar")
+
+
+def _checked_call(name: str, *args: tuple[Any, tuple[int, str]]) -> bytes:
+    """libsodium.js's `name` on arguments given as (value, (size, what)): each checked first."""
+    for value, (size, what) in args:
+        _need(value, size, what)
+    return _bytes(_call(name, *(value for value, _ in args)))
+
+
 def randombytes(size: int) -> bytes:
     """`size` random bytes from libsodium (in a browser: crypto.getRandomValues)."""
     if type(size) is not int or size < 0:
@@ -86,38 +97,29 @@ def crypto_sign_open(signed: bytes, pk: bytes) -> bytes:
 
 
 def crypto_core_ed25519_is_valid_point(p: bytes) -> bool:
-    _need(p, crypto_core_ed25519_BYTES, "point")
+    _need(p, *_POINT)
     return bool(_sodium.crypto_core_ed25519_is_valid_point(to_js(p)))
 
 
 def crypto_core_ed25519_add(p: bytes, q: bytes) -> bytes:
-    _need(p, crypto_core_ed25519_BYTES, "point")
-    _need(q, crypto_core_ed25519_BYTES, "point")
-    return _bytes(_call("crypto_core_ed25519_add", p, q))
+    return _checked_call("crypto_core_ed25519_add", (p, _POINT), (q, _POINT))
 
 
 def crypto_core_ed25519_sub(p: bytes, q: bytes) -> bytes:
-    _need(p, crypto_core_ed25519_BYTES, "point")
-    _need(q, crypto_core_ed25519_BYTES, "point")
-    return _bytes(_call("crypto_core_ed25519_sub", p, q))
+    return _checked_call("crypto_core_ed25519_sub", (p, _POINT), (q, _POINT))
 
 
 def crypto_core_ed25519_from_uniform(r: bytes) -> bytes:
-    _need(r, crypto_core_ed25519_UNIFORMBYTES, "uniform input")
-    return _bytes(_call("crypto_core_ed25519_from_uniform", r))
+    return _checked_call("crypto_core_ed25519_from_uniform", (r, (crypto_core_ed25519_UNIFORMBYTES, "uniform input")))
 
 
 def crypto_core_ed25519_scalar_reduce(s: bytes) -> bytes:
-    _need(s, crypto_core_ed25519_NONREDUCEDSCALARBYTES, "scalar")
-    return _bytes(_call("crypto_core_ed25519_scalar_reduce", s))
+    return _checked_call("crypto_core_ed25519_scalar_reduce", (s, (crypto_core_ed25519_NONREDUCEDSCALARBYTES, "scalar")))
 
 
 def crypto_scalarmult_ed25519_noclamp(n: bytes, p: bytes) -> bytes:
-    _need(n, crypto_scalarmult_ed25519_SCALARBYTES, "scalar")
-    _need(p, crypto_scalarmult_ed25519_BYTES, "point")
-    return _bytes(_call("crypto_scalarmult_ed25519_noclamp", n, p))
+    return _checked_call("crypto_scalarmult_ed25519_noclamp", (n, _SCALAR), (p, _POINT))
 
 
 def crypto_scalarmult_ed25519_base_noclamp(n: bytes) -> bytes:
-    _need(n, crypto_scalarmult_ed25519_SCALARBYTES, "scalar")
-    return _bytes(_call("crypto_scalarmult_ed25519_base_noclamp", n))
+    return _checked_call("crypto_scalarmult_ed25519_base_noclamp", (n, _SCALAR))
