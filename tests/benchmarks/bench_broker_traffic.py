@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Callable
 
 from tests.benchmarks.common import local_broker
+from tests.games.pick import cli_options, installed, short_game
 
-CASES = [("sare", ["turn_limit=1"]), ("nomads", ["max_turns=2", "yellow_tiles=1"]), ("sabbat", [])]
-"""The games as the turn-based tests play them (short: the plumbing, not a game's length)."""
+CASES = [(game, cli_options(short_game(game)[1])) for game in installed()]
+"""Every installed game, short (its SHORT_GAME hook: the plumbing, not a game's length)."""
 TURN_BASED = ["--pace", "turn-based", "--move-time", "24h"]
 MAX_RUNS = 400
 

@@ -17,7 +17,7 @@ from typing import Any
 # the tab's clock is the worker's wall time (tab_bench.py): on a busy machine its figures suffer more
 RUNS = [("decisions", {"game": "sare", "players": 4, "seconds": 3.0}),
         ("verifies", {"seconds": 2.0}),
-        ("sare_game", {"players": 3, "seed": 1})]
+        ("whole_game", {"game": "sare", "players": 3, "seed": 1})]
 START = ("from protocol import games; from protocol.verify import verify_bytes; "
          "[games.get(g) for g in games.names()]")
 
@@ -34,7 +34,7 @@ def cpython_start() -> float:
 
 def lines(cpython: dict[str, Any], tab: dict[str, Any], cold: dict[str, float]) -> list[str]:
     d, v, g = (cpython["decisions"], tab["decisions"]), (cpython["verifies"], tab["verifies"]), \
-        (cpython["sare_game"], tab["sare_game"])
+        (cpython["whole_game"], tab["whole_game"])
     same = "the same game" if g[0]["transcript_sha256"] == g[1]["transcript_sha256"] else "DIFFERENT transcripts!"
     return [
         f"engine, random 4-player Sa-Rê: tab {d[1]['per_s']:,.0f} decisions/s, CPython {d[0]['per_s']:,.0f} "

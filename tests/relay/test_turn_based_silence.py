@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import shutil
 
+from tests.games.pick import quick_game
 from tests.helpers import missing_system_package
 from tests.relay.broker import Broker
 from tests.relay.nodes import run_alone, turn_based_lobby, verify
@@ -30,7 +31,7 @@ def test_a_seat_away_longer_than_the_move_time_is_recorded_silent_by_accusers_ne
         missing_system_package("faketime", "apt-get install faketime")
     broker = Broker(tmp_path, persistent=True).start()
     try:
-        g, game_id = turn_based_lobby(tmp_path, broker.url, "sare", ["turn_limit=2"], TURN_BASED)
+        g, game_id = turn_based_lobby(tmp_path, broker.url, quick_game(3), [], TURN_BASED)
 
         def run(i: int, days: float, codes: tuple[int, ...] = (0,)) -> list[dict]:
             """Seat dir i's node alone, its clock `days` ahead of the real one."""

@@ -18,7 +18,7 @@ from protocol.local_table import new_table, play
 from protocol.referee import Referee
 
 
-def decisions(game: str = "sare", players: int = 4, seconds: float = 2.0) -> dict[str, Any]:
+def decisions(game: str, players: int = 4, seconds: float = 2.0) -> dict[str, Any]:
     """Random games through the referee for `seconds`: the engine's decisions per second."""
     engine = games.get(game)
     count = played = 0
@@ -48,11 +48,11 @@ def verifies(seconds: float = 1.0) -> dict[str, Any]:
     return {"per_s": count / (time.process_time() - start), "verifies": count}
 
 
-def sare_game(players: int = 3, seed: int = 1) -> dict[str, Any]:
-    """A whole random Sa-Rê game, every seat's replica in this process (signing, the deck's
+def whole_game(game: str, players: int = 3, seed: int = 1) -> dict[str, Any]:
+    """A whole random game of `game`, every seat's replica in this process (signing, the deck's
     shuffles and proofs, checking every message): CPU per seat is the total over `players`."""
     start = time.process_time()
-    table = new_table(games.get("sare"), players, seed=seed)
+    table = new_table(games.get(game), players, seed=seed)
     rng = random.Random(seed)
     play(table, lambda seat, legal: rng.choice(legal))
     spent = time.process_time() - start
@@ -60,7 +60,7 @@ def sare_game(players: int = 3, seed: int = 1) -> dict[str, Any]:
             "transcript_sha256": hashlib.sha256(table.transcript()).hexdigest()}
 
 
-MEASURES = {"decisions": decisions, "verifies": verifies, "sare_game": sare_game}
+MEASURES = {"decisions": decisions, "verifies": verifies, "whole_game": whole_game}
 
 
 def run(what: str, **kwargs: Any) -> dict[str, Any]:

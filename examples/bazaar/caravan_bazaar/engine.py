@@ -187,12 +187,5 @@ class BazaarEngine:
             setattr(s, k, [list(x) for x in v] if k in ("hands", "played") else list(v) if isinstance(v, list) else v)
         return s
 
-    def describe(self, s: State, seat: int, action: E.Action) -> str:
-        if action == "draw":
-            return f"seat {seat}: draw a card"
-        if action == "pass":
-            return f"seat {seat}: pass"
-        return f"seat {seat}: bid a card of the hand"
-
 
 ENGINE = BazaarEngine()
