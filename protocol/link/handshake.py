@@ -142,9 +142,9 @@ class Handshake:
         if key == mine["key"] or hello["nonce"] == mine["nonce"] or hello["eph"] == mine["eph"]:
             return "the peer echoed this node's own hello (a reflection)"
         if not verify(key, hello["sig"], hello_signed(role(not self.dialer), self.scope, self.link, hello)):
-            return "the peer's hello is not signed by its key for this link"
+            return f"the peer's hello is not signed by its key {fingerprint(key)} for this link"
         if self.peer_inbox is not None and inbox_of(key) != self.peer_inbox:
-            return "the peer's key does not own the inbox this link goes to"
+            return f"the peer's key {fingerprint(key)} does not own the inbox this link goes to"
         if self.expect is not None and key_pin(key) != self.expect:
             return f"the peer is key {fingerprint(key)}, not the one expected"
         return None
@@ -158,7 +158,7 @@ class Handshake:
         assert self.peer_key is not None
         if not verify(self.peer_key, auth["sig"], self._theirs):
             return ("the peer's signature does not cover this connection (a relayed or replayed "
-                    "handshake, or a wrong key)")
+                    f"handshake, or a wrong key; its hello was key {fingerprint(self.peer_key)})")
         return None
 
     def problem(self, frame: Any) -> str | None:
