@@ -10,10 +10,12 @@ npm and PyPI: locally these tests skip without them, with CI=true they fail."""
 
 from __future__ import annotations
 
+import base64
 import functools
 import gzip
 import http.server
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -22,10 +24,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+import msgpack
 import pytest
 
 from node import tab_build
 from protocol.deck.group import clear_cache
+from protocol.identity import SigningKey, fingerprint
+from protocol.link.framing import TcpFraming
+from protocol.link.handshake import Handshake, hello_signed
 from protocol.verify import verify_bytes
 from tests.helpers import missing_system_package, timeout as scaled
 from tests.node.procs import ROOT, env
@@ -151,6 +157,40 @@ def test_bad_input_is_a_clear_error_not_a_traceback(tab):
     assert not answer["ok"] and "unknown op 'nonsense'" in answer["error"] and "Traceback" not in answer["error"]
     report = call(driver, "verify", b"not a transcript")["result"]["report"]
     assert report["valid"] is False and report["error"]["code"] == "unreadable"
+
+
+def test_the_tab_completes_a_handshake_with_a_desktop_state_machine(tab):
+    """The transport-free link core (protocol/link) runs in the tab's Pyodide on libsodium.js:
+    a desktop-side Handshake, fed the very bytes the tab sends, proves the tab's fresh key and
+    is proven to it; sealed frames then go both ways. A tampered sealed frame and a forged
+    hello are refused in the tab, each naming its cause (and the key the hello claims)."""
+    driver, _ = tab
+    scope, link = os.urandom(32), b"desk/tab/1"
+    desk = Handshake(SigningKey.generate(), scope, dialer=True, now=0.0, timeout=30.0, link=link)
+    wire = TcpFraming()
+    started = call(driver, "link_start", msgpack.packb({"scope": scope, "link": link}))["result"]
+    answer = call(driver, "link_feed", wire.frame(desk.hello))["result"]
+    wire.feed(bytes.fromhex(started["send"]) + bytes.fromhex(answer["send"]))   # the tab's hello, then its auth
+    [auth] = desk.receive(wire.next(), 1.0)
+    assert desk.receive(wire.next(), 2.0) == [] and desk.peer_key.hex() == started["key"]
+    sent = wire.frame(auth)
+    wire.seal(desk.push, desk.pull)
+    answer = call(driver, "link_feed", sent + wire.frame({"n": 1}) + wire.frame({"n": [2, b"x"]}))["result"]
+    assert answer["step"] == "done" and answer["peer"] == fingerprint(desk.key.public)
+    wire.feed(bytes.fromhex(answer["send"]))
+    assert [wire.next(), wire.next()] == [{"echo": {"n": 1}}, {"echo": {"n": [2, b"x"]}}]
+    tampered = bytearray(wire.frame({"n": 3}))
+    tampered[-1] ^= 1
+    refused = driver.execute_async_script(CALL, "link_feed", base64.b64encode(bytes(tampered)).decode())
+    assert not refused["ok"] and "fails authentication" in refused["error"], refused
+    assert "Traceback" not in refused["error"]
+
+    call(driver, "link_start", msgpack.packb({"scope": scope, "link": link}))
+    claimed, signer = SigningKey.generate(), SigningKey.generate()
+    hello = dict(desk.hello, key=claimed.public)
+    hello["sig"] = signer.sign(hello_signed("dialer", scope, link, hello))
+    refused = driver.execute_async_script(CALL, "link_feed", base64.b64encode(TcpFraming().frame(hello)).decode())
+    assert not refused["ok"] and f"not signed by its key {fingerprint(claimed.public)}" in refused["error"], refused
 
 
 def test_the_tab_fetches_only_from_its_own_origin(tab, server):

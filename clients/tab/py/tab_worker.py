@@ -2,8 +2,9 @@
 worker's JavaScript calls for each message from the page, answering JSON text.
 
 Ops: "selftest" (tab_checks: the project's crypto checks in this tab), "verify" (a
-transcript's bytes through protocol.verify, the report `caravan verify --json` gives) and
-"bench" (one of tab_bench's measures, named with its arguments in JSON bytes: `make bench`).
+transcript's bytes through protocol.verify, the report `caravan verify --json` gives),
+"bench" (one of tab_bench's measures, named with its arguments in JSON bytes: `make bench`),
+and "link_start", "link_feed" (tab_link: one link end on the transport-free core).
 Bad input gives {"error": ...}, never a traceback to the page."""
 
 from __future__ import annotations
@@ -48,7 +49,18 @@ def _versions(_: bytes | None) -> dict[str, Any]:
             "msgpack_c": msgpack.Packer.__module__ != "msgpack.fallback"}   # its C extension, not pure Python
 
 
-OPS = {"selftest": _selftest, "verify": _verify, "bench": _bench, "versions": _versions}
+def _link_start(data: bytes | None) -> dict[str, Any]:
+    import tab_link
+    return tab_link.start(data)
+
+
+def _link_feed(data: bytes | None) -> dict[str, Any]:
+    import tab_link
+    return tab_link.feed(data)
+
+
+OPS = {"selftest": _selftest, "verify": _verify, "bench": _bench, "versions": _versions,
+       "link_start": _link_start, "link_feed": _link_feed}
 
 
 def handle(op: str, data: Any = None) -> str:

@@ -123,3 +123,85 @@ def crypto_scalarmult_ed25519_noclamp(n: bytes, p: bytes) -> bytes:
 
 def crypto_scalarmult_ed25519_base_noclamp(n: bytes) -> bytes:
     return _checked_call("crypto_scalarmult_ed25519_base_noclamp", (n, _SCALAR))
+
+
+# ---------------------------------------------------------------- a link's keys and sealing
+# (protocol/link: the handshake's X25519 exchange and the crypto_secretstream of a sealed link)
+crypto_scalarmult_BYTES = 32
+crypto_scalarmult_SCALARBYTES = 32
+crypto_box_PUBLICKEYBYTES = 32
+crypto_box_SECRETKEYBYTES = 32
+crypto_secretstream_xchacha20poly1305_ABYTES = 17
+crypto_secretstream_xchacha20poly1305_HEADERBYTES = 24
+crypto_secretstream_xchacha20poly1305_KEYBYTES = 32
+crypto_secretstream_xchacha20poly1305_TAG_MESSAGE = 0
+
+
+def crypto_scalarmult_base(n: bytes) -> bytes:
+    """The X25519 public key of the secret `n`."""
+    return _checked_call("crypto_scalarmult_base", (n, (crypto_scalarmult_SCALARBYTES, "scalar")))
+
+
+def crypto_box_beforenm(pk: bytes, sk: bytes) -> bytes:
+    """The X25519 shared key of `sk` and the peer's `pk` (libsodium refuses a low-order `pk`)."""
+    return _checked_call("crypto_box_beforenm", (pk, (crypto_box_PUBLICKEYBYTES, "public key")),
+                         (sk, (crypto_box_SECRETKEYBYTES, "secret key")))
+
+
+class crypto_secretstream_xchacha20poly1305_state:
+    """One direction's stream state: libsodium.js's handle of it, set by init_push or init_pull."""
+    __slots__ = ("handle",)
+
+    def __init__(self) -> None:
+        self.handle: Any = None
+
+
+def _stream(state: Any) -> Any:
+    if type(state) is not crypto_secretstream_xchacha20poly1305_state or state.handle is None:
+        raise exc.TypeError("state must be an initialized crypto_secretstream_xchacha20poly1305_state")
+    return state.handle
+
+
+def crypto_secretstream_xchacha20poly1305_init_push(state: Any, key: bytes) -> bytes:
+    """Start a sending stream under `key` in `state`: the header the receiver starts from."""
+    _need(key, crypto_secretstream_xchacha20poly1305_KEYBYTES, "key")
+    started = _call("crypto_secretstream_xchacha20poly1305_init_push", key)
+    state.handle = started.state
+    return _bytes(started.header)
+
+
+def crypto_secretstream_xchacha20poly1305_push(state: Any, m: bytes, ad: bytes | None = None,
+                                               tag: int = crypto_secretstream_xchacha20poly1305_TAG_MESSAGE) -> bytes:
+    _need(m, None, "message")
+    if ad is not None:
+        _need(ad, None, "additional data")
+    try:
+        return _bytes(_sodium.crypto_secretstream_xchacha20poly1305_push(
+            _stream(state), to_js(m), None if ad is None else to_js(ad), tag))
+    except JsException as e:
+        raise exc.RuntimeError(f"libsodium refused crypto_secretstream_xchacha20poly1305_push: {e}") from None
+
+
+def crypto_secretstream_xchacha20poly1305_init_pull(state: Any, header: bytes, key: bytes) -> None:
+    """Start a receiving stream in `state` from the sender's `header`, under `key`."""
+    _need(header, crypto_secretstream_xchacha20poly1305_HEADERBYTES, "header")
+    _need(key, crypto_secretstream_xchacha20poly1305_KEYBYTES, "key")
+    state.handle = _call("crypto_secretstream_xchacha20poly1305_init_pull", header, key)
+
+
+def crypto_secretstream_xchacha20poly1305_pull(state: Any, c: bytes, ad: bytes | None = None) -> tuple[bytes, int]:
+    """The next message and its tag; a message that fails authentication raises and leaves
+    `state` as it was (libsodium's pull), so the next one may still open."""
+    _need(c, None, "ciphertext")
+    if ad is not None:
+        _need(ad, None, "additional data")
+    if len(c) < crypto_secretstream_xchacha20poly1305_ABYTES:
+        raise exc.ValueError("Ciphertext is too short")
+    try:
+        opened = _sodium.crypto_secretstream_xchacha20poly1305_pull(
+            _stream(state), to_js(c), None if ad is None else to_js(ad))
+    except JsException as e:
+        raise exc.RuntimeError(f"libsodium refused crypto_secretstream_xchacha20poly1305_pull: {e}") from None
+    if not opened:
+        raise exc.RuntimeError("Unexpected failure")
+    return _bytes(opened.message), int(opened.tag)
