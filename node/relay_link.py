@@ -27,6 +27,12 @@ PEER_SEAL_WAIT = 2.0
 """How long `send` holds data for a peer that has not yet sealed the link (see `seal`)."""
 
 
+def _shared(name: str, doc: str | None = None) -> property:
+    """An attribute of the link's RelayFrames, read and set through the link."""
+    return property(lambda link: getattr(link._frames, name),
+                    lambda link, value: setattr(link._frames, name, value), doc=doc)
+
+
 class RelayLink:
     """A framed, msgpack-speaking link to one peer over the broker (see the module doc)."""
 
@@ -45,56 +51,16 @@ class RelayLink:
         self._window = trio.Event()                  # set when an ack (or the end) came
         self._acked = 0                              # the peer's last ack the window saw
 
-    # the state machine's, as the endpoint and the node read or set them
-    @property
-    def max_frame(self) -> int:
-        return self._frames.max_frame
-
-    @max_frame.setter
-    def max_frame(self, value: int) -> None:
-        self._frames.max_frame = value
-
-    @property
-    def peer_inbox(self) -> str | None:
-        """Whose key may answer (set by the endpoint; the handshake checks it)."""
-        return self._frames.peer_inbox
-
-    @peer_inbox.setter
-    def peer_inbox(self, value: str | None) -> None:
-        self._frames.peer_inbox = value
-
-    @property
-    def accept_by(self) -> float | None:
-        """A dialer's: recv fails if not accepted by then."""
-        return self._frames.accept_by
-
-    @accept_by.setter
-    def accept_by(self, value: float | None) -> None:
-        self._frames.accept_by = value
-
-    @property
-    def last_sent(self) -> float:
-        return self._frames.last_sent
-
-    @property
-    def forged(self) -> int:
-        return self._frames.forged
-
-    @property
-    def oversized(self) -> int:
-        return self._frames.oversized
-
-    @property
-    def dropped(self) -> int:
-        return self._frames.dropped
-
-    @property
-    def _out_seq(self) -> int:
-        return self._frames.out_seq
-
-    @property
-    def _held(self) -> dict[int, list[bytes]]:
-        return self._frames.held
+    # the state machine's, as the endpoint and the node (and tests) read or set them
+    max_frame = _shared("max_frame")
+    peer_inbox = _shared("peer_inbox", "Whose key may answer (set by the endpoint; the handshake checks it).")
+    accept_by = _shared("accept_by", "A dialer's: recv fails if not accepted by then.")
+    last_sent = _shared("last_sent")
+    forged = _shared("forged")
+    oversized = _shared("oversized")
+    dropped = _shared("dropped")
+    _out_seq = _shared("out_seq")
+    _held = _shared("held")
 
     def _flush(self) -> None:
         """Publish what the state machine gave, log what it refused, wake who waits for it."""
