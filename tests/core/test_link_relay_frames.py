@@ -180,3 +180,28 @@ def test_sealed_junk_sent_before_sealing_cannot_crowd_out_the_first_real_frame()
     handshake(a, b, 0.2)
     b.deliver(send(a, "first"), 0.3)
     assert b.next_sealed(0.3) == "first" and b.forged >= 1
+
+
+def test_the_wire_layout_is_the_documented_one():
+    """specs/node.md "Links": an 8-byte big-endian seq, then a type byte and msgpack; the
+    handshake's frames numbered 2^63 + n in the clear, an open at seq 0, sealed ones from 1."""
+    a = RelayFrames(now=0.0)
+    a.send_open(b"O", 0.0)
+    a.send(DATA, encode({"t": "hello"}), 0.0)
+    a.send(DATA, encode(7), 0.0)
+    assert take(a) == [bytes(8) + b"O", struct.pack(">Q", PRESEAL | 1) + b"D" + encode({"t": "hello"}),
+                       struct.pack(">Q", PRESEAL | 2) + b"D\x07"]
+    a, b = sealed_pair()
+    payload = send(a, "x")
+    assert payload[:8] == struct.pack(">Q", 1) and len(payload) == 8 + 17 + 1 + len(encode("x"))
+
+
+def test_a_flood_of_sealed_frames_ahead_is_bounded():
+    """Frames ahead of the expected seq wait, at most MAX_HELD of them: more are dropped
+    with a warning (memory per link stays bounded whatever is published on its topic)."""
+    from protocol.link.relay_frames import MAX_HELD
+    _, b = sealed_pair()
+    for n in range(MAX_HELD + 10):
+        b.deliver(struct.pack(">Q", 1000 + n) + bytes(40), 1.0)
+    assert b.held_count == MAX_HELD and f"over {MAX_HELD} frames held; one dropped" in b.warnings
+    assert b.warnings.count(b.warnings[-1]) == 10
