@@ -674,7 +674,7 @@ async def host(game: str, players: int, options: dict[str, Any], seat: Seat, ann
     seat.status(f"hosting {the_lobby.title} for {players} players{_pace_note(the_lobby)}: lobby {the_lobby.lobby_id.hex()[:8]} on port {port}",
                 "lobby", lobby=the_lobby.lobby_id.hex(), port=port, host_key=the_lobby.pin.hex())
     pin = the_lobby.pin.hex()
-    hosts = mdns._addresses(seat.bind) if mdns.available() else ["HOST"]     # this machine's LAN addresses
+    hosts = mdns.addresses(seat.bind) if mdns.available() else ["HOST"]     # this machine's LAN addresses
     seat.status(f"others join with:  caravan join {the_lobby.lobby_id.hex()[:8]}/{pin}   "
                 f"(or: {' or '.join(f'caravan join {h}:{port}/{pin}' for h in hosts[:3])})", "hint")
     seat.status(f"seats: {the_lobby.seats_text()}", "lobby_seats")
