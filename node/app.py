@@ -45,6 +45,26 @@ def forget(data_dir: Path, game_id: str) -> Path:
     return target
 
 
+def resume_can_help(data_dir: Path, game_id: str, exc: BaseException) -> bool:
+    """Whether `caravan resume` can continue the game this error stopped: not when resuming
+    would meet the same error (the exception says so), nor when the game's folder lacks its
+    genesis or this seat's secrets (only a copy or a backup brings them back, and the error
+    already says which), nor when its transcript says the game is over (finished or
+    abandoned)."""
+    from protocol.verify import verify_bytes
+
+    if not getattr(exc, "resumable", True):
+        return False
+    folder = data_dir / "games" / game_id
+    if not (folder / "genesis.bin").is_file() or not (folder / "secrets.bin").is_file():
+        return False
+    try:
+        report = verify_bytes((folder / "transcript.caravan").read_bytes())
+    except OSError:
+        return True                                      # no transcript yet: the game goes on
+    return not (report.ok or (report.valid and report.abandoned_by))
+
+
 async def find_lobby(name: str | None, purpose: str, say: Callable[..., None],
                      port: int = discovery.DISCOVERY_PORT, bind: str = "0.0.0.0", wait: float = 5.0,
                      via: str = "both") -> tuple[str, int]:

@@ -122,34 +122,16 @@ def _paused(args: argparse.Namespace, seat: Any) -> int:
 
 
 def _failed(args: argparse.Namespace, seat: Any, exc: BaseException) -> int:
+    from . import app
     from .lobby import LobbyError
+
     known = (LobbyError, LookupError, ValueError, OSError, ConnectionError)
     text = str(exc).strip().replace("\n", " ") if isinstance(exc, known) else f"{type(exc).__name__}: {exc}"
     game_id = getattr(seat, "game_id", None)
-    if game_id and resume_can_help(args, seat, game_id, exc):
+    if game_id and app.resume_can_help(Path(getattr(seat, "data_dir", None) or data_dir(args)), game_id, exc):
         text += f" (game {game_id[:16]} can continue with: caravan resume {game_id[:16]})"
     print(f"caravan {args.command}: {output.plain(text) or type(exc).__name__}", file=sys.stderr, flush=True)
     return EXIT_FAILED
-
-
-def resume_can_help(args: argparse.Namespace, seat: Any, game_id: str, exc: BaseException) -> bool:
-    """Whether `caravan resume` can continue the game this error stopped: not when resuming
-    would meet the same error (the exception says so), nor when the game's folder lacks its
-    genesis or this seat's secrets (only a copy or a backup brings them back, and the error
-    already says which), nor when its transcript says the game is over (finished or
-    abandoned)."""
-    from protocol.verify import verify_bytes
-
-    if not getattr(exc, "resumable", True):
-        return False
-    folder = Path(getattr(seat, "data_dir", None) or data_dir(args)) / "games" / game_id
-    if not (folder / "genesis.bin").is_file() or not (folder / "secrets.bin").is_file():
-        return False
-    try:
-        report = verify_bytes((folder / "transcript.caravan").read_bytes())
-    except OSError:
-        return True                                      # no transcript yet: the game goes on
-    return not (report.ok or (report.valid and report.abandoned_by))
 
 
 def cmd_host(args: argparse.Namespace) -> int:
