@@ -6,6 +6,8 @@ that file's path."""
 from __future__ import annotations
 
 import json
+import queue
+import threading
 from html import escape
 from pathlib import Path
 
@@ -27,3 +29,19 @@ def open_page(url: str, data_dir: Path, name: str = "open.html") -> None:
     """Open `url` through a redirect file (blocking: run it in a thread from trio)."""
     import webbrowser
     webbrowser.open(redirect_file(url, data_dir, name).resolve().as_uri())
+
+
+class BrowserOpener:
+    """Opens a page from a thread started before its process lowers its priority (`caravan
+    watch`): a browser it starts inherits that thread's normal priority (an unprivileged
+    process cannot leave SCHED_IDLE again, so the thread must exist first)."""
+
+    def __init__(self, data_dir: Path, name: str):
+        self.data_dir, self.name, self.urls = data_dir, name, queue.SimpleQueue()
+        threading.Thread(target=self._open, daemon=True).start()
+
+    def _open(self) -> None:
+        open_page(self.urls.get(), self.data_dir, self.name)
+
+    def __call__(self, url: str) -> None:
+        self.urls.put(url)

@@ -28,11 +28,11 @@ BOT_KINDS = ("random", "heuristic", "search")
 # ----------------------------------------------------------------------------- nodes
 
 def _seat(args: argparse.Namespace):
-    from .runner import Seat, Status
+    from .runner import Seat
 
     check.decider(args)
     seat = Seat(data_dir(args), args.bind, args.port, args.bot, args.bot_cmd, args.client,
-                Path(args.out) if args.out else None, args.seed, Status(args.json, args.quiet), args.bot_delay,
+                Path(args.out) if args.out else None, args.seed, output.Status(args.json, args.quiet), args.bot_delay,
                 Path(args.trace) if args.trace else None)
     seat.name, seat.confirm_forced = args.name, args.confirm_forced
     seat.web_port, seat.no_browser = args.web_port, args.no_browser
@@ -122,38 +122,20 @@ def _paused(args: argparse.Namespace, seat: Any) -> int:
 
 
 def _failed(args: argparse.Namespace, seat: Any, exc: BaseException) -> int:
+    from . import app
     from .lobby import LobbyError
+
     known = (LobbyError, LookupError, ValueError, OSError, ConnectionError)
     text = str(exc).strip().replace("\n", " ") if isinstance(exc, known) else f"{type(exc).__name__}: {exc}"
     game_id = getattr(seat, "game_id", None)
-    if game_id and resume_can_help(args, seat, game_id, exc):
+    if game_id and app.resume_can_help(Path(getattr(seat, "data_dir", None) or data_dir(args)), game_id, exc):
         text += f" (game {game_id[:16]} can continue with: caravan resume {game_id[:16]})"
     print(f"caravan {args.command}: {output.plain(text) or type(exc).__name__}", file=sys.stderr, flush=True)
     return EXIT_FAILED
 
 
-def resume_can_help(args: argparse.Namespace, seat: Any, game_id: str, exc: BaseException) -> bool:
-    """Whether `caravan resume` can continue the game this error stopped: not when resuming
-    would meet the same error (the exception says so), nor when the game's folder lacks its
-    genesis or this seat's secrets (only a copy or a backup brings them back, and the error
-    already says which), nor when its transcript says the game is over (finished or
-    abandoned)."""
-    from protocol.verify import verify_bytes
-
-    if not getattr(exc, "resumable", True):
-        return False
-    folder = Path(getattr(seat, "data_dir", None) or data_dir(args)) / "games" / game_id
-    if not (folder / "genesis.bin").is_file() or not (folder / "secrets.bin").is_file():
-        return False
-    try:
-        report = verify_bytes((folder / "transcript.caravan").read_bytes())
-    except OSError:
-        return True                                      # no transcript yet: the game goes on
-    return not (report.ok or (report.valid and report.abandoned_by))
-
-
 def cmd_host(args: argparse.Namespace) -> int:
-    from . import runner
+    from . import app
 
     engine = check.engine(args.game)
     check.players(engine, args.players)
@@ -171,11 +153,11 @@ def cmd_host(args: argparse.Namespace) -> int:
                          "--relay URL (its seats' nodes then need not run at the same time)")
     seat = _seat(args)
     setup_logging(args, seat.status)
-    return _run_node(args, lambda seat: runner.host(args.game, args.players, options, seat,
-                                                     announce=not args.no_discovery,
-                                                     discovery_target=args.discovery_addr,
-                                                     discovery_port=args.discovery_port,
-                                                     time_limit=time_limit, bots=bots, pace=pace), seat)
+    return _run_node(args, lambda seat: app.host(args.game, args.players, options, seat,
+                                                  announce=not args.no_discovery,
+                                                  discovery_target=args.discovery_addr,
+                                                  discovery_port=args.discovery_port,
+                                                  time_limit=time_limit, bots=bots, pace=pace), seat)
 
 
 def table_pace(args: argparse.Namespace) -> tuple[str, int]:
@@ -195,7 +177,7 @@ def table_pace(args: argparse.Namespace) -> tuple[str, int]:
 
 
 def cmd_join(args: argparse.Namespace) -> int:
-    from . import runner
+    from . import app
 
     target = check.join_target(args.target)
     seat = _seat(args)
@@ -203,29 +185,34 @@ def cmd_join(args: argparse.Namespace) -> int:
         seat.relay = check.invite(target, args.relay_auth)
     seat.join_timeout = args.join_timeout
     setup_logging(args)
-    return _run_node(args, lambda seat: runner.join(target, seat, args.discovery_port, args.discovery_bind,
-                                                     args.wait, args.via), seat)
+    return _run_node(args, lambda seat: app.join(target, seat, args.discovery_port, args.discovery_bind,
+                                                  args.wait, args.via), seat)
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
-    from . import runner
-    from .store import GameStore
+    from . import app
 
     prefix = check.game_id_prefix(args.game_id)
     check.relay(args.relay, args.relay_auth)                         # what was given is checked first
-    try:
-        store = GameStore.find(data_dir(args), prefix)
-    except LookupError as exc:
-        raise UsageError(str(exc)) from None
-    memory = seat_memory.recall(store.dir)
+    game_id, memory = _recall(args, prefix)
     seat_memory.fill_args(args, memory)                             # as the seat was decided, unless given
     if not memory and not any(getattr(args, k, None) for k in seat_memory.DECIDERS):
-        raise UsageError(f"game {store.dir.name[:16]} keeps no record of how its seat decides (it began before "
+        raise UsageError(f"game {game_id[:16]} keeps no record of how its seat decides (it began before "
                          "Caravan kept one): add --client web|terminal, or --bot random|heuristic|search")
     seat = _seat(args)
-    seat.game_id = store.dir.name
+    seat.game_id = game_id
     setup_logging(args)
-    return _run_node(args, lambda seat: runner.resume(prefix, seat), seat)
+    return _run_node(args, lambda seat: app.resume(prefix, seat), seat)
+
+
+def _recall(args: argparse.Namespace, prefix: str) -> tuple[str, dict[str, Any]]:
+    """app.recall: an unknown or ambiguous game id is a usage error."""
+    from . import app
+
+    try:
+        return app.recall(data_dir(args), prefix)
+    except LookupError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def cmd_app(args: argparse.Namespace) -> int:
@@ -298,18 +285,17 @@ def _install_autostart(args: argparse.Namespace) -> int:
 
 
 def cmd_forget(args: argparse.Namespace) -> int:
-    from .home_tables import forget
-    from .store import GameStore
+    from . import app
 
+    game_id = _recall(args, check.game_id_prefix(args.game_id))[0]
     try:
-        store = GameStore.find(data_dir(args), check.game_id_prefix(args.game_id))
-        trash = forget(data_dir(args), store.dir.name)
+        trash = app.forget(data_dir(args), game_id)
     except LookupError as exc:
         raise UsageError(str(exc)) from None
     if args.json:
-        json_line("forgotten", game_id=store.dir.name, path=str(trash))
+        json_line("forgotten", game_id=game_id, path=str(trash))
     else:
-        print(f"game {store.dir.name[:16]} moved to {trash} (move it back to games/ to keep it)")
+        print(f"game {game_id[:16]} moved to {trash} (move it back to games/ to keep it)")
     return EXIT_OK
 
 
@@ -345,20 +331,89 @@ def _app_parser(sub: Any) -> None:
 
 def cmd_rematch(args: argparse.Namespace) -> int:
     """Play again: a new lobby for the same game, options and seats; the bots re-seated."""
-    from . import runner
-    from .store import GameStore
+    from . import app
 
-    try:
-        store = GameStore.find(data_dir(args), check.game_id_prefix(args.game_id))
-    except LookupError as exc:
-        raise UsageError(str(exc)) from None
-    seat_memory.fill_args(args, seat_memory.recall(store.dir))     # as the seat was decided, unless given
+    game_id, memory = _recall(args, check.game_id_prefix(args.game_id))
+    seat_memory.fill_args(args, memory)                             # as the seat was decided, unless given
     seat = _seat(args)
     setup_logging(args, seat.status)
-    return _run_node(args, lambda seat: runner.rematch(store.dir.name, seat, announce=not args.no_discovery,
-                                                        discovery_target=args.discovery_addr,
-                                                        discovery_port=args.discovery_port,
-                                                        decline=args.decline), seat)
+    return _run_node(args, lambda seat: app.rematch(game_id, seat, announce=not args.no_discovery,
+                                                     discovery_target=args.discovery_addr,
+                                                     discovery_port=args.discovery_port,
+                                                     decline=args.decline), seat)
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    """`caravan watch TARGET`: watch a game as a spectator (app.watch) until it ends."""
+    import logging
+
+    import trio
+
+    from . import app, watch as watching
+    from .browser import BrowserOpener
+    from .frames import FrameError
+    from .handshake import HandshakeError
+    from .lobby import LobbyError
+
+    target = args.target
+    try:
+        if target and target.startswith("caravan+"):
+            from .relay_url import parse_invite, with_auth
+            try:
+                url = watching.parse_watch_invite(target)[0] if "/watch/" in target else parse_invite(target).url
+            except ValueError as exc:
+                raise ValueError(f"{exc}; to watch a game under way, give a player's watch invite "
+                                 "(caravan+mqtt://HOST:PORT/watch/GAME_ID/INBOX)") from None
+            with_auth(url, args.relay_auth)
+        else:
+            target = check.join_target(target)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    status = output.Status(args.json, args.quiet)
+    setup_logging(args, status)
+    client = args.client or (None if args.json else "web")
+    opener = BrowserOpener(data_dir(args), "watch.html") if client == "web" and not args.no_browser else None
+    if args.priority == "low":
+        logging.getLogger("caravan.watch").info("CPU priority: %s", watching.lower_priority())
+
+    def say(text: str, kind: str = "status", **fields: Any) -> None:
+        if kind not in ("event", "chat") or args.json:     # a terminal or a page shows these itself
+            status(text, kind, **fields)
+
+    async def main() -> int:
+        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async with trio.open_nursery() as nursery:
+                async def interrupt() -> None:
+                    async for _ in signals:
+                        raise KeyboardInterrupt
+                nursery.start_soon(interrupt)
+                show = (None if client == "web" else watching.Quiet() if client is None
+                        else watching.Terminal(sys.stderr if args.json else sys.stdout))
+                code = await app.watch(target, data_dir(args), say, show, Path(args.out) if args.out else None,
+                                       args.relay_auth, None if args.serve is None else (args.bind, args.serve),
+                                       args.web_port, opener,
+                                       (args.discovery_port, args.discovery_bind, args.wait, args.via))
+                nursery.cancel_scope.cancel()
+                return code
+
+    try:
+        return trio.run(main)
+    except BaseException as exc:                    # noqa: BLE001 - one line, never a traceback
+        leaf = main_exception(exc)
+        if isinstance(leaf, KeyboardInterrupt):
+            print("caravan watch: stopped watching (the players' game goes on)", file=sys.stderr, flush=True)
+            return EXIT_INTERRUPTED
+        if args.verbose:
+            raise
+        known = (watching.WatchError, LobbyError, HandshakeError, FrameError, OSError, ValueError, LookupError,
+                 trio.TooSlowError)
+        if isinstance(leaf, (trio.BrokenResourceError, trio.ClosedResourceError)):
+            leaf = watching.WatchError(f"the link to {args.target} broke ({leaf})")
+        text = str(leaf) if isinstance(leaf, known) else f"{type(leaf).__name__}: {leaf}"
+        if isinstance(leaf, HandshakeError):
+            text = f"the handshake with {args.target} failed: {text}"
+        print(f"caravan watch: {output.plain(text)}", file=sys.stderr, flush=True)
+        return EXIT_FAILED
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -408,6 +463,42 @@ def _node_args(p: argparse.ArgumentParser) -> None:
     n.add_argument("-q", "--quiet", action="store_true", help="no human status output")
     n.add_argument("--with-parent", action="store_true", help=argparse.SUPPRESS)   # a person's bot: pause with it
     n.add_argument("-v", "--verbose", action="count", default=0, help="debug logs on stderr (-vv: more)")
+
+
+def _watch_parser(sub: Any) -> None:
+    w = sub.add_parser("watch", help="watch a game live as a spectator, verifying every message as it arrives",
+                       description="Connect to a player's node (the HOST:PORT of its game, or of its lobby: then "
+                                   "wait for the game to start), receive every signed message so far and then "
+                                   "each new one, check each on arrival and show the game as a spectator sees "
+                                   "it. At the end the transcript is written (the same bytes as the players'). "
+                                   "Exit 0: the game ended and its transcript verifies; 1: a message failed, the "
+                                   "node refused or went away; 2: bad usage; 130: interrupted.")
+    w.add_argument("target", nargs="?", help="HOST:PORT of a player's game or of an open lobby ([IPv6]:PORT), a "
+                   "lobby id (prefix) from caravan discover (default: the only open lobby), a watch invite "
+                   "(caravan+mqtt://HOST:PORT/watch/GAME_ID/INBOX) printed by a player's node of a relayed game "
+                   "whose host allowed spectators, or a relayed lobby's invite (caravan+mqtt://HOST:PORT/LOBBY_ID/"
+                   "HOST_KEY): then wait there for the game to start")
+    w.add_argument("--client", choices=["web", "terminal"], default=None,
+                   help="web (default without --json): the table page in your browser, spectator mode; terminal: "
+                        "the game in words on this terminal")
+    w.add_argument("--json", action="store_true", help="JSON lines on stdout for scripts (specs/cli.md); no page "
+                                                       "unless --client web")
+    w.add_argument("--out", help="write the transcript here (default: DATA_DIR/watched/GAME_ID.caravan)")
+    w.add_argument("--data-dir", help="where watched transcripts are kept (default: the user data directory)")
+    w.add_argument("--web-port", type=check.port_number, default=0, metavar="PORT", help="--client web: serve the page on this port")
+    w.add_argument("--no-browser", action="store_true", help="--client web: print the page's link, do not open it")
+    w.add_argument("--serve", type=check.port_number, metavar="PORT", help="relay the verified game to other spectators on this "
+                   "TCP port (0: any free one), so the players' nodes carry less; they verify it all themselves")
+    w.add_argument("--bind", default="0.0.0.0", help="--serve: the address to listen on (default: all)")
+    w.add_argument("--relay-auth", metavar="FILE", help="a watch invite's broker: USER:PASSWORD on FILE's first line")
+    w.add_argument("--priority", choices=["low", "normal"], default="low",
+                   help="low (default): verify only on CPU time nothing else wants (Linux SCHED_IDLE, elsewhere "
+                        "nice 19), so a player's node on the same machine never waits for this watcher; normal: "
+                        "the usual priority")
+    discovery_args(w)
+    w.add_argument("-q", "--quiet", action="store_true", help="no human status output")
+    w.add_argument("-v", "--verbose", action="count", default=0, help="debug logs on stderr")
+    w.set_defaults(func=cmd_watch)
 
 
 def _until_idle_arg(p: argparse.ArgumentParser, when: str) -> None:
@@ -572,8 +663,7 @@ def build_parser() -> argparse.ArgumentParser:
     _app_parser(sub)
     from clients import replay
     replay.add_parser(sub)
-    from . import watch
-    watch.add_parser(sub)
+    _watch_parser(sub)
     from clients import tournament
     tournament.add_parser(sub)
     from . import records

@@ -4,7 +4,7 @@ It lists the stored games (Continue, Replay, Transcript, Forget), opens new tabl
 players, each option as a control of its kind with its help and the game's presets, the
 typed values checked by the engine; each seat a friend or a bot, LAN or an MQTT broker), shows
 open LAN lobbies and joins them or a pasted invite, and keeps the person's settings. Every
-game runs in this process with the CLI's own node code (node/home_tables.py) and is played
+game runs in this process with the CLI's own operations (node/app.py, node/home_tables.py) and is played
 on its own table page (node/web.py). Every URL carries the per-install token; Host and
 Origin are checked (node/web_guard.py); anything else gets 403."""
 
@@ -27,8 +27,8 @@ from starlette.routing import Route
 from clients import games as presentations
 from protocol import games, genesis as G
 
-from . import cli_checks as check, discovery, seat_memory
-from .home_tables import Network, Tables, forget, one_line
+from . import app, cli_checks as check, discovery, seat_memory
+from .home_tables import Network, Tables, one_line
 from .notify import desktop_notify
 from .store import GameStore, write_private
 from .stored import stored_games
@@ -347,7 +347,7 @@ class Home:
         self._game_dir(game_id)
         if self.tables.running(game_id):
             raise ValueError("this game is running here; it can be forgotten once it is paused or over")
-        return {"trash": str(forget(self.data_dir, game_id))}
+        return {"trash": str(app.forget(self.data_dir, game_id))}
 
     async def save(self, body: dict[str, Any], request: Request) -> dict[str, Any]:
         from .lobby import clean_name

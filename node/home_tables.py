@@ -1,10 +1,10 @@
-"""The games the home runs in its own process: each is the CLI's own node code (runner.host,
-runner.join, runner.resume) with the seat played on its table page (node/web.py); what the
-node says (lobby lines, the invite, errors) is kept for the home's lobby view."""
+"""The games the home runs in its own process: each is one of the CLI's own operations
+(node/app.py: host, join, resume, rematch, watch) with the seat played on its table page
+(node/web.py); what the node says (lobby lines, the invite, errors) is kept for the home's
+lobby view."""
 
 from __future__ import annotations
 
-import os
 import secrets
 import socket
 from dataclasses import dataclass, field
@@ -13,10 +13,12 @@ from typing import Any, Callable
 
 import trio
 
-from . import runner, seat_memory
+from . import app
 from .cli_common import main_exception
 from .lobby import LobbyError, advert_pace
 from .output import Status
+from .runner import Seat
+from .watch import WatchError
 
 
 class TableStatus(Status):
@@ -45,7 +47,7 @@ class Table:
     result: Any = None
     scope: trio.CancelScope | None = None
     again_of: str = ""                # Play again: the game it repeats
-    seat: Any = None                  # its runner.Seat (whose `bots` Continue revives)
+    seat: Any = None                  # its Seat (node/runner.py; whose `bots` Continue revives)
     stopped: str = ""
     """The node stopped without an end of the game (it gave up: nobody answered, or no abandon
     record could be made; or its store failed): the table is "stopped", not "over"."""
@@ -165,8 +167,8 @@ class Tables:
         """(title, table URL) when a decision waits for the person and no page of it is open
         (`caravan app --background`)."""
 
-    def _seat(self, table: Table, name: str | None) -> runner.Seat:
-        seat = runner.Seat(self.data_dir, self.network.bind, client="web", status=TableStatus(table))
+    def _seat(self, table: Table, name: str | None) -> Seat:
+        seat = Seat(self.data_dir, self.network.bind, client="web", status=TableStatus(table))
         table.seat = seat
         seat.no_browser, seat.name, seat.home_url = True, name or None, self.home_url
         if self.notify is not None:
@@ -225,9 +227,9 @@ class Tables:
             seat = self._seat(table, name)
             seat.relay, seat.spectators, seat.bot_seats = relay, spectators, bot_seats
             seat.spectators_chat = spectators_chat
-            return runner.host(game, players, options, seat, announce=True, time_limit=time_limit, bots=bots,
-                               discovery_target=self.network.discovery_addr,
-                               discovery_port=self.network.discovery_port, pace=pace)
+            return app.host(game, players, options, seat, announce=True, time_limit=time_limit, bots=bots,
+                            discovery_target=self.network.discovery_addr,
+                            discovery_port=self.network.discovery_port, pace=pace)
         table = self._start(title, run)
         table.hosted = True
         table.wait_here = len(bots) + 1 < players or relay is not None    # a broker may be unreachable
@@ -236,46 +238,35 @@ class Tables:
     def join(self, target: str, name: str | None) -> Table:
         def run(table: Table):
             seat = self._seat(table, name)
-            return runner.join(target, seat, self.network.discovery_port, self.network.discovery_bind, 3.0)
+            return app.join(target, seat, self.network.discovery_port, self.network.discovery_bind, 3.0)
         table = self._start(f"joining {target}", run)
         table.joined = True                           # Leave: its link closes, the host frees the seat
         return table
 
     def watch(self, target: str, title: str) -> Table:
         """`caravan watch TARGET --client web` in this process: its page, its verifying replica."""
-        from . import watch
-
         async def run(table: Table) -> int:
             def say(text: str, kind: str = "status", **fields: Any) -> None:
                 table.on_line(text, kind, fields)
-            async with trio.open_nursery() as nursery:
-                show = watch.Page(await watch.serve_page(nursery, say))
-                code = await watch.watch(target, self.data_dir, None, show, say)
-                nursery.cancel_scope.cancel()
-            return code
+            return await app.watch(target, self.data_dir, say)
         return self._start(f"watching {title}", run)
 
     def resume(self, game_id: str, title: str) -> Table:
-        from .store import GameStore
-
         def run(table: Table):
             table.game_id = game_id
-            memory = seat_memory.recall(GameStore.find(self.data_dir, game_id).dir)
+            memory = app.recall(self.data_dir, game_id)[1]
             seat = self._seat(table, memory.get("name"))
             if memory.get("bind"):
                 seat.bind = memory["bind"]
-            return runner.resume(game_id, seat)
+            return app.resume(game_id, seat)
         return self._start(title, run)
 
-
     def rematch(self, game_id: str, title: str, decline: bool = False) -> Table:
-        from .store import GameStore
-
         def run(table: Table):
-            memory = seat_memory.recall(GameStore.find(self.data_dir, game_id).dir)
+            memory = app.recall(self.data_dir, game_id)[1]
             seat = self._seat(table, memory.get("name"))
-            return runner.rematch(game_id, seat, discovery_target=self.network.discovery_addr,
-                                  discovery_port=self.network.discovery_port, decline=decline)
+            return app.rematch(game_id, seat, discovery_target=self.network.discovery_addr,
+                               discovery_port=self.network.discovery_port, decline=decline)
         table = self._start(f"not this time: {title}" if decline else f"Play again: {title}", run)
         table.hosted = not decline
         return table
@@ -288,22 +279,6 @@ def one_line(exc: BaseException) -> str:
 def describe_failure(exc: BaseException) -> str:
     """One line for the page: the failure inside trio's exception groups, named as the CLI
     names it (a known kind by its message, anything else with its type: a bug)."""
-    from .watch import WatchError
-
     leaf = main_exception(exc)
     known = (LobbyError, WatchError, LookupError, ValueError, OSError, ConnectionError)
     return one_line(leaf) if isinstance(leaf, known) else f"{type(leaf).__name__}: {one_line(leaf)}"
-
-
-def forget(data_dir: Path, game_id: str) -> Path:
-    """Move a stored game's folder to the trash folder (nothing is deleted)."""
-    source = data_dir / "games" / game_id
-    if not source.is_dir() or "/" in game_id or game_id.startswith("."):
-        raise LookupError(f"no stored game {game_id[:16]}")
-    trash = data_dir / "trash"
-    trash.mkdir(exist_ok=True)
-    target = trash / game_id
-    if target.exists():
-        target = trash / f"{game_id}.{os.getpid()}.{secrets.token_hex(2)}"
-    source.rename(target)
-    return target

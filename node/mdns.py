@@ -37,7 +37,7 @@ def available() -> bool:
     return _FOUND
 
 
-def _addresses(bind: str) -> list[str]:
+def addresses(bind: str) -> list[str]:
     """The IPv4 addresses to announce: the bound one, else every non-loopback interface's."""
     if bind not in ("", "0.0.0.0"):
         return [bind]
@@ -55,7 +55,7 @@ class Announcer:
         self.zc = _zeroconf(bind)
         self.info = ServiceInfo(
             SERVICE, f"caravan-{status['lobby'][:16]}.{SERVICE}",
-            addresses=[socket.inet_aton(a) for a in _addresses(bind)], port=status["port"],
+            addresses=[socket.inet_aton(a) for a in addresses(bind)], port=status["port"],
             properties={k: str(status[k]) for k in ("lobby", "game", "title", "players", "seated")}
             | {"name": socket.gethostname(), "spectators": "yes" if status.get("spectators", True) else "no"})
         self.zc.register_service(self.info)

@@ -1,4 +1,4 @@
-"""`caravan watch TARGET`: watch a game live as a spectator (specs/node.md "Spectators").
+"""Watching a game live as a spectator (specs/node.md "Spectators"; `caravan watch`, the home's Watch).
 
 The watcher dials a player's node (a game's HOST:PORT, or its lobby's: then it waits there
 for the game to start), gets the signed genesis and every message so far, then each new
@@ -10,12 +10,8 @@ public view, and at the end writes the transcript, byte for byte the players' ow
 
 from __future__ import annotations
 
-import argparse
 import logging
 import os
-import queue
-import signal
-import threading
 import sys
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -33,14 +29,13 @@ from protocol.session import Session
 from protocol.verify import Report, error_report, verify_bytes
 
 from .chat import ChatError, Lines, Repeated
-from .cli_checks import host_port, join_target, port_number
-from .cli_common import discovery_args, main_exception
+from .cli_checks import host_port
 from .files import write_atomic
 from .frames import Connection, FrameError
 from .game import ALONE_AFTER, DIAL_BACKOFF, HANDSHAKE_FRAME, LINGER, MAX_UNAUTHENTICATED, peer_name
 from .handshake import HandshakeError, HandshakeSlots, handshake
 from .lobby import HANDSHAKE_TRIES, LobbyError, open_tcp, clean_name
-from .output import Status, plain
+from .output import plain
 from .spectators import Spectators
 
 log = logging.getLogger("caravan.watch")
@@ -68,7 +63,7 @@ PAGE_ALONE = 10.0
 """After the result, how long the watcher waits with no page connected: one that fell behind
 on a busy machine was dropped and reconnects a second later for the whole state."""
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_FAILED = 0, 1
 
 
 class WatchError(Exception):
@@ -800,7 +795,7 @@ def _failed(replica: Replica, show: Any, say) -> str:
     return text
 
 
-# ----------------------------------------------------------------------------- the command
+# ----------------------------------------------------------------------------- its process and its page
 
 def lower_priority() -> str:
     """Let this watcher run only on CPU time nobody else wants: a spectator is never
@@ -817,130 +812,6 @@ def lower_priority() -> str:
         return "nice 19"
     except (AttributeError, OSError):
         return "unchanged (this system cannot lower it)"
-
-
-class BrowserOpener:
-    """Opens the page from a thread started before the watcher lowers its priority: a browser
-    it starts inherits that thread's normal priority (an unprivileged process cannot leave
-    SCHED_IDLE again, so the thread must exist first)."""
-
-    def __init__(self, data_dir: Path):
-        self.data_dir, self.urls = data_dir, queue.SimpleQueue()
-        threading.Thread(target=self._open, daemon=True).start()
-
-    def _open(self) -> None:
-        from .browser import open_page
-        open_page(self.urls.get(), self.data_dir, "watch.html")
-
-    def __call__(self, url: str) -> None:
-        self.urls.put(url)
-
-
-def add_parser(sub: Any) -> None:
-    w = sub.add_parser("watch", help="watch a game live as a spectator, verifying every message as it arrives",
-                       description="Connect to a player's node (the HOST:PORT of its game, or of its lobby: then "
-                                   "wait for the game to start), receive every signed message so far and then "
-                                   "each new one, check each on arrival and show the game as a spectator sees "
-                                   "it. At the end the transcript is written (the same bytes as the players'). "
-                                   "Exit 0: the game ended and its transcript verifies; 1: a message failed, the "
-                                   "node refused or went away; 2: bad usage; 130: interrupted.")
-    w.add_argument("target", nargs="?", help="HOST:PORT of a player's game or of an open lobby ([IPv6]:PORT), a "
-                   "lobby id (prefix) from caravan discover (default: the only open lobby), a watch invite "
-                   "(caravan+mqtt://HOST:PORT/watch/GAME_ID/INBOX) printed by a player's node of a relayed game "
-                   "whose host allowed spectators, or a relayed lobby's invite (caravan+mqtt://HOST:PORT/LOBBY_ID/"
-                   "HOST_KEY): then wait there for the game to start")
-    w.add_argument("--client", choices=["web", "terminal"], default=None,
-                   help="web (default without --json): the table page in your browser, spectator mode; terminal: "
-                        "the game in words on this terminal")
-    w.add_argument("--json", action="store_true", help="JSON lines on stdout for scripts (specs/cli.md); no page "
-                                                       "unless --client web")
-    w.add_argument("--out", help="write the transcript here (default: DATA_DIR/watched/GAME_ID.caravan)")
-    w.add_argument("--data-dir", help="where watched transcripts are kept (default: the user data directory)")
-    w.add_argument("--web-port", type=port_number, default=0, metavar="PORT", help="--client web: serve the page on this port")
-    w.add_argument("--no-browser", action="store_true", help="--client web: print the page's link, do not open it")
-    w.add_argument("--serve", type=port_number, metavar="PORT", help="relay the verified game to other spectators on this "
-                   "TCP port (0: any free one), so the players' nodes carry less; they verify it all themselves")
-    w.add_argument("--bind", default="0.0.0.0", help="--serve: the address to listen on (default: all)")
-    w.add_argument("--relay-auth", metavar="FILE", help="a watch invite's broker: USER:PASSWORD on FILE's first line")
-    w.add_argument("--priority", choices=["low", "normal"], default="low",
-                   help="low (default): verify only on CPU time nothing else wants (Linux SCHED_IDLE, elsewhere "
-                        "nice 19), so a player's node on the same machine never waits for this watcher; normal: "
-                        "the usual priority")
-    discovery_args(w)
-    w.add_argument("-q", "--quiet", action="store_true", help="no human status output")
-    w.add_argument("-v", "--verbose", action="count", default=0, help="debug logs on stderr")
-    w.set_defaults(func=cmd_watch)
-
-
-def cmd_watch(args: argparse.Namespace) -> int:
-    from .cli_checks import UsageError
-    from .cli_tools import data_dir, setup_logging
-
-    target = args.target
-    try:
-        if target and target.startswith("caravan+"):
-            from .relay_url import parse_invite, with_auth
-            try:
-                url = parse_watch_invite(target)[0] if "/watch/" in target else parse_invite(target).url
-            except ValueError as exc:
-                raise ValueError(f"{exc}; to watch a game under way, give a player's watch invite "
-                                 "(caravan+mqtt://HOST:PORT/watch/GAME_ID/INBOX)") from None
-            with_auth(url, args.relay_auth)
-        else:
-            target = join_target(target)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    status = Status(args.json, args.quiet)
-    setup_logging(args, status)
-    client = args.client or (None if args.json else "web")
-    opener = BrowserOpener(data_dir(args)) if client == "web" and not args.no_browser else None
-    if args.priority == "low":
-        log.info("CPU priority: %s", lower_priority())
-
-    def say(text: str, kind: str = "status", **fields: Any) -> None:
-        if kind not in ("event", "chat") or args.json:     # a terminal or a page shows these itself
-            status(text, kind, **fields)
-
-    async def main() -> int:
-        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-            async with trio.open_nursery() as nursery:
-                async def interrupt() -> None:
-                    async for _ in signals:
-                        raise KeyboardInterrupt
-                nursery.start_soon(interrupt)
-                show: Any = Quiet() if client is None else Terminal(sys.stderr if args.json else sys.stdout)
-                if client == "web":
-                    show = Page(await serve_page(nursery, say, args.web_port, opener))
-                where = target
-                if not where or ":" not in where:
-                    from . import discovery
-                    say(f"looking for lobbies on the LAN ({args.via}: UDP port {args.discovery_port})...")
-                    found = await discovery.find_one(where, "watch", args.wait, args.discovery_port,
-                                                     args.discovery_bind, args.via)
-                    where = f"[{found.host}]:{found.port}" if ":" in found.host else f"{found.host}:{found.port}"
-                code = await watch(where, data_dir(args), Path(args.out) if args.out else None, show, say,
-                                   args.relay_auth, None if args.serve is None else (args.bind, args.serve))
-                nursery.cancel_scope.cancel()
-                return code
-
-    try:
-        return trio.run(main)
-    except BaseException as exc:                    # noqa: BLE001 - one line, never a traceback
-        leaf = main_exception(exc)
-        if isinstance(leaf, KeyboardInterrupt):
-            print("caravan watch: stopped watching (the players' game goes on)", file=sys.stderr, flush=True)
-            return EXIT_INTERRUPTED
-        if args.verbose:
-            raise
-        known = (WatchError, LobbyError, HandshakeError, FrameError, OSError, ValueError, LookupError,
-                 trio.TooSlowError)
-        if isinstance(leaf, (trio.BrokenResourceError, trio.ClosedResourceError)):
-            leaf = WatchError(f"the link to {args.target} broke ({leaf})")
-        text = str(leaf) if isinstance(leaf, known) else f"{type(leaf).__name__}: {leaf}"
-        if isinstance(leaf, HandshakeError):
-            text = f"the handshake with {args.target} failed: {text}"
-        print(f"caravan watch: {plain(text)}", file=sys.stderr, flush=True)
-        return EXIT_FAILED
 
 
 async def serve_page(nursery: trio.Nursery, say, port: int = 0, open_page: Any = None) -> Any:

@@ -25,7 +25,7 @@ _sha256 = hashlib.sha256
 VERSION = 1
 MAX_MESSAGE = 1 << 20
 _MSG_TAG = b"caravan/msg/v1"
-_SIG_TAG = b"caravan/sig/v1"
+SIG_TAG = b"caravan/sig/v1"
 
 
 class ParseError(ValueError):
@@ -48,7 +48,7 @@ class Message(NamedTuple):
     raw: bytes
 
     def signature_ok(self) -> bool:
-        return verify(self.author, self.signature, _SIG_TAG + self.id)
+        return verify(self.author, self.signature, SIG_TAG + self.id)
 
 
 def message_id(envelope_bytes: bytes) -> bytes:
@@ -74,7 +74,7 @@ _MIN_LENGTH = {0xc4: (1, 0), 0xc5: (2, 1 << 8), 0xc6: (4, 1 << 16)}
 """bin header byte -> (bytes of length, least length that needs this header)."""
 
 
-def _split_outer(raw: bytes) -> tuple[bytes, bytes]:
+def split_outer(raw: bytes) -> tuple[bytes, bytes]:
     """The inverse of _outer; accepts exactly the canonical encoding of [bytes, 64 bytes]."""
     if len(raw) < 2 or raw[0] != 0x92:
         raise ParseError("a message is the array [envelope bytes, signature bytes]")
@@ -103,7 +103,7 @@ def seal(key: SigningKey, game_id: bytes, seq: int, prev: bytes, refs: list, kin
     head = wire.encode_known([VERSION, game_id, key.public, seq, prev, refs, kind])
     env = b"\x98" + head[1:] + wire.encode(body)
     mid = hashlib.sha256(_MSG_TAG + env).digest()
-    sig = key.sign(_SIG_TAG + mid)
+    sig = key.sign(SIG_TAG + mid)
     return Message(game_id, key.public, seq, prev, refs, kind, body, mid, sig, _outer(env, sig))
 
 
@@ -121,7 +121,7 @@ def parse(raw: bytes, max_size: int = MAX_MESSAGE) -> Message:
         raw = bytes(raw)
     if len(raw) > max_size:
         raise ParseError(f"{len(raw)} bytes is over the size limit of {max_size}")
-    env_bytes, sig = _split_outer(raw)
+    env_bytes, sig = split_outer(raw)
     msg = _parse_fast(raw, env_bytes, sig)
     if msg is not None:
         return msg
@@ -157,12 +157,12 @@ def _parse_fast(raw: bytes, env_bytes: bytes, sig: bytes) -> Message | None:
     problem. One unpack, one re-encoding and the field checks, inlined: this runs for every
     message received or verified. It accepts only what `parse`'s checked path accepts (the
     same value): the bytes are exactly the canonical encoding of what they decode to (map
-    keys in order by `wire._ordered`), the fields have their types, and there is no float.
+    keys in order by `wire.ordered`), the fields have their types, and there is no float.
     A float could only be in the body (the other fields are ints, bytes, str and lists of
     those), and its encoding holds a 0xcb byte, so a body is packed again only then."""
     try:
         env = _unpackb(env_bytes, raw=False, strict_map_key=False, ext_hook=wire.no_ext,
-                       object_hook=wire._ordered)
+                       object_hook=wire.ordered)
         if type(env) is not list or len(env) != 8:
             return None
         version, game_id, author, seq, prev, refs, kind, body = env
@@ -180,7 +180,7 @@ def _parse_fast(raw: bytes, env_bytes: bytes, sig: bytes) -> Message | None:
                     and type(ref_id) is bytes and len(ref_id) == 32):
                 return None
             last = seat
-        pack, pack_single = wire._packers_of_this_thread()
+        pack, pack_single = wire.packers_of_this_thread()
         if pack.pack(env) != env_bytes:
             return None
         if b"\xcb" in env_bytes:

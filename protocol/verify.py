@@ -100,12 +100,12 @@ def check_signatures(messages: list[bytes]) -> list[Checked]:
     ok = []
     for raw in messages:
         try:
-            env, sig = chain._split_outer(raw)
+            env, sig = chain.split_outer(raw)
         except (chain.ParseError, TypeError, IndexError):
             continue
         if len(env) < 70 or env[:4] != _HEAD or env[36:38] != b"\xc4\x20":
             continue
-        checked = (env[38:70], sig, chain._SIG_TAG + chain.message_id(env))   # as Message.signature_ok
+        checked = (env[38:70], sig, chain.SIG_TAG + chain.message_id(env))   # as Message.signature_ok
         if verify(*checked):
             ok.append(checked)
     return ok

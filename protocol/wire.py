@@ -56,7 +56,7 @@ def _check_pairs(pairs: list) -> dict:
 _packers = threading.local()
 
 
-def _packers_of_this_thread() -> tuple[msgpack.Packer, msgpack.Packer]:
+def packers_of_this_thread() -> tuple[msgpack.Packer, msgpack.Packer]:
     """(double-float packer, single-float packer), reused: making a Packer costs more than
     packing a small value. One pair per thread, as a Packer has a buffer of its own."""
     try:
@@ -84,7 +84,7 @@ def _canon(obj: Any) -> Any:
 
 
 def _pack(obj: Any) -> bytes:
-    pack, pack_single = _packers_of_this_thread()
+    pack, pack_single = packers_of_this_thread()
     try:
         data = pack.pack(obj)
         single = pack_single.pack(obj)
@@ -115,7 +115,7 @@ def encode(obj: Any) -> bytes:
 def encode_known(obj: Any) -> bytes:
     """Encode a value the caller built from ints, bytes, str and lists of those only (no
     maps, no floats), which msgpack writes canonically: the checks of `encode` are skipped."""
-    return _packers_of_this_thread()[0].pack(obj)
+    return packers_of_this_thread()[0].pack(obj)
 
 
 def no_ext(code: int, data: bytes) -> Any:
@@ -128,7 +128,7 @@ _ORDERED_KEYS: dict[tuple[str, ...], None] = {}
 str keys: a str never equals a bool, int or float key, so a hit proves the key types too."""
 
 
-def _ordered(d: dict) -> dict:
+def ordered(d: dict) -> dict:
     """decode's fast-path object_hook: the keys are str/int, sorted and not repeated (a
     repeat merged into one key is caught by the byte comparison after the unpack)."""
     keys = tuple(d)
@@ -149,8 +149,8 @@ def decode(data: bytes, max_size: int = MAX_SIZE) -> Any:
     error and its text) is the same as that path gives for every input."""
     if type(data) is bytes and 0 < len(data) <= max_size:
         try:
-            obj = msgpack.unpackb(data, raw=False, strict_map_key=False, ext_hook=no_ext, object_hook=_ordered)
-            pack, pack_single = _packers_of_this_thread()
+            obj = msgpack.unpackb(data, raw=False, strict_map_key=False, ext_hook=no_ext, object_hook=ordered)
+            pack, pack_single = packers_of_this_thread()
             # with no 0xcb byte, an exact re-encoding holds no float (floats encode as 0xcb)
             if pack.pack(obj) == data and (b"\xcb" not in data or pack_single.pack(obj) == data):
                 return obj

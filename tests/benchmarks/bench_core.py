@@ -63,7 +63,7 @@ def _game_line(game: str, players: int, options: dict) -> str:
     play(t, lambda seat, legal: rng.choice(legal))
     data, raws = t.transcript(), list(t.sessions[0].log)
     msgs = [chain.parse(m) for m in raws]
-    checked = [(m.author, m.signature, chain._SIG_TAG + m.id) for m in msgs]
+    checked = [(m.author, m.signature, chain.SIG_TAG + m.id) for m in msgs]
     assert verify_bytes(data).ok
     whole, parse, unsigned, bare = interleaved(
         [lambda: verify_bytes(data), lambda: [chain.parse(m) for m in raws],

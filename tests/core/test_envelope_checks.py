@@ -23,7 +23,7 @@ def _message(**fields) -> bytes:
 
 
 def _parts(raw: bytes) -> tuple[bytes, bytes]:
-    return chain._split_outer(raw)
+    return chain.split_outer(raw)
 
 
 def test_the_valid_base_case_parses_and_verifies():

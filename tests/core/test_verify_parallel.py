@@ -109,9 +109,9 @@ def test_check_signatures_reports_what_the_replay_asks_for_and_only_what_verifie
     those the replay checks (`Message.signature_ok`), and a key it reads from a malformed
     envelope is no shortcut: the triple is one `verify` accepted, or it is left out."""
     _, messages = game
-    asked = [(m.author, m.signature, chain._SIG_TAG + m.id) for m in map(chain.parse, messages)]
+    asked = [(m.author, m.signature, chain.SIG_TAG + m.id) for m in map(chain.parse, messages)]
     assert check_signatures(messages) == asked
-    env, sig = chain._split_outer(messages[0])
+    env, sig = chain.split_outer(messages[0])
     broken = chain._outer(env + b"\x00", sig)          # trailing bytes: the replay refuses it
     reported = check_signatures([broken])
     assert all(verify(*t) for t in reported)

@@ -3,7 +3,8 @@
 import pytest
 import trio
 
-from node import discovery, lobby, output, runner
+from node import app, discovery, lobby, output, runner
+from node.store import load_identity
 from protocol.verify import verify_bytes
 from tests.helpers import free_udp_port, timeout as scaled
 from tests.node.conftest import games  # noqa: F401  (registers the fixture game)
@@ -21,7 +22,7 @@ async def test_host_discover_join_and_play(tmp_path):
     with trio.fail_after(scaled(60)):
         async with trio.open_nursery() as nursery:
             async def host():
-                results[0] = await runner.host("fixture", 3, {"rounds": 2}, seats[0],
+                results[0] = await app.host("fixture", 3, {"rounds": 2}, seats[0],
                                                discovery_target="127.0.0.1", discovery_port=udp)
             nursery.start_soon(host)
             found = await discovery.discover(5, udp, "127.0.0.1", until_first=True)
@@ -29,7 +30,7 @@ async def test_host_discover_join_and_play(tmp_path):
             port = found[0].port
 
             async def join(i, target):
-                results[i] = await runner.join(target, seats[i], udp, "127.0.0.1", 5)
+                results[i] = await app.join(target, seats[i], udp, "127.0.0.1", 5)
             nursery.start_soon(join, 1, found[0].lobby[:6])          # by lobby id, via discovery
             nursery.start_soon(join, 2, f"127.0.0.1:{port}")         # by HOST:PORT
     assert results[0] == results[1] == results[2]
@@ -40,11 +41,11 @@ async def test_host_discover_join_and_play(tmp_path):
 async def test_join_refuses_a_full_or_missing_lobby(tmp_path):
     with trio.fail_after(scaled(20)):
         with pytest.raises(lobby.LobbyError, match="cannot reach"):
-            await lobby.join(runner.load_identity(tmp_path / "x"), "127.0.0.1", 1, 9, b"\0" * 32)
+            await lobby.join(load_identity(tmp_path / "x"), "127.0.0.1", 1, 9, b"\0" * 32)
 
 
 async def test_lobby_rejects_bad_options_before_anyone_joins(tmp_path):
-    key = runner.load_identity(tmp_path / "h")
+    key = load_identity(tmp_path / "h")
     with pytest.raises(Exception, match="rounds"):
         lobby.Lobby(key, "fixture", 3, {"rounds": 99})
     with pytest.raises(lobby.LobbyError, match="players"):
@@ -54,7 +55,7 @@ async def test_lobby_rejects_bad_options_before_anyone_joins(tmp_path):
 async def test_only_a_player_of_the_last_game_declines_its_play_again_once(tmp_path):
     """A Play again lobby hears "not this time" from the seats of the game it plays again,
     once each; a stranger's key (or a second decline) is refused and names nobody."""
-    host_key, friend, stranger = (runner.load_identity(tmp_path / n) for n in ("h", "f", "s"))
+    host_key, friend, stranger = (load_identity(tmp_path / n) for n in ("h", "f", "s"))
     lines: list[str] = []
     the_lobby = lobby.Lobby(host_key, "fixture", 2, {"rounds": 1}, lines.append,
                             friends=frozenset({host_key.public, friend.public}))

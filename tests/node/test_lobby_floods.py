@@ -138,7 +138,7 @@ class Flooder:
 
 
 async def _connected(url, key, lobby_id, task_status=trio.TASK_STATUS_IGNORED):
-    """A lobby's own connection to the broker, as node/runner.py opens it for a host and a joiner."""
+    """A lobby's own connection to the broker, as node/app.py opens it for a host and a joiner."""
     async with relay.connect(parse_relay_url(url), key.public, scopes=[lobby_id], max_frame=lobby.LOBBY_FRAME) as r:
         task_status.started(r)
         await trio.sleep_forever()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import trio
 
-from node import cli, discovery, output, runner
+from node import app, cli, discovery, output, runner
 from node.stored import stored_games
 from protocol import genesis as G, transcript
 from tests.helpers import free_udp_port, timeout as scaled
@@ -33,11 +33,11 @@ async def test_a_turn_based_table_is_hosted_joined_played_and_shown(tmp_path, ca
     with trio.fail_after(scaled(60)):
         async with trio.open_nursery() as nursery:
             async def host() -> None:
-                results[0] = await runner.host("fixture", 2, {"rounds": 1}, seats[0], time_limit=2 * 3600,
+                results[0] = await app.host("fixture", 2, {"rounds": 1}, seats[0], time_limit=2 * 3600,
                                                pace=G.TURN_BASED, discovery_target="127.0.0.1", discovery_port=udp)
             nursery.start_soon(host)
             found = await discovery.discover(5, udp, "127.0.0.1", until_first=True)
-            results[1] = await runner.join(f"127.0.0.1:{found[0].port}", seats[1], udp, "127.0.0.1", 5)
+            results[1] = await app.join(f"127.0.0.1:{found[0].port}", seats[1], udp, "127.0.0.1", 5)
     assert results[0] == results[1] is not None
     data = (tmp_path / "out0.caravan").read_bytes()
     assert data == (tmp_path / "out1.caravan").read_bytes()

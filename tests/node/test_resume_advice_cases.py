@@ -4,13 +4,11 @@ or a backup brings them back), nor when the game is over."""
 
 from __future__ import annotations
 
-import argparse
 import random
 import subprocess
 import sys
-from types import SimpleNamespace
 
-from node.cli import resume_can_help
+from node.app import resume_can_help
 from node.store import GameStore, StoreError, StoreWriteError
 from protocol import genesis as G, transcript, wire
 from tests.helpers import make_genesis, timeout as scaled
@@ -61,10 +59,8 @@ def test_no_resume_advice_once_the_game_is_over(tmp_path):
     game_id = G.parse(genesis_raw).game_id
     store = GameStore.create(tmp_path, genesis_raw, game_id, {"secret": b"s" * 32}, {"peers": {}})
     store.close()
-    args = argparse.Namespace(data_dir=str(tmp_path))
-    seat = SimpleNamespace(data_dir=tmp_path, game_id=game_id.hex())
     error = StoreWriteError("cannot write web.json: No space left on device")
-    assert resume_can_help(args, seat, game_id.hex(), error)                  # playing: resume continues it
+    assert resume_can_help(tmp_path, game_id.hex(), error)                  # playing: resume continues it
     (store.dir / "transcript.caravan").write_bytes(VECTOR.read_bytes())       # finished
-    assert not resume_can_help(args, seat, game_id.hex(), error)
-    assert not resume_can_help(args, seat, game_id.hex(), StoreError("x"))
+    assert not resume_can_help(tmp_path, game_id.hex(), error)
+    assert not resume_can_help(tmp_path, game_id.hex(), StoreError("x"))

@@ -10,7 +10,7 @@ import pytest
 import trio
 import trio.testing
 
-from node import lobby, output, runner
+from node import app, lobby, output, runner
 from node.handshake import key_pin
 from protocol.identity import SigningKey
 from tests.helpers import timeout
@@ -31,7 +31,7 @@ async def test_a_joiner_refuses_a_host_with_another_key_before_sending_anything(
         async with trio.open_nursery() as nursery:
             port = await nursery.start(_hosting, impostor, {})
             with pytest.raises(lobby.LobbyError, match="not .* the one you were given: nothing was sent or signed"):
-                await runner.join(f"127.0.0.1:{port}/{expected.hex()}", seat)
+                await app.join(f"127.0.0.1:{port}/{expected.hex()}", seat)
             await trio.testing.wait_all_tasks_blocked(cushion=0.05)   # the lobby handled whatever came
             assert impostor.joiners == [], "the joiner took a seat with a host it was told not to trust"
             nursery.cancel_scope.cancel()
