@@ -42,7 +42,7 @@ vectors: $(STAMP)
 # the browser-tab bundle, build/tab (README "A browser tab"; needs npm, the npm registry and
 # PyPI; skipped when its inputs have not changed; tests/web/test_tab.py builds it too)
 tab: $(STAMP)
-	$(PY) -m node.tab_build
+	$(PY) -m node.tab.build
 
 # the README's board pictures (needs Chromium)
 screenshots: $(STAMP)

@@ -3,7 +3,7 @@ games you played together and how each went, and a Plackett-Luce rating (openski
 everyone — computed only from transcripts that verify, so anyone holding the same
 transcripts computes the same record.
 
-Pure: it takes transcripts as bytes (the node finds them: node/records.py). A transcript
+Pure: it takes transcripts as bytes (the node finds them: node/cli/records.py). A transcript
 counts only when `protocol.verify.verify_bytes` finds it valid and finished; any other is
 listed in `skipped` with the reason, never counted. The games are rated in the order of
 their game ids (a transcript carries no signed clock, and file times differ from machine to

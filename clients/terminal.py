@@ -92,7 +92,7 @@ class TerminalClient:
             print(text, file=self.out, flush=True)
 
     def attach_chat(self, chat: Any) -> None:
-        """node/chat.py: lines of the table are printed as they come; `:text` says one."""
+        """node/app/chat.py: lines of the table are printed as they come; `:text` says one."""
         self.chat = chat
         chat.listeners.append(self._chat_line)
 

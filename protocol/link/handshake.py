@@ -15,7 +15,7 @@ frame unnoticed, reorder or replay, so it cannot take a link over mid-stream eit
 Through a broker anyone may publish on a link's topic, so before the link is sealed several
 hellos or auths may arrive for one step (issue 27): each is checked on its own (`fits`) and
 the first that proves the expected key for exactly this link is taken, the rest are dropped
-(node/relay_link.py). A forged or replayed frame cannot displace the real peer's; over TCP
+(node/net/relay_link.py). A forged or replayed frame cannot displace the real peer's; over TCP
 there is one sender, and a frame that does not fit fails the handshake (`receive`).
 """
 
@@ -54,7 +54,7 @@ def parse_pin(text: str, where: str) -> bytes:
 
 
 def pin_inbox(pin: bytes) -> str:
-    """The inbox on a relay (node/relay.py) of the key with this pin: the pin's first 8
+    """The inbox on a relay (node/net/relay.py) of the key with this pin: the pin's first 8
     bytes, in hex, so a joiner that holds only the host's pin knows where to dial."""
     return pin[:8].hex()
 

@@ -1,7 +1,7 @@
 """A link to one peer through an MQTT broker, without the broker: the state machine that
 turns the broker's messages for the link (`deliver`) into frames for the node, and the
 node's frames into messages to publish (`outbox`), given the time at each call.
-node/relay_link.py is its trio shell (waiting, waking, publishing, logging).
+node/net/relay_link.py is its trio shell (waiting, waking, publishing, logging).
 
 Each MQTT message is one frame: an 8-byte big-endian sequence number (in the clear), then
 the body: one type byte and a msgpack value. Types: "O" open (seq 0, dialer -> listener), "A"

@@ -18,7 +18,7 @@ from typing import Any, Callable
 import nacl.bindings as nb
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from node.verify_pool import in_processes, proofs_in, usable_cpus, workers
+from node.cli.verify_pool import in_processes, proofs_in, usable_cpus, workers
 from protocol import chain, games
 from protocol.identity import SigningKey
 from protocol.verify import verify_bytes

@@ -50,7 +50,7 @@ def lines(cpython: dict[str, Any], tab: dict[str, Any], cold: dict[str, float]) 
 
 
 def run() -> list[str]:
-    from node import tab_build
+    from node.tab import build as tab_build
     from tests.web.conftest import INSTALL as CHROMIUM, find_chromium, new_chromium
     from tests.web.tab_page import INSTALL, OFFLINE, call, open_tab, tab_module, tab_server
 

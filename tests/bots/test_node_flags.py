@@ -6,8 +6,8 @@ import trio
 
 from clients.bot import make_bot
 from clients.bots.search import SearchBot
-from node.cli import _seat, build_parser
-from node.client_api import BotDecider
+from node.cli.main import _seat, build_parser
+from node.app.client_api import BotDecider
 from tests.helpers import timeout
 
 from .worlds import positions

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from clients import tournament as T
-from node.cli import main
+from node.cli.main import main
 from tests.helpers import timeout
 
 

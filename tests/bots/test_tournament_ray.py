@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from clients import tournament as T
-from node.cli import main
+from node.cli.main import main
 from tests.helpers import missing_system_package, timeout
 from tests.node.procs import ROOT, env
 

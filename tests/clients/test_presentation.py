@@ -1,5 +1,5 @@
 """What a game's presentation gives the house besides its modules: the game picked when none is
-named (`caravan demo`), and the table page's bits (node/web.py's games.js)."""
+named (`caravan demo`), and the table page's bits (node/pages/web.py's games.js)."""
 
 from __future__ import annotations
 

@@ -170,7 +170,7 @@ def test_a_game_owns_its_packages_and_nothing_else():
         assert Path(importlib.util.find_spec(type(games.get(game)).__module__).origin).parent in folders
     outside = {str(p.relative_to(ROOT)) for p in _outside(names)}
     assert {"clients/narrate/__init__.py", "clients/web/app.js", "tests/games/conformance.py",
-            "protocol/engine.py", "node/demo.py"} <= outside
+            "protocol/engine.py", "node/cli/demo.py"} <= outside
 
 
 def test_the_check_finds_a_named_game(tmp_path):

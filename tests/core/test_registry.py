@@ -66,7 +66,7 @@ def test_entry_points_are_read_only_when_a_game_is_looked_up():
     """importlib.metadata costs a process ~30 ms to import: importing the registries and building
     the CLI's parser (as every node process does) must not pay it; the first look-up does."""
     code = ("import sys; from protocol import games; from clients import games as p, narrate, render; "
-            "from node import cli; cli.build_parser(); "
+            "from node.cli import main as cli; cli.build_parser(); "
             "a = 'importlib.metadata' in sys.modules; games.names(); "
             "print(a, 'importlib.metadata' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)

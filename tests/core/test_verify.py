@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from node.cli import main
+from node.cli.main import main
 from protocol import chain, games, genesis as G, transcript
 from protocol.identity import SigningKey, fingerprint
 from protocol.verify import verify_bytes

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from node.cli import main
-from node.verify_pool import _chunks, in_processes
+from node.cli.main import main
+from node.cli.verify_pool import _chunks, in_processes
 from protocol import chain, games, transcript
 from protocol.identity import SigningKey, already_checked, verify
 from protocol.verify import check_signatures, verify_bytes

@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from node.verify_pool import proofs_in, workers
+from node.cli.verify_pool import proofs_in, workers
 from protocol import chain, engine as E
 from protocol.deck import card_point, ops
 from protocol.deck.group import add_all, mul, parse_point, sub

@@ -3,8 +3,8 @@ import random
 import trio
 
 from clients.bot import RandomBot
-from node.game import GameNode
-from node.store import GameStore
+from node.app.game import GameNode
+from node.storage.store import GameStore
 from protocol import games, wire
 from tests.fixture_game import ENGINE
 from tests.helpers import make_genesis

@@ -5,8 +5,8 @@ import random
 
 import trio
 
-from node.game import GameNode
-from node.store import GameStore
+from node.app.game import GameNode
+from node.storage.store import GameStore
 from protocol import abandon, transcript, wire
 from protocol.session import Session
 from protocol.verify import verify_bytes

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import trio
 
-import node.game as game_mod
-from node.store import GameStore
+import node.app.game as game_mod
+from node.storage.store import GameStore
 from protocol.verify import verify_bytes
 from tests.helpers import timeout as scaled
 from tests.node.conftest import Cluster

@@ -11,8 +11,8 @@ import random
 import socket
 from pathlib import Path
 
-from node import autostart
-from node.store import GameStore, write_private
+from node.pages import autostart
+from node.storage.store import GameStore, write_private
 from protocol import chain, genesis as G, wire
 from tests.fixture_deck_game import ENGINE
 from tests.helpers import make_genesis, wait_until

@@ -6,8 +6,8 @@ import struct
 
 import trio
 
-from node.frames import Connection
-from node.handshake import handshake
+from node.net.frames import Connection
+from node.net.handshake import handshake
 from protocol import chain
 from protocol.identity import SigningKey
 from protocol.verify import verify_bytes
@@ -79,10 +79,10 @@ async def test_bad_peers_are_dropped_and_the_game_goes_on(tmp_path, caplog):
 
 
 async def test_silent_and_slow_peers_time_out(tmp_path, caplog, monkeypatch):
-    import node.frames
-    import node.handshake
-    monkeypatch.setattr(node.handshake, "HANDSHAKE_TIMEOUT", 0.3)
-    monkeypatch.setattr(node.frames, "FRAME_TIMEOUT", 0.3)
+    import node.net.frames
+    import node.net.handshake
+    monkeypatch.setattr(node.net.handshake, "HANDSHAKE_TIMEOUT", 0.3)
+    monkeypatch.setattr(node.net.frames, "FRAME_TIMEOUT", 0.3)
     caplog.set_level(logging.WARNING)
     c = Cluster(tmp_path, 2, seed=1)
     with trio.fail_after(timeout(20)):

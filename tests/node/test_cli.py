@@ -3,7 +3,7 @@
 import subprocess
 import sys
 
-from node.cli import main
+from node.cli.main import main
 from protocol.verify import verify_bytes
 from tests.helpers import communicate, timeout, wait_exit
 from tests.node.procs import ROOT, env

@@ -63,7 +63,7 @@ def _data(args: list[str], tmp_path) -> list[str]:
 
 def test_every_bad_argument_is_one_line_and_exit_2(tmp_path, capsys):
     """In-process through main() (fast); the next test runs a sample as real processes."""
-    from node.cli import main
+    from node.cli.main import main
     from tests.fixture_game import ENGINE
     from protocol import games
     games.register(ENGINE)

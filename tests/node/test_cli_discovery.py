@@ -79,7 +79,7 @@ def test_discover_says_how_it_listened(tmp_path):
 def test_the_announcement_says_whether_spectators_may_watch():
     """The beacon carries the host's --spectators choice; an older node's beacon, without the
     field, parses with None (the home then offers Watch and shows the lobby's refusal)."""
-    from node import discovery
+    from node.net import discovery
 
     game = installed()[0]
     title = games.get(game).title

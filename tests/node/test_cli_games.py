@@ -1,7 +1,7 @@
 """`caravan games`: each stored game's state read from its files, without changing them."""
 
-from node.stored import stored_games
-from node.store import GameStore
+from node.storage.stored import stored_games
+from node.storage.store import GameStore
 from protocol import genesis as G, transcript
 from tests.node.procs import ROOT
 
@@ -83,7 +83,7 @@ def test_a_stored_game_says_whom_it_waits_for_and_for_what(tmp_path):
     """A person's decision ("seat 1: a move", and "you" with my_move for one's own) is told
     apart from a step a node takes by itself ("seat 0's node: a reveal"): it is a node that
     is not running, not its player, that holds such a game up (issue 33)."""
-    from node.stored import describe
+    from node.storage.stored import describe
     from protocol import games
     from protocol.session import Session
     from tests.fixture_game import ENGINE

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from node.cli import main
+from node.cli.main import main
 from protocol.identity import fingerprint
 from tests.clients.record_games import PEOPLE, data_dir, season
 

@@ -9,7 +9,7 @@ import shutil
 import subprocess
 import sys
 
-from node.cli import build_parser
+from node.cli.main import build_parser
 from protocol import transcript
 from tests.helpers import communicate, free_udp_port
 from tests.node.cli_spec import exit_rows, json_types

@@ -6,9 +6,9 @@ import sys
 import trio
 import trio.testing
 
-from node.client_api import ClientDecider, LineChannel, spawn_bot
-from node.game import GameNode
-from node.store import GameStore
+from node.app.client_api import ClientDecider, LineChannel, spawn_bot
+from node.app.game import GameNode
+from node.storage.store import GameStore
 from protocol.verify import verify_bytes
 from tests.helpers import timeout
 from tests.node.conftest import Cluster

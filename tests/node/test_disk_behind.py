@@ -15,10 +15,10 @@ import msgpack
 import trio
 import trio.testing
 
-from node import store as S
-from node.game import GameNode, Progress
-from node.spectators import Spectators
-from node.store import GameStore
+from node.storage import store as S
+from node.app.game import GameNode, Progress
+from node.app.spectators import Spectators
+from node.storage.store import GameStore
 from protocol import games, wire
 from tests.helpers import make_genesis, timeout
 

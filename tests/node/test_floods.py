@@ -18,9 +18,9 @@ import tracemalloc
 import trio
 import trio.testing
 
-from node.frames import Connection
-from node.game import MAX_UNAUTHENTICATED
-from node.handshake import handshake
+from node.net.frames import Connection
+from node.app.game import MAX_UNAUTHENTICATED
+from node.net.handshake import handshake
 from protocol import chain
 from tests.helpers import timeout
 from tests.node.conftest import Cluster

@@ -14,7 +14,7 @@ from pathlib import Path
 import trio
 from trio_websocket import open_websocket_url
 
-from node.store import LOG_MAGIC
+from node.storage.store import LOG_MAGIC
 from protocol.verify import verify_bytes
 from tests.web.home_fixtures import api, start_home
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 
-from node.home_tables import Table
+from node.pages.home_tables import Table
 from tests.helpers import timeout as scaled
 from tests.node.procs import node, read_until
 from tests.web.home_fixtures import api, start_home

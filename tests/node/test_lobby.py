@@ -3,8 +3,9 @@
 import pytest
 import trio
 
-from node import app, discovery, lobby, output, runner
-from node.store import load_identity
+from node.app import operations as app, lobby, output, runner
+from node.net import discovery
+from node.storage.store import load_identity
 from protocol.verify import verify_bytes
 from tests.helpers import free_udp_port, timeout as scaled
 from tests.node.conftest import games  # noqa: F401  (registers the fixture game)

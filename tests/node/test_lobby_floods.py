@@ -5,9 +5,9 @@ host up 178 MiB and kept the real joiner out.
 
 Bound: FLOOD_BOUND (8 MiB) of Python allocations (tracemalloc, after a collection) for each
 flood, while it lasts; and the real joiner still takes its seat. The caps behind it
-(node/lobby.py): 32 links in their handshake (a new one closes the oldest), 4 KiB frames
+(node/app/lobby.py): 32 links in their handshake (a new one closes the oldest), 4 KiB frames
 before authentication, and through a relay at most 16 unsealed frames of 4 KiB and 64 KiB
-of sealed ones per link before it is sealed (node/relay_link.py): ~32 × 128 KiB."""
+of sealed ones per link before it is sealed (node/net/relay_link.py): ~32 × 128 KiB."""
 
 from __future__ import annotations
 
@@ -21,10 +21,11 @@ import tracemalloc
 
 import trio
 
-from node import lobby, relay
-from node.handshake import inbox_of
-from node.relay_link import PRESEAL
-from node.relay_url import parse_relay_url
+from node.app import lobby
+from node.net import relay
+from node.net.handshake import inbox_of
+from node.net.relay_link import PRESEAL
+from node.net.relay_url import parse_relay_url
 from protocol.identity import SigningKey
 from tests.helpers import timeout
 from tests.node.conftest import games  # noqa: F401  (registers the fixture game)
@@ -138,7 +139,7 @@ class Flooder:
 
 
 async def _connected(url, key, lobby_id, task_status=trio.TASK_STATUS_IGNORED):
-    """A lobby's own connection to the broker, as node/app.py opens it for a host and a joiner."""
+    """A lobby's own connection to the broker, as node/app/operations.py opens it for a host and a joiner."""
     async with relay.connect(parse_relay_url(url), key.public, scopes=[lobby_id], max_frame=lobby.LOBBY_FRAME) as r:
         task_status.started(r)
         await trio.sleep_forever()

@@ -4,8 +4,9 @@ on a fresh connection; `join` pointed at a running game's port says to use `cara
 import pytest
 import trio
 
-from node import handshake as H, lobby
-from node.store import load_identity
+from node.net import handshake as H
+from node.app import lobby
+from node.storage.store import load_identity
 from tests.helpers import timeout
 from tests.node.conftest import Cluster
 

@@ -1,4 +1,4 @@
-"""node/mailbox.py: envelopes for turn-based tables (issue 33), without any broker: sealing to
+"""node/net/mailbox.py: envelopes for turn-based tables (issue 33), without any broker: sealing to
 the recipient's static key, signatures, duplicates, reordering, loss and what is owed again,
 non-seats, floods, and the state kept across runs."""
 
@@ -10,8 +10,8 @@ import random
 import nacl.bindings as sodium
 import pytest
 
-from node import mailbox as M
-from node.mailbox import Mailbox, MailError
+from node.net import mailbox as M
+from node.net.mailbox import Mailbox, MailError
 from protocol import wire
 from protocol.identity import SigningKey
 
@@ -183,7 +183,7 @@ class FakePostbox:
 
 
 async def test_a_running_node_resends_what_a_writing_seat_never_acknowledged(table, tmp_path):
-    from node.mail_links import RESEND_AFTER, MailTransport
+    from node.net.mail_links import RESEND_AFTER, MailTransport
 
     _, _, (a, b, _) = table
     ta = MailTransport(FakePostbox(), a, tmp_path)
@@ -226,8 +226,8 @@ async def test_a_transport_hands_each_letter_once_and_acks_only_what_was_taken(t
     next one asked for, never before."""
     import trio
 
-    from node.mail_links import MailTransport
-    from node.postbox import Parcel
+    from node.net.mail_links import MailTransport
+    from node.net.postbox import Parcel
 
     _, _, (a, b, _) = table
     box = ChannelPostbox()

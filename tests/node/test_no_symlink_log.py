@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from node.store import GameStore, StoreError
+from node.storage.store import GameStore, StoreError
 from protocol import wire
 from tests.helpers import make_genesis
 

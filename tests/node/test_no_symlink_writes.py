@@ -11,8 +11,9 @@ from pathlib import Path
 
 import trio
 
-from node import chat as C, home, web
-from node.store import GameStore
+from node.app import chat as C
+from node.pages import home, web
+from node.storage.store import GameStore
 from protocol import genesis as G, transcript
 from protocol.identity import SigningKey
 from tests.node.procs import ROOT

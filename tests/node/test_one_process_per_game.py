@@ -15,8 +15,8 @@ import time
 
 import pytest
 
-from node.store import GameLocked, GameStore, StoreWriteError
-from node.stored import stored_games
+from node.storage.store import GameLocked, GameStore, StoreWriteError
+from node.storage.stored import stored_games
 from protocol import games, wire
 from protocol.verify import verify_bytes
 from tests.fixture_game import ENGINE
@@ -67,7 +67,7 @@ def _store(tmp_path) -> GameStore:
 def test_the_lock_belongs_to_one_process_and_goes_with_it(tmp_path):
     store = _store(tmp_path)
     holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from pathlib import Path; "
-                               "from node.store import GameStore; "
+                               "from node.storage.store import GameStore; "
                                f"s = GameStore(Path({str(tmp_path)!r}), bytes.fromhex({store.dir.name!r})); "
                                "s.lock(); print('locked', flush=True); "
                                f"time.sleep({timeout(60):g})"],       # holds the lock until killed below

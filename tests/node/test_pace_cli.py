@@ -8,7 +8,7 @@ import argparse
 
 import pytest
 
-from node import cli, cli_checks as check
+from node.cli import main as cli, checks as check
 
 DECIDE = ["--bot", "random", "--no-discovery", "--port", "0"]
 

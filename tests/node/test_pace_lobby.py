@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import trio
 
-from node import app, cli, discovery, output, runner
-from node.stored import stored_games
+from node.app import operations as app, output, runner
+from node.cli import main as cli
+from node.net import discovery
+from node.storage.stored import stored_games
 from protocol import genesis as G, transcript
 from tests.helpers import free_udp_port, timeout as scaled
 from tests.node.conftest import games  # noqa: F401  (registers the fixture game)

@@ -10,8 +10,8 @@ import time
 import pytest
 import trio
 
-from node.game import GameNode, Progress
-from node.store import GameStore
+from node.app.game import GameNode, Progress
+from node.storage.store import GameStore
 from protocol import errors, wire
 from protocol.deck import ops
 from tests.deck.deck_game import deck_table, messages, resign, seat_of, snapshot

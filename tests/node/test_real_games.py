@@ -23,7 +23,7 @@ async def test_sare_temple_over_the_node(tmp_path):
     """Bots that build the Temple first: private draws of two, face-down returns and the kept
     card's reveal all run over the network, and the transcript verifies."""
     from clients.bots.sare import HeuristicBot
-    from node.client_api import BotDecider
+    from node.app.client_api import BotDecider
     from protocol import chain, transcript
 
     class TempleFirst(HeuristicBot):

@@ -12,8 +12,8 @@ import sys
 import pytest
 import trio
 
-from node.handshake import key_pin
-from node.lobby import Lobby
+from node.net.handshake import key_pin
+from node.app.lobby import Lobby
 from protocol import genesis as G
 from protocol.identity import SigningKey
 from tests.helpers import timeout as scaled

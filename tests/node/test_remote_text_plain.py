@@ -11,8 +11,8 @@ import subprocess
 import sys
 import threading
 
-from node import output
-from node.output import Status
+from node.app import output
+from node.app.output import Status
 from tests.games.pick import installed
 from tests.helpers import free_udp_port, timeout
 from tests.node.procs import ROOT, env
@@ -53,7 +53,7 @@ def test_a_lan_announcement_is_printed_plain_by_discover():
 
 def test_a_log_line_quoting_a_peer_is_plain():
     code = ("import argparse, logging\n"
-            "from node.cli_tools import setup_logging\n"
+            "from node.cli.tools import setup_logging\n"
             f"for v in (0, 1):\n"
             f"    logging.getLogger().handlers.clear()\n"
             f"    setup_logging(argparse.Namespace(verbose=v))\n"

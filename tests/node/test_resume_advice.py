@@ -13,7 +13,7 @@ from protocol import wire
 from tests.helpers import make_genesis, timeout, wait_exit
 from tests.node.procs import ROOT, env, node, read_until
 from tests.node.stalls import collect, start
-from node.store import GameStore
+from node.storage.store import GameStore
 
 
 def _resume(data_dir, game_id: str) -> list[str]:

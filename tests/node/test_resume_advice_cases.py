@@ -8,8 +8,8 @@ import random
 import subprocess
 import sys
 
-from node.app import resume_can_help
-from node.store import GameStore, StoreError, StoreWriteError
+from node.app.operations import resume_can_help
+from node.storage.store import GameStore, StoreError, StoreWriteError
 from protocol import genesis as G, transcript, wire
 from tests.helpers import make_genesis, timeout as scaled
 from tests.node.procs import ROOT, env

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 import trio
 
-from node.frames import Connection
-from node.handshake import handshake
+from node.net.frames import Connection
+from node.net.handshake import handshake
 from protocol import chain, genesis as G, transcript
 from protocol.identity import SigningKey, fingerprint
 from protocol.verify import verify_bytes

@@ -11,9 +11,9 @@ import time
 import trio
 import trio.testing
 
-from node import spectators
-from node.frames import Connection
-from node.watch import Replica
+from node.app import spectators
+from node.net.frames import Connection
+from node.app.watch import Replica
 from protocol import abandon, transcript
 from protocol.verify import verify_bytes
 from tests.fixture_game import ENGINE

@@ -13,10 +13,10 @@ from pathlib import Path
 import trio
 from trio_websocket import open_websocket_url
 
-from node import chat
-from node.frames import Connection
-from node.handshake import handshake
-from node.watch import Terminal
+from node.app import chat
+from node.net.frames import Connection
+from node.net.handshake import handshake
+from node.app.watch import Terminal
 from protocol import games, wire
 from protocol.identity import SigningKey, fingerprint
 from protocol.verify import verify_bytes

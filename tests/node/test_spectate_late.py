@@ -1,7 +1,7 @@
 """A spectator who waited in the lobby but is slower than the whole game (issue 31: a CI run
 on a busy machine): the lobby told it the game id, the game was over before it dialled, and
 the host's node had already left, so the watcher failed with "no player's node answered".
-The host's node now waits after the game (node/spectators.py LOBBY_WATCHERS_DUE) for the
+The host's node now waits after the game (node/app/spectators.py LOBBY_WATCHERS_DUE) for the
 spectators its lobby told of the game, and no longer than until each came."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from functools import partial
 import pytest
 import trio
 
-from node import game as game_mod
-from node.frames import Connection
-from node.spectators import Spectators
-from node.watch import Replica, WatchError, open_feed
+from node.app import game as game_mod
+from node.net.frames import Connection
+from node.app.spectators import Spectators
+from node.app.watch import Replica, WatchError, open_feed
 from protocol import transcript
 from tests.helpers import timeout
 from tests.node.conftest import Cluster

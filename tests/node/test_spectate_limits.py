@@ -1,4 +1,4 @@
-"""node/spectators.py in one process: a spectator that stops reading is cut off after
+"""node/app/spectators.py in one process: a spectator that stops reading is cut off after
 SEND_TIMEOUT and costs nothing more (nothing is queued for it)."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import trio
 import trio.testing
 
-from node import spectators
-from node.frames import Connection
+from node.app import spectators
+from node.net.frames import Connection
 
 
 class FakeNode:

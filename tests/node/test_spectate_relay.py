@@ -43,9 +43,9 @@ def test_spectators_through_the_broker_with_a_watch_invite(tmp_path, broker):  #
 
 
 def test_a_relayed_table_refuses_spectators_by_default(tmp_path, broker):  # noqa: F811
-    from node.store import load_identity
-    from node.watch import watch_invite
-    from node.relay_url import parse_relay_url
+    from node.storage.store import load_identity
+    from node.app.watch import watch_invite
+    from node.net.relay_url import parse_relay_url
 
     g = RelayedGame(tmp_path, broker.url, "sabbat", 3, bot_delay=0.05)
     try:

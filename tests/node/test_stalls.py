@@ -14,8 +14,8 @@ import time
 
 import trio
 
-from node.game import GameNode
-from node.store import GameStore
+from node.app.game import GameNode
+from node.storage.store import GameStore
 from protocol import genesis as G, wire
 from protocol.verify import verify_bytes
 from tests.helpers import make_genesis, timeout
@@ -165,7 +165,7 @@ async def test_a_stranded_node_signs_once_backs_off_and_gives_up(tmp_path, monke
     """Both other nodes vanish: node 0 signs at most one statement (not one per tick),
     sends it with back-off, and exits as given up within the stated bound, its transcript
     unfinished but valid."""
-    import node.game as game_mod
+    import node.app.game as game_mod
     from protocol import abandon
     monkeypatch.setattr(game_mod, "MIN_GIVE_UP", 3.0)
     signed = []

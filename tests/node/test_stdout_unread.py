@@ -79,7 +79,7 @@ def test_lines_past_the_bound_are_dropped_counted_and_told():
     import json
     import os
 
-    from node.output import LineOutput
+    from node.app.output import LineOutput
 
     r, w = os.pipe()
     fcntl.fcntl(w, fcntl.F_SETPIPE_SZ, 4096)

@@ -15,8 +15,8 @@ import time
 
 import pytest
 
-from node import store as S
-from node.store import GameStore, StoreError, StoreWriteError, parse_log
+from node.storage import store as S
+from node.storage.store import GameStore, StoreError, StoreWriteError, parse_log
 from protocol import wire
 from tests.helpers import communicate, make_genesis, missing_system_package, timeout
 from tests.node.procs import ROOT, env

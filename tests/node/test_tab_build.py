@@ -1,4 +1,4 @@
-"""node/tab_build.py (`make tab`) without a browser: clear one-line errors when npm, the npm
+"""node/tab/build.py (`make tab`) without a browser: clear one-line errors when npm, the npm
 registry or PyPI is missing, a deterministic code zip with what the tab needs and nothing
 else, and content-hashed names. (The built bundle itself: tests/web/test_tab.py.)"""
 
@@ -11,7 +11,7 @@ import zipfile
 
 import pytest
 
-from node import tab_build
+from node.tab import build as tab_build
 from tests.helpers import missing_system_package
 
 

@@ -1,4 +1,4 @@
-"""node/vote_memory.py: what a postbox node keeps of an abandon vote between its runs (issue
+"""node/storage/vote_memory.py: what a postbox node keeps of an abandon vote between its runs (issue
 33, item 5): it reads back what was written, keeps a bounded number of the others' frames
 with only their known fields, and names a damaged file."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from node.vote_memory import FILE, KEPT, VoteMemory, load, save
+from node.storage.vote_memory import FILE, KEPT, VoteMemory, load, save
 
 
 def proposal(length: int, **extra) -> dict:

@@ -8,8 +8,8 @@ import sys
 
 import trio
 
-from node.frames import Connection
-from node.handshake import handshake
+from node.net.frames import Connection
+from node.net.handshake import handshake
 from protocol import genesis as G, transcript
 from protocol.identity import SigningKey
 from tests.helpers import timeout

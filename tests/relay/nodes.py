@@ -13,7 +13,7 @@ from typing import Callable
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from node.relay_url import parse_relay_url
+from node.net.relay_url import parse_relay_url
 from tests.helpers import timeout as scaled
 from tests.node.procs import ROOT, env, finish, log_tail, node, read_until
 

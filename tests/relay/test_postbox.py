@@ -1,4 +1,4 @@
-"""node/postbox.py through a real Mosquitto with persistence (issue 33, store and forward):
+"""node/net/postbox.py through a real Mosquitto with persistence (issue 33, store and forward):
 envelopes sent to a seat whose node is not running wait on the broker, across a broker
 restart, and arrive when it connects; one its node did not acknowledge comes again."""
 
@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import trio
 
-from node.handshake import inbox_of
-from node.mailbox import Mailbox
-from node.postbox import inbox_topic, open_postbox, session_expiry
-from node.relay_url import parse_relay_url
+from node.net.handshake import inbox_of
+from node.net.mailbox import Mailbox
+from node.net.postbox import inbox_topic, open_postbox, session_expiry
+from node.net.relay_url import parse_relay_url
 from protocol.identity import SigningKey
 from tests.helpers import timeout as scaled, wait_until_async
 from tests.relay.broker import Broker
@@ -94,8 +94,8 @@ async def test_junk_and_forgeries_waiting_in_a_postbox_are_refused_naming_why(tm
     import paho.mqtt.client as mqtt
     from paho.mqtt.enums import CallbackAPIVersion
 
-    from node.mailbox import MailError
-    from node.postbox import inbox_topic
+    from node.net.mailbox import MailError
+    from node.net.postbox import inbox_topic
 
     broker = Broker(tmp_path, persistent=True).start()
     try:

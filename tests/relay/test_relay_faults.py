@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from node.store import parse_log
+from node.storage.store import parse_log
 from protocol import chain
 from tests.games.pick import cli_options, quick, short_game, some_game
 from tests.relay.broker import Broker

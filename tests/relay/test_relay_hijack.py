@@ -16,11 +16,11 @@ import threading
 import msgpack
 import trio
 
-from node import relay
-from node.handshake import VERSION, _hello_signed, inbox_of, pin_inbox
-from node.lobby import Lobby, join
-from node.relay_link import PRESEAL
-from node.relay_url import parse_invite, parse_relay_url
+from node.net import relay
+from node.net.handshake import VERSION, _hello_signed, inbox_of, pin_inbox
+from node.app.lobby import Lobby, join
+from node.net.relay_link import PRESEAL
+from node.net.relay_url import parse_invite, parse_relay_url
 from protocol.identity import SigningKey
 from tests.node.conftest import games  # noqa: F401  (registers the fixture game)
 from tests.helpers import timeout

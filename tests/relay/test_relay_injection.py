@@ -6,7 +6,7 @@ and its transcript verifies."""
 import os
 import struct
 
-from node.relay_link import PRESEAL
+from node.net.relay_link import PRESEAL
 from tests.games.pick import quick
 from tests.relay.nodes import Outsider, RelayedGame, assert_all_verify
 

@@ -12,11 +12,11 @@ import pytest
 import trio
 import trio.testing
 
-from node import relay
-from node.frames import FrameError
-from node.handshake import handshake
-from node.relay_link import GAP_WAIT
-from node.relay_url import parse_relay_url
+from node.net import relay
+from node.net.frames import FrameError
+from node.net.handshake import handshake
+from node.net.relay_link import GAP_WAIT
+from node.net.relay_url import parse_relay_url
 from protocol.identity import SigningKey
 from tests.helpers import timeout, wait_until_async
 from tests.relay.nodes import Outsider
@@ -126,7 +126,7 @@ async def test_duplicates_are_dropped_and_a_lost_frame_closes_the_link(broker):
 
 async def test_a_silent_peer_is_noticed(broker, monkeypatch):
     """A peer that vanished without a word (its process killed): the link fails within the idle timeout."""
-    import node.relay_link as rl
+    import node.net.relay_link as rl
     monkeypatch.setattr(rl, "IDLE_TIMEOUT", 2.0)
     with trio.fail_after(timeout(30)):
         async with trio.open_nursery() as nursery:
@@ -160,7 +160,7 @@ async def test_junk_sent_ahead_cannot_crowd_out_the_first_sealed_frame():
     """Before this side has sealed the link, sealed-looking frames are held in a small buffer;
     junk published ahead (more than it holds) must not make the real peer's first sealed
     frame, arriving last, be dropped (the oldest make room; issue 27)."""
-    from node.relay_link import UNSEALED_HELD, RelayLink
+    from node.net.relay_link import UNSEALED_HELD, RelayLink
     link = RelayLink(lambda payload: None, "test", lambda _: None, dialer=True)
     for _ in range(3 * UNSEALED_HELD):
         link.deliver(struct.pack(">Q", 1) + os.urandom(200))
@@ -173,7 +173,7 @@ async def test_junk_sent_ahead_cannot_crowd_out_the_first_sealed_frame():
 def _linked_pair():
     """Two RelayLinks wired to each other in memory (a broker that never pushes back), not
     sealed yet, and the secretstream states each side seals with: {side: (push, pull)}."""
-    from node.relay_link import RelayLink
+    from node.net.relay_link import RelayLink
 
     links: dict[str, RelayLink] = {}
     a = links["a"] = RelayLink(lambda p: links["b"].deliver(p), "a", lambda _: None, dialer=True)
@@ -194,7 +194,7 @@ async def test_a_burst_sent_before_the_peer_sealed_arrives_whole():
     sealed yet, and that one holds only a few sealed frames (UNSEALED_HELD): a burst (a
     resync, a spectator's history) lost its first frames and the link closed as having lost
     one. A side now holds its data until the peer says it sealed."""
-    from node.relay_link import UNSEALED_HELD
+    from node.net.relay_link import UNSEALED_HELD
 
     a, b, states = _linked_pair()
     burst = 4 * UNSEALED_HELD
@@ -227,7 +227,7 @@ async def test_a_burst_to_a_slow_receiver_waits_instead_of_losing_frames():
     at once through the broker, which never pushes back; the spectator's link held MAX_HELD
     frames, dropped the rest and closed as having lost one, and the spectator ended with an
     unverified transcript. The sender now waits for the receiver's acks (a window, like TCP's)."""
-    from node.relay_link import MAX_HELD, WINDOW
+    from node.net.relay_link import MAX_HELD, WINDOW
 
     a, b = _sealed_pair()
     burst = 4 * MAX_HELD
@@ -248,7 +248,7 @@ async def test_a_burst_to_a_slow_receiver_waits_instead_of_losing_frames():
 async def test_a_sender_that_never_reads_its_link_still_sees_the_window_open():
     """A node answers a peer's frame from the task that reads the link (a resync): were acks
     taken only by `recv`, that task, waiting for its window, would wait for ever."""
-    from node.relay_link import WINDOW
+    from node.net.relay_link import WINDOW
 
     a, b = _sealed_pair()
     with trio.fail_after(timeout(20)):
@@ -267,7 +267,7 @@ async def test_closing_an_endpoint_closes_the_links_nobody_served():
     tells their dialers."""
     from types import SimpleNamespace
 
-    from node.relay import Endpoint
+    from node.net.relay import Endpoint
 
     published: list[tuple[str, bytes]] = []
     fake = SimpleNamespace(ready=trio.Event(), links={}, endpoints={},
@@ -289,7 +289,7 @@ async def test_a_link_waits_a_moment_after_this_process_was_not_run(mock_clock):
     the link called itself dead before the frames that came meanwhile (still in the broker
     connection's thread) were delivered (a CI run on a busy machine lost a watcher so). The
     link now gives them WAKE_GRACE seconds first; silence after that still ends it."""
-    from node.relay_link import IDLE_TIMEOUT
+    from node.net.relay_link import IDLE_TIMEOUT
 
     a, b = _sealed_pair()
     a.ping = b.ping = lambda: None

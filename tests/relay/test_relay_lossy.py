@@ -9,10 +9,10 @@ import random
 
 import trio
 
-from node import relay, relay_link
-from node.game import GameNode
-from node.relay_url import parse_relay_url
-from node.store import GameStore
+from node.net import relay, relay_link
+from node.app.game import GameNode
+from node.net.relay_url import parse_relay_url
+from node.storage.store import GameStore
 from protocol import games
 from protocol.verify import verify_bytes
 from tests.games.pick import quick_game

@@ -8,9 +8,10 @@ import os
 
 import trio
 
-from node import lobby, relay
-from node.relay_link import PRESEAL, RelayLink
-from node.relay_url import parse_relay_url
+from node.app import lobby
+from node.net import relay
+from node.net.relay_link import PRESEAL, RelayLink
+from node.net.relay_url import parse_relay_url
 from protocol.identity import SigningKey
 from tests.helpers import timeout, wait_until_async
 from tests.relay.nodes import Outsider

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from node.relay_url import Invite, RelayUrl, parse_invite, parse_relay_url, with_auth
+from node.net.relay_url import Invite, RelayUrl, parse_invite, parse_relay_url, with_auth
 from tests.games.pick import some_game
 from tests.helpers import timeout
 from tests.node.procs import ROOT, env

@@ -8,7 +8,7 @@ waited for it less than the time per move, loses nothing. A seat that stays away
 recorded as silent, with a valid co-signed record, although its two accusers are never online
 together: each proposes only once its own clock saw the whole time per move pass since it first
 held that state (across its runs), their proposals and signatures wait on the broker, and each
-keeps what it proposed, signed and took (node/vote_memory.py)."""
+keeps what it proposed, signed and took (node/storage/vote_memory.py)."""
 
 from __future__ import annotations
 

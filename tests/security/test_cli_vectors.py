@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from node.cli import main
+from node.cli.main import main
 from tests.security import cli_vectors
 
 PINNED = json.loads(cli_vectors.VERDICTS.read_text())

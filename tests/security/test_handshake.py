@@ -12,8 +12,8 @@ from functools import partial
 import trio
 import trio.testing
 
-from node.frames import Connection, FrameError
-from node.handshake import HandshakeError, handshake
+from node.net.frames import Connection, FrameError
+from node.net.handshake import HandshakeError, handshake
 from protocol.deck.group import L, SMALL_ORDER_POINTS, mul_base, scalar_bytes
 from tests.helpers import timeout
 from tests.node.conftest import Cluster

@@ -12,9 +12,9 @@ from functools import partial
 import pytest
 import trio
 
-from node.frames import Connection
-from node.handshake import handshake
-from node.lobby import LobbyError, join
+from node.net.frames import Connection
+from node.net.handshake import handshake
+from node.app.lobby import LobbyError, join
 from protocol import genesis as G
 from protocol.identity import SigningKey
 from tests.helpers import timeout

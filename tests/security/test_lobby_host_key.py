@@ -10,8 +10,8 @@ import pytest
 import trio
 import trio.testing
 
-from node import app, lobby, output, runner
-from node.handshake import key_pin
+from node.app import operations as app, lobby, output, runner
+from node.net.handshake import key_pin
 from protocol.identity import SigningKey
 from tests.helpers import timeout
 from tests.node.conftest import games  # noqa: F401  (registers the fixture game)

@@ -1,4 +1,4 @@
-"""node/chat.py without a network: what a peer's chat frame must be to be shown, and the bounds
+"""node/app/chat.py without a network: what a peer's chat frame must be to be shown, and the bounds
 that hold whatever a peer sends."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from node import chat as C
+from node.app import chat as C
 from protocol import wire
 from protocol.identity import SigningKey
 

@@ -11,8 +11,8 @@ import time
 import trio
 from selenium.webdriver.common.by import By
 
-from node.chat import ChatError
-from node.web import WebClient
+from node.app.chat import ChatError
+from node.pages.web import WebClient
 from protocol import games
 from tests.games.pick import some_game
 from tests.helpers import join, timeout
@@ -24,7 +24,7 @@ GAME = some_game(players=2)
 
 
 class StandInChat:
-    """What the page server needs of node/chat.py's Chat: lines, listeners and `say`, which
+    """What the page server needs of node/app/chat.py's Chat: lines, listeners and `say`, which
     refuses any line holding "flood"."""
 
     def __init__(self):

@@ -1,4 +1,4 @@
-"""node/chat.py (issue 34, item 5d): one rate rule that the sender and every receiver apply to
+"""node/app/chat.py (issue 34, item 5d): one rate rule that the sender and every receiver apply to
 the same signed times, so no line the sender's window allowed is dropped by a receiver whose
 links delivered lines in a bunch; forged times do not get around it; and past the on-disk cap
 chat.jsonl keeps the newest lines, so a restarted node shows the recent talk."""
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from node import chat as C
+from node.app import chat as C
 from protocol.identity import SigningKey
 
 GAME = b"g" * 32

@@ -13,9 +13,9 @@ import pytest
 import trio
 from trio_websocket import ConnectionRejected, open_websocket_url
 
-from node.home import Home
-from node.home_tables import Network
-from node.web import WebClient
+from node.pages.home import Home
+from node.pages.home_tables import Network
+from node.pages.web import WebClient
 from tests.helpers import timeout as scaled
 
 

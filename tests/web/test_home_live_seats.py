@@ -1,6 +1,6 @@
 """A friend waiting in someone else's lobby sees who sits where as it changes (issue 36: the
 joiner's home said only "2 of 4 seated when you joined"): the host tells every waiting
-joiner the seats whenever someone takes or leaves one (node/lobby.py `seats` frame)."""
+joiner the seats whenever someone takes or leaves one (node/app/lobby.py `seats` frame)."""
 
 from __future__ import annotations
 

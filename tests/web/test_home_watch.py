@@ -1,5 +1,5 @@
 """Watch from the home (issue 26 item 5): two homes on loopback; one opens a LAN table, the
-other hears it under Open tables and clicks Watch: the spectator (node/watch.py, run in the
+other hears it under Open tables and clicks Watch: the spectator (node/app/watch.py, run in the
 home's process) waits in the lobby, then opens the table page in spectator mode. A table
 created with spectators off offers no Watch, and a watch asked anyway fails with one line."""
 

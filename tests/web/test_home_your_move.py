@@ -12,7 +12,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from clients.bot import RandomBot
-from node.store import GameStore, write_private
+from node.storage.store import GameStore, write_private
 from protocol import games, wire
 from protocol.identity import SigningKey
 from tests.games.pick import some_game

@@ -14,7 +14,7 @@ from pathlib import Path
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from node.records import record_of
+from node.cli.records import record_of
 from protocol.identity import fingerprint
 from tests.clients.record_games import PEOPLE, data_dir, season
 from tests.helpers import timeout as scaled
@@ -53,7 +53,7 @@ def test_the_record_page(tmp_path: Path, browser):
         assert rows[bea][0].splitlines() == ["Bea", fingerprint(PEOPLE["Bea"].public)], rows
         assert rows[bea][1:3] == ["3", "2–1–0"], rows
         assert rows[dee][0] == fingerprint(PEOPLE["Dee"].public), rows            # no name known: the fingerprint
-        # the same numbers as the CLI's record (node/records.py), from the same files
+        # the same numbers as the CLI's record (node/cli/records.py), from the same files
         expected = json.loads(json.dumps(record_of(d)))
         assert len(rows) == len(expected["friends"]) == 3
         for f in expected["friends"]:

@@ -12,7 +12,7 @@ import trio
 from trio_websocket import ConnectionRejected, open_websocket_url
 
 from clients import games as presentations
-from node.web import QUEUE, WebClient
+from node.pages.web import QUEUE, WebClient
 from protocol import games
 from tests.games.pick import some_game
 from tests.helpers import timeout as scaled, wait_until_async

@@ -5,7 +5,7 @@ the project's crypto checks pass with CPython's very answers, the specs/vectors/
 transcripts get their pinned verdicts, a one-byte-tampered file stops the page, nothing is
 fetched from another origin, `caravan tab --check` tells a fresh build from a tampered
 copy, and the page is an installable app that opens offline once loaded (its service worker
-keeping only checked files). The bundle is built once (node/tab_build.py skips an up-to-date build); building needs
+keeping only checked files). The bundle is built once (node/tab/build.py skips an up-to-date build); building needs
 npm and PyPI: locally these tests skip without them, with CI=true they fail."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from typing import Callable
 import msgpack
 import pytest
 
-from node import tab_build
+from node.tab import build as tab_build
 from protocol.deck.group import clear_cache
 from protocol.identity import SigningKey, fingerprint
 from protocol.link.framing import TcpFraming

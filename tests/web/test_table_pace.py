@@ -9,7 +9,7 @@ import pytest
 import trio
 from selenium.webdriver.common.by import By
 
-from node.web import WebClient
+from node.pages.web import WebClient
 from tests.helpers import timeout as scaled, wait_until
 from tests.web.test_table_page import GAME, TITLE, Page
 

@@ -15,7 +15,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 
 from clients import games as presentations
-from node.web import WebClient
+from node.pages.web import WebClient
 from protocol import games
 from tests.games.pick import installed
 from tests.helpers import join, timeout as scaled, wait_until

@@ -16,7 +16,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from trio_websocket import open_websocket_url
 
-from node.chat import ChatError, Lines
+from node.app.chat import ChatError, Lines
 from tests import helpers
 from tests.node.test_spectate_chat import Page, chat_host
 from tests.web.conftest import Node, console_errors, new_chromium, web_game

@@ -281,10 +281,10 @@ def test_a_doppelganger_reuse_names_the_effect_used_again():
 
 
 def test_the_terminal_labels_each_event_with_the_round_it_happened_in():
-    """node/runner.py: the last action of a round and its stewardship are round r's, not r+1's."""
+    """node/app/runner.py: the last action of a round and its stewardship are round r's, not r+1's."""
     from types import SimpleNamespace
 
-    from node import output, runner
+    from node.app import output, runner
 
     lines: list[str] = []
 

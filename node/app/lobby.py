@@ -1,0 +1,747 @@
+"""The lobby: a host opens a game, joiners take seats, and everyone signs the genesis.
+
+The host only gathers keys and beacon tips and relays the genesis for signing; each
+joiner checks the body (its own key and tip at its seat, the advertised game and
+options) before it signs. After the genesis the host is a peer like any other.
+
+Frames (after the mutual handshake bound to the lobby id):
+host -> joiner: {"t": "lobby", ...} before the handshake (it says what answered) and again
+sealed after it (the one the joiner trusts); {"t": "seated", "seat", "nonce",
+"players", "beacon_length"}; {"t": "sign", "body"}; {"t": "start", "genesis", "peers", "names"};
+{"t": "refused", "why"}; while a joiner waits for the others, {"t": "seats", "seats": [{"seat",
+"name", "taken", "you"}]} whenever someone takes or leaves a seat (names are unsigned labels). joiner -> host: {"t": "join", "port", "name"}; {"t": "tip", "tip"};
+{"t": "signature", "sig"}.
+
+A joiner given the host's key pin (an invite always carries it; `HOST:PORT/KEY` on a LAN)
+accepts no other key as the host, before it sends or signs anything (issue 27). A host keeps
+at most MAX_PENDING links in their handshake (a new one closes the oldest that has not sent
+a valid hello — one signed for that link by the key owning its inbox —, else the oldest: a
+flood cannot keep a real joiner out) and reads at most HANDSHAKE_FRAME bytes a frame before a
+link is authenticated, LOBBY_FRAME after.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable
+
+import trio
+
+from protocol import games, genesis as G
+from protocol.identity import SigningKey, fingerprint, strong_key, verify
+from protocol.player import beacon_chain
+
+from ..net.frames import Connection, FrameError
+from ..net.handshake import HandshakeError, HandshakeSlots, handshake, key_pin, parse_pin, pin_inbox
+from .spectators import REFUSED_NO
+
+log = logging.getLogger("caravan.lobby")
+
+BEACON_LENGTH = 8192
+MAX_LOBBY_WATCHERS = 8
+"""Spectators that may wait in an open lobby for its game to start."""
+LOBBY_TIMEOUT = 30.0
+"""A joiner must answer each lobby request (tip, signature) within this many seconds."""
+MAX_PENDING = 32
+"""Links in their handshake at once (as node/app/game.py MAX_UNAUTHENTICATED); a new one closes
+the oldest not yet past the hello, so links that never finish cannot keep a real joiner out."""
+HANDSHAKE_FRAME = 4096
+"""The largest frame a host reads before the link is authenticated (as node/app/game.py)."""
+LOBBY_FRAME = 64 << 10
+"""The largest frame a host reads from an authenticated joiner (join, tip, signature: tiny)."""
+JOIN_TIMEOUT = 60.0
+"""How long a joiner keeps asking a lobby through a broker that does not answer (--join-timeout):
+a busy or flooded host answers late, and its own connection may be reconnecting."""
+JOIN_RETRY = (1.0, 8.0)
+"""The pause before a joiner's next try, first and longest (it doubles in between)."""
+JOIN_PATIENCE = (3.0, 16.0)
+"""How long one try waits for the host's answer, first and longest (it doubles in between): a
+host behind a backlog answers late, and each new try queues behind that backlog again."""
+
+Listen = Callable[[bytes], Awaitable[None]]
+"""`listen(game_id)`: make this node reachable in the game about to start (through a broker,
+subscribe its game connection); awaited before this node's part of the genesis leaves it, so
+no peer's first dial of the game can come before it."""
+
+
+async def _no_listen(game_id: bytes) -> None:
+    return None
+
+
+class LobbyError(Exception):
+    pass
+
+
+def split_host_key(target: str) -> tuple[str, bytes | None]:
+    """`HOST:PORT/KEY` or `LOBBY_ID/KEY` -> (HOST:PORT or LOBBY_ID, the host's key pin), the
+    pin None when the target names no key; ValueError (one line) for a malformed key."""
+    where, sep, pin = target.rpartition("/")
+    if not sep:
+        return target, None
+    return where, parse_pin(pin, repr(target))
+
+
+MAX_NAME = 32
+
+
+def clean_name(name: Any) -> str:
+    """A player's chosen name as shown to others: printable, at most MAX_NAME characters, ""
+    when none (a name is a courtesy, never trusted: seats are keys)."""
+    if type(name) is not str:
+        return ""
+    return "".join(c for c in name if c.isprintable()).strip()[:MAX_NAME]
+
+
+@dataclass
+class Setup:
+    """What a node needs to start playing once the genesis is signed."""
+    genesis_raw: bytes
+    game_id: bytes
+    seat: int
+    secret: bytes
+    peers: dict[int, tuple[str, int]]
+    names: list[str] = field(default_factory=list)
+    """The players' chosen names by seat (not signed: shown to people, never trusted)."""
+    spectators: bool = True
+    """The host's choice: may this table be watched (node/app/spectators.py)."""
+    watchers: int = 0
+    """Spectators the lobby told the game id: the host's node waits for them after a short game."""
+    spectators_chat: bool = True
+    """The host's choice: may its spectators read the table talk (node/app/chat.py; only when
+    `spectators`)."""
+
+
+@dataclass
+class _Joiner:
+    conn: Connection
+    key: bytes
+    host: str
+    port: int
+    name: str = ""
+    waiting: trio.CancelScope = field(default_factory=trio.CancelScope)
+    idle: trio.Event = field(default_factory=trio.Event)
+
+
+def _peer_host(stream: Any) -> str:
+    try:
+        return stream.socket.getpeername()[0]
+    except (OSError, AttributeError):
+        return "?"
+
+
+def named(name: str, key: bytes) -> str:
+    """Someone by the name they chose, with their key's fingerprint (which is what counts) beside it."""
+    return f"{name} (key {fingerprint(key)})" if name else f"key {fingerprint(key)}"
+
+
+async def _expect(conn: Connection, kind: str, timeout: float = LOBBY_TIMEOUT, also: tuple[str, ...] = ()) -> dict:
+    with trio.fail_after(timeout):
+        frame = await conn.recv()
+    if type(frame) is not dict or frame.get("t") not in (kind, *also):
+        got = frame.get("t") if type(frame) is dict else type(frame).__name__
+        raise LobbyError(f"expected {kind!r}, got {got!r}")
+    return frame
+
+
+class Lobby:
+    """The host's side. `run` returns the Setup once every seat has signed."""
+
+    def __init__(self, key: SigningKey, game: str, players: int, options: dict[str, Any],
+                 on_status: Callable[[str], None] = lambda s: None, time_limit: int = 0, name: str = "",
+                 spectators: bool = True, friends: frozenset[bytes] = frozenset(), spectators_chat: bool = True,
+                 pace: str = G.LIVE):
+        self.name = clean_name(name)
+        engine = games.get(game)
+        if not engine.min_players <= players <= engine.max_players:
+            raise LobbyError(f"{engine.title} is for {engine.min_players}-{engine.max_players} players")
+        engine.new_game(options, players)          # BadOptions now, not after everyone joined
+        self.key, self.game, self.players, self.options = key, game, players, options
+        if pace not in G.PACES:
+            raise LobbyError(f"unknown pace {pace!r} (use {' or '.join(G.PACES)})")
+        self.time_limit, self.pace = time_limit, pace
+        self.title = engine.title
+        self.lobby_id = os.urandom(16)
+        self.pin = key_pin(key.public)
+        """The pin of the host's key: what an invite or `HOST:PORT/KEY` tells joiners to expect."""
+        self.joiners: list[_Joiner] = []
+        self.handshakes = HandshakeSlots(MAX_PENDING)
+        self.full = trio.Event()
+        self.done = trio.Event()
+        self.before_start: Callable[[Setup], None] | None = None
+        """Called with the Setup before the signed genesis (holding this seat's signature) leaves:
+        the node stores the game there, so it never signs a genesis it cannot continue."""
+        self.on_status = on_status
+        self.port = 0
+        self.relayed = False
+        self._watching: list[Connection] = []      # their links: told the game id at the start
+        self.spectators = spectators
+        self.spectators_chat = spectators and spectators_chat
+        """May the spectators read the table talk: told every seat in the `start` frame."""
+        self.watchers = 0
+        self.friends = friends
+        """The seats of the game this lobby plays again (Play again): only they may join it, or
+        decline it (once each)."""
+        self.declined: set[bytes] = set()
+        self.places: dict[bytes, int] = {}
+        """Joiners whose seat is chosen beforehand (the home's bots): key -> seat."""
+
+    def invite(self, url: Any) -> str:
+        """What joiners join this lobby with through the broker `url` (a relay_url.RelayUrl)."""
+        return url.invite(self.lobby_id.hex(), self.pin)
+
+    @staticmethod
+    def _who(joiner: "_Joiner") -> str:
+        """A joiner by the name it chose (its key's fingerprint, which is what counts, beside it)."""
+        return named(joiner.name, joiner.key)
+
+    def seating(self) -> list["_Joiner | None"]:
+        """Seats 1.. in order: a joiner with a chosen seat (`places`) sits there, the others in
+        the order they joined; None for a seat still empty."""
+        seats: list[_Joiner | None] = [None] * (self.players - 1)
+        rest = []
+        for j in self.joiners:
+            want = self.places.get(j.key)
+            if want is not None and 1 <= want < self.players and seats[want - 1] is None:
+                seats[want - 1] = j
+            else:
+                rest.append(j)
+        for i, seat in enumerate(seats):
+            if seat is None and rest and not (i + 1) in self.places.values():
+                seats[i] = rest.pop(0)
+        for i, seat in enumerate(seats):               # a chosen seat whose bot never came: whoever is left
+            if seat is None and rest:
+                seats[i] = rest.pop(0)
+        return seats
+
+    def seats_text(self) -> str:
+        """"2/3 seated: seat 0 Ann (host), seat 1 Bob; empty: seat 2" — for the lobby's lines."""
+        taken = [f"seat 0 {self.name or 'the host'}" + (" (host)" if self.name else "")]
+        seating = self.seating()
+        taken += [f"seat {i} {j.name or fingerprint(j.key)}" for i, j in enumerate(seating, start=1) if j]
+        empty = [f"seat {i}" for i, j in enumerate(seating, start=1) if j is None]
+        return (f"{1 + len(self.joiners)}/{self.players} seated: {', '.join(taken)}"
+                + (f"; empty: {', '.join(empty)}" if empty else ""))
+
+    def seats_for(self, me: "_Joiner | None" = None) -> list[dict[str, Any]]:
+        """The seats as a waiting joiner `me` is shown them (its own marked `you`)."""
+        seats = [{"seat": 0, "name": self.name, "taken": True, "you": False}]
+        for i, j in enumerate(self.seating(), start=1):
+            seats.append({"seat": i, "name": (j.name or fingerprint(j.key)) if j else "", "taken": j is not None,
+                          "you": j is not None and j is me})
+        return seats
+
+    async def _tell_seats(self) -> None:
+        """Every joiner still waiting learns who sits where now (one that does not take it
+        within 1 s misses this one; the next change tells it again)."""
+        if self.full.is_set():
+            return                                   # "seated" comes next: the seats are final
+        for j in list(self.joiners):
+            with trio.move_on_after(1):
+                try:
+                    await j.conn.send({"t": "seats", "seats": self.seats_for(j)})
+                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                    pass
+
+    def status(self) -> dict[str, Any]:
+        return {"lobby": self.lobby_id.hex(), "game": self.game, "title": self.title,
+                "players": self.players, "seated": 1 + len(self.joiners), "port": self.port,
+                "spectators": self.spectators}
+
+    async def _welcome(self, stream: trio.SocketStream) -> None:
+        await self._welcome_link(Connection(stream, _peer_host(stream)))
+
+    def _advert(self) -> dict[str, Any]:
+        advert = {"t": "lobby", **self.status(), "options": self.options, "time_limit": self.time_limit,
+                  "spectators_chat": self.spectators_chat}
+        if self.pace != G.LIVE:
+            advert["pace"] = self.pace                 # absent for a live table, as before tables had a pace
+        return advert
+
+    async def _authenticate(self, conn: Connection) -> bytes | None:
+        """The handshake of a new link, one of at most MAX_PENDING (for a new one the oldest
+        whose peer has not yet sent a valid hello is closed, else the oldest); its peer's
+        key, or None when it was closed so."""
+        conn.max_frame = HANDSHAKE_FRAME
+        with self.handshakes.slot() as proven:
+            await conn.send(self._advert())
+            peer = await handshake(conn, self.key, self.lobby_id, dialer=False, on_hello=proven,
+                                   proven_timeout=LOBBY_TIMEOUT if self.relayed else None)
+            conn.max_frame = LOBBY_FRAME
+            await conn.send(self._advert())
+            return peer
+        log.warning("lobby: %s dropped: %d newer links were in their handshake", conn.address, MAX_PENDING)
+        return None
+
+    async def _welcome_link(self, conn: Connection) -> None:
+        """A joiner's link (TCP, or through the relay: then it names no port, as no one dials it)."""
+        try:
+            peer = await self._authenticate(conn)
+            if peer is None:
+                await conn.aclose()
+                return
+            join = await _expect(conn, "join", also=("watch", "decline"))
+            if join["t"] == "watch":
+                await self._watcher(conn)
+                return
+            if join["t"] == "decline":                # a friend's Play again: "not this time"
+                if peer not in self.friends or peer in self.declined:
+                    await conn.send({"t": "refused", "why": "only a player of the last game declines its Play "
+                                                            "again, once"})
+                    raise LobbyError(f"decline from {fingerprint(peer)}, not a player of the last game "
+                                     "(or said already)")
+                self.declined.add(peer)
+                self.on_status(f"{named(clean_name(join.get('name')), peer)} declined to play again "
+                               f"({self.seats_text()})")
+                await conn.send({"t": "noted"})
+                await conn.aclose()
+                return
+            if self.friends and peer not in self.friends:   # Play again: only the last game's seats
+                await conn.send({"t": "refused", "why": "this table plays a game again: only its players may "
+                                                        "join it"})
+                raise LobbyError(f"join from {fingerprint(peer)}, not a player of the last game")
+            port = join.get("port")
+            if not self.relayed and (type(port) is not int or not 0 < port < 65536):
+                raise LobbyError("join without a valid port")
+            if self.full.is_set():
+                await conn.send({"t": "refused", "why": "the lobby is full"})
+                raise LobbyError("lobby full")
+            if peer == self.key.public or any(j.key == peer for j in self.joiners):
+                await conn.send({"t": "refused", "why": "this key already holds a seat"})
+                raise LobbyError("key already seated")
+            joiner = _Joiner(conn, peer, conn.address, port if type(port) is int else 0, clean_name(join.get("name")))
+            self.joiners.append(joiner)
+            self.on_status(f"{self._who(joiner)} joined from {conn.address} ({self.seats_text()})")
+            if 1 + len(self.joiners) == self.players:
+                self.full.set()
+                for j in self.joiners:
+                    j.waiting.cancel()
+            await self._tell_seats()
+            # notice a joiner who leaves before the lobby is full (the joiner sends nothing now)
+            with joiner.waiting:
+                if await _gone(conn):
+                    self.joiners.remove(joiner)
+                    self.on_status(f"{self._who(joiner)} left ({self.seats_text()})")
+                    await conn.aclose()
+                    await self._tell_seats()
+                    return
+            joiner.idle.set()
+            await self.done.wait()       # the stream closes when this handler returns
+        except (LobbyError, HandshakeError, FrameError, trio.TooSlowError, trio.BrokenResourceError,
+                trio.ClosedResourceError, OSError) as exc:
+            log.warning("lobby: %s dropped: %s", conn.address, str(exc))   # not exc: its frames hold the buffers
+            await conn.aclose()
+
+    async def _watcher(self, conn: Connection) -> None:
+        """A spectator waiting for the game: told whether it may watch, then the link closes
+        when the game starts (it then dials this port again, where the game is served)."""
+        if not self.spectators or self.watchers >= MAX_LOBBY_WATCHERS:
+            why = REFUSED_NO if not self.spectators else f"busy: {MAX_LOBBY_WATCHERS} spectators are already waiting for this lobby"
+            await conn.send({"t": "refused", "why": why})
+            await conn.aclose()
+            return
+        self.watchers += 1
+        self._watching.append(conn)
+        try:
+            await conn.send({"t": "watching", **self.status()})
+            async with trio.open_nursery() as nursery:
+                async def leaves() -> None:
+                    await _gone(conn)                # a spectator sends nothing: any frame ends it too
+                    nursery.cancel_scope.cancel()
+                nursery.start_soon(leaves)
+                await self.done.wait()
+                nursery.cancel_scope.cancel()
+        finally:
+            self.watchers -= 1
+            self._watching.remove(conn)
+            await conn.aclose()
+
+    async def _tell_watchers(self, gid: bytes) -> int:
+        """Each waiting spectator learns the game id: through a broker it dials the host's node
+        in that game (over TCP the same port tells it). One that does not take it in 1 s misses
+        it. How many were told."""
+        told = 0
+        for conn in list(self._watching):
+            with trio.move_on_after(1):
+                try:
+                    await conn.send({"t": "started", "game_id": gid})
+                    told += 1
+                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                    pass
+        return told
+
+    async def run(self, listeners: list[trio.SocketListener] | Any, secret: bytes,
+                  task_status=trio.TASK_STATUS_IGNORED, listen: Listen = _no_listen) -> Setup:
+        """Serve the lobby until every seat has signed; the listeners are closed afterwards.
+        `listeners` may be a relay Endpoint (node/net/relay.py) instead; `listen` is awaited
+        before the start goes out (see `Listen`)."""
+        self.relayed = not isinstance(listeners, list)
+        async with trio.open_nursery() as nursery:
+            if self.relayed:
+                await nursery.start(listeners.serve, self._welcome_link)
+            else:
+                self.port = listeners[0].socket.getsockname()[1]
+                nursery.start_soon(trio.serve_listeners, self._welcome, listeners)
+            task_status.started(self.port)
+            await self.full.wait()
+            try:
+                setup = await self._sign(secret, listen)
+            finally:
+                self.done.set()
+                nursery.cancel_scope.cancel()
+        return setup
+
+    async def _sign(self, secret: bytes, listen: Listen) -> Setup:
+        nonce = os.urandom(16)
+        joiners = [j for j in self.seating() if j is not None]
+        for j in joiners:
+            await j.idle.wait()          # its welcome task no longer reads the stream
+        keys = [self.key.public] + [j.key for j in joiners]
+        tips = [beacon_chain(secret, nonce, 0, BEACON_LENGTH)[0]]
+        try:
+            for seat, j in enumerate(joiners, start=1):
+                await j.conn.send({"t": "seated", "seat": seat, "nonce": nonce, "players": self.players,
+                                   "beacon_length": BEACON_LENGTH})
+            for j in joiners:
+                tip = (await _expect(j.conn, "tip")).get("tip")
+                if type(tip) is not bytes or len(tip) != 32:
+                    raise LobbyError(f"{fingerprint(j.key)} sent no valid beacon tip")
+                tips.append(tip)
+            body = G.make_body(self.game, self.options, keys, tips, nonce, BEACON_LENGTH, self.time_limit, self.pace)
+            gid = G.game_id_of(body)
+            sigs = [G.sign(self.key, body)]
+            for j in joiners:
+                await j.conn.send({"t": "sign", "body": body})
+            for j in joiners:
+                sig = (await _expect(j.conn, "signature")).get("sig")
+                if type(sig) is not bytes or not verify(j.key, sig, b"caravan/genesis-sig/v1" + gid):
+                    raise LobbyError(f"{fingerprint(j.key)} did not sign the genesis")
+                sigs.append(sig)
+            raw = G.Genesis(self.game, self.options, keys, tips, BEACON_LENGTH, nonce, body, sigs,
+                            self.time_limit, self.pace).to_wire()
+            G.parse(raw)
+            peers = [None] + [[j.host, j.port] for j in joiners]
+            names = [self.name] + [j.name for j in joiners]
+            await listen(gid)
+            setup = Setup(raw, gid, 0, secret,
+                          {seat: (j.host, j.port) for seat, j in enumerate(joiners, start=1)}, names, self.spectators,
+                          spectators_chat=self.spectators_chat)
+            if self.before_start is not None:
+                self.before_start(setup)
+            for j in joiners:
+                await j.conn.send({"t": "start", "genesis": raw, "peers": peers, "names": names,
+                                   "spectators": self.spectators, "spectators_chat": self.spectators_chat})
+            setup.watchers = await self._tell_watchers(gid)
+        except (FrameError, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+            raise LobbyError(f"a player dropped out while the genesis was signed: {exc}") from None
+        return setup
+
+
+def _seats_shape_ok(seats: Any) -> bool:
+    """A `seats` frame as a page may show it: at most 16 seats of a short name each."""
+    return (type(seats) is list and 0 < len(seats) <= 16
+            and all(type(s) is dict and type(s.get("seat")) is int and type(s.get("name")) is str
+                    and len(s["name"]) <= 64 and type(s.get("taken")) is bool and type(s.get("you")) is bool
+                    for s in seats))
+
+
+async def _gone(conn: Connection) -> bool:
+    """Wait for a seated joiner, who sends nothing until the lobby is full, to leave: True
+    when its link closes or breaks (the host frees its seat), False if it sends a frame."""
+    try:
+        return await conn.recv() is None
+    except (FrameError, trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+        return True
+
+
+def _offered_genesis_problem(fields: Any, info: dict, *, seat: int, key: bytes, tip: bytes,
+                             host_key: bytes, nonce: bytes, beacon_length: int) -> str | None:
+    """What is wrong with a genesis body the host asks this joiner to sign, checked field by
+    field against the lobby it advertised and the seat it assigned (None if nothing): a
+    joiner's signature must never seat an extra player, change the beacon or list a key
+    twice (issue 16, item 7)."""
+    if type(fields) is not dict or not G.body_fields_ok(fields) or fields["v"] != 1:
+        return f"the body must have exactly the fields {sorted(G.BODY_FIELDS)}, version 1"
+    for name in ("game", "options", "time_limit"):
+        if fields[name] != info.get(name):
+            return f"{name} is not the lobby's"
+    if fields.get("pace", G.LIVE) != info.get("pace", G.LIVE):
+        return "pace is not the lobby's"
+    seats, tips = fields["seats"], fields["beacon"]
+    players = info.get("players")
+    if type(seats) is not list or len(seats) != players:
+        return f"it seats {len(seats) if type(seats) is list else '?'} players; the lobby is for {players}"
+    if type(tips) is not list or len(tips) != len(seats):
+        return "it does not hold one beacon tip per seat"
+    if not all(strong_key(k) for k in seats):
+        return "a seat's key is not a valid Ed25519 key"
+    if not 0 < seat < len(seats) or seats[seat] != key or tips[seat] != tip:
+        return "my key and beacon tip are not at my seat"
+    if len(set(seats)) != len(seats):
+        return "a key holds two seats"
+    if seats[0] != host_key:
+        return "seat 0 is not the host's key"
+    if fields["beacon_length"] != beacon_length or fields["nonce"] != nonce:
+        return "the beacon length or nonce is not the one assigned"
+    return None
+
+
+async def _first_frame(conn: Connection, where: str) -> dict:
+    """The lobby's greeting on a LAN (it is not trusted, only the sealed one after the
+    handshake is), or a LobbyError saying what answered instead."""
+    not_lobby = f"{where} is not a Caravan lobby"
+    try:
+        with trio.fail_after(10):
+            frame = await conn.recv()
+    except trio.TooSlowError:
+        raise LobbyError(f"{not_lobby}: it accepted the connection but sent nothing for 10 s") from None
+    except FrameError as exc:
+        raise LobbyError(f"{not_lobby}: it answered with something else ({exc})") from None
+    if frame is None:
+        raise LobbyError(f"{not_lobby}: it closed the connection without a word (a lobby that just filled up "
+                         "or closed does that too)")
+    return _advert(frame, where)
+
+
+def _advert(frame: Any, where: str) -> dict:
+    """A lobby's advert, or a LobbyError saying what was sent instead."""
+    not_lobby = f"{where} is not a Caravan lobby"
+    if type(frame) is not dict or type(frame.get("t")) is not str:
+        raise LobbyError(f"{not_lobby}: it answered with something else")
+    if frame["t"] == "hello":
+        raise LobbyError(f"{where} is a game in progress, not a lobby; to continue a game you are seated "
+                         "in, run: caravan resume GAME_ID")
+    if frame["t"] != "lobby":
+        raise LobbyError(f"{not_lobby}: it sent a {frame['t']!r} frame (a different Caravan version?)")
+    if frame.get("v", 1) != 1:
+        raise LobbyError(f"{where} is a lobby of another Caravan protocol version ({frame.get('v')!r}, "
+                         "this is version 1)")
+    if type(frame.get("game")) is str and frame["game"] not in games.names():
+        raise LobbyError(f"{where} is a lobby for {frame['game']!r}, a game this Caravan does not have "
+                         "(a different version?)")
+    return frame
+
+
+def advert_pace(info: dict) -> str | None:
+    """"turn-based, 24 h per move" for a turn-based lobby's advert (None for a live one: what
+    is shown of it stays as it was), so a joiner knows the table's pace before it starts."""
+    limit = info.get("time_limit")
+    if info.get("pace") != G.TURN_BASED or type(limit) is not int:
+        return None
+    return G.pace_text(G.TURN_BASED, limit)
+
+
+HANDSHAKE_TRIES = 4
+"""A joiner's handshake that times out or breaks (a slow or busy host) is tried again on a
+fresh connection, this many times in all, with a growing pause."""
+
+
+async def open_tcp(host: str, port: int, where: str) -> Connection:
+    try:
+        with trio.fail_after(10):
+            stream = await trio.open_tcp_stream(host, port)
+    except trio.TooSlowError:
+        raise LobbyError(f"cannot reach {where}: timed out after 10 s") from None
+    except OSError as exc:
+        causes = exc.__cause__.exceptions if isinstance(exc.__cause__, BaseExceptionGroup) else [exc.__cause__]
+        refused = any(isinstance(e, ConnectionRefusedError) for e in [exc, *causes])
+        why = "connection refused (nothing listens on that port)" if refused else str(exc)
+        raise LobbyError(f"cannot reach {where}: {why}") from None
+    return Connection(stream, where)
+
+
+WRONG_HOST = "the lobby's host is key"
+"""How the refusal of a lobby whose host is not the expected key begins (Play again stops at it)."""
+
+
+def _host_key_problem(host_key: bytes, host_pin: bytes | None) -> str | None:
+    if host_pin is None or key_pin(host_key) == host_pin:
+        return None
+    return (f"{WRONG_HOST} {key_pin(host_key).hex()}, not {host_pin.hex()}, the one you were given: "
+            "nothing was sent or signed (someone else answered at that address, or the host started again)")
+
+
+async def decline(key: SigningKey, host: str, port: int, expect_game: str, name: str = "",
+                  host_pin: bytes | None = None) -> None:
+    """Tell the host's new lobby (Play again) "not this time": it names who declined. With
+    `host_pin` (the last game's host), a lobby of any other host is told nothing."""
+    where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    conn, _, _ = await _enter(key, host, port, expect_game, host_pin=host_pin)
+    try:
+        await conn.send({"t": "decline", "name": clean_name(name)})
+        answer = await _expect(conn, "noted", also=("refused",))
+        if answer["t"] == "refused":
+            raise LobbyError(f"the host refused: {answer.get('why')}")
+    except (FrameError, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+        raise LobbyError(f"lobby at {where} failed: {str(exc) or type(exc).__name__}") from None
+    finally:
+        await conn.aclose()
+
+
+async def _relayed_handshake(relay: Any, key: SigningKey, lobby_id: str, host_pin: bytes, join_timeout: float,
+                             on_status: Callable[[str], None]) -> tuple[Connection, bytes]:
+    """A sealed link to the lobby host through the broker: (link, host key). This side's
+    hello goes out right behind the open, so the host reads both together and the link is
+    proven before a flood's newer links can evict it. While nobody answers, asked again with a
+    growing pause (JOIN_RETRY) and patience (JOIN_PATIENCE), saying so, for up to
+    `join_timeout` seconds: a host behind a flood or a reconnect answers late."""
+    inbox = pin_inbox(host_pin)
+    deadline = trio.current_time() + join_timeout
+    pause, patience, tries = JOIN_RETRY[0], JOIN_PATIENCE[0], 0
+    while True:
+        tries += 1
+        left = deadline - trio.current_time()
+        try:
+            conn = await relay.open(inbox, accept_within=max(0.1, min(patience, left)))
+        except OSError as exc:                       # the broker is not reachable now
+            why = str(exc)
+        else:
+            try:
+                return conn, await handshake(conn, key, bytes.fromhex(lobby_id), dialer=True, expect=host_pin,
+                                             timeout=max(LOBBY_TIMEOUT, left))
+            except (HandshakeError, FrameError) as exc:
+                await conn.aclose()
+                if conn.accepted.is_set():
+                    raise                            # it answered, then failed: `_enter` tries again
+                why = str(exc)
+            except BaseException:
+                await conn.aclose()
+                raise
+        left = deadline - trio.current_time()
+        if left <= pause:
+            raise LobbyError(f"no lobby answered in {join_timeout:.0f} s ({tries} {'try' if tries == 1 else 'tries'}; "
+                             f"last: {why}); "
+                             "is the host still there? (--join-timeout SECONDS waits longer)")
+        on_status(f"waiting for the lobby's host (inbox {inbox}) to answer through the broker: "
+                  f"asking again in {pause:.0f} s, giving up in {left:.0f} s")
+        await trio.sleep(pause)
+        pause, patience = min(pause * 2, JOIN_RETRY[1]), min(patience * 2, JOIN_PATIENCE[1])
+
+
+async def _enter(key: SigningKey, host: str, port: int, expect_game: str | None, relay: Any = None,
+                 host_pin: bytes | None = None, lobby_id: str | None = None, *,
+                 join_timeout: float = JOIN_TIMEOUT,
+                 on_status: Callable[[str], None] = lambda s: None) -> tuple[Connection, dict, bytes]:
+    """Connect (over TCP, or through `relay`, an Endpoint dialing the inbox of the host's key
+    in lobby `lobby_id`), run the handshake (refusing any host key but `host_pin`'s, when
+    given; on a LAN after the lobby's unsealed advert, which says what answered) and read the
+    sealed advert: (connection, advert, host key)."""
+    where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    for attempt in range(1, HANDSHAKE_TRIES + 1):
+        conn: Connection | None = None
+        try:
+            if relay is None:
+                conn = await open_tcp(host, port, where)
+                info = await _first_frame(conn, where)
+                advertised = info.get("lobby")
+                if type(advertised) is not str:
+                    raise LobbyError("the lobby sent no id")
+                host_key = await handshake(conn, key, bytes.fromhex(advertised), dialer=True)
+            else:
+                advertised = lobby_id
+                conn, host_key = await _relayed_handshake(relay, key, lobby_id, host_pin, join_timeout, on_status)
+            why = _host_key_problem(host_key, host_pin)
+            if why:
+                raise LobbyError(why)
+            with trio.fail_after(LOBBY_TIMEOUT):
+                info = await conn.recv()
+            if type(info) is not dict or info.get("t") != "lobby" or info.get("lobby") != advertised:
+                raise LobbyError("the host sent no lobby advert after the handshake (a different Caravan version?)")
+            info = _advert(info, where)
+            if expect_game and info.get("game") != expect_game:
+                raise LobbyError(f"the lobby is for {info.get('game')!r}, not {expect_game!r}")
+            return conn, info, host_key
+        except (HandshakeError, FrameError, trio.TooSlowError, trio.BrokenResourceError,
+                trio.ClosedResourceError, OSError, ValueError) as exc:
+            if conn is not None:
+                await conn.aclose()
+            if attempt == HANDSHAKE_TRIES:
+                raise LobbyError(f"lobby failed: {exc}") from None
+            log.warning("lobby at %s: handshake failed (%s); trying again (%d/%d)", where, exc,
+                        attempt + 1, HANDSHAKE_TRIES)
+            await trio.sleep(0.5 * attempt)
+        except BaseException:
+            if conn is not None:
+                await conn.aclose()
+            raise
+    raise AssertionError("unreachable")
+
+
+async def join(key: SigningKey, host: str, port: int, my_port: int, secret: bytes,
+               on_status: Callable[[str], None] = lambda s: None, expect_game: str | None = None,
+               name: str = "", relay: Any = None, host_pin: bytes | None = None,
+               join_timeout: float = JOIN_TIMEOUT, listen: Listen = _no_listen,
+               prepare: Callable[[bytes, int], None] | None = None,
+               on_advert: Callable[[dict], None] | None = None,
+               on_seats: Callable[[list[dict[str, Any]]], None] | None = None) -> Setup:
+    """Take a seat in the lobby at host:port (or through `relay`, an Endpoint in the lobby,
+    whose host's key pin `host_pin` must then be given, asking again for up to `join_timeout`
+    seconds while nobody answers); returns the Setup once the genesis is signed. With
+    `host_pin`, no other key is accepted as the host. `listen` is awaited before this node's
+    signature goes out (see `Listen`), and `prepare(body, seat)` called: the node stores what it
+    needs to take its seat back should it die before the signed genesis arrives."""
+    where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    if relay is not None and host_pin is None:
+        raise LobbyError("a lobby through a broker is joined only with its host's key (the invite has it)")
+    conn, info, host_key = await _enter(key, host, port, expect_game, relay, host_pin,
+                                        relay.scope if relay is not None else None,
+                                        join_timeout=join_timeout, on_status=on_status)
+    try:
+        lobby_id = info["lobby"]
+        if on_advert is not None:                    # what a page shows while waiting: the game, its options
+            on_advert(info)
+        await conn.send({"t": "join", "port": my_port, "name": clean_name(name)})
+        pace = advert_pace(info)
+        on_status(f"joined lobby {lobby_id[:8]} for {info.get('title')} "
+                  f"({info.get('seated', 0) + 1}/{info.get('players')} seated{'; ' + pace if pace else ''}); "
+                  "waiting for players")
+        with trio.fail_after(24 * 3600):
+            while type(frame := await conn.recv()) is dict and frame.get("t") == "seats":
+                if on_seats is not None and _seats_shape_ok(frame.get("seats")):
+                    on_seats([{"seat": s["seat"], "name": clean_name(s["name"]), "taken": s["taken"], "you": s["you"]}
+                              for s in frame["seats"]])    # who sits where now: for the page and a status line
+        if type(frame) is dict and frame.get("t") == "refused":
+            raise LobbyError(f"the host refused: {frame.get('why')}")
+        if frame is None:
+            raise LobbyError("the host closed the lobby before the game started (cancelled, or its caravan stopped)")
+        if type(frame) is not dict or frame.get("t") != "seated":
+            raise LobbyError("the host sent no seat")
+        seat, nonce, length = frame.get("seat"), frame.get("nonce"), frame.get("beacon_length")
+        if type(seat) is not int or type(nonce) is not bytes or type(length) is not int or not 0 < length <= 1 << 16:
+            raise LobbyError("malformed seat assignment")
+        tip = beacon_chain(secret, nonce, seat, length)[0]
+        await conn.send({"t": "tip", "tip": tip})
+        body = (await _expect(conn, "sign")).get("body")
+        try:
+            fields = G.wire.decode(body)
+        except Exception:
+            raise LobbyError("the genesis body does not decode") from None
+        why = _offered_genesis_problem(fields, info, seat=seat, key=key.public, tip=tip,
+                                       host_key=host_key, nonce=nonce, beacon_length=length)
+        if why:
+            raise LobbyError(f"the genesis offered for signing is not the advertised game with my seat: {why}")
+        await listen(G.game_id_of(body))
+        if prepare is not None:
+            prepare(body, seat)
+        await conn.send({"t": "signature", "sig": G.sign(key, body)})
+        start = await _expect(conn, "start")
+        genesis = G.parse(start["genesis"])
+        if genesis.body != body:
+            raise LobbyError("the host started a different genesis than the one signed")
+        peers: dict[int, tuple[str, int]] = {}
+        for s, addr in enumerate(start.get("peers") or []):
+            if s == seat or relay is not None:       # relayed games dial keys, not addresses
+                continue
+            peers[s] = (host, port) if addr is None else (str(addr[0]), int(addr[1]))
+        names = start.get("names")
+        names = [clean_name(n) for n in names] if type(names) is list and len(names) == len(genesis.seats) else []
+        watched = start.get("spectators", relay is None) is True
+        return Setup(start["genesis"], genesis.game_id, seat, secret, peers, names, watched,
+                     spectators_chat=watched and start.get("spectators_chat", True) is True)
+    except (FrameError, HandshakeError, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError,
+            OSError, G.BadGenesis, KeyError, TypeError, ValueError) as exc:
+        hint = " (a different Caravan version?)" if isinstance(exc, HandshakeError) else ""
+        raise LobbyError(f"lobby at {where} failed: {str(exc) or type(exc).__name__}{hint}") from None
+    finally:
+        await conn.aclose()

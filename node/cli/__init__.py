@@ -1,0 +1,1 @@
+"""The command line: `caravan`'s parser and commands, their argument checks and what they print."""

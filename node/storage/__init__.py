@@ -1,0 +1,1 @@
+"""What this node keeps on disk: its games, their files and how each seat decides."""

@@ -1,0 +1,1 @@
+"""The browser-tab bundle: building it and serving or checking a copy."""
