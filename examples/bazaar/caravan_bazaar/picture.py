@@ -16,7 +16,7 @@ WIDTH, ROW = 640, 24
 def _status(view: dict[str, Any], seat: int) -> str:
     held = view["hands"][seat]
     market = "drew" if view["drew"][seat] else "to move" if view["to_move"] == seat else ""
-    return f"{held} card{'s' if held != 1 else ''}, {view['scores'][seat]} pts" + (f", {market}" if market else "")
+    return f"{held} card{'s' if held != 1 else ''}, {view['scores'][seat]} point{'s' if view['scores'][seat] != 1 else ''}" + (f", {market}" if market else "")
 
 
 def _heading(view: dict[str, Any]) -> str:
@@ -37,6 +37,7 @@ def svg(view: dict[str, Any], names: list[str]) -> str:
     pic.text(16, 24, _heading(view), class_="title")
     pic.rect(16, 40, 70, 96, rx=8, class_="panel", data_target="deck", tip=f"the deck: {view['deck']} cards")
     pic.text(30, 92, f"{view['deck']}")
+    pic.text(30, 112, "deck", class_="muted")
     hand = view.get("my_hand") or []
     for i, (h, card) in enumerate(hand):
         x = 110 + 62 * i

@@ -23,7 +23,7 @@ def rl_key(action: Any, knowledge: dict[int, Any]) -> tuple | None:
 PRESENTATION = Presentation(
     narrate=__name__, render="caravan_bazaar.picture", bots=__name__, sampler=__name__,
     rl_actions=(("=", ("draw", "pass")), ("card", tuple(range(CARDS)))),
-    rl_key=rl_key, rl_obs_size=256, screenshot=(3, 30), how_to_play=(
+    rl_key=rl_key, rl_obs_size=256, screenshot=(3, 14), how_to_play=(
         # RULES.md in short
         ("Goal", "After the last round the most points wins; equal scores share the victory (R6)."),
         ("A round", "Market: in turn, draw the deck's top card (only you see it) or pass; an empty hand "
