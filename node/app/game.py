@@ -519,9 +519,9 @@ class GameNode:
         return self.outcome != "store-failed"
 
     async def _broadcast(self, raw: bytes, exclude: int | None = None) -> None:
-        await self._send_all({"t": "msg", "m": raw}, exclude)
+        await self.send_all({"t": "msg", "m": raw}, exclude)
 
-    async def _send_all(self, frame: Any, exclude: int | None = None) -> None:
+    async def send_all(self, frame: Any, exclude: int | None = None) -> None:
         """Send `frame` (encoded once) to every linked peer but `exclude`: first to the seats
         the game waits for now (on loopback each send may hand the CPU to its receiver, so
         the next mover's copy goes first: issue #25)."""
@@ -1031,7 +1031,7 @@ class GameNode:
 
     async def _send_abandon_frames(self) -> None:
         for frame in self._abandon_frames():
-            await self._send_all(frame)
+            await self.send_all(frame)
 
     def _check_records(self) -> None:
         """Adopt a complete record made of verified votes."""

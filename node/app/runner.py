@@ -458,7 +458,7 @@ async def _play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListe
         node.spectators = Spectators(node, setup.spectators, expected=setup.watchers)
         node_ref[0] = node
         node.chat = Chat(store.dir, key, setup.game_id, list(genesis.seats), names)
-        node.chat.send = node._send_all
+        node.chat.send = node.send_all
         if setup.spectators and setup.spectators_chat:
             node.spectators.read_chat(node.chat)         # the table talk, to the spectators too
         if hasattr(decider, "attach_chat"):
