@@ -23,10 +23,6 @@ CONVENTIONS = ("clients.narrate.", "clients.render.", "clients.bots.", "protocol
 
 _NODE_TESTS = "a node test that plays one game over real processes picked for its speed or its options"
 ALLOWED: dict[str, str] = {
-    # benchmarks: their baselines were measured on named games (a change of game changes the numbers)
-    **{f"tests/benchmarks/{name}.py": "a benchmark measured on named games (its baselines)"
-       for name in ("bench_core", "bench_home", "bench_node", "bench_relay", "bench_render", "bench_rl",
-                    "bench_search", "bench_spectate", "bench_tab", "bench_web")},
     # the pictures of the README and the docs show named games on purpose
     "tests/web/home_screenshots.py": "draws the README's pictures of named games",
     "tests/web/record_screenshots.py": "draws the README's pictures of named games",
