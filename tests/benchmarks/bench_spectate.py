@@ -24,6 +24,7 @@ from pathlib import Path
 
 from protocol import games as registry
 from tests.benchmarks.bench_relay import _latencies, _line, _node, _verified, latency_game
+from tests.games.pick import option_args
 
 ROOT = Path(__file__).resolve().parents[2]
 SPECTATORS = 10
@@ -73,7 +74,7 @@ def _play(work: Path, tag: str, spectators: int, tree: bool = False) -> tuple[li
     ports = [_free_port() for _ in range(players)]
     host = _node(work, f"{tag}h", ["host", game, "--players", str(players), "--no-discovery", "--seed", "0",
                                    "--time-limit", "0", "--port", str(ports[0]), *DELAY,
-                                   *(a for o in options for a in ("-o", o))], True)
+                                   *option_args(options)], True)
     _line(work, f"{tag}h", "lobby")
     procs = [host] + [_node(work, f"{tag}j{i}", ["join", f"127.0.0.1:{ports[0]}", "--seed", str(i),
                                                  "--port", str(ports[i]), *DELAY], True) for i in range(1, players)]

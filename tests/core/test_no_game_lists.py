@@ -23,10 +23,6 @@ CONVENTIONS = ("clients.narrate.", "clients.render.", "clients.bots.", "protocol
 
 _NODE_TESTS = "a node test that plays one game over real processes picked for its speed or its options"
 ALLOWED: dict[str, str] = {
-    # the pictures of the README and the docs show named games on purpose
-    "tests/web/home_screenshots.py": "draws the README's pictures of named games",
-    "tests/web/record_screenshots.py": "draws the README's pictures of named games",
-    "tests/web/table_talk_screenshots.py": "draws the README's pictures of a named game",
     # not finished (issue 37): tests that play one named game; each needs the game picked by a
     # capability (tests.games.pick) and its game-specific options or words taken from the game's hooks
     "tests/bots/test_node_flags.py": "its search bot's think and iterations on named games",

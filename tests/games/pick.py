@@ -45,6 +45,11 @@ def cli_options(options: dict[str, Any]) -> list[str]:
     return [f"{key}={str(value).lower() if isinstance(value, bool) else value}" for key, value in options.items()]
 
 
+def option_args(options: list[str]) -> list[str]:
+    """`-o KEY=VALUE` values (cli_options) as command-line arguments: ["-o", v1, "-o", v2, ...]."""
+    return [arg for value in options for arg in ("-o", value)]
+
+
 @functools.cache
 def _played(game: str, players: int) -> tuple[frozenset[str], int]:
     """(the kinds of step, the number of steps) of one random short game of `game`."""
