@@ -15,6 +15,16 @@ optional; a game without one, e.g. a fixture game, gets the defaults):
     SHORT_GAME                   (players, options) of a short game, for tests of the plumbing
                                  (tests/games/pick.py)
     NODE_GAME                    (players, options) of a game played over real nodes (tests/node/test_node_games.py)
+    SAMPLER_CASES                [(players, options), ...] the samplers are checked on (tests/bots/test_sampling.py;
+                                 default: the fewest players, the default options)
+    SAMPLER_GAP                  why the game's sampler does not yet keep all the seat knows (its check is
+                                 an expected failure, strict: it must be removed once fixed)
+    sampled_truth(ref, world)    asserts what the game's sampled hidden values must be (default: the true
+                                 values of a deck, reordered)
+    vary_hidden(ref, truth, hidden, rng)  other hidden values where shuffling them changed nothing
+                                 (tests/bots/worlds.py)
+    RL_GAME                      (players, options) of the RL environment's games (tests/bots/test_rl.py;
+                                 default: the fewest players, the default options)
 """
 
 from __future__ import annotations

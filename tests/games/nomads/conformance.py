@@ -70,3 +70,6 @@ RECORDED_OPTIONS = [{"max_turns": 200}, {"yellow_tiles": 2, "short_blue": True, 
 
 # a short game over real nodes, for tests of the plumbing (tests/games/pick.py)
 SHORT_GAME = (3, {"max_turns": 9})
+
+# the determinization samplers (tests/bots/test_sampling.py)
+SAMPLER_CASES = [(4, None)]

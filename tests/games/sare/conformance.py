@@ -62,3 +62,6 @@ RECORDED_OPTIONS = [{"turn_limit": 30},
 
 # a short game over real nodes, for tests of the plumbing (tests/games/pick.py)
 SHORT_GAME = (2, {"turn_limit": 2})
+
+# the determinization samplers (tests/bots/test_sampling.py)
+SAMPLER_CASES = [(3, None), (4, None)]
