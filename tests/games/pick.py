@@ -8,7 +8,8 @@ by what the test needs of it, found by playing it, and with the short game its h
 
 Capabilities, from the steps of one random game: "dice" (a chance draw), "simultaneous"
 (choices made at once, revealed together), "commit" (a hidden choice, revealed later), "deck" (a shuffled deck), "show" (a card only one seat sees), "return"
-(a card put back in a deck); and, from its presentation: "narrate", "render", "heuristic"."""
+(a card put back in a deck); and, from its presentation: "narrate", "render", "heuristic", "sampler"
+(what the search bot deals its worlds with)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from tests.games.conformance import hook
 
 _STEPS = {E.Random: "dice", E.Simultaneous: "simultaneous", E.Commit: "commit", E.DeckShuffle: "deck",
           E.DeckShow: "show", E.DeckReturn: "return"}
-_PARTS = {"narrate": "narrate", "render": "render", "heuristic": "bots"}
+_PARTS = {"narrate": "narrate", "render": "render", "heuristic": "bots", "sampler": "sampler"}
 
 
 def installed() -> list[str]:
@@ -71,6 +72,12 @@ def capabilities(game: str) -> frozenset[str]:
     shown = presentations.get(game)
     seen.update(name for name, part in _PARTS.items() if getattr(shown, part) is not None)
     return frozenset(seen)
+
+
+def longest_game(players: int, *needs: str) -> str:
+    """The installed game (with `needs`, seating `players`) whose short game takes the most steps,
+    for tests that must catch a game while it is being played."""
+    return max(games_with(*needs, players=players), key=lambda game: (_played(game, players)[1], game))
 
 
 def quick_game(players: int) -> str:
