@@ -25,11 +25,6 @@ _NODE_TESTS = "a node test that plays one game over real processes picked for it
 ALLOWED: dict[str, str] = {
     # not finished (issue 37): tests that play one named game; each needs the game picked by a
     # capability (tests.games.pick) and its game-specific options or words taken from the game's hooks
-    "tests/bots/test_node_flags.py": "its search bot's think and iterations on named games",
-    "tests/bots/test_search.py": "the search bot against named games' heuristics",
-    "tests/bots/test_tournament.py": "tournaments of named games (their standings)",
-    "tests/bots/test_tournament_ray.py": "Ray tournaments of named games",
-    "tests/bots/test_tournament_ray_checks.py": "Ray tournaments of a named game",
     "tests/node/test_cli.py": _NODE_TESTS,
     "tests/node/test_cli_args.py": "a named game's options on the command line",
     "tests/node/test_real_games.py": "every named game over real nodes, with its short options",
