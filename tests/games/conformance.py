@@ -23,6 +23,8 @@ optional; a game without one, e.g. a fixture game, gets the defaults):
                                  values of a deck, reordered)
     vary_hidden(ref, truth, hidden, rng)  other hidden values where shuffling them changed nothing
                                  (tests/bots/worlds.py)
+    WATCH_GAME                   (players, options, bot delay in s) of a game long enough for a spectator
+                                 to join mid-game (tests/node/test_spectate.py; default: its short game, 0.05)
     RL_GAME                      (players, options) of the RL environment's games (tests/bots/test_rl.py;
                                  default: the fewest players, the default options)
 """

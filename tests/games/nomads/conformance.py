@@ -73,3 +73,6 @@ SHORT_GAME = (3, {"max_turns": 9})
 
 # the determinization samplers (tests/bots/test_sampling.py)
 SAMPLER_CASES = [(4, None)]
+
+# a game long enough for a spectator to join mid-game (tests/node/test_spectate.py)
+WATCH_GAME = (3, {}, 0.1)

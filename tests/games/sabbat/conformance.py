@@ -106,3 +106,6 @@ def vary_hidden(ref, truth: dict, hidden: list, rng: random.Random) -> None:
         if handle in hidden:
             others = [c for c in D.PEOPLE_POWERS[ref.state.people[seat]] if c != ref.truth[handle]]
             truth[handle] = others[rng.randrange(len(others))]
+
+# a game long enough for a spectator to join mid-game (tests/node/test_spectate.py)
+WATCH_GAME = (3, {}, 0.05)

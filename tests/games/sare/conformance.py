@@ -65,3 +65,7 @@ SHORT_GAME = (2, {"turn_limit": 2})
 
 # the determinization samplers (tests/bots/test_sampling.py)
 SAMPLER_CASES = [(3, None), (4, None)]
+
+# a game long enough for a spectator to join mid-game (tests/node/test_spectate.py): cut to 10 turns,
+# its 30 cost three times the CPU and check the same
+WATCH_GAME = (2, {"turn_limit": 10}, 0.05)
