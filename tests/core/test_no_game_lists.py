@@ -25,11 +25,6 @@ _NODE_TESTS = "a node test that plays one game over real processes picked for it
 ALLOWED: dict[str, str] = {
     # not finished (issue 37): tests that play one named game; each needs the game picked by a
     # capability (tests.games.pick) and its game-specific options or words taken from the game's hooks
-    "tests/node/test_cli.py": _NODE_TESTS,
-    "tests/node/test_cli_args.py": "a named game's options on the command line",
-    "tests/node/test_real_games.py": "every named game over real nodes, with its short options",
-    "tests/node/test_spectate.py": _NODE_TESTS,
-    "tests/node/test_spectate_relay.py": _NODE_TESTS,
     "tests/relay/test_relay_games.py": "every named game through a broker, with its short options",
     "tests/relay/test_relay_netns.py": _NODE_TESTS,
     "tests/relay/test_turn_based_mail.py": "named games' turn-based tables",
