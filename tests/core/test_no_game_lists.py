@@ -29,7 +29,6 @@ ALLOWED: dict[str, str] = {
     "tests/relay/test_relay_netns.py": _NODE_TESTS,
     "tests/relay/test_turn_based_mail.py": "named games' turn-based tables",
     "tests/relay/test_watch_broker_restart.py": _NODE_TESTS,
-    "tests/security/cli_vectors.py": "a named game's command lines",
     "tests/web/test_access.py": "named games' pages checked with axe",
     "tests/web/test_home.py": "the home with a named game's options",
     "tests/web/test_home_bugs36.py": "a named game's end reason in words (belongs with that game, needs the browser fixture)",
