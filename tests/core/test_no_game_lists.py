@@ -25,10 +25,7 @@ _NODE_TESTS = "a node test that plays one game over real processes picked for it
 ALLOWED: dict[str, str] = {
     # not finished (issue 37): tests that play one named game; each needs the game picked by a
     # capability (tests.games.pick) and its game-specific options or words taken from the game's hooks
-    "tests/relay/test_relay_games.py": "every named game through a broker, with its short options",
-    "tests/relay/test_relay_netns.py": _NODE_TESTS,
     "tests/relay/test_turn_based_mail.py": "named games' turn-based tables",
-    "tests/relay/test_watch_broker_restart.py": _NODE_TESTS,
     "tests/web/test_access.py": "named games' pages checked with axe",
     "tests/web/test_home.py": "the home with a named game's options",
     "tests/web/test_home_bugs36.py": "a named game's end reason in words (belongs with that game, needs the browser fixture)",
