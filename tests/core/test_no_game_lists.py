@@ -31,10 +31,8 @@ ALLOWED: dict[str, str] = {
     "tests/web/test_home_bugs36.py": "a named game's end reason in words (belongs with that game, needs the browser fixture)",
     "tests/web/test_home_install.py": "the installed home draws the named games",
     "tests/web/test_home_options.py": "named games' option controls and presets",
-    "tests/web/test_play.py": "every named game played in the browser, with its short options",
     "tests/web/test_table.py": "a named game's table page",
     "tests/web/test_table_bugs.py": "named games' table pages",
-    "tests/web/test_watch.py": "every named game watched in the browser",
 }
 
 
