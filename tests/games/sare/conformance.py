@@ -69,3 +69,7 @@ SAMPLER_CASES = [(3, None), (4, None)]
 # a game long enough for a spectator to join mid-game (tests/node/test_spectate.py): cut to 10 turns,
 # its 30 cost three times the CPU and check the same
 WATCH_GAME = (2, {"turn_limit": 10}, 0.05)
+
+# an end reason the table page says in words (tests/web/test_home_bugs36.py): (players, options,
+# the words, the raw key they must replace)
+END_REASON = (2, {"turn_limit": 1}, "the last turn was played (the turn limit)", "turn_limit")
