@@ -27,9 +27,6 @@ ALLOWED: dict[str, str] = {
     # capability (tests.games.pick) and its game-specific options or words taken from the game's hooks
     "tests/relay/test_turn_based_mail.py": "named games' turn-based tables",
     "tests/web/test_access.py": "named games' pages checked with axe",
-    "tests/web/test_home.py": "the home with a named game's options",
-    "tests/web/test_home_bugs36.py": "a named game's end reason in words (belongs with that game, needs the browser fixture)",
-    "tests/web/test_home_install.py": "the installed home draws the named games",
     "tests/web/test_home_options.py": "named games' option controls and presets",
     "tests/web/test_table.py": "a named game's table page",
     "tests/web/test_table_bugs.py": "named games' table pages",
