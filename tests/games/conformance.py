@@ -27,6 +27,8 @@ optional; a game without one, e.g. a fixture game, gets the defaults):
                                  to join mid-game (tests/node/test_spectate.py; default: its short game, 0.05)
     END_REASON                   (players, options, words, raw key) of a short game whose end reason the
                                  table page says in words, never as the raw key (tests/web/test_home_bugs36.py)
+    PIECES                       CSS classes of the board picture's pieces, each with a tooltip naming whose
+                                 it is (tests/web/test_table_bugs.py)
     RL_GAME                      (players, options) of the RL environment's games (tests/bots/test_rl.py;
                                  default: the fewest players, the default options)
 """

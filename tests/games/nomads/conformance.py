@@ -76,3 +76,6 @@ SAMPLER_CASES = [(4, None)]
 
 # a game long enough for a spectator to join mid-game (tests/node/test_spectate.py)
 WATCH_GAME = (3, {}, 0.1)
+
+# the board picture's pieces that carry a tooltip saying whose they are (tests/web/test_table_bugs.py)
+PIECES = ("nomad",)

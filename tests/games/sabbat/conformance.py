@@ -109,3 +109,6 @@ def vary_hidden(ref, truth: dict, hidden: list, rng: random.Random) -> None:
 
 # a game long enough for a spectator to join mid-game (tests/node/test_spectate.py)
 WATCH_GAME = (3, {}, 0.05)
+
+# the board picture's pieces that carry a tooltip saying whose they are (tests/web/test_table_bugs.py)
+PIECES = ("ghost", "magician")
