@@ -28,8 +28,6 @@ ALLOWED: dict[str, str] = {
     "tests/relay/test_turn_based_mail.py": "named games' turn-based tables",
     "tests/web/test_access.py": "named games' pages checked with axe",
     "tests/web/test_home_options.py": "named games' option controls and presets",
-    "tests/web/test_table.py": "a named game's table page",
-    "tests/web/test_table_bugs.py": "named games' table pages",
 }
 
 
