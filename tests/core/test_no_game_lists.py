@@ -26,8 +26,6 @@ ALLOWED: dict[str, str] = {
     # not finished (issue 37): tests that play one named game; each needs the game picked by a
     # capability (tests.games.pick) and its game-specific options or words taken from the game's hooks
     "tests/relay/test_turn_based_mail.py": "named games' turn-based tables",
-    "tests/web/test_access.py": "named games' pages checked with axe",
-    "tests/web/test_home_options.py": "named games' option controls and presets",
 }
 
 
