@@ -29,6 +29,8 @@ optional; a game without one, e.g. a fixture game, gets the defaults):
                                  table page says in words, never as the raw key (tests/web/test_home_bugs36.py)
     PIECES                       CSS classes of the board picture's pieces, each with a tooltip naming whose
                                  it is (tests/web/test_table_bugs.py)
+    TURN_BASED_OPTIONS           options of a 3-seat turn-based table whose nodes never run together
+                                 (tests/relay/test_turn_based_mail.py; default: its short game's)
     RL_GAME                      (players, options) of the RL environment's games (tests/bots/test_rl.py;
                                  default: the fewest players, the default options)
 """

@@ -97,6 +97,19 @@ def games_with(*needs: str, players: int | None = None) -> list[str]:
     return [g for g in seat if not needs or set(needs) <= capabilities(g)]
 
 
+def covering(players: int, kinds: tuple[str, ...] = tuple(_STEPS.values())) -> list[str]:
+    """Few installed games (seating `players`) that together show every kind of step any of them
+    shows (picked greedily, the most new kinds first, then by name): for tests too costly to run
+    over every game."""
+    left = set().union(*(capabilities(g) for g in games_with(players=players))) & set(kinds)
+    picked: list[str] = []
+    while left:
+        best = max(games_with(players=players), key=lambda g: len(capabilities(g) & left))   # the first by name
+        picked.append(best)
+        left -= capabilities(best)
+    return sorted(picked)
+
+
 def some_game(*needs: str, players: int | None = None) -> str:
     """The first installed game (by name) with all of `needs` (and seating `players`); fails
     saying what none has."""

@@ -82,3 +82,6 @@ SAMPLER_GAP = ("the sampler deals the seat's own bid afresh: the view does not c
 
 # a game long enough for a spectator to join mid-game (tests/node/test_spectate.py)
 WATCH_GAME = (3, {"rounds": 5}, 0.2)
+
+# a turn-based table whose seats' nodes never run together (tests/relay/test_turn_based_mail.py): a short game
+TURN_BASED_OPTIONS = {"rounds": 1}

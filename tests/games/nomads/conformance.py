@@ -79,3 +79,6 @@ WATCH_GAME = (3, {}, 0.1)
 
 # the board picture's pieces that carry a tooltip saying whose they are (tests/web/test_table_bugs.py)
 PIECES = ("nomad",)
+
+# a turn-based table whose seats' nodes never run together (tests/relay/test_turn_based_mail.py): a short game
+TURN_BASED_OPTIONS = {"max_turns": 2, "yellow_tiles": 1}

@@ -112,3 +112,6 @@ WATCH_GAME = (3, {}, 0.05)
 
 # the board picture's pieces that carry a tooltip saying whose they are (tests/web/test_table_bugs.py)
 PIECES = ("ghost", "magician")
+
+# a turn-based table whose seats' nodes never run together (tests/relay/test_turn_based_mail.py): a short game
+TURN_BASED_OPTIONS = {}

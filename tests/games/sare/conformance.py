@@ -73,3 +73,6 @@ WATCH_GAME = (2, {"turn_limit": 10}, 0.05)
 # an end reason the table page says in words (tests/web/test_home_bugs36.py): (players, options,
 # the words, the raw key they must replace)
 END_REASON = (2, {"turn_limit": 1}, "the last turn was played (the turn limit)", "turn_limit")
+
+# a turn-based table whose seats' nodes never run together (tests/relay/test_turn_based_mail.py): a short game
+TURN_BASED_OPTIONS = {"turn_limit": 1}
