@@ -4,8 +4,8 @@ clients.games), never through their names, a list of them or a module-name conve
 Checked on every .py file of the house and every .js file under clients/. A game's own files
 are found through the registries too: its engine's package, its presentation module and the
 modules that presentation names, its tests (tests/games/<game>/) and its benchmark
-(tests/benchmarks/bench_<game>.py). ALLOWED lists what still names a game, each with why; it
-only shrinks."""
+(tests/benchmarks/bench_<game>.py). ALLOWED, empty now, would list a file that still names a
+game, with why."""
 
 from __future__ import annotations
 
@@ -21,12 +21,9 @@ ROOT = Path(__file__).resolve().parents[2]
 CONVENTIONS = ("clients.narrate.", "clients.render.", "clients.bots.", "protocol.games.")
 """Module paths that an f-string completed with a game's name (the old ways of finding a game)."""
 
-_NODE_TESTS = "a node test that plays one game over real processes picked for its speed or its options"
-ALLOWED: dict[str, str] = {
-    # not finished (issue 37): tests that play one named game; each needs the game picked by a
-    # capability (tests.games.pick) and its game-specific options or words taken from the game's hooks
-    "tests/relay/test_turn_based_mail.py": "named games' turn-based tables",
-}
+ALLOWED: dict[str, str] = {}
+"""Files outside a game that may still name one, each with why: none (a test picks its game by
+capability, tests.games.pick, and takes a game's own options or words from its hooks)."""
 
 
 def _registered() -> set[str]:
