@@ -23,6 +23,7 @@ from protocol import chain, games
 from protocol.identity import SigningKey
 from protocol.verify import verify_bytes
 from tests.benchmarks.common import interleaved
+from tests.games.pick import installed, short_game
 from tests.fixture_game import ENGINE, DiceDuel, State
 from tests.helpers import new_table, play
 
@@ -49,8 +50,10 @@ def _transcript(engine: DiceDuel, rounds: int) -> tuple[bytes, list[chain.Messag
     return t.transcript(), [chain.parse(m) for m in t.sessions[0].log]
 
 
-REAL_GAMES = (("sare", 2, {"turn_limit": 8}), ("sabbat", 4, {}), ("nomads", 4, {}))
-"""A game of each seed game for the per-game split (a short Sa-Rê: its deck proofs are slow to make)."""
+def real_games() -> list[tuple[str, int, dict]]:
+    """A short game of each installed game for the per-game split (its hooks' SHORT_GAME: a game
+    whose deck proofs are slow to make gives a short one)."""
+    return [(game, *short_game(game)) for game in installed()]
 
 
 def _game_line(game: str, players: int, options: dict) -> str:
@@ -70,7 +73,7 @@ def _game_line(game: str, players: int, options: dict) -> str:
          lambda: verify_bytes(data, signatures=lambda _: [(len(checked), checked)]),
          lambda: [m.signature_ok() for m in msgs]], n=1, rounds=5, clock=time.process_time)
     n = len(msgs)
-    line = (f"    {game} ({players} players, {n} messages): verify {whole / n * 1e6:,.1f} µs/message = "
+    line = (f"    {engine.title} ({players} players, {n} messages): verify {whole / n * 1e6:,.1f} µs/message = "
             f"parse {parse / n * 1e6:.1f} + rest of the replay {(unsigned - parse) / n * 1e6:,.1f} + "
             f"signatures {(whole - unsigned) / n * 1e6:.1f} (the bound alone {bare / n * 1e6:.1f}); "
             f"ratio to the bound {bare / whole:.2f}")
@@ -154,5 +157,5 @@ def run() -> list[str]:
                          f"{workers_cpu * 1e3:.1f} ms in all; load average {os.getloadavg()[0]:.1f} on {cpus} CPUs")
     lines.append("the seed games, one core (the target is the fixture's; rules and deck proofs are the games' own), "
                  "and --jobs (deck proofs in the workers too):")
-    lines += [_game_line(*g) for g in REAL_GAMES]
+    lines += [_game_line(*g) for g in real_games()]
     return lines

@@ -35,6 +35,7 @@ from protocol import chain, games, genesis as G, transcript
 from protocol.identity import SigningKey, verify
 from protocol.session import PROOF_KINDS, Session
 from tests.benchmarks.common import best_per_call
+from tests.games.pick import games_with
 
 ROOT = Path(__file__).resolve().parents[2]
 PLAYERS = 4
@@ -221,7 +222,7 @@ def _verdict(ok: bool) -> str:
 def _report(game: str) -> list[str]:
     work = _play(game)
     if work is None:
-        return [f"{game}: a node failed (logs in {tempfile.gettempdir()}/caravan-bench-*)"]
+        return [f"{games.get(game).title}: a node failed (logs in {tempfile.gettempdir()}/caravan-bench-*)"]
     data = (work / "game.caravan").read_bytes()
     frames = transcript.load(data)[1]
     kinds = {hashlib.sha256(raw).hexdigest()[:24]: chain.parse(raw).kind for raw in frames}
@@ -255,7 +256,7 @@ def _report(game: str) -> list[str]:
         by_kind.setdefault(c.kind, []).append(c.cpu)
     heaviest = sorted(by_kind.items(), key=lambda kv: -statistics.mean(kv[1]))[:3]
     return [
-        f"{game}, {PLAYERS} nodes on loopback: {len(frames)} messages, strict replay "
+        f"{games.get(game).title}, {PLAYERS} nodes on loopback: {len(frames)} messages, strict replay "
         f"{'complete' if complete else 'INCOMPLETE'}",
         f"  latency sign -> applied on another node over {len(lat)} deliveries: "
         f"mean {mean:.2f} ms (target ≤ {TARGET_MEAN_MS:.0f} ms: {_verdict(mean <= TARGET_MEAN_MS)}), "
@@ -281,7 +282,6 @@ def _report(game: str) -> list[str]:
 
 def run() -> list[str]:
     lines: list[str] = []
-    for game in ("sabbat", "sare", "nomads"):
-        if game in games.names():
-            lines += _report(game)
+    for game in games_with(players=PLAYERS):     # every installed game that seats PLAYERS
+        lines += _report(game)
     return lines

@@ -19,11 +19,25 @@ import sys
 import time
 from pathlib import Path
 
+from protocol import games as registry
 from tests.benchmarks.common import local_broker
+from tests.games.pick import cli_options, quick, short_game, some_game
 
 ROOT = Path(__file__).resolve().parents[2]
-LATENCY_GAME = ("sabbat", 3, [])
-LOAD_GAME = ("nomads", 3, ["max_turns=12", "yellow_tiles=1"])
+
+
+def latency_game() -> tuple[str, int, list[str]]:
+    """The game whose hops are timed: the installed game quickest over real nodes for 3 players
+    (no deck if any: a deck's proofs would be most of the latency, not the links)."""
+    game, options = quick(3)
+    return game, 3, options
+
+
+def load_game() -> tuple[str, int, list[str]]:
+    """The game played LOAD_GAMES times at once: a short game with a deck and dice (the most
+    messages per turn: shuffles, decryption shares, beacons)."""
+    game = some_game("deck", "dice", players=3)
+    return game, 3, cli_options(short_game(game)[1])
 LOAD_GAMES = 10
 
 
@@ -79,10 +93,11 @@ def _latencies(work: Path, names: list[str]) -> list[float]:
 
 def _latency(work: Path, relay: str | None) -> tuple[list[float], bool]:
     tag = "r" if relay else "t"
-    procs = _game(work, tag, LATENCY_GAME, relay, trace=True)
+    spec = latency_game()
+    procs = _game(work, tag, spec, relay, trace=True)
     for p in procs:
         p.wait(timeout=600)
-    names = [f"{tag}h"] + [f"{tag}j{i}" for i in range(1, LATENCY_GAME[1])]
+    names = [f"{tag}h"] + [f"{tag}j{i}" for i in range(1, spec[1])]
     ok = all(p.returncode == 0 for p in procs) and all(_verified(work, n) for n in names)
     return _latencies(work, names), ok
 
@@ -92,7 +107,8 @@ def _load(work: Path, broker) -> list[str]:
     counter = Traffic(broker.host, broker.port)
     cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
-    games = [_game(work, f"L{g}_", LOAD_GAME, broker.url) for g in range(LOAD_GAMES)]
+    spec = load_game()
+    games = [_game(work, f"L{g}_", spec, broker.url) for g in range(LOAD_GAMES)]
     for procs in games:
         for p in procs:
             p.wait(timeout=900)
@@ -101,9 +117,9 @@ def _load(work: Path, broker) -> list[str]:
     counter.close()
     cpu = (cpu1.ru_utime + cpu1.ru_stime) - (cpu0.ru_utime + cpu0.ru_stime)
     done = sum(all(p.returncode == 0 for p in procs) and _verified(work, f"L{g}_h") for g, procs in enumerate(games))
-    game, players, options = LOAD_GAME
+    game, players, options = spec
     return [
-        f"load: {LOAD_GAMES} concurrent {players}-player games of {game} ({', '.join(options)}) through one broker: "
+        f"load: {LOAD_GAMES} concurrent {players}-player games of {registry.get(game).title} ({', '.join(options) or 'default options'}) through one broker: "
         f"{done}/{LOAD_GAMES} completed and verified in {wall:.1f} s",
         f"  broker carried {counter.messages} messages ({counter.messages / LOAD_GAMES:.0f} per game): "
         f"{counter.messages / max(1e-9, counter.last - counter.first):.0f} messages/s from the first to the last",
@@ -120,8 +136,8 @@ def run() -> list[str]:
     try:
         tcp, tcp_ok = _latency(work, None)
         mqtt, mqtt_ok = _latency(work, broker.url)
-        game, players, _ = LATENCY_GAME
-        lines = [f"latency sign -> applied on another node, {game} with {players} nodes, same run:"]
+        game, players, _ = latency_game()
+        lines = [f"latency sign -> applied on another node, {registry.get(game).title} with {players} nodes, same run:"]
         for label, lat, ok in (("direct TCP", tcp, tcp_ok), ("through the broker", mqtt, mqtt_ok)):
             p99 = lat[min(len(lat) - 1, int(0.99 * len(lat)))] if lat else float("nan")
             lines.append(f"  {label:19s} mean {statistics.mean(lat) if lat else float('nan'):.2f} ms, "

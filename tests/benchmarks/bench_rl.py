@@ -6,10 +6,18 @@ from __future__ import annotations
 
 import time
 
+from clients import games as presentations
+from protocol import games
 from tests.benchmarks.common import random_play
+from tests.games.pick import installed
 
 TARGET = 5_000
-LINEUPS = [("sabbat", 3), ("sare", 3), ("nomads", 4)]
+
+
+def lineups() -> list[tuple[str, int]]:
+    """Each installed game with an RL action grammar, for 3 players where it seats them."""
+    return [(game, max(games.get(game).min_players, min(3, games.get(game).max_players)))
+            for game in installed() if presentations.get(game).rl_actions]
 
 
 def env_steps_per_s(game: str, players: int, seconds: float = 2.0) -> float:
@@ -36,9 +44,9 @@ def run() -> list[str]:
     except ImportError:
         return ["pettingzoo not installed (pip install -e '.[rl]')"]
     lines = []
-    for game, players in LINEUPS:
+    for game, players in lineups():
         _, sps, _ = random_play(game, players, 1.0)
         rate = env_steps_per_s(game, players)
-        lines.append(f"{game} {players}p env: {rate:,.0f} random steps/s (target ≥ {TARGET:,}: "
+        lines.append(f"{games.get(game).title} {players}p env: {rate:,.0f} random steps/s (target ≥ {TARGET:,}: "
                      f"{'met' if rate >= TARGET else 'MISSED'}; baseline: referee alone {sps:,.0f} steps/s)")
     return lines

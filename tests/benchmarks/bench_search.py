@@ -34,6 +34,7 @@ from clients.bots.search import SearchBot
 from protocol import games
 from protocol.referee import Referee
 from tests.benchmarks.common import random_play
+from tests.games.pick import games_with
 
 GAMES = int(os.environ.get("CARAVAN_BENCH_SEARCH_GAMES", "2"))
 BUDGETS = [int(b) for b in os.environ.get("CARAVAN_BENCH_SEARCH_BUDGETS", "20,100").split(",") if b]
@@ -41,7 +42,13 @@ JOBS = int(os.environ.get("CARAVAN_BENCH_SEARCH_JOBS", "1"))
 THINK = float(os.environ.get("CARAVAN_BENCH_SEARCH_THINK", "0"))      # > 0: seconds per decision
 RAY = os.environ.get("CARAVAN_BENCH_SEARCH_RAY")                        # a Ray cluster's address
 TARGETS = {4: 0.45, 2: 0.70, 3: 0.55}
-LINEUPS = [("sabbat", 4), ("sare", 4), ("nomads", 4), ("sabbat", 2), ("sare", 2), ("nomads", 3)]
+
+
+def lineups() -> list[tuple[str, int]]:
+    """Each installed game with a heuristic bot (the search bot's opponents) at 4 players, then
+    each at its fewest players."""
+    found = games_with("heuristic", players=4)
+    return [(game, 4) for game in found] + [(game, games.get(game).min_players) for game in found]
 
 
 def iterations_per_s(game: str, players: int, iterations: int = 60, positions: int = 3) -> float:
@@ -88,15 +95,15 @@ def win_share(game: str, players: int, iterations: int | None, count: int) -> fl
 def run() -> list[str]:
     lines = []
     rates = {}
-    for game, players in LINEUPS:
+    for game, players in lineups():
         _, sps, _ = random_play(game, players, 1.0)
         rates[game, players] = iterations_per_s(game, players)
-        lines.append(f"{game} {players}p: {rates[game, players]:,.0f} search iterations/s "
+        lines.append(f"{games.get(game).title} {players}p: {rates[game, players]:,.0f} search iterations/s "
                      f"(baseline: referee random play {sps:,.0f} steps/s)")
     if GAMES <= 0:
         return lines
     for iterations in [None] if THINK > 0 else BUDGETS:
-        for game, players in LINEUPS:
+        for game, players in lineups():
             share = win_share(game, players, iterations, GAMES)
             lo, hi = wilson(share, GAMES)
             rate = rates[game, players]
@@ -104,8 +111,8 @@ def run() -> list[str]:
                 budget = f"{THINK:g} s per decision (≈ {THINK * rate:,.0f} iterations here)"
             else:
                 budget = f"{iterations} iterations" + (f" (≈ {iterations / rate:.2g} s)" if rate else "")
-            target = TARGETS[players]
-            lines.append(f"{game} {players}p, search {budget} vs heuristic, {GAMES} games: "
+            target = TARGETS.get(players, 1 / players)
+            lines.append(f"{games.get(game).title} {players}p, search {budget} vs heuristic, {GAMES} games: "
                          f"win share {share:.0%} (95 % CI {lo:.0%}–{hi:.0%}; fair {1 / players:.0%}; "
                          f"target ≥ {target:.0%}: {'met' if share >= target else 'not met'})")
     return lines

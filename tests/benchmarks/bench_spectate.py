@@ -22,10 +22,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.benchmarks.bench_relay import _latencies, _line, _node, _verified
+from protocol import games as registry
+from tests.benchmarks.bench_relay import _latencies, _line, _node, _verified, latency_game
+from tests.games.pick import option_args
 
 ROOT = Path(__file__).resolve().parents[2]
-GAME = ("sabbat", 3)
 SPECTATORS = 10
 ROUNDS = 2
 DELAY = ["--bot-delay", "0.05"]
@@ -68,11 +69,12 @@ def _play(work: Path, tag: str, spectators: int, tree: bool = False) -> tuple[li
     """One game; (latencies in ms, wall seconds, the players' CPU seconds, players verified,
     spectators whose transcript equals the players'). `tree`: one spectator per player's node,
     each relaying (--serve) to the others."""
-    game, players = GAME
+    game, players, options = latency_game()
     t0 = time.monotonic()
     ports = [_free_port() for _ in range(players)]
     host = _node(work, f"{tag}h", ["host", game, "--players", str(players), "--no-discovery", "--seed", "0",
-                                   "--time-limit", "0", "--port", str(ports[0]), *DELAY], True)
+                                   "--time-limit", "0", "--port", str(ports[0]), *DELAY,
+                                   *option_args(options)], True)
     _line(work, f"{tag}h", "lobby")
     procs = [host] + [_node(work, f"{tag}j{i}", ["join", f"127.0.0.1:{ports[0]}", "--seed", str(i),
                                                  "--port", str(ports[i]), *DELAY], True) for i in range(1, players)]
@@ -111,8 +113,8 @@ def run() -> list[str]:
     for r in range(ROUNDS):
         for k, (label, (spectators, tree)) in enumerate(KINDS.items()):
             runs[label].append(_play(work, f"{'abc'[k]}{r}", spectators, tree))
-    game, players = GAME
-    lines = [f"{game} with {players} nodes, random bots, {ROUNDS} games of each kind alternating, the same run "
+    game, players, _ = latency_game()
+    lines = [f"{registry.get(game).title} with {players} nodes, random bots, {ROUNDS} games of each kind alternating, the same run "
              f"({os.cpu_count()} cores):"]
     for label, games in runs.items():
         lat = [x for g in games for x in g[0]]

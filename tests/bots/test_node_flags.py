@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
 import trio
 
 from clients.bot import make_bot
 from clients.bots.search import SearchBot
 from node.cli.main import _seat, build_parser
 from node.app.client_api import BotDecider
+from tests.games.pick import some_game
 from tests.helpers import timeout
 
 from .worlds import positions
@@ -18,16 +20,19 @@ def test_think_and_iterations_reach_the_seat(tmp_path):
                                       "--think", "0.5", "--data-dir", str(tmp_path)])
     seat = _seat(args)
     assert (seat.bot, seat.think, seat.iterations) == ("search", 0.5, 7)
-    bot = make_bot(seat.bot, "sare", seat.seed, seat.think, seat.iterations)
+    bot = make_bot(seat.bot, some_game("sampler"), seat.seed, seat.think, seat.iterations)
     assert isinstance(bot, SearchBot) and bot.iterations == 7 and bot.think == 0.5
 
 
 async def test_the_node_keeps_running_while_the_search_bot_thinks():
-    for ref in positions("nomads", 3, None, seed=1, every=7):
+    game = some_game("sampler", players=3)
+    for ref in positions(game, 3, None, seed=1, every=1):
         seat = getattr(ref.engine.expected(ref.state), "seat", None)
         if seat is not None and len(ref.legal(seat)) > 1:
             break
-    decider = BotDecider(SearchBot("nomads", seed=1, think=timeout(0.3)))
+    else:
+        pytest.fail(f"{game}: no decision with a choice in a random game")
+    decider = BotDecider(SearchBot(game, seed=1, think=timeout(0.3)))
     ticks = 0
 
     async def ticker():

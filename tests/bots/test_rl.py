@@ -10,9 +10,22 @@ pytest.importorskip("pettingzoo")
 
 from pettingzoo.test import api_test  # noqa: E402
 
-from clients.rl import ActionIds, env  # noqa: E402
+from clients import games as presentations  # noqa: E402
+from clients.rl import env  # noqa: E402
+from protocol import engine as E  # noqa: E402
+from protocol import games as registry  # noqa: E402
+from tests.games.conformance import hook  # noqa: E402
+from tests.games.pick import games_with, installed  # noqa: E402
 
-GAMES = [("sabbat", 3, {"powers": True}), ("sare", 2, {}), ("nomads", 3, {})]
+
+def _rl_games() -> list[tuple[str, int, dict]]:
+    """Every installed game with an RL action grammar: its hooks' RL_GAME, else its fewest
+    players with the default options."""
+    return [(game, *hook(game, "RL_GAME", (registry.get(game).min_players, {})))
+            for game in installed() if presentations.get(game).rl_actions]
+
+
+GAMES = _rl_games()
 
 
 @pytest.mark.parametrize("game,players,options", GAMES)
@@ -55,29 +68,23 @@ def test_whole_games_end_with_win_rewards(game, players, options):
     assert all(r == -1 for a, r in totals.items() if a not in winners)
 
 
-def test_the_same_seed_replays_the_same_game():
-    e = env("nomads", 3)
+@pytest.mark.parametrize("game,players,options", GAMES)
+def test_the_same_seed_replays_the_same_game(game, players, options):
+    e = env(game, players, **options)
     assert _play(e, 5) == _play(e, 5)
 
 
-def test_action_ids_name_moves_not_handles():
-    """A held tile or a Temple card is the same id whatever handle the session gave it."""
-    nomads = ActionIds("nomads")
-    assert nomads.id_of(["tile", 4, 3], {4: 3}) == nomads.id_of(["tile", 9, 3], {9: 3}) is not None
-    assert nomads.id_of(["tile", 4, 3], {}) != nomads.id_of(["tile", 4, 5], {})
-    sare = ActionIds("sare")
-    assert sare.id_of(11, {11: 7}) == sare.id_of(40, {40: 7}) != sare.id_of(40, {40: 8})
-    assert len({nomads.id_of(["move", r, c], {}) for r in range(5) for c in range(7)}) == 35
-
-
-def test_a_simultaneous_choice_stays_secret_until_all_have_chosen():
-    """Sabbat's secret invocation: the second seat's observation is the same whatever the first chose."""
+@pytest.mark.parametrize("game", [g for g in games_with("simultaneous", players=2) if presentations.get(g).rl_actions])
+def test_a_simultaneous_choice_stays_secret_until_all_have_chosen(game):
+    """A choice made at once (e.g. Sabbat's secret invocation): the second seat's observation is
+    the same whatever the first chose."""
     def second_view(first_pick_index: int):
-        e = env("sabbat", 2)
+        e = env(game, 2)
         e.reset(seed=4)
         rng = np.random.default_rng(0)
         for _ in range(10_000):
-            if e.ref.state.stage == "invoke" and not e.pending:
+            if isinstance(e.ref.expected(), E.Simultaneous) and not e.pending \
+                    and np.count_nonzero(e.last()[0]["action_mask"]) > 1:
                 break
             obs, *_ = e.last()
             e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
@@ -92,8 +99,9 @@ def test_a_simultaneous_choice_stays_secret_until_all_have_chosen():
     assert v0 == v1 and np.array_equal(o0, o1)
 
 
-def test_score_rewards():
-    e = env("nomads", 3, reward="score")
+@pytest.mark.parametrize("game,players,options", GAMES)
+def test_score_rewards(game, players, options):
+    e = env(game, players, reward="score", **options)
     e.reset(seed=1)
     rng = np.random.default_rng(1)
     totals = {a: 0.0 for a in e.possible_agents}
@@ -104,7 +112,7 @@ def test_score_rewards():
             scores = info["result"]["scores"]
         e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     for s, a in enumerate(e.possible_agents):
-        assert totals[a] == pytest.approx(scores[s] - (sum(scores) - scores[s]) / 2)
+        assert totals[a] == pytest.approx(scores[s] - (sum(scores) - scores[s]) / (players - 1))
 
 
 @pytest.mark.parametrize("game,players,options", GAMES)

@@ -20,6 +20,7 @@ import pytest
 
 from clients import tournament as T
 from node.cli.main import main
+from tests.games.pick import cli_options, longest_game, option_args, short_game, some_game
 from tests.helpers import missing_system_package, timeout
 from tests.node.procs import ROOT, env
 
@@ -73,9 +74,11 @@ def wait_for_game(node, within: float = 60.0) -> int | None:
     return None
 
 
-ARGS = ["tournament", "nomads", "--players", "3", "--bots", "heuristic,random,search", "--iterations", "5",
-        "--games", "6", "--seed", "4", "-o", "max_turns=20", "--json"]
-"""Games of 20 turns (a tenth of the CPU of whole ones): the runners are compared, not the bots."""
+GAME = some_game("heuristic", "sampler", players=3)
+ARGS = ["tournament", GAME, "--players", "3", "--bots", "heuristic,random,search", "--iterations", "5",
+        "--games", "6", "--seed", "4", *option_args(cli_options(short_game(GAME)[1])), "--json"]
+"""Short games (the game's hooks' SHORT_GAME options) of a game the search bot can play: the runners
+are compared, not the bots."""
 
 
 def test_the_cluster_gives_the_standings_of_the_local_runner(ray_cluster, capsys):
@@ -102,7 +105,8 @@ def test_a_game_lost_with_its_node_is_played_again(ray_cluster):
             ray_cluster.remove_node(doomed, allow_graceful=False)
             ray_cluster.add_node(num_cpus=1, node_ip_address="127.0.0.1")
 
-    args = dict(game="sabbat", players=2, entries=["search", "heuristic"], count=8, seed=5, iterations=10)
+    args = dict(game=longest_game(2, "heuristic", "sampler"), players=2, entries=["search", "heuristic"], count=8,
+                seed=5, iterations=10)      # the longest: its second game is still being played when killed
     on_ray = T.run(**args, ray=ray_cluster.address, progress=progress, say=said.append)
     local = T.run(**args, jobs=2)
     assert [s.line() for s in on_ray.standings] == [s.line() for s in local.standings]

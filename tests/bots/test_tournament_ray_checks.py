@@ -12,14 +12,16 @@ import pytest
 
 from clients import tournament as T, tournament_ray as TR
 from tests.bots.test_tournament_ray import ray_cluster  # noqa: F401 - the module's cluster fixture
+from tests.games.pick import quick_game
 
 pytestmark = pytest.mark.xdist_group("ray")
 
-ARGS = dict(game="sabbat", players=2, entries=["random", "heuristic"], count=4, seed=5)
+GAME = quick_game(2)
+ARGS = dict(game=GAME, players=2, entries=["random", "heuristic"], count=4, seed=5)
 
 
 def _job(index: int = 1, entries=("random", "heuristic")) -> T.GameJob:
-    return T.GameJob("sabbat", 2, T.games.get("sabbat").default_options(2), 5, index, [0, 1], list(entries),
+    return T.GameJob(GAME, 2, T.games.get(GAME).default_options(2), 5, index, [0, 1], list(entries),
                      1.0, 10)
 
 

@@ -8,6 +8,7 @@ from typing import Iterator
 
 from protocol import games
 from protocol.referee import Referee
+from tests.games.conformance import hook
 
 
 def positions(game: str, players: int, options, seed: int, every: int = 23) -> Iterator[Referee]:
@@ -31,12 +32,8 @@ def other_hidden(ref: Referee, seat: int, seed: int) -> Referee:
     rng = random.Random(seed)
     rng.shuffle(values)
     other.truth = {**ref.truth, **dict(zip(hidden, values))}
-    if ref.engine.name == "sabbat" and other.truth == ref.truth:     # one POWER card each: pick others
-        from protocol.games.sabbat.data import PEOPLE_POWERS
-        for s, h in enumerate(ref.state.phandle):
-            if h in hidden:
-                options = [c for c in PEOPLE_POWERS[ref.state.people[s]] if c != ref.truth[h]]
-                other.truth[h] = options[rng.randrange(len(options))]
+    if other.truth == ref.truth:                # nothing to shuffle: the game's hook picks others
+        hook(ref.engine.name, "vary_hidden", lambda *unused: None)(ref, other.truth, hidden, rng)
     other.knowledge = [{h: other.truth[h] for h in k} for k in ref.knowledge]
     other.next_handle = ref.next_handle
     return other

@@ -4,8 +4,8 @@ clients.games), never through their names, a list of them or a module-name conve
 Checked on every .py file of the house and every .js file under clients/. A game's own files
 are found through the registries too: its engine's package, its presentation module and the
 modules that presentation names, its tests (tests/games/<game>/) and its benchmark
-(tests/benchmarks/bench_<game>.py). ALLOWED lists what still names a game, each with why; it
-only shrinks."""
+(tests/benchmarks/bench_<game>.py). ALLOWED, empty now, would list a file that still names a
+game, with why."""
 
 from __future__ import annotations
 
@@ -21,46 +21,9 @@ ROOT = Path(__file__).resolve().parents[2]
 CONVENTIONS = ("clients.narrate.", "clients.render.", "clients.bots.", "protocol.games.")
 """Module paths that an f-string completed with a game's name (the old ways of finding a game)."""
 
-_NODE_TESTS = "a node test that plays one game over real processes picked for its speed or its options"
-ALLOWED: dict[str, str] = {
-    # benchmarks: their baselines were measured on named games (a change of game changes the numbers)
-    **{f"tests/benchmarks/{name}.py": "a benchmark measured on named games (its baselines)"
-       for name in ("bench_core", "bench_home", "bench_node", "bench_relay", "bench_render", "bench_rl",
-                    "bench_search", "bench_spectate", "bench_tab", "bench_web")},
-    # the pictures of the README and the docs show named games on purpose
-    "tests/web/home_screenshots.py": "draws the README's pictures of named games",
-    "tests/web/record_screenshots.py": "draws the README's pictures of named games",
-    "tests/web/table_talk_screenshots.py": "draws the README's pictures of a named game",
-    # not finished (issue 37): tests that play one named game; each needs the game picked by a
-    # capability (tests.games.pick) and its game-specific options or words taken from the game's hooks
-    "tests/bots/test_node_flags.py": "its search bot's think and iterations on named games",
-    "tests/bots/test_rl.py": "checks the RL grammar of named games (belongs in tests/games/<game>/)",
-    "tests/bots/test_sampling.py": "checks named games' samplers (belongs in tests/games/<game>/)",
-    "tests/bots/test_search.py": "the search bot against named games' heuristics",
-    "tests/bots/test_tournament.py": "tournaments of named games (their standings)",
-    "tests/bots/test_tournament_ray.py": "Ray tournaments of named games",
-    "tests/bots/test_tournament_ray_checks.py": "Ray tournaments of a named game",
-    "tests/bots/worlds.py": "a named game's sampled worlds",
-    "tests/node/test_cli.py": _NODE_TESTS,
-    "tests/node/test_cli_args.py": "a named game's options on the command line",
-    "tests/node/test_real_games.py": "every named game over real nodes, with its short options",
-    "tests/node/test_spectate.py": _NODE_TESTS,
-    "tests/node/test_spectate_relay.py": _NODE_TESTS,
-    "tests/relay/test_relay_games.py": "every named game through a broker, with its short options",
-    "tests/relay/test_relay_netns.py": _NODE_TESTS,
-    "tests/relay/test_turn_based_mail.py": "named games' turn-based tables",
-    "tests/relay/test_watch_broker_restart.py": _NODE_TESTS,
-    "tests/security/cli_vectors.py": "a named game's command lines",
-    "tests/web/test_access.py": "named games' pages checked with axe",
-    "tests/web/test_home.py": "the home with a named game's options",
-    "tests/web/test_home_bugs36.py": "a named game's end reason in words (belongs with that game, needs the browser fixture)",
-    "tests/web/test_home_install.py": "the installed home draws the named games",
-    "tests/web/test_home_options.py": "named games' option controls and presets",
-    "tests/web/test_play.py": "every named game played in the browser, with its short options",
-    "tests/web/test_table.py": "a named game's table page",
-    "tests/web/test_table_bugs.py": "named games' table pages",
-    "tests/web/test_watch.py": "every named game watched in the browser",
-}
+ALLOWED: dict[str, str] = {}
+"""Files outside a game that may still name one, each with why: none (a test picks its game by
+capability, tests.games.pick, and takes a game's own options or words from its hooks)."""
 
 
 def _registered() -> set[str]:

@@ -15,6 +15,24 @@ optional; a game without one, e.g. a fixture game, gets the defaults):
     SHORT_GAME                   (players, options) of a short game, for tests of the plumbing
                                  (tests/games/pick.py)
     NODE_GAME                    (players, options) of a game played over real nodes (tests/node/test_node_games.py)
+    SAMPLER_CASES                [(players, options), ...] the samplers are checked on (tests/bots/test_sampling.py;
+                                 default: the fewest players, the default options)
+    SAMPLER_GAP                  why the game's sampler does not yet keep all the seat knows (its check is
+                                 an expected failure, strict: it must be removed once fixed)
+    sampled_truth(ref, world)    asserts what the game's sampled hidden values must be (default: the true
+                                 values of a deck, reordered)
+    vary_hidden(ref, truth, hidden, rng)  other hidden values where shuffling them changed nothing
+                                 (tests/bots/worlds.py)
+    WATCH_GAME                   (players, options, bot delay in s) of a game long enough for a spectator
+                                 to join mid-game (tests/node/test_spectate.py; default: its short game, 0.05)
+    END_REASON                   (players, options, words, raw key) of a short game whose end reason the
+                                 table page says in words, never as the raw key (tests/web/test_home_bugs36.py)
+    PIECES                       CSS classes of the board picture's pieces, each with a tooltip naming whose
+                                 it is (tests/web/test_table_bugs.py)
+    TURN_BASED_OPTIONS           options of a 3-seat turn-based table whose nodes never run together
+                                 (tests/relay/test_turn_based_mail.py; default: its short game's)
+    RL_GAME                      (players, options) of the RL environment's games (tests/bots/test_rl.py;
+                                 default: the fewest players, the default options)
 """
 
 from __future__ import annotations

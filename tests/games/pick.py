@@ -8,7 +8,8 @@ by what the test needs of it, found by playing it, and with the short game its h
 
 Capabilities, from the steps of one random game: "dice" (a chance draw), "simultaneous"
 (choices made at once, revealed together), "commit" (a hidden choice, revealed later), "deck" (a shuffled deck), "show" (a card only one seat sees), "return"
-(a card put back in a deck); and, from its presentation: "narrate", "render", "heuristic"."""
+(a card put back in a deck); and, from its presentation: "narrate", "render", "heuristic", "sampler"
+(what the search bot deals its worlds with)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from tests.games.conformance import hook
 
 _STEPS = {E.Random: "dice", E.Simultaneous: "simultaneous", E.Commit: "commit", E.DeckShuffle: "deck",
           E.DeckShow: "show", E.DeckReturn: "return"}
-_PARTS = {"narrate": "narrate", "render": "render", "heuristic": "bots"}
+_PARTS = {"narrate": "narrate", "render": "render", "heuristic": "bots", "sampler": "sampler"}
 
 
 def installed() -> list[str]:
@@ -43,6 +44,11 @@ def short_game(game: str) -> tuple[int, dict[str, Any]]:
 def cli_options(options: dict[str, Any]) -> list[str]:
     """Options as the command line's `-o KEY=VALUE` values."""
     return [f"{key}={str(value).lower() if isinstance(value, bool) else value}" for key, value in options.items()]
+
+
+def option_args(options: list[str]) -> list[str]:
+    """`-o KEY=VALUE` values (cli_options) as command-line arguments: ["-o", v1, "-o", v2, ...]."""
+    return [arg for value in options for arg in ("-o", value)]
 
 
 @functools.cache
@@ -68,6 +74,12 @@ def capabilities(game: str) -> frozenset[str]:
     return frozenset(seen)
 
 
+def longest_game(players: int, *needs: str) -> str:
+    """The installed game (with `needs`, seating `players`) whose short game takes the most steps,
+    for tests that must catch a game while it is being played."""
+    return max(games_with(*needs, players=players), key=lambda game: (_played(game, players)[1], game))
+
+
 def quick_game(players: int) -> str:
     """The installed game quickest to play over real nodes for `players`, for tests of the
     plumbing: one without a deck if any (a deck's shuffle and decryption proofs are most of a
@@ -83,6 +95,19 @@ def games_with(*needs: str, players: int | None = None) -> list[str]:
     seat = [g for g in installed() if players is None
             or games.get(g).min_players <= players <= games.get(g).max_players]
     return [g for g in seat if not needs or set(needs) <= capabilities(g)]
+
+
+def covering(players: int, kinds: tuple[str, ...] = tuple(_STEPS.values())) -> list[str]:
+    """Few installed games (seating `players`) that together show every kind of step any of them
+    shows (picked greedily, the most new kinds first, then by name): for tests too costly to run
+    over every game."""
+    left = set().union(*(capabilities(g) for g in games_with(players=players))) & set(kinds)
+    picked: list[str] = []
+    while left:
+        best = max(games_with(players=players), key=lambda g: len(capabilities(g) & left))   # the first by name
+        picked.append(best)
+        left -= capabilities(best)
+    return sorted(picked)
 
 
 def some_game(*needs: str, players: int | None = None) -> str:

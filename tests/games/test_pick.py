@@ -26,3 +26,13 @@ def test_a_picked_game_has_what_was_asked_and_seats_the_players():
 def test_a_need_no_game_has_fails_naming_it():
     with pytest.raises(AssertionError, match="no installed game has teleport"):
         pick.some_game("teleport")
+
+
+def test_covering_games_show_every_kind_of_step_and_none_is_spare():
+    kinds = {"dice", "simultaneous", "commit", "deck", "show", "return"}      # the kinds of step (pick.py)
+    everything = set().union(*(pick.capabilities(g) for g in pick.games_with(players=3))) & kinds
+    picked = pick.covering(3)
+    assert set().union(*(pick.capabilities(g) for g in picked)) & kinds == everything
+    for spare in picked:                    # each picked game brings a kind the others lack
+        assert set().union(*(pick.capabilities(g) for g in picked if g != spare)) & kinds != everything, spare
+

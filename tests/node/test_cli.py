@@ -5,6 +5,8 @@ import sys
 
 from node.cli.main import main
 from protocol.verify import verify_bytes
+from protocol import games
+from tests.games.pick import installed, option_args, quick
 from tests.helpers import communicate, timeout, wait_exit
 from tests.node.procs import ROOT, env
 
@@ -28,8 +30,9 @@ def test_simulate_prints_rates_and_wins(capsys):
 
 def test_demo_plays_and_verifies(tmp_path):
     out = tmp_path / "demo.caravan"
-    r = subprocess.run([sys.executable, "-m", "node", "demo", "sabbat", "--players", "2", "--bot", "random",
-                        "--out", str(out)], capture_output=True, text=True, timeout=timeout(300), cwd=ROOT, env=env())
+    game, options = quick(2)
+    r = subprocess.run([sys.executable, "-m", "node", "demo", game, "--players", "2", *option_args(options),
+                        "--bot", "random", "--out", str(out)], capture_output=True, text=True, timeout=timeout(300), cwd=ROOT, env=env())
     assert r.returncode == 0, r.stderr[-2000:]
     assert "verifies" in r.stdout and "won by" in r.stdout
     assert verify_bytes(out.read_bytes()).ok
@@ -61,19 +64,27 @@ def test_a_person_plays_at_the_terminal(tmp_path):
 
 
 def test_options_lists_values_default_and_meaning(capsys, monkeypatch):
-    """Defaults from the engine; values and meaning from protocol/games/<game>/options.py
-    (OPTION_HELP), "(no description)" for a key it does not describe or when it is missing."""
+    """Defaults from the engine (for the players asked); values and meaning from the `options`
+    module beside the game's engine (OPTION_HELP), "(no description)" for a key it does not
+    describe or when it is missing."""
     import json
     import types
-    fake = types.ModuleType("protocol.games.sabbat.options")
-    fake.OPTION_HELP = {"powers": {"values": "true, false", "help": "play with the POWER cards"}}
-    monkeypatch.setitem(sys.modules, "protocol.games.sabbat.options", fake)
-    assert main(["options", "sabbat", "--players", "3"]) == 0
+    game = next(g for g in installed() if len(games.get(g).default_options(games.get(g).min_players)) >= 2)
+    engine = games.get(game)
+    module = type(engine).__module__.rpartition(".")[0] + ".options"
+    most = engine.max_players
+    described, bare = sorted(engine.default_options(most))[:2]
+    fake = types.ModuleType(module)
+    fake.OPTION_HELP = {described: {"values": "this, that", "help": "what it changes"}}
+    monkeypatch.setitem(sys.modules, module, fake)
+    assert main(["options", game, "--players", str(most)]) == 0
     out = capsys.readouterr().out
-    assert "powers = false  values: true, false\n      play with the POWER cards" in out
-    assert "peoples = [0, 1, 2]" in out and "(no description)" in out
-    assert main(["options", "sabbat", "--json"]) == 0
+    defaults = engine.default_options(most)
+    assert f"{described} = {json.dumps(defaults[described])}  values: this, that\n      what it changes" in out
+    assert f"{bare} = {json.dumps(defaults[bare])}\n      (no description)" in out
+    assert main(["options", game, "--json"]) == 0
     rows = {r["key"]: r for r in map(json.loads, capsys.readouterr().out.splitlines())}
-    assert rows["powers"]["help"] == "play with the POWER cards" and rows["peoples"]["default"] == [0, 1]
-    monkeypatch.delitem(sys.modules, "protocol.games.sabbat.options")
+    assert rows[described]["help"] == "what it changes"
+    assert rows[bare]["default"] == engine.default_options(engine.min_players)[bare]
+    monkeypatch.delitem(sys.modules, module)
     assert main(["options", "fixture"]) == 0 and "rounds = 2\n      (no description)" in capsys.readouterr().out

@@ -8,10 +8,17 @@ import threading
 
 import pytest
 
+from protocol import games
+from tests.games.pick import quick_game
 from tests.helpers import communicate, join, timeout
 from tests.node.procs import ROOT, env
 
 DECIDE = ["--bot", "random"]
+GAME = quick_game(2)
+"""An installed game (the options of the fixture game are not a real game's)."""
+_ENGINE = games.get(GAME)
+_OPTION = sorted(_ENGINE.default_options(2))[0]
+_SEATS = f"{_ENGINE.min_players}-{_ENGINE.max_players} players"
 
 # (arguments, words the one error line must contain)
 BAD = [
@@ -34,7 +41,7 @@ BAD = [
     (["host", "fixture", "--players", "2", *DECIDE, "-o", "speed=3"], "its options are: rounds"),
     (["host", "fixture", "--players", "2", *DECIDE, "-o", "rounds=99"], "rounds"),
     (["host", "fixture", "--players", "2", *DECIDE, "-o", "rounds"], "not KEY=VALUE"),
-    (["host", "sabbat", "--players", "2", *DECIDE, "-o", "powers=maybe"], "powers"),
+    (["host", GAME, "--players", "2", *DECIDE, "-o", f"{_OPTION}=maybe"], _OPTION),
     (["host", "fixture", "--players", "2", *DECIDE, "--time-limit", "-5"], "-5"),
     (["join", "127.0.0.1:notaport", *DECIDE], "'notaport'"),
     (["join", "127.0.0.1:0", *DECIDE], "1-65535"),
@@ -48,9 +55,9 @@ BAD = [
     (["simulate", "fixture", "--players", "2", "--bots", "random,genius"], "'genius'"),
     (["simulate", "fixture", "--players", "2", "--games", "0"], "whole number >= 1"),
     (["options", "chess"], "choose one of"),
-    (["options", "sabbat", "--players", "5"], "2-4 players"),
-    (["demo", "sabbat", "--players", "1"], "2-4 players"),
-    (["demo", "sabbat", "-o", "powers=maybe"], "powers"),
+    (["options", GAME, "--players", str(_ENGINE.max_players + 1)], _SEATS),
+    (["demo", GAME, "--players", "1"], _SEATS),
+    (["demo", GAME, "-o", f"{_OPTION}=maybe"], _OPTION),
     (["discover", "--discovery-port", "0"], "1-65535"),
     (["verify"], "required"),
     (["frobnicate"], "invalid choice"),

@@ -19,6 +19,8 @@ from node.net.handshake import handshake
 from protocol import chain, genesis as G, transcript
 from protocol.identity import SigningKey, fingerprint
 from protocol.verify import verify_bytes
+from tests.games.conformance import hook
+from tests.games.pick import cli_options, installed, option_args, quick, short_game
 from tests.helpers import timeout
 from tests.node.cli_spec import json_types
 from tests.node.procs import ROOT, env
@@ -30,9 +32,19 @@ NORMAL = ("--priority", "normal")
 starves them for seconds (test_spectate_priority.py tests the default; the first watcher of
 the game test keeps it too)."""
 
-CASES = [("sare", 2, "0.05", ["turn_limit=10"]), ("sabbat", 3, "0.05", []), ("nomads", 3, "0.1", [])]
-"""Each game with a bot delay that makes it last long enough for a spectator to join mid-game
-(Sa-Rê cut to 10 turns: its 30 cost three times the CPU and check the same)."""
+
+
+def _watched(game: str) -> tuple[str, int, str, list[str]]:
+    """(game, players, bot delay, -o values) of a game long enough for a spectator to join
+    mid-game: its hooks' WATCH_GAME, else its short game with 0.05 s a move."""
+    players, options, delay = hook(game, "WATCH_GAME", (*short_game(game), 0.05))
+    return game, players, str(delay), cli_options(options)
+
+
+CASES = [_watched(game) for game in installed()]
+"""Every installed game, each lasting long enough for a spectator to join mid-game."""
+GAME, OPTIONS = quick(3)
+"""The game of the plumbing tests: the installed game quickest over real nodes for 3 players."""
 
 
 def host(tmp_path: Path, game: str, players: int, *extra: str, delay: str = "0.02",
@@ -92,7 +104,7 @@ def test_spectators_from_the_start_and_mid_game_end_with_the_players_transcript(
                                                                                  options):
     # one seat stays empty until the early watcher waits in the lobby: however little CPU its
     # low priority gets it on a busy machine, the game cannot be over before it watches
-    h, port = host(tmp_path, game, players, *(arg for o in options for arg in ("-o", o)), delay=delay,
+    h, port = host(tmp_path, game, players, *option_args(options), delay=delay,
                    bots=players - 2)
     early = watcher(tmp_path, "early", port, "--priority", "low")   # in the lobby: from the first message
     while "lobby" not in early.wait_for("status", timeout=60):     # "waiting in lobby …"
@@ -120,7 +132,7 @@ def test_spectators_from_the_start_and_mid_game_end_with_the_players_transcript(
 
 
 def test_a_table_without_spectators_refuses_them_with_a_clear_line(tmp_path):
-    h, port = host(tmp_path, "sabbat", 3, "--spectators", "no", delay="0.05")
+    h, port = host(tmp_path, GAME, 3, *option_args(OPTIONS), "--spectators", "no", delay="0.05")
     w = watcher(tmp_path, "lobbyside", port)
     assert w.stop() == 1
     err = (tmp_path / "lobbyside.log").read_text()
@@ -162,7 +174,7 @@ async def _closed(conn: Connection, within: float) -> bool:
 
 
 async def test_a_flooding_spectator_is_cut_off_and_the_cap_holds(tmp_path):
-    h, port = host(tmp_path, "sabbat", 3, delay="0.2")
+    h, port = host(tmp_path, GAME, 3, *option_args(OPTIONS), delay="0.2")
     h.wait_for("start", timeout=60)
     before = _rss_kib(h.proc.pid)
     # a spectator that sends: cut off at its first frame
@@ -288,7 +300,7 @@ async def test_a_link_that_breaks_mid_game_is_dialled_again(tmp_path):
 def test_a_spectator_relays_to_other_spectators(tmp_path):
     """`caravan watch --serve PORT`: other spectators watch through it (the players' node
     serves one link) and still verify everything themselves, ending with the same bytes."""
-    h, port = host(tmp_path, "sabbat", 3, delay="0.05")
+    h, port = host(tmp_path, GAME, 3, *option_args(OPTIONS), delay="0.05")
     relay = watcher(tmp_path, "relay", port, "--serve", "0", "--bind", "127.0.0.1")
     served = relay.wait_for("serving", timeout=60)["port"]
     relay.wait_for("event", timeout=60)
@@ -312,7 +324,7 @@ def test_watch_a_lobby_found_by_discovery(tmp_path):
     from tests.relay.broker import free_port
 
     udp = str(free_port())
-    h = Node(["host", "sabbat", "--players", "3", "--bot", "random", "--with-bots", "random",
+    h = Node(["host", GAME, "--players", "3", *option_args(OPTIONS), "--bot", "random", "--with-bots", "random",
               "--discovery-addr", "127.0.0.1", "--discovery-port", udp, "--bind", "127.0.0.1", "--time-limit", "0",
               "--bot-delay", "0.05", "--seed", "1"], tmp_path / "host2", tmp_path / "host2.log")
     opened = h.wait_for("lobby")

@@ -7,10 +7,17 @@ lobby refuse a spectator with a clear line."""
 from __future__ import annotations
 
 from protocol.verify import verify_bytes
+from tests.games.pick import quick
 from tests.node.procs import finish, node, read_until
 from tests.node.test_spectate import NORMAL
 from tests.relay.conftest import broker  # noqa: F401 - the fixture
 from tests.relay.nodes import RelayedGame
+
+
+THREE = quick(3)
+TWO = quick(2)
+"""(game, -o values) of the installed games quickest over real nodes for 3 and for 2 players:
+the tests are about the broker's watch links, not a game."""
 
 
 def _watch(tmp_path, name: str, invite: str):
@@ -19,7 +26,7 @@ def _watch(tmp_path, name: str, invite: str):
 
 
 def test_spectators_through_the_broker_with_a_watch_invite(tmp_path, broker):  # noqa: F811
-    g = RelayedGame(tmp_path, broker.url, "sabbat", 3, host_args=["--spectators", "yes"], bot_delay=0.05)
+    g = RelayedGame(tmp_path, broker.url, THREE[0], 3, THREE[1], host_args=["--spectators", "yes"], bot_delay=0.05)
     try:
         game_id = g.wait_started()
         invites = [read_until(p, "watch_invite", timeout=20)["invite"] for p in g.procs]
@@ -47,7 +54,7 @@ def test_a_relayed_table_refuses_spectators_by_default(tmp_path, broker):  # noq
     from node.app.watch import watch_invite
     from node.net.relay_url import parse_relay_url
 
-    g = RelayedGame(tmp_path, broker.url, "sabbat", 3, bot_delay=0.05)
+    g = RelayedGame(tmp_path, broker.url, THREE[0], 3, THREE[1], bot_delay=0.05)
     try:
         game_id = g.wait_started()
         invite = watch_invite(parse_relay_url(broker.url), bytes.fromhex(game_id), load_identity(g.dirs[0]).public)
@@ -61,7 +68,7 @@ def test_a_relayed_table_refuses_spectators_by_default(tmp_path, broker):  # noq
 
 
 def test_a_relayed_lobby_is_watched_before_its_game_starts(tmp_path, broker):  # noqa: F811
-    g = RelayedGame(tmp_path, broker.url, "sare", 2, host_args=["--spectators", "yes"], joiners=0)
+    g = RelayedGame(tmp_path, broker.url, TWO[0], 2, TWO[1], host_args=["--spectators", "yes"], joiners=0)
     try:
         w = _watch(tmp_path, "w", g.invite)                           # the lobby's invite, nobody seated yet
         assert "waiting in lobby" in read_until(w, "status", timeout=30)["text"]
@@ -78,7 +85,7 @@ def test_a_relayed_lobby_is_watched_before_its_game_starts(tmp_path, broker):  #
 
 
 def test_a_relayed_lobby_without_spectators_refuses_them(tmp_path, broker):  # noqa: F811
-    g = RelayedGame(tmp_path, broker.url, "sare", 2, joiners=0)
+    g = RelayedGame(tmp_path, broker.url, TWO[0], 2, TWO[1], joiners=0)
     try:
         w = _watch(tmp_path, "w", g.invite)
         assert finish([w], timeout=60) == [1]

@@ -1,12 +1,13 @@
-"""A whole game of each real game hosted with `caravan host --relay` and joined with the
+"""A whole game of each installed game (3 players, its hooks' short options) hosted with `caravan host --relay` and joined with the
 printed invite, every node a real `caravan` process talking only through a local Mosquitto:
 every node finishes with the same transcript, and `caravan verify` accepts it."""
 
 import pytest
 
+from tests.games.pick import cli_options, games_with, short_game
 from tests.relay.nodes import RelayedGame, assert_all_verify
 
-CASES = [("sabbat", 3, []), ("sare", 3, ["turn_limit=3"]), ("nomads", 3, ["max_turns=12", "yellow_tiles=1"])]
+CASES = [(game, 3, cli_options(short_game(game)[1])) for game in games_with(players=3)]
 
 
 @pytest.mark.parametrize("game, players, options", CASES)

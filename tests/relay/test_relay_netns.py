@@ -17,14 +17,14 @@ import time
 import pytest
 
 from protocol.verify import verify_bytes
+from tests.games.pick import cli_options, games_with, option_args, short_game
 from tests.helpers import missing_system_package, timeout
 from tests.node.procs import ROOT, env, finish, node, read_until
 from tests.relay.broker import Broker
 
 BROKER_IP = "10.213.29.1"
-GAMES = [("sabbat", 3, []),
-         ("nomads", 3, ["-o", "max_turns=12", "-o", "yellow_tiles=1"]),
-         ("sare", 3, ["-o", "turn_limit=4"])]
+GAMES = [(game, 3, option_args(cli_options(short_game(game)[1]))) for game in games_with(players=3)]
+"""Each installed game for 3 players, with its hooks' short options."""
 
 
 def sh(*args: str) -> subprocess.CompletedProcess:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.games.conformance import hook
+from tests.games.pick import cli_options, covering, short_game
 from tests.relay.broker import Broker
 from tests.relay.nodes import RelayedGame, assert_all_verify, play_alternately, turn_based_lobby, verify
 
@@ -18,7 +20,8 @@ MAX_RUNS = 400
 """Runs of single nodes before the test gives up on the game finishing."""
 
 
-CASES = [("sare", ["turn_limit=1"]), ("nomads", ["max_turns=2", "yellow_tiles=1"]), ("sabbat", [])]
+CASES = [(game, cli_options(hook(game, "TURN_BASED_OPTIONS", short_game(game)[1]))) for game in covering(3)]
+"""Games that together show every kind of step (the costliest tables of the suite: not every game)."""
 
 
 @pytest.mark.parametrize("game, options", CASES)
@@ -49,9 +52,10 @@ def test_three_seats_whose_nodes_never_run_together_finish_a_game(tmp_path, game
 def test_a_turn_based_table_with_every_node_running_plays_through_postboxes(tmp_path):
     """Without --until-idle the nodes stay and play at once; the first envelopes may reach a
     seat before its postbox exists on the broker (lost there): they are sent again."""
+    game, options = CASES[-1]
     broker = Broker(tmp_path, persistent=True).start()
     try:
-        g = RelayedGame(tmp_path, broker.url, "sare", 3, ["turn_limit=1"], host_args=TURN_BASED)
+        g = RelayedGame(tmp_path, broker.url, game, 3, options, host_args=TURN_BASED)
         try:
             game_id = g.wait_started()
             assert g.finish(timeout=240) == [0, 0, 0], [g.log(i)[-600:] for i in range(3)]

@@ -10,6 +10,7 @@ import signal
 import time
 
 from protocol.verify import verify_bytes
+from tests.games.pick import quick
 from tests.node.procs import finish, node, read_until
 from tests.relay.nodes import RelayedGame
 
@@ -23,8 +24,8 @@ def _watch(tmp_path, name: str, invite: str):
 
 
 def test_two_watchers_follow_a_relayed_game_through_a_broker_restart(tmp_path, broker):
-    g = RelayedGame(tmp_path, broker.url, "sare", 3, options=["turn_limit=2"], host_args=["--spectators", "yes"],
-                    bot_delay=0.1)
+    game, options = quick(3)            # about the watchers' links, not a game
+    g = RelayedGame(tmp_path, broker.url, game, 3, options=options, host_args=["--spectators", "yes"], bot_delay=0.1)
     watchers = []
     try:
         game_id = g.wait_started()

@@ -1,6 +1,8 @@
 """Vectors a user can check with the shipped `caravan verify` (issue 16, "the spec as an
-outsider reads it", point 9): a real 2-player Sabbat Magica game and tampered copies, each
-with the verdict `caravan verify FILE --json` must give, in specs/vectors/cli/.
+outsider reads it", point 9): a real 2-player game and tampered copies, each with the verdict
+`caravan verify FILE --json` must give, in specs/vectors/cli/. The game is the one the pinned
+verdicts name (the vectors pin it; with none yet, the first installed game with choices made at
+once for two players: the tampering needs a pair of reveals).
 
 `python -m tests.security.cli_vectors` rewrites them (only when the format changes on
 purpose; say so in specs/protocol.md)."""
@@ -21,9 +23,17 @@ VERDICTS = DIR / "verdicts.json"
 KEEP = ("valid", "complete", "game", "game_id", "messages", "error", "abandoned_by")
 
 
+def vectors_game() -> str:
+    """The game of the vectors: the one their pinned verdicts name, else a new pick."""
+    if VERDICTS.exists():
+        return next(v["game"] for v in json.loads(VERDICTS.read_text()).values() if v["valid"] and v["complete"])
+    from tests.games.pick import some_game
+    return some_game("simultaneous", players=2)
+
+
 def honest_game():
     from tests.helpers import new_table, play
-    t = new_table(games.get("sabbat"), 2, seed=1616)
+    t = new_table(games.get(vectors_game()), 2, seed=1616)
     rng = random.Random(1616)
     play(t, lambda seat, legal: rng.choice(legal))
     return t.genesis.to_wire(), list(t.sessions[0].log)
@@ -37,11 +47,12 @@ def weak_key_genesis() -> bytes:
     nonce, secret = rng.randbytes(16), rng.randbytes(32)
     tips = [beacon_chain(secret, nonce, i, 16)[0] for i in range(2)]
     seats = [real.public, SMALL_ORDER_POINTS[0]]
-    options = games.get("sabbat").default_options(2)
-    body = G.make_body("sabbat", options, seats, tips, nonce, 16)
+    game = vectors_game()
+    options = games.get(game).default_options(2)
+    body = G.make_body(game, options, seats, tips, nonce, 16)
     s = rng.randrange(1, L)
     forged = bytes(mul_base(s)) + scalar_bytes(s)
-    return G.Genesis("sabbat", options, seats, tips, 16, nonce, body, [G.sign(real, body), forged]).to_wire()
+    return G.Genesis(game, options, seats, tips, 16, nonce, body, [G.sign(real, body), forged]).to_wire()
 
 
 def first_pair(log: list[bytes], kind: str) -> int:
@@ -61,7 +72,7 @@ def compute() -> dict[str, bytes]:
     flipped = bytearray(log[k])
     flipped[-5] ^= 0x40
     return {
-        "sabbat-2p.caravan": transcript.dump(g, log),
+        f"{vectors_game()}-2p.caravan": transcript.dump(g, log),
         "unfinished.caravan": transcript.dump(g, log[:k]),
         "bad-signature.caravan": transcript.dump(g, log[:k] + [bytes(flipped)] + log[k + 1:k + 4]),
         "bad-order.caravan": transcript.dump(g, log[:k] + [log[k + 1], log[k]] + log[k + 2:k + 4]),

@@ -16,6 +16,9 @@ import time
 from pathlib import Path
 
 import tests.web.conftest as conftest
+from clients import games as presentations
+from protocol import games
+from tests.games.pick import installed, quick_game
 from tests.node import procs
 
 
@@ -25,25 +28,42 @@ def _without_test_engines() -> dict[str, str]:
     return e
 
 
+def fullest_preset(game: str) -> str:
+    """The game's preset that fills the most controls (the last of equals): the one that shows most."""
+    presets = list(games.options_module(game).PRESETS.items())
+    return max(enumerate(presets), key=lambda found: (len(found[1][1]), found[0]))[1][0]
+
+
+def options_games() -> tuple[str, str]:
+    """(the desktop picture's game, the phone's): the installed game with a preset and the most
+    options, and the game the house picks first (its New table is what a phone opens on)."""
+    with_presets = [g for g in installed() if getattr(games.options_module(g), "PRESETS", None)]
+    return (max(with_presets, key=lambda g: (len(games.options_module(g).OPTIONS), g)),
+            presentations.first(with_presets))
+
+
 def options_shots(driver, url: str, out: Path) -> None:
-    """New table's option controls: Nomads with its "Short game" preset at 1280 wide (the New
-    table section alone), Sa-Rê's "Architect variant" at 390×844 scrolled to the options."""
+    """New table's option controls: the game with the most options, with its fullest preset, at
+    1280 wide (the New table section alone); the house's first game with its fullest preset at
+    390×844 scrolled to the options (the README names them: Nomads' "Short game", Sa-Rê's
+    "Architect variant")."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
 
     from tests.web.test_home_options import _show
 
+    desktop, phone = options_games()
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",      # tall enough for the whole section
                            {"width": 1280, "height": 1700, "deviceScaleFactor": 1, "mobile": False})
     driver.get(url)
-    _show(driver, "nomads", 3)
-    Select(driver.find_element(By.ID, "preset")).select_by_visible_text("Short game")
+    _show(driver, desktop, games.get(desktop).min_players)
+    Select(driver.find_element(By.ID, "preset")).select_by_visible_text(fullest_preset(desktop))
     driver.find_element(By.ID, "new").screenshot(str(out / "home-options.png"))
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                            {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
     driver.get(url)
-    _show(driver, "sare", 2)
-    Select(driver.find_element(By.ID, "preset")).select_by_visible_text("Architect variant")
+    _show(driver, phone, games.get(phone).min_players)
+    Select(driver.find_element(By.ID, "preset")).select_by_visible_text(fullest_preset(phone))
     driver.execute_script("document.getElementById('options').closest('fieldset').scrollIntoView({block: 'start'})")
     driver.save_screenshot(str(out / "home-options-phone.png"))
     driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
@@ -66,13 +86,13 @@ def main(out: Path, only_options: bool = False) -> None:
             if only_options:
                 options_shots(driver, url, out)
                 return
-            create_table(driver, url, "sabbat", 3, ["bot:heuristic", "bot:random"])
+            create_table(driver, url, quick_game(3), 3, ["bot:heuristic", "bot:random"])   # played to its end
             play_by_clicking(driver, _table_url(driver, url), seed=3, timeout=300, reload_after=1000)
             _wait(driver, lambda d: d.find_element(By.ID, "play-again").is_displayed())
             driver.execute_script("document.getElementById('result').scrollIntoView({block: 'center'})")
             time.sleep(0.5)
             driver.save_screenshot(str(out / "play-again.png"))
-            create_table(driver, url, "sare", 3, ["friend", "bot:heuristic"])
+            create_table(driver, url, presentations.first(installed()), 3, ["friend", "bot:heuristic"])
             _wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#lobby-seats li.taken")) >= 2, timeout=60)
             driver.execute_script("window.scrollTo(0, 0)")
             time.sleep(1)

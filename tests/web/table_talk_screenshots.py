@@ -1,7 +1,8 @@
 """Redraw the README pictures of issue 36 (docs/img/watch-chat.png: a spectator's page with
 the table talk, read-only; docs/img/confirm-send.png: confirm moves holding a chosen move) in
-headless Chromium, at 1400×857: Ann plays Sabbat Magica in a page driven over its WebSocket
-against a random bot, says three lines, and a watcher with its page follows.
+headless Chromium, at 1400×857: Ann plays the installed game quickest over real nodes for two
+(tests.games.pick) in a page driven over its WebSocket against a random bot, says three lines,
+and a watcher with its page follows.
 
     python -m tests.web.table_talk_screenshots docs/img
 """
@@ -17,6 +18,7 @@ from pathlib import Path
 import trio
 from trio_websocket import open_websocket_url
 
+from tests.games.pick import option_args, quick
 from tests.node.test_spectate_chat import Page
 from tests.web.conftest import Node, new_chromium
 
@@ -31,8 +33,9 @@ def _until(check, within: float = 30.0) -> None:
 def main(out: Path, tmp: Path) -> None:
     from selenium.webdriver.common.by import By
 
-    ann = Node(["host", "sabbat", "--players", "2", "--client", "web", "--no-browser", "--no-discovery", "--bind",
-                "127.0.0.1", "--time-limit", "0", "--name", "Ann"], tmp / "ann", tmp / "ann.log")
+    game, options = quick(2)
+    ann = Node(["host", game, "--players", "2", *option_args(options), "--client", "web", "--no-browser",
+                "--no-discovery", "--bind", "127.0.0.1", "--time-limit", "0", "--name", "Ann"], tmp / "ann", tmp / "ann.log")
     nodes = [ann]
     port = ann.wait_for("lobby")["port"]
     url = ann.wait_for("web", timeout=60)["url"]
@@ -55,7 +58,7 @@ def main(out: Path, tmp: Path) -> None:
 
     driver = None
     try:
-        trio.run(ann_plays, 0, "good evening, Bob — may the cauldron be kind", "<b>bold</b> claims are shown as text")
+        trio.run(ann_plays, 0, "good evening, Bob — good luck", "<b>bold</b> claims are shown as text")
         w = Node(["watch", f"127.0.0.1:{port}", "--client", "web", "--no-browser", "--json", "--priority", "normal",
                   "--out", str(tmp / "w.caravan")], tmp / "w", tmp / "w.log")
         nodes.append(w)

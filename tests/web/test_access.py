@@ -15,11 +15,16 @@ from pathlib import Path
 import pytest
 from selenium.webdriver.common.by import By
 
+from clients import games as presentations
+from tests.games.pick import cli_options, installed, option_args, quick_game, short_game
 from tests.helpers import timeout as scaled, wait_until
 from tests.node.procs import ROOT, env
 from tests.web.conftest import Node, console_errors, web_game
 
-GAMES = [("sabbat", 2, []), ("sare", 2, ["turn_limit=2"]), ("nomads", 3, ["max_turns=9"])]
+GAMES = [(game, players, cli_options(options)) for game in installed() for players, options in [short_game(game)]]
+"""Each installed game, its hooks' short game."""
+SHOWN = presentations.first(installed())
+"""The game the house shows first (its board is the README's phone picture)."""
 SERIOUS = ("serious", "critical")
 
 
@@ -82,7 +87,7 @@ def test_the_table_page_passes_axe_and_plays_by_keyboard(tmp_path: Path, browser
 
 
 def test_the_lobby_page_passes_axe(tmp_path: Path, browser):
-    host = Node(["host", "sare", "--players", "3", "--client", "web", "--no-browser", "--no-discovery",
+    host = Node(["host", quick_game(3), "--players", "3", "--client", "web", "--no-browser", "--no-discovery",
                  "--bind", "127.0.0.1"], tmp_path / "seat0", tmp_path / "seat0.log")
     try:
         browser.get(host.wait_for("web")["url"])
@@ -99,7 +104,7 @@ def test_the_lobby_page_passes_axe(tmp_path: Path, browser):
 def test_the_replay_of_every_game_passes_axe(tmp_path: Path, browser, game, players, options):
     out = tmp_path / "game.caravan"
     subprocess.run([sys.executable, "-m", "node", "demo", game, "--players", str(players), "--bot", "random",
-                    *sum((["-o", o] for o in options), []), "--out", str(out)], cwd=ROOT, env=env(), check=True,
+                    *option_args(options), "--out", str(out)], cwd=ROOT, env=env(), check=True,
                    timeout=scaled(300), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     page = tmp_path / "game.html"
     subprocess.run([sys.executable, "-m", "node", "replay", str(out), "--html", str(page), "--no-browser"],
@@ -112,7 +117,7 @@ def test_the_replay_of_every_game_passes_axe(tmp_path: Path, browser, game, play
 
 
 def test_phone_width_board_text_and_tap_targets(tmp_path: Path, browser):
-    host, bots, url = web_game(tmp_path, "sare", 2, ["turn_limit=2"])
+    host, bots, url = web_game(tmp_path, SHOWN, 2, cli_options(short_game(SHOWN)[1]))
     try:
         browser.set_window_size(390, 844)
         browser.get(url)
@@ -191,7 +196,7 @@ def test_the_home_with_its_lobby_open_passes_axe(tmp_path: Path, browser):
     home, url = start_home(tmp_path)
     try:
         browser.get(url)
-        _show(browser, "sare", 2)
+        _show(browser, SHOWN, 2)
         Select(browser.find_element(By.CSS_SELECTOR, "#seats select")).select_by_value("friend")
         browser.find_element(By.ID, "create").click()
         _until(lambda: browser.find_element(By.ID, "cancel").is_displayed(), 60, "the lobby with Cancel")

@@ -1,6 +1,6 @@
 """The home (`caravan app`) in a real Chromium: a table created from the page with two bots is
-played to the end by clicking and its transcript verifies (short Nomads games, max_turns set
-on the page: these tests are about the home, tests/web/test_play.py plays whole games); Your games offers Replay,
+played to the end by clicking and its transcript verifies (short games, their options set on the
+page: these tests are about the home, tests/web/test_play.py plays whole games); Your games offers Replay,
 Transcript and Forget (to the trash folder); bad input is one line on the page."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from protocol import games, genesis as G, transcript
 from protocol.verify import verify_bytes
+from tests.games.pick import games_with, installed, short_game
 from tests.helpers import timeout as scaled
 from tests.web.conftest import console_errors
 from tests.web.home_fixtures import start_home
@@ -26,8 +27,12 @@ def _closed_port() -> int:
         return s.getsockname()[1]
 
 
-SHORT = {"max_turns": "12"}
-"""A Nomads game that ends after 12 turns."""
+GAME = next(g for g in games_with(players=3) if short_game(g)[1])
+"""The first installed game for 3 whose hooks' short game sets options (Play again must keep them)."""
+SHORT = {key: str(value).lower() if isinstance(value, bool) else str(value) for key, value in short_game(GAME)[1].items()}
+"""Its short game's options as the page's controls show them."""
+NUMBERED = next(g for g in installed() if any(o.kind == "number" for o in games.options_module(g).OPTIONS.values()))
+"""An installed game with a number option (an empty number box is refused)."""
 
 
 def _wait(driver, what, timeout: float = 60.0):
@@ -71,11 +76,11 @@ def _table_url(driver, home_url: str, timeout: float = 90.0) -> str:
 def test_a_table_with_two_bots_from_the_home_then_play_again(tmp_path: Path, browser):
     home, url = start_home(tmp_path)
     try:
-        create_table(browser, url, "nomads", 3, ["bot:heuristic", "bot:random"], options=SHORT)
+        create_table(browser, url, GAME, 3, ["bot:heuristic", "bot:random"], options=SHORT)
         first = _table_url(browser, url)
         stats = play_by_clicking(browser, first, seed=3, timeout=300, reload_after=1000)
         # the person clicked moves (forced ones are taken for them, so how many varies: a
-        # 12-turn game left only 3 open decisions to seat 0 once)
+        # short game left only 3 open decisions to seat 0 once)
         assert stats["decisions"] > 0
         assert "Won by" in browser.find_element(By.ID, "result-text").text
         assert console_errors(browser) == []
@@ -95,12 +100,12 @@ def test_a_table_with_two_bots_from_the_home_then_play_again(tmp_path: Path, bro
             assert report.ok and not report.abandoned_by
             genesis.append((report.game, len(report.result["scores"])))
             played.append(G.parse(transcript.load(data)[0]).options)
-        defaults = games.get("nomads").default_options(3)          # Play again keeps the options
-        assert genesis == [("nomads", 3), ("nomads", 3)]
-        assert all(options == {**defaults, "max_turns": int(SHORT["max_turns"])} for options in played)
+        defaults = games.get(GAME).default_options(3)          # Play again keeps the options
+        assert genesis == [(GAME, 3), (GAME, 3)]
+        assert all(options == {**defaults, **short_game(GAME)[1]} for options in played)
         browser.find_element(By.CSS_SELECTOR, "#game-list a.replay").click()
         _wait(browser, lambda d: "replay" in d.current_url)
-        assert "Nomads of Arabia" in browser.page_source
+        assert games.get(GAME).title in browser.page_source
         browser.get(url)
         first_game = ids[1]                                      # the list is newest first
         forget = _wait(browser, lambda d: d.find_element(By.CSS_SELECTOR,
@@ -134,8 +139,9 @@ def test_bad_input_is_one_line_on_the_page(tmp_path: Path, browser):
             text = d.find_element(By.ID, "error").text
             return text != before and ("zz" in text or "lobby" in text.lower())
         _wait(browser, the_new_error)
-        Select(browser.find_element(By.ID, "game")).select_by_value("nomads")
-        option = _wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#options[data-game='nomads'] input[type=number]"))
+        Select(browser.find_element(By.ID, "game")).select_by_value(NUMBERED)
+        option = _wait(browser, lambda d: d.find_element(By.CSS_SELECTOR,
+                                                         f"#options[data-game='{NUMBERED}'] input[type=number]"))
         key = option.get_attribute("id").removeprefix("opt-")
         option.clear()                                            # an empty number box: refused in words
         browser.find_element(By.ID, "create").click()
@@ -160,7 +166,7 @@ def test_stop_the_home_then_continue_from_your_games(tmp_path: Path, browser):
     home, url = start_home(tmp_path)
     again = None
     try:
-        create_table(browser, url, "nomads", 3, ["bot:random", "bot:random"], options=SHORT)
+        create_table(browser, url, GAME, 3, ["bot:random", "bot:random"], options=SHORT)
         table = _table_url(browser, url)
         browser.find_element(By.ID, "auto").click()
         rng, made = random.Random(5), 0

@@ -12,9 +12,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
+from clients import games as presentations
+from tests.games.conformance import hook
+from tests.games.pick import cli_options, games_with, installed
 from tests.helpers import timeout as scaled, wait_until
 from tests.web.home_fixtures import api, start_home
 from tests.web.test_home_live_seats import seats_shown
@@ -132,7 +136,8 @@ def _finished_game_and_a_lobby(url: str) -> None:
     page = wait_until(lambda: _table(url, table["key"])["url"], scaled(60), "the table page")
     assert trio.run(_play_page, page, None)
     wait_until(lambda: _table(url, table["key"])["state"] == "over", scaled(60), "the game over")
-    api(url, "host", {"game": "sare", "seats": ["friend", "bot:search@1"]})
+    searched = presentations.first(games_with("sampler", players=3))       # a search bot's lobby
+    api(url, "host", {"game": searched, "seats": ["friend", "bot:search@1"]})
 
 
 def test_the_phone_layout_fits_the_screen_with_44px_tap_targets(tmp_path: Path, browser):
@@ -230,15 +235,17 @@ def test_the_abandon_badge_says_abandoned_once():
         assert badge(report) == ("warn", f"Abandoned: {said}")
 
 
-def test_the_end_reason_is_said_in_words(tmp_path: Path, browser):
-    """Bug 8: a Sa-Rê game ended by its turn limit reads "the last turn was played (the turn
-    limit)…", not "turn_limit"."""
+@pytest.mark.parametrize("game", [g for g in installed() if hook(g, "END_REASON")])
+def test_the_end_reason_is_said_in_words(tmp_path: Path, browser, game):
+    """Bug 8: a game ended by a rule its hooks' END_REASON names (e.g. Sa-Rê's turn limit) reads
+    in words ("the last turn was played (the turn limit)…"), not as the raw key ("turn_limit")."""
     import trio
 
     from tests.node.test_resume_memory import _play_page
     from tests.web.conftest import web_game
 
-    host, bots, url = web_game(tmp_path, "sare", 2, ["turn_limit=1"])
+    players, options, words, raw = hook(game, "END_REASON")
+    host, bots, url = web_game(tmp_path, game, players, cli_options(options))
     try:
         browser.get(url)
         WebDriverWait(browser, scaled(30)).until(lambda d: d.find_element(By.ID, "conn").text != "connecting…")
@@ -246,7 +253,7 @@ def test_the_end_reason_is_said_in_words(tmp_path: Path, browser):
         WebDriverWait(browser, scaled(60)).until(lambda d: d.find_element(By.ID, "result").is_displayed()
                                                  and "ended" in d.find_element(By.ID, "result-tie").text)
         said = browser.find_element(By.ID, "result-tie").text
-        assert "the last turn was played (the turn limit)" in said and "turn_limit" not in said, said
+        assert words in said and raw not in said, said
     finally:
         for node in (host, *bots):
             node.proc.terminate()

@@ -7,7 +7,6 @@ control is a 44 px target. The expectations come from OPTIONS itself, not from t
 
 from __future__ import annotations
 
-import importlib
 import json
 import urllib.error
 import urllib.request
@@ -16,16 +15,37 @@ from pathlib import Path
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
+from clients import games as presentations
 from protocol import games
+from tests.games.pick import installed
 from tests.helpers import timeout as scaled, wait_until
 from tests.web.home_fixtures import api, start_home
+from tests.web.home_screenshots import fullest_preset
 from tests.web.test_home_bugs36 import MEASURE
-
-GAMES = ["sare", "sabbat", "nomads"]
 
 
 def _described(game: str):
-    return importlib.import_module(f"protocol.games.{game}.options")
+    """The `options` module beside the game's engine (OPTIONS, OPTION_HELP, PRESETS), or None."""
+    return games.options_module(game)
+
+
+def _kinds(game: str) -> set[str]:
+    return {option.kind for option in getattr(_described(game), "OPTIONS", {}).values()}
+
+
+def _presets(game: str) -> dict[str, dict]:
+    return getattr(_described(game), "PRESETS", None) or {}
+
+
+GAMES = [game for game in installed() if getattr(_described(game), "OPTIONS", None)]
+"""Every installed game that describes its options."""
+TYPED = presentations.first([g for g in GAMES if _presets(g) and {"number", "choice"} <= _kinds(g)])
+"""The house's first game with presets, a number and a choice: a preset, then controls changed by hand."""
+SEATED = presentations.first([g for g in GAMES if "seats" in _kinds(g) and _presets(g)])
+"""The house's first game with a per-seat choice (one select per seat) and presets."""
+NUMBER_PRESET = presentations.first([g for g in GAMES if any(
+    _described(g).OPTIONS[k].kind == "number" for preset in _presets(g).values() for k in preset)])
+"""The house's first game with a preset that sets a number."""
 
 
 def _wait(driver, what, timeout: float = 30.0):
@@ -132,64 +152,96 @@ def _lobby_options(url: str) -> dict:
 
 
 def test_the_table_created_carries_the_typed_values(tmp_path: Path, browser):
-    """A preset, then a control changed by hand: the lobby (the node's state and the page) holds
-    true, whole numbers and the game's own strings, not their text."""
+    """A preset (the one that fills the most controls), then a number and a choice changed by
+    hand: the request and the lobby (the node's state and the page) hold true, whole numbers and
+    the game's own values, not their text; the request leaves the defaults out."""
+    described, engine = _described(TYPED), games.get(TYPED)
+    players = engine.min_players
+    defaults = engine.default_options(players)
+    preset = fullest_preset(TYPED)
+    chosen = {**defaults, **described.PRESETS[preset]}
+    number = next(k for k, o in described.OPTIONS.items() if o.kind == "number")
+    span = described.OPTIONS[number]
+    typed = next(v for v in (span.min + 1, span.min + 2) if v != chosen[number])
+    choice = next(k for k, o in described.OPTIONS.items() if o.kind == "choice" and k not in described.PRESETS[preset])
+    picked = next(c for c in described.OPTIONS[choice].choices if c != chosen[choice])
+    words = list(described.OPTIONS[choice].labels) or [str(c) for c in described.OPTIONS[choice].choices]
+    final = {**chosen, number: typed, choice: picked}
     home, url = start_home(tmp_path)
     try:
         browser.get(url)
-        _show(browser, "sare", 2)
-        Select(browser.find_element(By.ID, "preset")).select_by_visible_text("Architect variant")
-        assert browser.find_element(By.ID, "opt-architect").is_selected()
-        turns = browser.find_element(By.ID, "opt-turn_limit")
-        turns.clear()
-        turns.send_keys("45")
-        Select(browser.find_element(By.ID, "opt-shoe")).select_by_visible_text("up")
+        _show(browser, TYPED, players)
+        Select(browser.find_element(By.ID, "preset")).select_by_visible_text(preset)
+        for key, value in described.PRESETS[preset].items():
+            if described.OPTIONS[key].kind == "yesno":
+                assert browser.find_element(By.ID, f"opt-{key}").is_selected() is value, key
+        box = browser.find_element(By.ID, f"opt-{number}")
+        box.clear()
+        box.send_keys(str(typed))
+        Select(browser.find_element(By.ID, f"opt-{choice}")).select_by_visible_text(
+            words[described.OPTIONS[choice].choices.index(picked)])
         assert Select(browser.find_element(By.ID, "preset")).first_selected_option.text == "choose…"  # edited
-        Select(browser.find_element(By.CSS_SELECTOR, "#seats select")).select_by_value("friend")
+        for select in browser.find_elements(By.CSS_SELECTOR, "#seats select"):
+            Select(select).select_by_value("friend")
         browser.execute_script(SPY)
         browser.find_element(By.ID, "create").click()
         sent = json.loads(_wait(browser, lambda d: d.execute_script("return window.sentToHost[0]")))
         # typed in the request itself (not text the node would read as JSON); the defaults left out
-        assert sent["options"] == {"architect": True, "turn_limit": 45, "shoe": "up"}, sent
+        assert sent["options"] == {k: v for k, v in final.items() if v != defaults[k]}, sent
         options = _lobby_options(url)
-        assert options == {"architect": True, "scenario": "priest", "turn_limit": 45, "shoe": "up",
-                           "pyramid_pick": "top"}, options
-        assert type(options["turn_limit"]) is int and options["architect"] is True
-        _wait(browser, lambda d: "architect yes" in d.find_element(By.ID, "lobby-game").text)   # in words, not "true"
-        assert "turn limit 45" in browser.find_element(By.ID, "lobby-game").text
+        assert options == final, options
+        assert type(options[number]) is int
+        assert all(type(options[k]) is bool for k, o in described.OPTIONS.items() if o.kind == "yesno")
+        lobby = lambda d: d.find_element(By.ID, "lobby-game").text                        # noqa: E731
+        _wait(browser, lambda d: f"{number.replace('_', ' ')} {typed}" in lobby(d))
+        for key, value in final.items():                                                  # in words, not "true"
+            if described.OPTIONS[key].kind == "yesno" and value is True:
+                assert f"{key.replace('_', ' ')} yes" in lobby(browser), lobby(browser)
     finally:
         home.proc.terminate()
         home.stop()
 
 
 def test_a_per_seat_choice_and_a_number_preset_reach_the_table(tmp_path: Path, browser):
-    """Sabbat's peoples (one select per seat) and Nomads' short game (a number and a checkbox
-    from a preset) arrive typed: a list of ints, an int, a bool."""
+    """A per-seat choice (e.g. Sabbat's peoples: one select per seat) and a preset that sets a
+    number (e.g. Nomads' short game) arrive typed: a list of the game's values, an int, a bool."""
+    seated = _described(SEATED)
+    key = next(k for k, o in seated.OPTIONS.items() if o.kind == "seats")
+    per_seat = seated.OPTIONS[key]
+    preset = fullest_preset(SEATED)
+    defaults = games.get(SEATED).default_options(2)
     home, url = start_home(tmp_path)
     try:
         browser.get(url)
-        _show(browser, "sabbat", 2)
-        Select(browser.find_element(By.ID, "preset")).select_by_visible_text("POWER cards variant")
-        Select(browser.find_element(By.ID, "opt-peoples-0")).select_by_visible_text("Luserna")  # after: a preset
-        Select(browser.find_element(By.ID, "opt-peoples-1")).select_by_visible_text("Argosola")  # fills them all
+        _show(browser, SEATED, 2)
+        Select(browser.find_element(By.ID, "preset")).select_by_visible_text(preset)
+        for seat, index in ((0, -1), (1, 0)):                              # after: a preset fills them all
+            Select(browser.find_element(By.ID, f"opt-{key}-{seat}")).select_by_visible_text(per_seat.labels[index])
         Select(browser.find_element(By.CSS_SELECTOR, "#seats select")).select_by_value("friend")
         browser.execute_script(SPY)
         browser.find_element(By.ID, "create").click()
         sent = json.loads(_wait(browser, lambda d: d.execute_script("return window.sentToHost[0]")))
-        assert sent["options"] == {"peoples": [3, 0], "powers": True}, sent
+        picked = [per_seat.choices[-1], per_seat.choices[0]]
+        expected = {k: v for k, v in {**defaults, **seated.PRESETS[preset], key: picked}.items() if v != defaults[k]}
+        assert sent["options"] == expected, sent
         options = _lobby_options(url)
-        assert options["peoples"] == [3, 0] and options["powers"] is True, options
+        assert options[key] == picked, options
+        assert all(options[k] == v and type(options[k]) is type(v) for k, v in seated.PRESETS[preset].items()), options
+        engine = games.get(NUMBER_PRESET)
+        players = engine.min_players
+        name, numbered = next((n, p) for n, p in _presets(NUMBER_PRESET).items()
+                              if any(_described(NUMBER_PRESET).OPTIONS[k].kind == "number" for k in p))
         browser.get(url)
-        _show(browser, "nomads", 3)
-        Select(browser.find_element(By.ID, "preset")).select_by_visible_text("Short game")
+        _show(browser, NUMBER_PRESET, players)
+        Select(browser.find_element(By.ID, "preset")).select_by_visible_text(name)
         for select in browser.find_elements(By.CSS_SELECTOR, "#seats select"):
             Select(select).select_by_value("friend")
         browser.find_element(By.ID, "create").click()
         wait_until(lambda: len([t for t in api(url, "state")["tables"] if t.get("lobby")]) == 2, scaled(60),
                    "the second lobby")
         options = _lobby_options(url)
-        assert options["yellow_tiles"] == 2 and type(options["yellow_tiles"]) is int, options
-        assert options["short_blue"] is True and options["lost_turns"] == 2, options
+        assert options == {**engine.default_options(players), **numbered}, options
+        assert all(type(options[k]) is type(v) for k, v in numbered.items()), options
     finally:
         home.proc.terminate()
         home.stop()
@@ -205,28 +257,41 @@ def _post(url: str, body: dict) -> tuple[int, dict]:
         return exc.code, json.loads(exc.read())
 
 
+def _bad_values(game: str) -> list[tuple[str, dict, list[str]]]:
+    """(game, options, words the error must hold): one value its description refuses per option,
+    and an unknown option."""
+    players = games.get(game).min_players
+    cases = []
+    for key, option in _described(game).OPTIONS.items():
+        if option.kind == "number":
+            bad = option.max + 1 if option.max is not None else option.min - 1
+        elif option.kind == "seats":
+            bad = [option.choices[0]] * players           # the same value twice
+        else:
+            bad = 1 if option.kind == "yesno" else "no-such-value"
+        words = [f"option {key!r} must be {option.words(players)}"] + ([f"({option.rule})"] if option.rule else [])
+        cases.append((game, {key: bad}, words))
+    return cases + [(game, {"nonsense": True}, [f"unknown option 'nonsense' for {game}"])]
+
+
 def test_a_hand_made_bad_value_is_refused_in_one_clear_line(tmp_path: Path):
     """The node checks what it is sent with the engine: out of range, wrong type, not a choice,
     unknown; each a 400 naming the option, what it must be and the rule, no table made."""
     home, url = start_home(tmp_path)
     try:
-        cases = [("sare", {"turn_limit": 500}, "option 'turn_limit' must be a whole number 1-200, not 500 (R-01)"),
-                 ("sare", {"architect": 1}, "option 'architect' must be true or false, not 1"),
-                 ("sare", {"scenario": "emperor"}, "option 'scenario' must be scribe, priest or pharaoh"),
-                 ("nomads", {"yellow_tiles": -1}, "option 'yellow_tiles' must be a whole number 0-4, not -1 (N.12)"),
-                 ("nomads", {"lost_turns": 3}, "option 'lost_turns' must be 2 or 1, not 3"),
-                 ("sabbat", {"peoples": [1, 1]}, "option 'peoples' must be a list of different values"),
-                 ("sabbat", {"nonsense": True}, "unknown option 'nonsense' for sabbat")]
-        for game, options, words in cases:
-            status, answer = _post(url, {"game": game, "seats": ["friend"] * (2 if game == "nomads" else 1),
-                                         "options": options})
-            assert status == 400 and words in answer["error"], (game, options, answer)
+        for game, options, words in [case for game in GAMES for case in _bad_values(game)]:
+            seats = ["friend"] * (games.get(game).min_players - 1)
+            status, answer = _post(url, {"game": game, "seats": seats, "options": options})
+            assert status == 400 and all(w in answer["error"] for w in words), (game, options, answer)
             assert "\n" not in answer["error"] and "Traceback" not in answer["error"]
         assert api(url, "state")["tables"] == []
         # the same values typed as on a command line still work (a hand-made request, as before)
-        status, answer = _post(url, {"game": "sare", "seats": ["friend"], "options": {"turn_limit": "7"}})
+        number = next(k for k, o in _described(TYPED).OPTIONS.items() if o.kind == "number")
+        typed = _described(TYPED).OPTIONS[number].min + 1
+        status, answer = _post(url, {"game": TYPED, "seats": ["friend"] * (games.get(TYPED).min_players - 1),
+                                     "options": {number: str(typed)}})
         assert status == 200, answer
-        assert _lobby_options(url)["turn_limit"] == 7
+        assert _lobby_options(url)[number] == typed
     finally:
         home.proc.terminate()
         home.stop()

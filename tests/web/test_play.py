@@ -13,10 +13,12 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 
 from protocol.verify import verify_bytes
+from tests.games.pick import cli_options, installed, option_args, quick, short_game
 from tests.helpers import timeout as scaled
 from tests.web.conftest import console_errors, web_game
 
-GAMES = [("sabbat", 2, []), ("sare", 2, ["turn_limit=3"]), ("nomads", 3, ["max_turns=12"])]
+GAMES = [(game, players, cli_options(options)) for game in installed() for players, options in [short_game(game)]]
+"""Each installed game, its hooks' short game."""
 STALE = (StaleElementReferenceException, ElementClickInterceptedException, ElementNotInteractableException)
 
 
@@ -136,8 +138,9 @@ def test_the_page_shows_the_lobby_before_the_game(tmp_path: Path, browser):
     """--client web serves the page as soon as the node starts: the player watches the lobby fill."""
     from tests.web.conftest import Node
 
-    host = Node(["host", "sabbat", "--players", "2", "--client", "web", "--no-browser", "--no-discovery",
-                 "--bind", "127.0.0.1"], tmp_path / "seat0", tmp_path / "seat0.log")
+    game, options = quick(2)
+    host = Node(["host", game, "--players", "2", *option_args(options), "--client", "web", "--no-browser",
+                 "--no-discovery", "--bind", "127.0.0.1"], tmp_path / "seat0", tmp_path / "seat0.log")
     try:
         url = host.wait_for("web")["url"]
         lobby = host.wait_for("lobby")
@@ -159,8 +162,9 @@ def test_a_relayed_lobby_page_shows_the_invite(tmp_path: Path, browser):
     from tests.web.conftest import Node
 
     broker = Broker(tmp_path).start()
-    host = Node(["host", "sabbat", "--players", "2", "--client", "web", "--no-browser", "--no-discovery",
-                 "--bind", "127.0.0.1", "--relay", broker.url], tmp_path / "seat0", tmp_path / "seat0.log")
+    game, options = quick(2)
+    host = Node(["host", game, "--players", "2", *option_args(options), "--client", "web", "--no-browser",
+                 "--no-discovery", "--bind", "127.0.0.1", "--relay", broker.url], tmp_path / "seat0", tmp_path / "seat0.log")
     try:
         url = host.wait_for("web")["url"]
         invite = host.wait_for("invite")["invite"]

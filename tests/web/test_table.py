@@ -11,8 +11,15 @@ from pathlib import Path
 import pytest
 from selenium.webdriver.common.by import By
 
+from clients import games as presentations
+from protocol import games
+from tests.games.pick import cli_options, games_with, option_args, quick, quick_game, short_game
 from tests.helpers import timeout as scaled
 from tests.web.conftest import Node, console_errors, web_game
+
+SHOWN = presentations.first(games_with(players=2))
+SHOWN_OPTIONS = cli_options(short_game(SHOWN)[1])
+"""The game the house shows first, its hooks' short options: the clock's page."""
 
 HOSTILE = [
     "<script>window.pwned=1</script>", "</svg><img src=x onerror=window.pwned=1>", "<b>bold</b>",
@@ -34,10 +41,11 @@ def _until(predicate, timeout: float, what: str, step: float = 0.1, seen=lambda:
     raise AssertionError(f"not within {scaled(timeout):g} s: {what} {seen()}")
 
 
-def _two_pages(tmp_path: Path, browser, game: str = "sabbat", relay: str | None = None):
+def _two_pages(tmp_path: Path, browser, relay: str | None = None):
     """Ann hosts and Bob joins, both with --client web (through the broker at `relay`, else
-    on the LAN); one tab each in one browser."""
-    ann = Node(["host", game, "--players", "2", "--client", "web", "--no-browser", "--no-discovery", "--bind",
+    on the LAN), the installed game quickest for two; one tab each in one browser."""
+    game, options = quick(2)
+    ann = Node(["host", game, "--players", "2", *option_args(options), "--client", "web", "--no-browser", "--no-discovery", "--bind",
                 "127.0.0.1", "--time-limit", "0", "--name", "Ann", *(["--relay", relay] if relay else [])],
                tmp_path / "ann", tmp_path / "ann.log")
     where = ann.wait_for("invite")["invite"] if relay else f"127.0.0.1:{ann.wait_for('lobby')['port']}"
@@ -216,18 +224,18 @@ def test_hostile_chat_lines_are_text_or_refused_and_a_flood_is_cut_off(tmp_path:
 def test_the_clock_counts_down_and_warns(tmp_path: Path, browser):
     """With --time-limit 14 the player has 14 s before the bots may record them silent: the
     page counts down and warns at 10 s left."""
-    host, bots, url = web_game(tmp_path, "sare", 2, ["turn_limit=2"], extra=[])
+    host, bots, url = web_game(tmp_path, SHOWN, 2, SHOWN_OPTIONS, extra=[])
     try:
         browser.get(url)
         _until(lambda: browser.find_element(By.ID, "decide").is_displayed(), 60, "a decision opens")
-        assert browser.title.startswith("● Your turn — Sa-Rê")
+        assert browser.title.startswith(f"● Your turn — {games.get(SHOWN).title}")
         assert browser.find_element(By.ID, "clock").is_displayed() is False    # no time limit: no countdown
     finally:
         for node in (host, *bots):
             node.proc.kill()
             node.stop()
     (tmp_path / "limited").mkdir()
-    host, bots, url = web_game(tmp_path / "limited", "sare", 2, ["turn_limit=2"], extra=["--time-limit", "14"])
+    host, bots, url = web_game(tmp_path / "limited", SHOWN, 2, SHOWN_OPTIONS, extra=["--time-limit", "14"])
     try:
         browser.get(url)
         _until(lambda: browser.find_element(By.ID, "decide").is_displayed(), 60, "a decision opens")
@@ -254,7 +262,7 @@ def _seconds(text: str) -> int:
 
 
 def test_the_lobby_page_names_the_joiners_the_address_and_the_empty_seats(tmp_path: Path, browser):
-    host = Node(["host", "sare", "--players", "3", "--client", "web", "--no-browser", "--no-discovery",
+    host = Node(["host", quick_game(3), "--players", "3", "--client", "web", "--no-browser", "--no-discovery",
                  "--bind", "127.0.0.1", "--name", "Ann"], tmp_path / "ann", tmp_path / "ann.log")
     joiner = None
     try:

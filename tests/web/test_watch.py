@@ -17,12 +17,13 @@ from protocol.session import Session
 from protocol.verify import verify_bytes
 from tests import helpers
 from tests.node.procs import ROOT, log_tail
+from tests.games.pick import cli_options, games_with, option_args, short_game
 from tests.node.test_spectate import forging_node, game_transcript, host
 from tests.web.conftest import Node, console_errors, new_chromium
 
-CASES = [("sare", 3, ["turn_limit=4"]), ("sabbat", 3, []), ("nomads", 3, ["max_turns=15"])]
-"""Each game for 3 players, Sa-Rê and Nomads cut short (a whole game's pictures are checked, so
-a short one costs a third of the time and checks the same)."""
+CASES = [(game, 3, cli_options(short_game(game)[1])) for game in games_with(players=3)]
+"""Each installed game for 3 players with its hooks' short options (a whole game's pictures are
+checked, so a short one costs a third of the time and checks the same)."""
 
 
 @pytest.fixture
@@ -90,7 +91,7 @@ def test_the_spectator_page_shows_only_the_public_game(tmp_path: Path, chrome, g
                                                        options: list[str]):
     # one seat stays empty until the watcher waits in the lobby: however slowly its page server
     # starts, the game cannot be over before it watches
-    h, port = host(tmp_path, game, players, *(arg for o in options for arg in ("-o", o)), delay="0.05",
+    h, port = host(tmp_path, game, players, *option_args(options), delay="0.05",
                    bots=players - 2)
     w = Node(["watch", f"127.0.0.1:{port}", "--client", "web", "--no-browser", "--json", "--priority", "normal",
               "--out", str(tmp_path / "watched.caravan")], tmp_path / "watcher", tmp_path / "watcher.log")

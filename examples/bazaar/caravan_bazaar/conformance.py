@@ -74,3 +74,14 @@ def play_options(n: int, seed: int, combo: dict) -> None:
 
 NODE_GAME = (3, {"rounds": 2})
 """(players, options) of the game the node tests play over real nodes (tests/node)."""
+
+# the determinization samplers (tests/bots/test_sampling.py): long enough for a few positions
+SAMPLER_CASES = [(4, {"rounds": 5})]
+SAMPLER_GAP = ("the sampler deals the seat's own bid afresh: the view does not carry the bid the seat "
+               "made, so a sampled world forgets it (needs the bid in the engine's view)")
+
+# a game long enough for a spectator to join mid-game (tests/node/test_spectate.py)
+WATCH_GAME = (3, {"rounds": 5}, 0.2)
+
+# a turn-based table whose seats' nodes never run together (tests/relay/test_turn_based_mail.py): a short game
+TURN_BASED_OPTIONS = {"rounds": 1}

@@ -70,3 +70,15 @@ RECORDED_OPTIONS = [{"max_turns": 200}, {"yellow_tiles": 2, "short_blue": True, 
 
 # a short game over real nodes, for tests of the plumbing (tests/games/pick.py)
 SHORT_GAME = (3, {"max_turns": 9})
+
+# the determinization samplers (tests/bots/test_sampling.py)
+SAMPLER_CASES = [(4, None)]
+
+# a game long enough for a spectator to join mid-game (tests/node/test_spectate.py)
+WATCH_GAME = (3, {}, 0.1)
+
+# the board picture's pieces that carry a tooltip saying whose they are (tests/web/test_table_bugs.py)
+PIECES = ("nomad",)
+
+# a turn-based table whose seats' nodes never run together (tests/relay/test_turn_based_mail.py): a short game
+TURN_BASED_OPTIONS = {"max_turns": 2, "yellow_tiles": 1}

@@ -85,3 +85,33 @@ RECORDED_OPTIONS = [{}, {"powers": True}, {"powers": True, "leftovers": "discard
 
 # a short game over real nodes, for tests of the plumbing (tests/games/pick.py)
 SHORT_GAME = (2, {})
+
+# the RL environment's tests (tests/bots/test_rl.py): the POWER cards, so their actions are in play
+RL_GAME = (3, {"powers": True})
+
+# the determinization samplers (tests/bots/test_sampling.py, tests/bots/worlds.py)
+SAMPLER_CASES = [(3, {"powers": True}), (2, None)]
+
+
+def sampled_truth(ref, world) -> None:
+    """Each POWER card a sampled world deals is one of its people's."""
+    for seat, handle in enumerate(world.state.phandle):
+        if handle in ref.truth:
+            assert world.truth[handle] in D.PEOPLE_POWERS[world.state.people[seat]]
+
+
+def vary_hidden(ref, truth: dict, hidden: list, rng: random.Random) -> None:
+    """Where shuffling the unknown values changed nothing (one POWER card each): pick others."""
+    for seat, handle in enumerate(ref.state.phandle):
+        if handle in hidden:
+            others = [c for c in D.PEOPLE_POWERS[ref.state.people[seat]] if c != ref.truth[handle]]
+            truth[handle] = others[rng.randrange(len(others))]
+
+# a game long enough for a spectator to join mid-game (tests/node/test_spectate.py)
+WATCH_GAME = (3, {}, 0.05)
+
+# the board picture's pieces that carry a tooltip saying whose they are (tests/web/test_table_bugs.py)
+PIECES = ("ghost", "magician")
+
+# a turn-based table whose seats' nodes never run together (tests/relay/test_turn_based_mail.py): a short game
+TURN_BASED_OPTIONS = {}

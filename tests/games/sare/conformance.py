@@ -62,3 +62,17 @@ RECORDED_OPTIONS = [{"turn_limit": 30},
 
 # a short game over real nodes, for tests of the plumbing (tests/games/pick.py)
 SHORT_GAME = (2, {"turn_limit": 2})
+
+# the determinization samplers (tests/bots/test_sampling.py)
+SAMPLER_CASES = [(3, None), (4, None)]
+
+# a game long enough for a spectator to join mid-game (tests/node/test_spectate.py): cut to 10 turns,
+# its 30 cost three times the CPU and check the same
+WATCH_GAME = (2, {"turn_limit": 10}, 0.05)
+
+# an end reason the table page says in words (tests/web/test_home_bugs36.py): (players, options,
+# the words, the raw key they must replace)
+END_REASON = (2, {"turn_limit": 1}, "the last turn was played (the turn limit)", "turn_limit")
+
+# a turn-based table whose seats' nodes never run together (tests/relay/test_turn_based_mail.py): a short game
+TURN_BASED_OPTIONS = {"turn_limit": 1}
