@@ -41,7 +41,7 @@ def _with_gaps(cases: list[tuple]) -> list:
 @pytest.mark.parametrize("game,players,options", _with_gaps(CASES))
 def test_a_sampled_world_agrees_with_the_seat_and_deals_the_unseen_values(game, players, options):
     checked = 0
-    for ref in positions(game, players, options, seed=5):
+    for ref in positions(game, players, options, seed=5, every=hook(game, "SAMPLER_EVERY", 23)):
         seat = checked % players
         sampler = sampler_for(game, ref.view(seat))
         world = sampler.sample(random.Random(checked))

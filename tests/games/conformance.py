@@ -17,6 +17,7 @@ optional; a game without one, e.g. a fixture game, gets the defaults):
     NODE_GAME                    (players, options) of a game played over real nodes (tests/node/test_node_games.py)
     SAMPLER_CASES                [(players, options), ...] the samplers are checked on (tests/bots/test_sampling.py;
                                  default: the fewest players, the default options)
+    SAMPLER_EVERY                the sampler test's positions: every Nth step of its game (default 23)
     SAMPLER_GAP                  why the game's sampler does not yet keep all the seat knows (its check is
                                  an expected failure, strict: it must be removed once fixed)
     sampled_truth(ref, world)    asserts what the game's sampled hidden values must be (default: the true

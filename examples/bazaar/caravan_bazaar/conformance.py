@@ -77,8 +77,7 @@ NODE_GAME = (3, {"rounds": 2})
 
 # the determinization samplers (tests/bots/test_sampling.py): long enough for a few positions
 SAMPLER_CASES = [(4, {"rounds": 5})]
-SAMPLER_GAP = ("the sampler deals the seat's own bid afresh: the view does not carry the bid the seat "
-               "made, so a sampled world forgets it (needs the bid in the engine's view)")
+SAMPLER_EVERY = 1                       # a short game: every step (a bid waits for its reveal one step only)
 
 # a game long enough for a spectator to join mid-game (tests/node/test_spectate.py)
 WATCH_GAME = (3, {"rounds": 5}, 0.2)

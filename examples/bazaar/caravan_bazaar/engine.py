@@ -158,7 +158,8 @@ class BazaarEngine:
 
     # ------------------------------------------------------------------ views and results
     def view(self, s: State, seat: int | None, knowledge: E.Knowledge | None = None) -> dict[str, Any]:
-        """The public state, and the seat's own hand as [handle, card] pairs (card None if unknown)."""
+        """The public state, and the seat's own hand (and its bid before the reveal) as [handle, card]
+        pairs (card None if unknown)."""
         v: dict[str, Any] = {
             "game": self.name, "seat": seat, "state": self.encode(s), "phase": s.phase,
             "round": min(s.round + 1, s.rounds),          # the round under way, for people (1 to rounds)
@@ -168,6 +169,8 @@ class BazaarEngine:
         if seat is not None:
             k = knowledge or {}
             v["my_hand"] = [[h, k.get(h)] for h in s.hands[seat]]
+            if s.bids:                                # bid, not yet revealed: the seat knows its own card
+                v["my_bid"] = [s.bids[seat], k.get(s.bids[seat])]
         return v
 
     def result(self, s: State) -> dict[str, Any] | None:

@@ -118,7 +118,8 @@ class Sampler:
         self.state = ENGINE.decode(view["state"])
         self.seat: int = view["seat"]
         self.players: int = self.state.n
-        self.mine = {h: c for h, c in view.get("my_hand") or [] if c is not None}
+        own = (view.get("my_hand") or []) + ([view["my_bid"]] if view.get("my_bid") else [])
+        self.mine = {h: c for h, c in own if c is not None}
 
     def sample(self, rng: random.Random) -> World:
         st = ENGINE.clone(self.state)
