@@ -56,6 +56,16 @@ def find(data_dir: Path, prefix: str) -> Path | None:
     return found[0] if len(found) == 1 and (found[0] / STATE).is_file() else None
 
 
+def signed_in(data_dir: Path, game_id: str) -> Path | None:
+    """The folder of the lobby by mail where this seat signed game `game_id`'s genesis (a
+    joiner that has not taken the start yet: the lobby brings it, no other seat's node)."""
+    for state_file in sorted((data_dir / LOBBIES).glob(f"*/{STATE}")):
+        body = _load(state_file.parent).get("body")
+        if type(body) is bytes and G.game_id_of(body).hex() == game_id:
+            return state_file.parent
+    return None
+
+
 def started(folder: Path) -> str | None:
     """The game id (hex) a lobby became, once its game is stored here; None before."""
     state = _load(folder)

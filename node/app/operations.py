@@ -353,6 +353,9 @@ async def resume(game_prefix: str, seat: Seat) -> dict[str, Any] | None:
             return await _by_mail(await mail_lobby.resume(pending, seat), seat)
         game_prefix = game_id
     store = GameStore.find(seat.data_dir, game_prefix)
+    signed_by_mail = None if store.exists() else mail_lobby.signed_in(seat.data_dir, store.dir.name)
+    if signed_by_mail is not None:                  # its lobby by mail brings the signed genesis
+        return await resume(signed_by_mail.name, seat)
     store.lock()                                    # before its port or broker is touched
     ended = _ended(store, seat)
     if ended is not None:
