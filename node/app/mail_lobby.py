@@ -31,7 +31,8 @@ from protocol.identity import SigningKey, fingerprint, verify
 from protocol.player import beacon_chain
 
 from ..net.handshake import inbox_of
-from ..net.lobby_letters import open_advert, open_letter, seal, sign_advert
+from ..net.handshake import key_pin
+from ..net.lobby_letters import hide, open_advert, open_letter, seal, sign_advert
 from ..net.mailbox import MailError
 from ..net.postbox import Postbox, open_postbox, session_expiry
 from ..net.relay import lobby_topic
@@ -48,6 +49,8 @@ LOBBIES = "lobbies"
 STATE = "lobby.json"
 MAX_REFUSALS = 32
 """Refusals one run of the host's node posts: a flood of joins costs it at most this many letters."""
+LOGGED_DROPS = 8
+"""Dropped letters named one by one in a run's log; after them, one line a thousand."""
 
 
 def find(data_dir: Path, prefix: str) -> Path | None:
@@ -101,6 +104,7 @@ def _idle(seat: Seat, lobby_id: bytes, text: str, waiting_for: list[int]) -> Non
 async def _letters(box: Postbox, key: SigningKey, lobby_id: bytes, seat: Seat):
     """(sender, body, parcel) of each letter from the broker; ends once none came for
     MAIL_QUIET s with --until-idle (never without). A letter that fails is dropped, naming why."""
+    dropped = 0
     while True:
         with trio.move_on_after(MAIL_QUIET if seat.until_idle else float("inf")) as quiet:
             parcel = await box.parcels.receive()
@@ -110,12 +114,15 @@ async def _letters(box: Postbox, key: SigningKey, lobby_id: bytes, seat: Seat):
         try:
             sender, body = open_letter(key, lobby_id, parcel.envelope)
         except MailError as exc:
-            log.warning("lobby %s: a letter dropped: %s", lobby_id.hex()[:8], exc)
-            box.ack(parcel)
-            continue
-        if type(body) is not dict or type(body.get("t")) is not str:
-            log.warning("lobby %s: a letter from %s that is no lobby frame, dropped", lobby_id.hex()[:8],
-                        fingerprint(sender))
+            why = str(exc)
+        else:
+            why = None if type(body) is dict and type(body.get("t")) is str else \
+                f"a letter from {fingerprint(sender)} that is no lobby frame"
+        if why is not None:
+            dropped += 1
+            if dropped <= LOGGED_DROPS or dropped % 1000 == 0:     # a flood's thousands cost no more lines
+                log.warning("lobby %s: a letter dropped (%d so far in this run): %s", lobby_id.hex()[:8], dropped,
+                            why)
             box.ack(parcel)
             continue
         yield sender, body, parcel
@@ -148,10 +155,11 @@ async def host(the_lobby: Lobby, seat: Seat) -> Setup | None:
 
 def _announcement(fields: dict[str, Any], state: dict[str, Any]) -> bytes:
     """The retained announcement: what `caravan join` reads first (its `mail` field, the signed
-    advert, tells it to join by mail)."""
+    advert sealed with the invite's pin, tells it to join by mail)."""
     return json.dumps({"lobby": fields["lobby"].hex(), "game": fields["game"], "title": fields["title"],
                        "players": fields["players"], "seated": 1 + len(state["joiners"]), "port": None,
-                       "spectators": False, "pace": fields["pace"], "mail": state["advert"].hex()}).encode()
+                       "spectators": False, "pace": fields["pace"],
+                       "mail": hide(state["advert"], key_pin(fields["host_key"])).hex()}).encode()
 
 
 async def _host_run(folder: Path, state: dict[str, Any], seat: Seat, key: SigningKey) -> Setup | None:
@@ -285,7 +293,7 @@ async def _flush(box: Postbox, seat: Seat) -> None:
 # ---------------------------------------------------------------------------- a joiner
 
 def by_mail(announcement: dict[str, Any] | None) -> bytes | None:
-    """The signed advert in a lobby's announcement when it is joined by mail (None: a live lobby)."""
+    """The sealed advert in a lobby's announcement when it is joined by mail (None: a live lobby)."""
     mail = (announcement or {}).get("mail")
     try:
         return bytes.fromhex(mail) if type(mail) is str else None
@@ -296,9 +304,8 @@ def by_mail(announcement: dict[str, Any] | None) -> bytes | None:
 async def join(announcement: dict[str, Any], pin: bytes, lobby_id: bytes, seat: Seat) -> Setup | None:
     """Join the table whose announcement (`by_mail`) the broker held: post the join and wait
     (or, with --until-idle, stop) for the host; its Setup once the game starts."""
-    signed = by_mail(announcement)
     try:
-        fields = open_advert(signed, pin, lobby_id)
+        fields, signed = open_advert(by_mail(announcement), pin, lobby_id)
     except MailError as exc:
         raise LobbyError(str(exc)) from None
     if fields.get("game") not in games.names() or type(fields.get("players")) is not int or \

@@ -7,19 +7,25 @@ each joiner, addressed by key (in a lobby nobody has a seat number yet).
                              X25519 form of the recipient's key)
     inner = wire.encode([TAG, lobby id, sender's key, recipient's key, body])
 
-A joiner trusts an advert only when its host key has the pin of the invite; a letter that
+The advert is left on the broker sealed with a key derived from the host key's pin
+(`hide`): only someone given the invite reads it, so only they learn the host's key, which a
+join must be sealed to (whoever sees the broker's topics learns the lobby id and the host's
+inbox, never enough to join). A joiner trusts an advert only when its host key has the pin of
+the invite; a letter that
 does not open, is for another lobby or key, or is not signed by the key it names is refused
 (`MailError`, naming why). node/app/mail_lobby.py runs the lobby; specs/node.md "Turn-based
 tables: the lobby through postboxes" has the design."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import nacl.bindings as sodium
 import nacl.exceptions
 
 from protocol import wire
+from protocol.hashing import tagged_hash
 from protocol.identity import SigningKey, verify
 
 from .handshake import key_pin
@@ -35,9 +41,26 @@ def sign_advert(key: SigningKey, fields: dict[str, Any]) -> bytes:
     return wire.encode([ADVERT_TAG, fields, key.sign(ADVERT_TAG.encode() + raw)])
 
 
-def open_advert(signed: bytes, pin: bytes, lobby_id: bytes) -> dict[str, Any]:
-    """The advert's fields once it proves to be lobby `lobby_id`'s, signed by the key with
-    `pin`; MailError (one line) otherwise: nothing is sent to a lobby whose advert fails."""
+def _advert_key(pin: bytes) -> bytes:
+    return tagged_hash("caravan/lobby-advert-key/v1", pin)
+
+
+def hide(signed: bytes, pin: bytes) -> bytes:
+    """The signed advert as left on the broker: readable only with the invite's pin."""
+    nonce = os.urandom(sodium.crypto_secretbox_NONCEBYTES)
+    return nonce + sodium.crypto_secretbox(signed, nonce, _advert_key(pin))
+
+
+def open_advert(hidden: bytes, pin: bytes, lobby_id: bytes) -> tuple[dict[str, Any], bytes]:
+    """(the advert's fields, the signed advert) once it proves to be lobby `lobby_id`'s, signed
+    by the key with `pin`; MailError (one line) otherwise: nothing is sent to a lobby whose
+    advert fails."""
+    size = sodium.crypto_secretbox_NONCEBYTES
+    try:
+        signed = sodium.crypto_secretbox_open(hidden[size:], hidden[:size], _advert_key(pin))
+    except (nacl.exceptions.CryptoError, ValueError, TypeError):
+        raise MailError("the lobby's advert on the broker does not open with the invite's host key (another "
+                        "host's lobby, or damaged): nothing was sent or signed") from None
     value = _decoded(signed, 3, ADVERT_TAG, "the lobby's advert on the broker")
     _, fields, sig = value
     if type(fields) is not dict or type(fields.get("host_key")) is not bytes:
@@ -50,7 +73,7 @@ def open_advert(signed: bytes, pin: bytes, lobby_id: bytes) -> dict[str, Any]:
         raise MailError("the lobby's advert does not carry its host's signature")
     if fields.get("lobby") != lobby_id:
         raise MailError("the advert is for another lobby than the invite's")
-    return fields
+    return fields, signed
 
 
 def seal(key: SigningKey, lobby_id: bytes, to: bytes, body: Any) -> bytes:
