@@ -455,7 +455,7 @@ async def _gone(conn: Connection) -> bool:
         return True
 
 
-def _offered_genesis_problem(fields: Any, info: dict, *, seat: int, key: bytes, tip: bytes,
+def offered_genesis_problem(fields: Any, info: dict, *, seat: int, key: bytes, tip: bytes,
                              host_key: bytes, nonce: bytes, beacon_length: int) -> str | None:
     """What is wrong with a genesis body the host asks this joiner to sign, checked field by
     field against the lobby it advertised and the seat it assigned (None if nothing): a
@@ -717,7 +717,7 @@ async def join(key: SigningKey, host: str, port: int, my_port: int, secret: byte
             fields = G.wire.decode(body)
         except Exception:
             raise LobbyError("the genesis body does not decode") from None
-        why = _offered_genesis_problem(fields, info, seat=seat, key=key.public, tip=tip,
+        why = offered_genesis_problem(fields, info, seat=seat, key=key.public, tip=tip,
                                        host_key=host_key, nonce=nonce, beacon_length=length)
         if why:
             raise LobbyError(f"the genesis offered for signing is not the advertised game with my seat: {why}")

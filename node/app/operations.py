@@ -18,7 +18,7 @@ import trio
 from protocol import games, genesis as G, wire
 
 from ..net import discovery, mdns
-from . import lobby
+from . import lobby, mail_lobby
 from ..storage import seat_memory
 from .bots import keep_bots, pause_with_me, resume_bots, start_bots, wait_for_bots
 from .game import fetch_genesis
@@ -28,8 +28,15 @@ from ..storage.store import GameStore, load_identity
 
 
 def recall(data_dir: Path, game_prefix: str) -> tuple[str, dict[str, Any]]:
-    """A stored game's full id and how its seat decided (seat_memory), from (a prefix of) its id."""
-    store = GameStore.find(data_dir, game_prefix)
+    """A stored game's full id and how its seat decided (seat_memory), from (a prefix of) its id
+    (or a turn-based lobby's through the broker: its id, while its game has not started here)."""
+    try:
+        store = GameStore.find(data_dir, game_prefix)
+    except LookupError:
+        pending = mail_lobby.find(data_dir, game_prefix)
+        if pending is None:
+            raise
+        return pending.name, seat_memory.recall(pending)
     return store.dir.name, seat_memory.recall(store.dir)
 
 
@@ -175,6 +182,8 @@ async def host(game: str, players: int, options: dict[str, Any], seat: Seat, ann
                             friends, seat.spectators_chat, pace)
     the_lobby.before_start = partial(store_genesis, seat)     # before the start (and its signature) leaves
     seat.lobby = the_lobby
+    if seat.relay is not None and pace == G.TURN_BASED and not bots:
+        return await _by_mail(await mail_lobby.host(the_lobby, seat), seat)
     if seat.relay is not None:
         return await _host_relayed(the_lobby, seat, bots, task_status)
     listeners = await trio.open_tcp_listeners(seat.port, host=seat.bind)
@@ -270,6 +279,9 @@ async def join_relayed(invite: str, seat: Seat) -> dict[str, Any] | None:
     async with relay_mod.connect(seat.relay, key.public, scopes=[]) as game_relay:   # as _host_relayed
         async with relay_mod.connect(seat.relay, key.public, scopes=[scope], max_frame=lobby.LOBBY_FRAME) as relay:
             found = await relay.lookup(lobby_id)
+            if mail_lobby.by_mail(found) is not None:     # a turn-based table: its lobby goes by mail too
+                setup = await mail_lobby.join(found, parsed.host_pin, scope, seat)
+                return await _by_mail(setup, seat)
             if found is None:
                 seat.status(f"the broker {seat.relay} holds no announcement of lobby {lobby_id[:8]}; trying it "
                             "anyway", "warning")
@@ -284,6 +296,13 @@ async def join_relayed(invite: str, seat: Seat) -> dict[str, Any] | None:
             finally:
                 endpoint.close()
         return await play(setup, seat, None, relay=game_relay)
+
+
+async def _by_mail(setup: lobby.Setup | None, seat: Seat) -> dict[str, Any] | None:
+    """After a run of a lobby by mail: play when the game started, else (idle) stop."""
+    if setup is None:
+        return {"idle": "lobby"}
+    return await play(setup, seat, None)
 
 
 async def join(target: str | None, seat: Seat, discovery_port: int = discovery.DISCOVERY_PORT,
@@ -325,8 +344,18 @@ def _seats_now(seat: Seat, seats: list[dict[str, Any]]) -> None:
 async def resume(game_prefix: str, seat: Seat) -> dict[str, Any] | None:
     """Restart a stored game after a pause or a crash: replay, reconnect, resync, continue;
     the bot nodes seated with this person come back with it. A game that already ended
-    (finished with its transcript, or abandoned) is said so in one line instead."""
+    (finished with its transcript, or abandoned) is said so in one line instead. A turn-based
+    lobby through the broker (its id) runs on until its game starts, and then is that game."""
+    pending = mail_lobby.find(seat.data_dir, game_prefix)
+    if pending is not None:
+        game_id = mail_lobby.started(pending)
+        if game_id is None:
+            return await _by_mail(await mail_lobby.resume(pending, seat), seat)
+        game_prefix = game_id
     store = GameStore.find(seat.data_dir, game_prefix)
+    signed_by_mail = None if store.exists() else mail_lobby.signed_in(seat.data_dir, store.dir.name)
+    if signed_by_mail is not None:                  # its lobby by mail brings the signed genesis
+        return await resume(signed_by_mail.name, seat)
     store.lock()                                    # before its port or broker is touched
     ended = _ended(store, seat)
     if ended is not None:

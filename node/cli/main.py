@@ -591,8 +591,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "or --relay-auth FILE to log in): prints an invite, caravan+mqtt://HOST:PORT/LOBBY_ID/HOST_KEY, "
                         "for the others to join with")
     _node_args(h)
-    _until_idle_arg(h, "right after the lobby: once the game is stored and this seat's postbox is open on the "
-                       "broker (play on with caravan resume GAME --until-idle)")
+    _until_idle_arg(h, "once the table's advert and this seat's postbox are on the broker (its lobby goes by "
+                       "mail: go on with caravan resume LOBBY_ID --until-idle)")
     h.set_defaults(func=cmd_host)
 
     j = sub.add_parser("join", help="take a seat in a lobby (found on the LAN, or at HOST:PORT)")
@@ -605,8 +605,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "(a busy host answers late; default 60)")
     discovery_args(j)
     _node_args(j)
-    _until_idle_arg(j, "right after the lobby: once the game is stored and this seat's postbox is open on the "
-                       "broker (play on with caravan resume GAME --until-idle)")
+    _until_idle_arg(j, "once the join waits in the host's postbox (a turn-based table's lobby goes by mail: go on "
+                       "with caravan resume LOBBY_ID --until-idle)")
     j.set_defaults(func=cmd_join)
 
     r = sub.add_parser("resume", help="restart a stored game (after ^C or a crash) and continue it")
@@ -615,7 +615,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a relayed game: reach the others through this broker instead of the one it was played on")
     _node_args(r)
     _until_idle_arg(r, "once this node has taken what waited on the broker, made every move and step it can "
-                       "without the others, and the broker holds what it sent: it says whom the game waits for")
+                       "without the others, and the broker holds what it sent: it says whom the game waits for "
+                       "(GAME_ID may be a turn-based lobby's id: its next step by mail, then its game)")
     r.set_defaults(func=cmd_resume)
 
     a = sub.add_parser("rematch", help="play again: a new lobby for a stored game's game, options and seats",

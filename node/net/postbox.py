@@ -172,7 +172,16 @@ class Postbox(PahoBridge):
     def send(self, inbox: str, envelope: bytes) -> None:
         """Publish `envelope` to seat `inbox`'s postbox (QoS 1: the broker keeps it for that seat
         until its node takes it); `flush` waits for the broker's acknowledgement."""
-        info = self._client.publish(inbox_topic(self.game_id, inbox), envelope, qos=1)
+        self._track(self._client.publish(inbox_topic(self.game_id, inbox), envelope, qos=1))
+
+    def retain(self, topic: str, payload: bytes, expiry: int) -> None:
+        """Leave `payload` retained at `topic` for `expiry` s (b"": take it away), acknowledged
+        like a `send`: a turn-based lobby's announcement, read by joiners who come later."""
+        props = Properties(PacketTypes.PUBLISH)
+        props.MessageExpiryInterval = expiry
+        self._track(self._client.publish(topic, payload, qos=1, retain=True, properties=props if payload else None))
+
+    def _track(self, info: mqtt.MQTTMessageInfo) -> None:
         if info.rc != mqtt.MQTT_ERR_SUCCESS and info.rc != mqtt.MQTT_ERR_NO_CONN:
             raise RelayError(f"the broker {self.url} did not take an envelope ({mqtt.error_string(info.rc)})")
         with self._lock:

@@ -80,6 +80,11 @@ def scope_of(scope: bytes) -> str:
     return scope[:16].hex()
 
 
+def lobby_topic(lobby: bytes) -> str:
+    """Where lobby `lobby`'s announcement is retained on the broker."""
+    return f"{ROOT}/{scope_of(lobby)}/lobby"
+
+
 class PahoBridge:
     """paho's network thread to trio's, shared by the relay connection and the postboxes
     (node/net/postbox.py): each callback hands its news to trio's thread with `to_trio`; `refused`
@@ -325,14 +330,14 @@ class Relay(PahoBridge):
 
     def announce(self, lobby: bytes, status: dict[str, Any]) -> None:
         """The retained lobby announcement (what a joiner checks first), until `clear`."""
-        topic = f"{ROOT}/{scope_of(lobby)}/lobby"
+        topic = lobby_topic(lobby)
         payload = json.dumps(status).encode()
         with self._topics_lock:
             self._retained[topic] = payload
         self._client.publish(topic, payload, qos=1, retain=True, properties=self._expiry())
 
     def clear(self, lobby: bytes) -> None:
-        topic = f"{ROOT}/{scope_of(lobby)}/lobby"
+        topic = lobby_topic(lobby)
         with self._topics_lock:
             self._retained.pop(topic, None)
         self._client.publish(topic, b"", qos=1, retain=True)

@@ -91,17 +91,42 @@ def run_alone(g: RelayedGame, i: int, game_id: str, timeout: float = 60, prefix:
 
 
 def turn_based_lobby(tmp_path: Path, url: str, game: str, options: list[str], pace: list[str]) -> tuple[RelayedGame, str]:
-    """A 3-seat turn-based table through the broker at `url` whose lobby every node attends
-    (`--until-idle`: each stops once the game is stored and its postbox open): (game, game id)."""
-    g = RelayedGame(tmp_path, url, game, 3, options, host_args=[*pace, "--until-idle"], join_args=["--until-idle"])
+    """A 3-seat turn-based table through the broker at `url` whose lobby goes by mail, one node
+    at a time (never two running together): the host creates it and stops, each friend joins
+    and stops, then `caravan resume LOBBY --until-idle` of the host (seats them, posts the
+    genesis to sign), of each friend (signs), of the host (starts the game) and of each friend
+    (takes the start, resumed by the game's id): (game, game id)."""
+    g = RelayedGame(tmp_path, url, game, 3, options, host_args=[*pace, "--until-idle"], join_args=["--until-idle"],
+                    joiners=0)
     try:
-        idle = [read_until(p, "idle", timeout=60) for p in g.procs]
-        assert g.finish(timeout=30) == [0, 0, 0], [g.log(i)[-600:] for i in range(3)]
+        lobby = g.lobby["lobby"]
+        wait_alone(g.host, 0, g)
+        for _ in range(2):
+            g.add_joiner(g.invite)
+            wait_alone(g.procs[-1], len(g.procs) - 1, g)
+        starts = []
+        for i in (0, 1, 2, 0):
+            lines = run_alone(g, i, lobby)
+            starts += [x for x in lines if x["type"] == "start"]
+        assert starts, f"the host's run that found every signature started no game: {[x.get('text') for x in lines]}"
+        for i in (1, 2):                          # a friend that signed resumes the game by its id
+            lines = run_alone(g, i, starts[0]["game_id"])
+            starts += [x for x in lines if x["type"] == "start"]
     finally:
         g.kill()
-    game_id = idle[0]["game_id"]
-    assert {x["game_id"] for x in idle} == {game_id}
-    return g, game_id
+    game_ids = {x["game_id"] for x in starts}
+    assert len(starts) == 3 and len(game_ids) == 1, [x.get("text") for x in lines]
+    return g, game_ids.pop()
+
+
+def wait_alone(proc: subprocess.Popen, i: int, g: RelayedGame, timeout: float = 60) -> None:
+    """Until `proc` (seat dir i's first run, alone) stopped by itself, idle."""
+    try:
+        code = proc.wait(timeout=scaled(timeout))
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        code = proc.wait()
+    assert code == 0, f"seat {i}'s first run ended with {code}{log_tail(proc)}"
 
 
 def play_alternately(g: RelayedGame, game_id: str, max_runs: int,
