@@ -59,9 +59,11 @@ peers (node/app/game.py: "nobody left"), DIAL_BACKOFF apart."""
 PAGE_WAIT = 300.0
 """After a bad message, how long the page stays served for someone to open it and read why;
 after the result, how long at most for the page to be sent it."""
-PAGE_ALONE = 10.0
+PAGE_ALONE = 30.0
 """After the result, how long the watcher waits with no page connected: one that fell behind
-on a busy machine was dropped and reconnects a second later for the whole state."""
+on a busy machine was dropped and reconnects a second later for the whole state. 10 s was
+too short once on a loaded one-core run: the watcher stopped and the page was left saying
+"node unreachable" without the result (issue 31)."""
 
 EXIT_OK, EXIT_FAILED = 0, 1
 
