@@ -27,7 +27,7 @@ from paho.mqtt.properties import Properties
 
 from .handshake import inbox_of
 from .mailbox import MAX_ENVELOPE
-from .relay import (CONNECT_TIMEOUT, KEEPALIVE, PACKET_OVERHEAD, ROOT, PahoBridge, RelayError, new_client, scope_of,
+from .relay import (CONNECT_TIMEOUT, PACKET_OVERHEAD, ROOT, PahoBridge, RelayError, new_client, scope_of,
                     stop_client)
 from .relay_url import RelayUrl
 
@@ -241,14 +241,7 @@ async def open_postbox(url: RelayUrl, game_id: bytes, key: bytes, time_limit: fl
     props.SessionExpiryInterval = box.expiry
     props.MaximumPacketSize = MAX_ENVELOPE + PACKET_OVERHEAD
     try:
-        client.connect_async(url.host, url.port, keepalive=KEEPALIVE, clean_start=False, properties=props)
-    except (OSError, ValueError) as exc:
-        raise RelayError(f"cannot reach the broker {url}: {exc}") from None
-    client.loop_start()
-    try:
-        with trio.move_on_after(timeout):
-            while not box.ready.is_set() and box.refused is None:
-                await trio.sleep(0.02)
+        await box.start(client, url, props, False, box.ready, timeout)
         if box.refused is not None:
             raise RelayError(f"the broker {url} refused this seat's postbox: {box.refused}")
         if not box.ready.is_set():

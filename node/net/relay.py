@@ -122,6 +122,21 @@ class PahoBridge:
     def disconnected(self, why: str) -> None:
         self.last_error = why
 
+    async def start(self, client: mqtt.Client, url: RelayUrl, props: Properties, clean_start: bool,
+                    ready: trio.Event, timeout: float, poll: Callable[[], None] = lambda: None) -> None:
+        """Connect `client` and wait (at most `timeout`) until `ready` or refused; the caller
+        says what a refusal or a silence means (`refused`, `ready`)."""
+        try:
+            client.connect_async(url.host, url.port, keepalive=KEEPALIVE, clean_start=clean_start,
+                                 properties=props)
+        except (OSError, ValueError) as exc:
+            raise RelayError(f"cannot reach the broker {url}: {exc}") from None
+        client.loop_start()
+        with trio.move_on_after(timeout):
+            while not ready.is_set() and self.refused is None:
+                await trio.sleep(0.02)
+                poll()
+
 
 class Relay(PahoBridge):
     """This node's connection to the broker (see the module doc); open it with `connect`."""
@@ -461,15 +476,7 @@ async def connect(url: RelayUrl, key: bytes, timeout: float = CONNECT_TIMEOUT, *
     props = Properties(PacketTypes.CONNECT)
     props.MaximumPacketSize = max_frame + PACKET_OVERHEAD
     try:
-        client.connect_async(url.host, url.port, keepalive=KEEPALIVE, clean_start=True, properties=props)
-    except (OSError, ValueError) as exc:
-        raise RelayError(f"cannot reach the broker {url}: {exc}") from None
-    client.loop_start()
-    try:
-        with trio.move_on_after(timeout):
-            while not relay.ready.is_set() and relay.refused is None:
-                await trio.sleep(0.02)
-                relay._check_subscribed()
+        await relay.start(client, url, props, True, relay.ready, timeout, relay._check_subscribed)
         if relay.refused is not None:
             raise RelayError(f"the broker {url} refused this node: {relay.refused} "
                              "(check the user and password: --relay-auth FILE or mqtt://USER:PASSWORD@HOST)")
