@@ -20,7 +20,6 @@ stated time; one that hears from nobody at all stops too.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import time
@@ -29,10 +28,11 @@ from typing import Any, Awaitable, Callable
 
 import trio
 
-from protocol import abandon, chain, games, genesis as G
+from protocol import abandon, games, genesis as G
 from protocol.errors import Rejected
 from protocol.identity import SigningKey, fingerprint
 from protocol.player import Player
+from protocol.seat.mesh import MAX_EARLY_BYTES, Mesh, digest_of
 from protocol.need import EngineFault
 from protocol.session import ProofJob, Session
 
@@ -50,7 +50,6 @@ DIAL_BACKOFF = (0.05, 1.0)
 FLUSH_INTERVAL = 0.05
 """The log is fsync'd behind the game at most this often (each fsync covers every record
 written before it): one worker-thread hand-off per fsync, not per message."""
-RESEND_BATCH = 64
 RELAY_HEADS_IDLE = 2.0
 """Through a relay, unchanged heads are repeated only this often (the broker carries each frame)."""
 LINGER = 5.0
@@ -77,8 +76,6 @@ would otherwise wait forever."""
 MAX_UNAUTHENTICATED = 32
 """Incoming connections still in their handshake; a new one closes the oldest that has not sent
 a valid hello (node/net/handshake.py HandshakeSlots), so a flood cannot keep a real peer out."""
-MAX_EARLY_BYTES = 8 << 20
-"""Bytes of messages held ahead of the game (not yet applicable) per author."""
 HANDSHAKE_FRAME = 4096
 """The largest frame a peer may send before it has authenticated."""
 
@@ -158,13 +155,13 @@ class GameNode:
         except ValueError as exc:
             raise CannotContinue(f"{store.dir / 'secrets.bin'} is not this seat's ({exc}); restore this game's "
                                  "secrets.bin from a backup of this data directory") from None
+        self.mesh = Mesh(self.session, self.seat)
+        """Heads, catch-up, intake and the gate to signing (protocol/seat/mesh.py); its clock is trio's."""
         self.conns: dict[int, Connection] = {}
         self.scopes: dict[int, trio.CancelScope] = {}
-        self.peer_heads: dict[int, list[int]] = {}
         self.changed = trio.Event()
         self.blocked: set[int] = set()           # seats whose links are cut (tests, operators)
         self.bound_port: int | None = None
-        self.seen: set[bytes] = set()            # sha256 of every message applied (not merely buffered)
         self.verifying: set[bytes] = set()       # sha256 of messages whose proofs a worker thread checks
         self.proof_limiter = trio.CapacityLimiter(1)
         self.in_threads = True
@@ -172,7 +169,6 @@ class GameNode:
         on trio's autojump clock set False: while a thread works every task waits, so virtual
         time would race on to the next deadlines (a busy core ran a move time out that way)."""
         self.finished = trio.Event()
-        self.order: list[tuple[int, int]] = []   # (seat, seq) of each logged message
         self.history: list[Snapshot] = []
         self._by_counts: dict[tuple[int, ...], Snapshot] = {}
         self.vote: Snapshot | None = None        # the state whose abandon statement this seat signed
@@ -180,7 +176,6 @@ class GameNode:
         self.proposals: dict[tuple[int, ...], set[int]] = {}    # state counts -> seats that proposed it
         self.latest_proposal: Snapshot | None = None
         self.unplaced_proposals: dict[int, dict] = {}   # proposer -> its latest proposal for a state not reached yet
-        self.heard: dict[int, float] = {}        # seat -> when (trio clock) a frame of it last arrived
         self.longest_pause = 0.0                 # seconds this process was stopped (SIGSTOP), at most
         self.down_for = 0.0                      # seconds since the stored log last changed (a resumed node's downtime)
         self.votes: dict[tuple[int, ...], dict[int, bytes]] = {}   # state counts -> verified signatures
@@ -197,7 +192,6 @@ class GameNode:
         self.peer_records: dict[int, bytes] = {}
         self.outcome: str | None = None          # "complete", "abandoned", "gave-up", "store-failed"
         self.outcome_text = ""
-        self.recovered = False                   # every peer told us how many of our messages it holds
         self.handshakes = HandshakeSlots(MAX_UNAUTHENTICATED)
         self._rebuilt_at: dict[int, tuple[int, ...]] = {}   # peer -> this node's counts at its last rebuild
         self._rebuilt_by: dict[int, tuple[int, ...]] = {}   # peer -> the rebuilt state it last named
@@ -223,21 +217,17 @@ class GameNode:
         stored = self.store.messages()
         for raw in stored:
             try:
-                receipt = self.session.receive(raw)
+                events = self.mesh.replay(raw)
             except Rejected as exc:
                 log.warning("stored message refused on replay: %s", str(exc))
                 continue
-            self.seen.add(hashlib.sha256(raw).digest())
-            for event in receipt.events:
+            for event in events:
                 self.progress.on_replayed(event, self.session)
         if stored:
             log.info("seat %d: replayed %d stored messages (%d applied)", self.seat, len(stored),
                      len(self.session.log))
             self._written.set()                     # fsync'd again before spectators get them
         self._note_state(0.0)
-
-    def counts(self) -> list[int]:
-        return [len(a) for a in self.session.accepted]
 
     def _wake(self) -> None:
         self.changed.set()
@@ -265,25 +255,22 @@ class GameNode:
         now = self._now() if now is None else now
         if last is not None:
             last.until = now
-        snap = Snapshot(len(s.log), pending, tuple(abandon.stalled_seats(s)), tuple(self.counts()), now)
+        snap = Snapshot(len(s.log), pending, tuple(abandon.stalled_seats(s)), tuple(self.mesh.counts()), now)
         self.history.append(snap)
         self._by_counts[snap.counts] = snap
         self.progress.on_state(s)
         for voter, frame in list(self.unplaced_votes.items()):
-            if self._holds(frame["h"]):
+            if self.mesh.holds(frame["h"]):
                 del self.unplaced_votes[voter]
                 self._on_vote(frame)
         for proposer, frame in list(self.unplaced_proposals.items()):
-            if self._holds(frame["h"]):
+            if self.mesh.holds(frame["h"]):
                 del self.unplaced_proposals[proposer]
                 self._on_proposal(proposer, frame)
         for sender, frame in list(self.unplaced_records.items()):
-            if self._holds(frame["h"]):
+            if self.mesh.holds(frame["h"]):
                 del self.unplaced_records[sender]
                 self._on_record(sender, frame)
-
-    def _holds(self, counts: list[int]) -> bool:
-        return all(c <= have for c, have in zip(counts, self.counts()))
 
     def _state_at(self, counts: list[int], digest: bytes, who: int) -> Snapshot | None:
         """This node's snapshot of the state holding exactly `counts` messages per author, if
@@ -292,19 +279,15 @@ class GameNode:
         `who` gets at most one per state of this node, and keeps at most one rebuilt state."""
         key = tuple(counts)
         snap = self._by_counts.get(key)
-        if snap is not None or not self._holds(counts):
+        if snap is not None or not self.mesh.holds(counts):
             return snap if snap is not None and self._digest(snap) == digest else None
-        mine = tuple(self.counts())
+        mine = tuple(self.mesh.counts())
         if self._rebuilt_at.get(who) == mine:
             return None
         self._rebuilt_at[who] = mine
-        self._sync_order()
-        s = self.session
-        chosen = [raw for (a, q), raw in zip(self.order, s.log) if q < counts[a]]
-        chosen += [m.raw for a, m in sorted(s.pending.items()) if m.seq < counts[a]]
         replica = Session(self.genesis, self.engine)
         try:
-            for raw in chosen:
+            for raw in self.mesh.held_at(counts):
                 replica.receive(raw)
         except (Rejected, EngineFault):
             return None
@@ -335,11 +318,6 @@ class GameNode:
             snap.digest = abandon.log_digest(self._frames(snap))
         return snap.digest
 
-    def _sync_order(self) -> None:
-        for raw in self.session.log[len(self.order):]:
-            msg = chain.parse(raw)
-            self.order.append((self.session.seat_of[msg.author], msg.seq))
-
     def _signed_final(self) -> bool:
         mine = self.session.accepted[self.seat]
         return bool(mine) and mine[-1].kind == "final"
@@ -347,7 +325,7 @@ class GameNode:
     def may_sign(self) -> bool:
         """This node may sign a chain message now: it has recovered its own chain, signed no
         abandon statement, and its store works."""
-        return self.recovered and self.vote is None and self.outcome is None
+        return self.mesh.recovered and self.vote is None and self.outcome is None
 
     def _finish(self, outcome: str, text: str) -> None:
         limit, away = self.genesis.time_limit, max(self.longest_pause, self.down_for)
@@ -370,53 +348,43 @@ class GameNode:
 
     # ------------------------------------------------------------------ messages
     async def _ingest(self, raw: bytes, source: int | None, address: str) -> None:
-        digest = hashlib.sha256(raw).digest()
-        if digest in self.seen or digest in self.verifying or self.outcome == "store-failed":
+        """A message from a peer (`source`, at `address`): its proofs checked off the loop,
+        then taken by the mesh; what it accepted is stored, reported and, if relayed, passed on."""
+        digest = digest_of(raw)
+        if not self.mesh.is_new(digest) or digest in self.verifying or self.outcome == "store-failed":
             return                                  # a copy we already handled: no re-verification
         proofs = await self._check_proofs(raw, digest)
-        if digest in self.seen or self.outcome == "store-failed":
-            return                                  # a copy came meanwhile (or the store failed)
-        before = self.counts()
-        try:
-            receipt = self.session.receive(raw, proofs)
-        except Rejected as exc:
-            log.warning("from %s: refused: %s", address, str(exc))
-            self.progress.on_reject(exc, address)
-            return
-        except EngineFault as exc:
+        if self.outcome == "store-failed":
+            return                                  # the store failed meanwhile
+        intake = self.mesh.receive(raw, source, proofs)   # "old": a copy came meanwhile
+        if intake.refused is not None:
+            log.warning("from %s: refused: %s", address, str(intake.refused))
+            self.progress.on_reject(intake.refused, address)
+        elif intake.fault is not None:
             log.error("from %s: the rules engine failed on this message (a bug, please report it): %s",
-                      address, str(exc))
-            return
-        for exc in receipt.rejected:
+                      address, str(intake.fault))
+        for exc in intake.rejected:
             log.warning("buffered message refused: %s", str(exc))
             self.progress.on_reject(exc, address)
-        if receipt.status == "buffered":
-            self._bound_early(raw)                  # kept (one per author and seq) until it fits; not stored
+        if intake.dropped_early is not None:
+            log.warning("seat %d: seat %d sent over %d bytes of messages ahead of the game; dropped one",
+                        self.seat, intake.dropped_early, MAX_EARLY_BYTES)
+        if not intake.accepted:
             return
-        self.seen.add(digest)
-        if receipt.status == "duplicate":
-            return
-        new = [(author, msg.raw) for author, had in enumerate(before)    # the buffered ones it unlocked too
-               for msg in self.session.accepted[author][had:]]
-        accepted = [done for _, done in new]
         if self.progress.on_trace:
-            for done in accepted:
+            for done in intake.accepted:
                 self.progress.on_trace("apply", done)
         try:
-            for done in accepted:
+            for done in intake.accepted:
                 self.store.append(done)                 # fsync'd behind the game (_flush)
-                self.seen.add(hashlib.sha256(done).digest())
         except StoreWriteError as exc:
             self._store_failed(exc)
             return
         self._written.set()
-        for event in receipt.events:
+        for event in intake.events:
             self.progress.on_event(event, self.session)
         self._note_state()
-        author = next((a for a, done in new if done == raw), None)
-        if source is not None and author != source:
-            # relayed (not straight from its author): pass it on, in case a link is down;
-            # an author sends its own messages to everyone, and resync covers the rest
+        if intake.forward:
             await self._broadcast(raw, exclude=source)
         self._check_recovered()
         self._wake()
@@ -441,17 +409,6 @@ class GameNode:
             return work()
         return await trio.to_thread.run_sync(work, limiter=limiter)
 
-    def _bound_early(self, raw: bytes) -> None:
-        """Messages held ahead of the game take at most MAX_EARLY_BYTES per author: past that,
-        the one just buffered is dropped (resync brings it again when it fits)."""
-        msg = chain.parse(raw)
-        seat = self.session.seat_of[msg.author]
-        held = sum(len(m.raw) for (s, _), m in self.session.early.items() if s == seat)
-        if held > MAX_EARLY_BYTES and self.session.early.get((seat, msg.seq)) is not None:
-            del self.session.early[(seat, msg.seq)]
-            log.warning("seat %d: seat %d sent over %d bytes of messages ahead of the game; dropped one",
-                        self.seat, seat, MAX_EARLY_BYTES)
-
     async def _publish(self, *raws: bytes) -> bool:
         """Our own messages: already applied by the player; written to the store (fsync'd
         behind the game, see _flush), all before anything is awaited (so every message of
@@ -460,7 +417,7 @@ class GameNode:
         for raw in raws:
             if self.progress.on_trace:
                 self.progress.on_trace("sign", raw)
-            self.seen.add(hashlib.sha256(raw).digest())
+            self.mesh.own(raw)
             try:
                 self.store.append(raw, own=True)
             except StoreWriteError as exc:
@@ -550,7 +507,7 @@ class GameNode:
         if old is not None and old is not conn:
             await old.aclose()
         log.debug("seat %d: link to seat %d (%s) up", self.seat, seat, conn.address)
-        await self._send(seat, conn, {"t": "heads", "h": self.counts()})
+        await self._send(seat, conn, self.mesh.heads())
         for frame in self._abandon_frames(recent=8):
             await self._send(seat, conn, frame)
         scope = trio.CancelScope()
@@ -578,19 +535,19 @@ class GameNode:
         if type(frame) is not dict:
             raise FrameError("a frame is not a map")
         t = frame.get("t")
-        self.heard[seat] = self._now()
+        self.mesh.hear(seat, self._now())
         if t == "msg" and type(frame.get("m")) is bytes:
             if self.progress.on_trace:
                 self.progress.on_trace("recv", frame["m"])
             await self._ingest(frame["m"], seat, conn.address)
-        elif (t == "heads" and type(frame.get("h")) is list and len(frame["h"]) == self.session.n
-              and all(type(x) is int and x >= 0 for x in frame["h"])):
-            self.peer_heads[seat] = frame["h"]
+        elif t == "heads" and self.mesh.heads_ok(frame.get("h")):
+            self.mesh.on_heads(seat, frame["h"])
             self._check_recovered()
             if self.mail is not None:
                 await self._send_owed(seat, conn)
             else:
-                await self._resend(seat, conn, frame["h"])
+                for reply in self.mesh.resend(frame["h"]):     # a page of what it lacks
+                    await self._send(seat, conn, reply)
         elif t == "abandon" and self._vote_shape_ok(frame):
             if self.memory is not None:
                 self.memory.hear(seat, frame)
@@ -612,57 +569,23 @@ class GameNode:
         else:
             raise FrameError(f"unknown or malformed frame {t!r}")
 
-    async def _resend(self, seat: int, conn: Connection, theirs: list[int]) -> None:
-        """Send what the peer lacks (every author's messages from the count it reported on),
-        in log order so that each applies at once, then the pending contributions; a page
-        of RESEND_BATCH per `heads` frame."""
-        s = self.session
-        if all(theirs[a] >= len(s.accepted[a]) for a in range(s.n)):
-            return
-        self._sync_order()
-        sent = 0
-        for (author, seq), raw in list(zip(self.order, s.log)):
-            if seq >= theirs[author]:
-                await self._send(seat, conn, {"t": "msg", "m": raw})
-                sent += 1
-                if sent >= RESEND_BATCH:
-                    return
-        for author, msg in sorted(s.pending.items()):
-            if msg.seq >= theirs[author]:
-                await self._send(seat, conn, {"t": "msg", "m": msg.raw})
-
     async def _send_owed(self, seat: int, conn: Connection, everyone_s: bool = True) -> None:
         """A postbox node: send `seat` every message it is owed (node/net/mailbox.py `owed`: never
         sent to it, or sent and learned lost), in log order, then the pending contributions;
         no pages (its next heads may come days later). Other authors' messages only with
         `everyone_s` (in answer to its heads: each author sends its own, and the others fill
         in what a seat's heads show it lacks)."""
-        s = self.session
-        owed = [o for o in self.mail.mailbox.owed(seat, self.counts()) if everyone_s or o[0] == self.seat]
-        if not owed:
-            return
-        start = {author: first for author, first, _ in owed}
-        self._sync_order()
-        for (author, seq), raw in list(zip(self.order, s.log)):
-            if author in start and seq >= start[author]:
-                await self._send(seat, conn, {"t": "msg", "m": raw})
-        for author, msg in sorted(s.pending.items()):
-            if author in start and msg.seq >= start[author]:
-                await self._send(seat, conn, {"t": "msg", "m": msg.raw})
+        owed = [o for o in self.mail.mailbox.owed(seat, self.mesh.counts()) if everyone_s or o[0] == self.seat]
+        for frame in self.mesh.owed({author: first for author, first, _ in owed}):
+            await self._send(seat, conn, frame)
 
     def _check_recovered(self) -> None:
         """Open the gate to signing once every peer has said how many of this seat's
         messages it holds and this node holds at least as many (it fetched them back)."""
-        if self.recovered:
-            return
-        others = [s for s in range(self.session.n) if s != self.seat]
-        if all(s in self.peer_heads for s in others):
-            theirs = max((self.peer_heads[s][self.seat] for s in others), default=0)
-            if self.counts()[self.seat] >= theirs:
-                self.recovered = True
-                log.info("seat %d: every peer reported; %d own messages held, signing may go on",
-                         self.seat, self.counts()[self.seat])
-                self._wake()
+        if self.mesh.check_recovered():
+            log.info("seat %d: every peer reported; %d own messages held, signing may go on",
+                     self.seat, self.mesh.counts()[self.seat])
+            self._wake()
 
     async def _incoming(self, stream: trio.SocketStream) -> None:
         await self._accept(Connection(stream, peer_name(stream)))
@@ -753,7 +676,7 @@ class GameNode:
         sent: dict[int, tuple[Connection, list[int], float]] = {}
         while True:
             await trio.sleep(SYNC_INTERVAL)
-            heads, now = self.counts(), trio.current_time()
+            heads, now = self.mesh.counts(), trio.current_time()
             for seat, conn in list(self.conns.items()):
                 last = sent.get(seat)
                 if last is None or last[0] is not conn or last[1] != heads or now - last[2] >= idle - 0.01:
@@ -845,7 +768,7 @@ class GameNode:
             last = now
             others_awaited = (self.session.need is not None and not self.session.complete
                               and self.seat not in self.session.waiting_for())
-            if others_awaited and now - cur.since >= limit or not self.recovered:
+            if others_awaited and now - cur.since >= limit or not self.mesh.recovered:
                 stall_since = stall_since if stall_since is not None else now
             elif self.vote is None:
                 stall_since = None
@@ -860,9 +783,9 @@ class GameNode:
                 await self._send_abandon_frames()
                 self._resend_at, backoff = now + backoff, min(backoff * 2, self._resend_cap())
             if (stall_since is not None and now - stall_since >= self.give_up_after()
-                    and (self.vote is not None or not self.recovered or self._cosigner_gone(cur, now))):
+                    and (self.vote is not None or not self.mesh.recovered or self._cosigner_gone(cur, now))):
                 why = (f"could not hear from every peer how many of this seat's messages they hold"
-                       if not self.recovered else f"waiting for {self.session.describe_need()}")
+                       if not self.mesh.recovered else f"waiting for {self.session.describe_need()}")
                 self._finish("gave-up", f"gave up after {self.give_up_after():.0f} s without an agreed "
                                         f"abandon record ({why}); the transcript is unfinished")
                 return
@@ -881,12 +804,12 @@ class GameNode:
         give_up_after(): no record can form (while every co-signer is heard, a record may yet
         form, or the game go on: this node's own clock alone never ends its game)."""
         signers = [s for s in range(self.session.n) if s != self.seat and s not in snap.stalled]
-        return any(now - self.heard.get(s, -1e9) >= self.give_up_after() for s in signers)
+        return any(now - self.mesh.heard.get(s, -1e9) >= self.give_up_after() for s in signers)
 
     def _eligible(self, snap: Snapshot) -> bool:
         """This node may still propose or sign for `snap`: it names others only, is not at its
         final, has recovered its chain and signed no statement."""
-        return (self.vote is None and self.recovered and bool(snap.stalled) and self.seat not in snap.stalled
+        return (self.vote is None and self.mesh.recovered and bool(snap.stalled) and self.seat not in snap.stalled
                 and not self._signed_final() and self._caught_up())
 
     def _caught_up(self) -> bool:
@@ -932,7 +855,7 @@ class GameNode:
         """Seat `seat` proposes to abandon a state: checked against this node's snapshot of it
         (one unchecked proposal per seat for a state not reached yet). Returns this node's
         own proposal of that state, if any, as the answer (so both learn it)."""
-        if not self._holds(frame["h"]):
+        if not self.mesh.holds(frame["h"]):
             self.unplaced_proposals[seat] = frame
             return None
         snap = self._state_at(frame["h"], frame["digest"], seat)
@@ -955,9 +878,9 @@ class GameNode:
         started = trio.current_time()
         while not self.finished.is_set():
             await trio.sleep(1.0)
-            if self.heard and self.genesis.time_limit:
+            if self.mesh.heard and self.genesis.time_limit:
                 continue                                # a stall now goes by the time limit's rules
-            last = max(self.heard.values(), default=started)
+            last = max(self.mesh.heard.values(), default=started)
             if trio.current_time() - last >= ALONE_AFTER:
                 where = ("the game was at its final signatures" if self.session.need is not None
                          and self.session.need.kind == "final" else f"waiting for {self.session.describe_need()}")
@@ -1012,7 +935,7 @@ class GameNode:
     def _on_vote(self, frame: dict) -> None:
         """A seat's abandon signature: checked against this node's snapshot of that state
         before anything is kept (one unchecked vote per voter for a state not reached yet)."""
-        if not self._holds(frame["h"]):
+        if not self.mesh.holds(frame["h"]):
             self.unplaced_votes[frame["by"]] = frame
             return
         stalled = tuple(frame["stalled"])
@@ -1052,7 +975,7 @@ class GameNode:
                 or type(digest) is not bytes or len(digest) != 32):
             return
         stalled, length, sigs = parsed
-        if not self._holds(frame["h"]):
+        if not self.mesh.holds(frame["h"]):
             self.unplaced_records[sender] = frame
             return
         try:
@@ -1085,10 +1008,6 @@ class GameNode:
         if self.session.complete:
             self._finish("complete", "the game is complete")
 
-    def everyone_has_everything(self) -> bool:
-        mine = self.counts()
-        return all(self.peer_heads.get(s) == mine for s in range(self.session.n) if s != self.seat)
-
     def everyone_has_the_record(self, signers_only: bool = False) -> bool:
         stalled = abandon.parse_record(self.abandon_record)[0] if signers_only else []
         return all(self.peer_records.get(s) == self.abandon_record
@@ -1111,8 +1030,6 @@ class GameNode:
             listeners = await trio.open_tcp_listeners(port, host=host)
         if listeners:
             self.bound_port = listeners[0].socket.getsockname()[1]
-        if self.session.n == 1:
-            self.recovered = True
         try:
             return await self._run(task_status, dial_all, listeners)
         finally:
@@ -1168,7 +1085,7 @@ class GameNode:
                             await trio.sleep(SYNC_INTERVAL / 2)
                 elif self.outcome == "complete":
                     with trio.move_on_after(self._linger()):
-                        while ((self.mail is None and not self.everyone_has_everything())
+                        while ((self.mail is None and not self.mesh.everyone_has_everything())
                                or (self.spectators and not self.spectators.caught_up())):
                             await trio.sleep(SYNC_INTERVAL / 2)
             if self.mail is not None and self.outcome != "store-failed":
@@ -1212,7 +1129,7 @@ class GameNode:
 
     def _restored_state(self, frame: dict) -> Snapshot | None:
         """This node's snapshot of the state a kept frame of its own names, if it still holds it."""
-        if not self._statement_shape_ok(frame) or not self._holds(frame["h"]):
+        if not self._statement_shape_ok(frame) or not self.mesh.holds(frame["h"]):
             return None
         snap = self._state_at(frame["h"], frame["digest"], self.seat)
         return snap if snap is not None and snap.stalled == tuple(frame["stalled"]) else None
@@ -1252,15 +1169,15 @@ class GameNode:
         self.mail.mailbox.settle()
         self.mail_drained = True
         for seat, heads in self.mail.reported().items():
-            self.peer_heads.setdefault(seat, heads)
+            self.mesh.peer_heads.setdefault(seat, heads)
         for seat in range(self.session.n):
             if seat != self.seat:
-                self.peer_heads.setdefault(seat, [0] * self.session.n)
+                self.mesh.peer_heads.setdefault(seat, [0] * self.session.n)
         self._check_recovered()
         for seat, link in self.mail.links.items():
             await self._send_owed(seat, link, everyone_s=False)
-        if not self.recovered:
-            mine, theirs = self.counts()[self.seat], max(h[self.seat] for h in self.peer_heads.values())
+        if not self.mesh.recovered:
+            mine, theirs = self.mesh.counts()[self.seat], max(h[self.seat] for h in self.mesh.peer_heads.values())
             log.warning("seat %d: the others reported %d messages of this seat, this node holds %d: it signs "
                         "nothing until they send them back", self.seat, theirs, mine)
         if not self.until_idle:
@@ -1295,7 +1212,7 @@ class GameNode:
 
     def idle_text(self) -> str:
         """Why a postbox node has nothing to do now."""
-        if not self.recovered:
+        if not self.mesh.recovered:
             return ("nothing to do until the others send back this seat's own messages (they reported more "
                     "than this node holds)")
         waiting = self.session.waiting_for()
