@@ -16,6 +16,10 @@ after it, and stops once a complete record is known (the one on the earliest sta
 several exist). So one node's view of silence (a fast clock, a one-sided link) never costs
 it its seat. A node that cannot form a record (its co-signers are gone) gives up after a
 stated time; one that hears from nobody at all stops too.
+
+The logic of both is sans-I/O in protocol/seat/ (`Mesh`: heads, catch-up, intake, the gate
+to signing; `Ballot`: the abandon vote), fed frames and trio's clock; this module is their
+shell: links, tasks, timing, the store, the decider and the log lines.
 """
 
 from __future__ import annotations
@@ -28,12 +32,13 @@ from typing import Any, Awaitable, Callable
 
 import trio
 
-from protocol import abandon, games, genesis as G
+from protocol import games, genesis as G
 from protocol.errors import Rejected
 from protocol.identity import SigningKey, fingerprint
 from protocol.player import Player
 from protocol.seat.mesh import MAX_EARLY_BYTES, Mesh, digest_of
-from protocol.need import EngineFault
+from protocol.seat.vote import (Ballot, Hooks, Snapshot, limit_text, record_shape_ok, statement_shape_ok,
+                                vote_shape_ok)
 from protocol.session import ProofJob, Session
 
 from ..net.frames import MAX_FRAME, Connection, FrameError, pack
@@ -101,25 +106,6 @@ class Progress:
     """The replica changed (an event, or a contribution held without one: a seat chose in secret)."""
 
 
-@dataclass
-class Snapshot:
-    """One state the replica was in: every accepted message (the log's first `log_len`,
-    then the pending contributions in seat order), whom an abandon could name, and when
-    (trio clock) this node held it."""
-    log_len: int
-    pending: tuple[bytes, ...]
-    stalled: tuple[int, ...]
-    counts: tuple[int, ...]              # accepted messages per author
-    since: float
-    until: float | None = None
-    digest: bytes | None = None
-    frames: list[bytes] | None = None    # for a state rebuilt by replay (see GameNode._state_at)
-
-    @property
-    def length(self) -> int:
-        return self.log_len + len(self.pending)
-
-
 class GameNode:
     def __init__(self, store: GameStore, key: SigningKey, decider: Decider,
                  listen: tuple[str, int], peers: dict[int, tuple[str, int]],
@@ -157,6 +143,9 @@ class GameNode:
                                  "secrets.bin from a backup of this data directory") from None
         self.mesh = Mesh(self.session, self.seat)
         """Heads, catch-up, intake and the gate to signing (protocol/seat/mesh.py); its clock is trio's."""
+        self.ballot = Ballot(self.session, self.seat, key, self.mesh,
+                             Hooks(self._signed, self._adopted, self._note, self._caught_up))
+        """The abandon vote (protocol/seat/vote.py); its clock is trio's."""
         self.conns: dict[int, Connection] = {}
         self.scopes: dict[int, trio.CancelScope] = {}
         self.changed = trio.Event()
@@ -169,33 +158,15 @@ class GameNode:
         on trio's autojump clock set False: while a thread works every task waits, so virtual
         time would race on to the next deadlines (a busy core ran a move time out that way)."""
         self.finished = trio.Event()
-        self.history: list[Snapshot] = []
-        self._by_counts: dict[tuple[int, ...], Snapshot] = {}
-        self.vote: Snapshot | None = None        # the state whose abandon statement this seat signed
-        self.proposed: dict[tuple[int, ...], Snapshot] = {}      # states this seat proposed to abandon
-        self.proposals: dict[tuple[int, ...], set[int]] = {}    # state counts -> seats that proposed it
-        self.latest_proposal: Snapshot | None = None
-        self.unplaced_proposals: dict[int, dict] = {}   # proposer -> its latest proposal for a state not reached yet
         self.longest_pause = 0.0                 # seconds this process was stopped (SIGSTOP), at most
         self.down_for = 0.0                      # seconds since the stored log last changed (a resumed node's downtime)
-        self.votes: dict[tuple[int, ...], dict[int, bytes]] = {}   # state counts -> verified signatures
-        self.unplaced_votes: dict[int, dict] = {}       # voter -> its latest vote for a state not reached yet
-        self.unplaced_records: dict[int, dict] = {}     # sender -> a record for a state not reached yet
-        self.abandon_record: bytes | None = None
-        self.record_frames: list[bytes] = []
-        self.record_counts: tuple[int, ...] = ()
-        self.record_rank: tuple[int, bytes] = (0, b"")
         self.memory: VoteMemory | None = None    # a postbox node's vote kept across runs (node/storage/vote_memory.py)
         self._memory_saved = b""
         self._held_key: tuple[tuple[int, ...], float] | None = None
         self.mail_drained = False                # a postbox node took what waited on the broker
-        self.peer_records: dict[int, bytes] = {}
         self.outcome: str | None = None          # "complete", "abandoned", "gave-up", "store-failed"
         self.outcome_text = ""
         self.handshakes = HandshakeSlots(MAX_UNAUTHENTICATED)
-        self._rebuilt_at: dict[int, tuple[int, ...]] = {}   # peer -> this node's counts at its last rebuild
-        self._rebuilt_by: dict[int, tuple[int, ...]] = {}   # peer -> the rebuilt state it last named
-        self._resend_at = 0.0
         self.durable_log_len = 0                 # the first messages of session.log known fsync'd here
         self._written = trio.Event()             # set when the store holds records not fsync'd yet
         self._syncs_started = self._syncs_done = 0   # fsyncs of the log (see `durable`)
@@ -247,95 +218,50 @@ class GameNode:
     def _note_state(self, now: float | None = None) -> None:
         """Record a new snapshot if the replica changed, and look again at votes and records
         that named a state this node had not reached."""
-        s = self.session
-        pending = tuple(s.pending[x].raw for x in sorted(s.pending))
-        last = self.history[-1] if self.history else None
-        if last is not None and last.log_len == len(s.log) and last.pending == pending:
-            return
         now = self._now() if now is None else now
-        if last is not None:
-            last.until = now
-        snap = Snapshot(len(s.log), pending, tuple(abandon.stalled_seats(s)), tuple(self.mesh.counts()), now)
-        self.history.append(snap)
-        self._by_counts[snap.counts] = snap
-        self.progress.on_state(s)
-        for voter, frame in list(self.unplaced_votes.items()):
-            if self.mesh.holds(frame["h"]):
-                del self.unplaced_votes[voter]
-                self._on_vote(frame)
-        for proposer, frame in list(self.unplaced_proposals.items()):
-            if self.mesh.holds(frame["h"]):
-                del self.unplaced_proposals[proposer]
-                self._on_proposal(proposer, frame)
-        for sender, frame in list(self.unplaced_records.items()):
-            if self.mesh.holds(frame["h"]):
-                del self.unplaced_records[sender]
-                self._on_record(sender, frame)
+        if self.ballot.note_state(now):
+            self.progress.on_state(self.session)
+            self.ballot.place_unplaced(now)
 
-    def _state_at(self, counts: list[int], digest: bytes, who: int) -> Snapshot | None:
-        """This node's snapshot of the state holding exactly `counts` messages per author, if
-        its digest is `digest`; for a state it never held itself (a partition, a pause),
-        rebuilt by replaying the messages it holds. A rebuild costs a replay, so each peer
-        `who` gets at most one per state of this node, and keeps at most one rebuilt state."""
-        key = tuple(counts)
-        snap = self._by_counts.get(key)
-        if snap is not None or not self.mesh.holds(counts):
-            return snap if snap is not None and self._digest(snap) == digest else None
-        mine = tuple(self.mesh.counts())
-        if self._rebuilt_at.get(who) == mine:
-            return None
-        self._rebuilt_at[who] = mine
-        replica = Session(self.genesis, self.engine)
-        try:
-            for raw in self.mesh.held_at(counts):
-                replica.receive(raw)
-        except (Rejected, EngineFault):
-            return None
-        if tuple(len(a) for a in replica.accepted) != key:
-            return None
-        snap = Snapshot(len(replica.log), tuple(replica.pending[x].raw for x in sorted(replica.pending)),
-                        tuple(abandon.stalled_seats(replica)), key, 0.0, 0.0)
-        snap.frames = abandon.state_frames(replica)
-        snap.digest = abandon.log_digest(snap.frames)
-        if snap.digest != digest:
-            return None
-        old = self._rebuilt_by.get(who)
-        if (old is not None and old != key and old != self.record_counts and old not in self.proposed
-                and (self.vote is None or self.vote.counts != old)):
-            self._by_counts.pop(old, None)
-            self.votes.pop(old, None)
-        self._rebuilt_by[who] = key
-        self._by_counts[key] = snap
-        return snap
+    # the ballot's hooks (protocol/seat/vote.py Hooks)
+    def _signed(self) -> None:
+        """This seat signed an abandon statement: a postbox node keeps it before it can be sent."""
+        if self.mail is not None:                       # kept before it can be sent: later runs sign nothing
+            self._remember_votes(must=True)
+        self._wake()
 
-    def _frames(self, snap: Snapshot) -> list[bytes]:
-        if snap.frames is not None:
-            return snap.frames
-        return self.session.log[:snap.log_len] + list(snap.pending)
+    def _adopted(self, text: str) -> None:
+        self._finish("abandoned", text)
+        log.info("seat %d: %s", self.seat, self.outcome_text)
 
-    def _digest(self, snap: Snapshot) -> bytes:
-        if snap.digest is None:
-            snap.digest = abandon.log_digest(self._frames(snap))
-        return snap.digest
+    def _note(self, level: str, text: str) -> None:
+        log.log(logging.WARNING if level == "warning" else logging.INFO, "%s", text)
 
-    def _signed_final(self) -> bool:
-        mine = self.session.accepted[self.seat]
-        return bool(mine) and mine[-1].kind == "final"
+    @property
+    def abandon_record(self) -> bytes | None:
+        """The complete abandon record that ended the game here, if any (spectators get it)."""
+        return self.ballot.record
+
+    @property
+    def record_frames(self) -> list[bytes]:
+        """The messages the record covers."""
+        return self.ballot.record_frames
 
     def may_sign(self) -> bool:
         """This node may sign a chain message now: it has recovered its own chain, signed no
         abandon statement, and its store works."""
-        return self.mesh.recovered and self.vote is None and self.outcome is None
+        return self.mesh.recovered and self.ballot.vote is None and self.outcome is None
 
     def _finish(self, outcome: str, text: str) -> None:
         limit, away = self.genesis.time_limit, max(self.longest_pause, self.down_for)
         need = self.session.need
         if outcome == "gave-up" and limit and away > limit and need is not None and need.kind != "final":
             text += (f"; this seat was away for {away:.0f} s (stopped, or not running), longer than the "
-                     f"{self.limit_text()}, so the others have probably abandoned it (their transcripts then end "
-                     f"with a record naming seat {self.seat})")
+                     f"{limit_text(self.genesis)}, so the others have probably abandoned it (their transcripts "
+                     f"then end with a record naming seat {self.seat})")
         if self.outcome in (None, "gave-up") or (outcome == "abandoned" and self.outcome == "abandoned"):
             self.outcome, self.outcome_text = outcome, text
+        self.ballot.game_complete = self.outcome == "complete"
         self.finished.set()
         self._wake()
 
@@ -508,7 +434,7 @@ class GameNode:
             await old.aclose()
         log.debug("seat %d: link to seat %d (%s) up", self.seat, seat, conn.address)
         await self._send(seat, conn, self.mesh.heads())
-        for frame in self._abandon_frames(recent=8):
+        for frame in self.ballot.frames(recent=8):
             await self._send(seat, conn, frame)
         scope = trio.CancelScope()
         self.scopes[seat] = scope
@@ -548,18 +474,18 @@ class GameNode:
             else:
                 for reply in self.mesh.resend(frame["h"]):     # a page of what it lacks
                     await self._send(seat, conn, reply)
-        elif t == "abandon" and self._vote_shape_ok(frame):
+        elif t == "abandon" and vote_shape_ok(frame, self.session.n):
             if self.memory is not None:
                 self.memory.hear(seat, frame)
-            self._on_vote(frame)
-        elif t == "propose" and self._statement_shape_ok({**frame, "by": seat}):
+            self.ballot.on_vote(frame, self._now())
+        elif t == "propose" and statement_shape_ok({**frame, "by": seat}, self.session.n):
             if self.memory is not None:
                 self.memory.hear(seat, frame)
-            reply = self._on_proposal(seat, frame)
+            reply = self.ballot.on_proposal(seat, frame, self._now())
             if reply is not None:
                 await self._send(seat, conn, reply)
-        elif t == "record" and type(frame.get("r")) is bytes and len(frame["r"]) <= 1 << 16:
-            self._on_record(seat, frame)
+        elif t == "record" and record_shape_ok(frame):
+            self.ballot.on_record(seat, frame)
         elif t == "chat":
             if self.chat is not None:
                 self.chat.receive(seat, frame)
@@ -719,13 +645,6 @@ class GameNode:
                 return
 
     # ------------------------------------------------------------------ stalls
-    def limit_text(self) -> str:
-        """The silence limit in words: "time limit of 300 s" (a live table, as always said) or
-        "time per move of 24 h" (a turn-based table, whose limit is its time per move)."""
-        if self.genesis.turn_based:
-            return f"time per move of {G.duration_text(self.genesis.time_limit)}"
-        return f"time limit of {self.genesis.time_limit} s"
-
     def _resend_cap(self) -> float:
         """The longest pause between two sendings of a proposal or statement: the limit (at
         least 2 s) on a live table; on a turn-based one at most TURN_BASED_RESEND, not once a
@@ -748,15 +667,15 @@ class GameNode:
         tick = min(0.25, limit / 4)
         last = trio.current_time()
         if self.mail is None:
-            self.history[-1].since = last             # silence before this process ran is not ours to judge
+            self.ballot.history[-1].since = last             # silence before this process ran is not ours to judge
         stall_since: float | None = None
-        self._resend_at, backoff = 0.0, self._first_backoff()
+        self.ballot.resend_at, backoff = 0.0, self._first_backoff()
         if self.mail is not None:
-            self._resend_at = last + backoff          # each link sent them at its start (`_serve`)
+            self.ballot.resend_at = last + backoff          # each link sent them at its start (`_serve`)
         while not self.finished.is_set():
             await trio.sleep(tick)
             now = trio.current_time()
-            cur = self.history[-1]
+            cur = self.ballot.history[-1]
             if now - last > max(1.5, limit / 2):
                 # this process was stopped (SIGSTOP, a suspended machine): it did not watch the
                 # others meanwhile, so it watches this state afresh from now on
@@ -770,26 +689,27 @@ class GameNode:
                               and self.seat not in self.session.waiting_for())
             if others_awaited and now - cur.since >= limit or not self.mesh.recovered:
                 stall_since = stall_since if stall_since is not None else now
-            elif self.vote is None:
+            elif self.ballot.vote is None:
                 stall_since = None
-            if self._maybe_propose(cur):
+            if self.ballot.maybe_propose(cur, now):
                 log.info("seat %d: seats %s silent for %d s; proposed to abandon them", self.seat,
                          list(cur.stalled), limit)
                 backoff = self._first_backoff()
-            if self._maybe_sign(cur):
+            if self.ballot.maybe_sign(cur):
                 backoff = self._first_backoff()
-            resend = self.vote is not None or self.latest_proposal is cur
-            if resend and now >= self._resend_at:
+            resend = self.ballot.vote is not None or self.ballot.latest_proposal is cur
+            if resend and now >= self.ballot.resend_at:
                 await self._send_abandon_frames()
-                self._resend_at, backoff = now + backoff, min(backoff * 2, self._resend_cap())
+                self.ballot.resend_at, backoff = now + backoff, min(backoff * 2, self._resend_cap())
             if (stall_since is not None and now - stall_since >= self.give_up_after()
-                    and (self.vote is not None or not self.mesh.recovered or self._cosigner_gone(cur, now))):
+                    and (self.ballot.vote is not None or not self.mesh.recovered
+                         or self.ballot.cosigner_gone(cur, now, self.give_up_after()))):
                 why = (f"could not hear from every peer how many of this seat's messages they hold"
                        if not self.mesh.recovered else f"waiting for {self.session.describe_need()}")
                 self._finish("gave-up", f"gave up after {self.give_up_after():.0f} s without an agreed "
                                         f"abandon record ({why}); the transcript is unfinished")
                 return
-            self._check_records()
+            self.ballot.check_records()
             if self.mail is not None:
                 self._remember_votes()
 
@@ -799,74 +719,11 @@ class GameNode:
         only the longest pause (a lost one is sent again then, and at every run)."""
         return 1.0 if self.mail is None else self._resend_cap()
 
-    def _cosigner_gone(self, snap: Snapshot, now: float) -> bool:
-        """A seat that would have to sign a record for this state has sent nothing for
-        give_up_after(): no record can form (while every co-signer is heard, a record may yet
-        form, or the game go on: this node's own clock alone never ends its game)."""
-        signers = [s for s in range(self.session.n) if s != self.seat and s not in snap.stalled]
-        return any(now - self.mesh.heard.get(s, -1e9) >= self.give_up_after() for s in signers)
-
-    def _eligible(self, snap: Snapshot) -> bool:
-        """This node may still propose or sign for `snap`: it names others only, is not at its
-        final, has recovered its chain and signed no statement."""
-        return (self.vote is None and self.mesh.recovered and bool(snap.stalled) and self.seat not in snap.stalled
-                and not self._signed_final() and self._caught_up())
-
     def _caught_up(self) -> bool:
         """A postbox node judges silence only once it has taken and applied everything that
         waited on the broker: a move made in time while this node was away is not silence."""
         return self.mail is None or (self.mail_drained and not self.verifying
                                      and not any(link.waiting() for link in self.mail.links.values()))
-
-    def _maybe_propose(self, snap: Snapshot) -> bool:
-        """Propose `snap` once this node itself held it for the time limit (now or before):
-        a record then needs every signer's own clock to have seen the whole limit pass."""
-        if snap.counts in self.proposed or not self._eligible(snap):
-            return False
-        held = (snap.until if snap.until is not None else self._now()) - snap.since
-        if held < self.genesis.time_limit:
-            return False
-        self.proposed[snap.counts] = snap
-        self.proposals.setdefault(snap.counts, set()).add(self.seat)
-        self.latest_proposal = snap
-        self._resend_at = 0.0                           # the watchdog sends it at its next tick
-        self._maybe_sign(snap)
-        return True
-
-    def _maybe_sign(self, snap: Snapshot) -> bool:
-        """Sign the statement for `snap` when this node proposed it and so did every other
-        seat that must sign: each of them has promised to sign it too, so nobody who signs
-        is left alone (even if the game moved on meanwhile here)."""
-        if snap.counts not in self.proposed or not self._eligible(snap):
-            return False
-        have = self.proposals.get(snap.counts, set()) | set(self.votes.get(snap.counts, {}))
-        if not all(s in have for s in range(self.session.n) if s not in snap.stalled):
-            return False
-        self._sign_vote(snap)
-        log.info("seat %d: every other signer proposed it too; signed the abandon statement naming seats %s",
-                 self.seat, list(snap.stalled))
-        return True
-
-    def _proposal_frame(self, snap: Snapshot) -> dict:
-        return {"t": "propose", "stalled": list(snap.stalled), "length": snap.length, "digest": self._digest(snap),
-                "h": list(snap.counts)}
-
-    def _on_proposal(self, seat: int, frame: dict) -> dict | None:
-        """Seat `seat` proposes to abandon a state: checked against this node's snapshot of it
-        (one unchecked proposal per seat for a state not reached yet). Returns this node's
-        own proposal of that state, if any, as the answer (so both learn it)."""
-        if not self.mesh.holds(frame["h"]):
-            self.unplaced_proposals[seat] = frame
-            return None
-        snap = self._state_at(frame["h"], frame["digest"], seat)
-        if snap is None or tuple(frame["stalled"]) != snap.stalled:
-            return None
-        known = seat in self.proposals.get(snap.counts, set())
-        self.proposals.setdefault(snap.counts, set()).add(seat)
-        self._maybe_propose(snap)
-        self._maybe_sign(snap)
-        self._check_records()
-        return self._proposal_frame(snap) if snap.counts in self.proposed and not known else None
 
     async def _watch_company(self) -> None:
         """Stop when no other seat's node has sent anything for ALONE_AFTER seconds — since
@@ -890,128 +747,14 @@ class GameNode:
                                         f"fetches the rest once any of them is back")
                 return
 
-    def _sign_vote(self, snap: Snapshot) -> None:
-        digest = self._digest(snap)
-        sig = abandon.sign(self.key, self.session.game_id, list(snap.stalled), snap.length, digest)
-        self.vote = snap
-        self.votes.setdefault(snap.counts, {})[self.seat] = sig
-        self._resend_at = 0.0                           # the watchdog sends it at its next tick
-        if self.mail is not None:                       # kept before it can be sent: later runs sign nothing
-            self._remember_votes(must=True)
-        self._wake()
-
-    def _abandon_frames(self, recent: int = 1) -> list[dict]:
-        """What this node tells a peer about abandoning: the record it holds, else its own
-        vote and every signature it holds for that statement, else its `recent` latest
-        proposals."""
-        if self.abandon_record is not None:
-            return [{"t": "record", "r": self.abandon_record, "h": list(self.record_counts),
-                     "digest": self.record_rank[1]}]
-        snap = self.vote
-        if snap is None:
-            return [self._proposal_frame(p) for p in list(self.proposed.values())[-recent:]]
-        return [{"t": "abandon", "stalled": list(snap.stalled), "length": snap.length, "digest": self._digest(snap),
-                 "h": list(snap.counts), "sig": sig, "by": voter}
-                for voter, sig in sorted(self.votes.get(snap.counts, {}).items())]
-
-    def _statement_shape_ok(self, frame: dict) -> bool:
-        """A proposal's or a vote's statement fields are well formed, `by` not named stalled."""
-        n = self.session.n
-        stalled, by = frame.get("stalled"), frame.get("by")
-        return (type(stalled) is list and 0 < len(stalled) < n and all(type(x) is int for x in stalled)
-                and stalled == sorted(set(stalled)) and 0 <= stalled[0] and stalled[-1] < n
-                and type(frame.get("length")) is int and frame["length"] >= 0
-                and type(frame.get("digest")) is bytes and len(frame["digest"]) == 32
-                and type(by) is int and 0 <= by < n and by not in stalled and self._counts_ok(frame))
-
-    def _vote_shape_ok(self, frame: dict) -> bool:
-        return self._statement_shape_ok(frame) and type(frame.get("sig")) is bytes and len(frame["sig"]) == 64
-
-    def _counts_ok(self, frame: dict) -> bool:
-        h = frame.get("h")
-        return (type(h) is list and len(h) == self.session.n and all(type(x) is int and x >= 0 for x in h)
-                and sum(h) == frame.get("length", sum(h)))
-
-    def _on_vote(self, frame: dict) -> None:
-        """A seat's abandon signature: checked against this node's snapshot of that state
-        before anything is kept (one unchecked vote per voter for a state not reached yet)."""
-        if not self.mesh.holds(frame["h"]):
-            self.unplaced_votes[frame["by"]] = frame
-            return
-        stalled = tuple(frame["stalled"])
-        if not abandon.signature_ok(self.session.seats[frame["by"]], frame["sig"], self.session.game_id,
-                                    list(stalled), frame["length"], frame["digest"]):
-            log.warning("seat %d: an abandon signature of seat %d does not verify; ignored", self.seat, frame["by"])
-            return
-        snap = self._state_at(frame["h"], frame["digest"], frame["by"])
-        if snap is None or stalled != snap.stalled:
-            return
-        self.votes.setdefault(snap.counts, {})[frame["by"]] = frame["sig"]
-        self.proposals.setdefault(snap.counts, set()).add(frame["by"])     # a signature is a proposal too
-        self._maybe_propose(snap)
-        self._maybe_sign(snap)
-        self._check_records()
-
     async def _send_abandon_frames(self) -> None:
-        for frame in self._abandon_frames():
+        for frame in self.ballot.frames():
             await self.send_all(frame)
-
-    def _check_records(self) -> None:
-        """Adopt a complete record made of verified votes."""
-        for counts, sigs in list(self.votes.items()):
-            snap = self._by_counts[counts]
-            signers = [s for s in range(self.session.n) if s not in snap.stalled]
-            if all(s in sigs for s in signers):
-                self._adopt(abandon.record(list(snap.stalled), snap.length, {s: sigs[s] for s in signers}), snap)
-
-    def _on_record(self, sender: int, frame: dict) -> None:
-        raw = frame["r"]
-        try:
-            parsed = abandon.parse_record(raw)
-        except Rejected:
-            return
-        digest = frame.get("digest")
-        if (parsed is None or not self._counts_ok({"h": frame.get("h"), "length": parsed[1]})
-                or type(digest) is not bytes or len(digest) != 32):
-            return
-        stalled, length, sigs = parsed
-        if not self.mesh.holds(frame["h"]):
-            self.unplaced_records[sender] = frame
-            return
-        try:
-            abandon.check_signatures(self.session.seats, self.session.game_id, stalled, length, digest, sigs)
-        except Rejected as exc:
-            log.warning("seat %d: seat %d sent an invalid abandon record: %s", self.seat, sender, str(exc))
-            return
-        snap = self._state_at(frame["h"], digest, sender)
-        if snap is None or tuple(stalled) != snap.stalled:
-            return
-        self.peer_records[sender] = raw
-        self._adopt(raw, snap)
-
-    def _adopt(self, raw: bytes, snap: Snapshot) -> None:
-        """A complete, valid record ends the game here: if several exist (a partition), the one
-        on the earliest state wins (fewest messages, then the smaller digest), everywhere."""
-        if self.outcome == "complete" or (self.abandon_record is not None
-                                          and self.record_rank <= (snap.length, self._digest(snap))):
-            return
-        self.abandon_record, self.record_frames = raw, self._frames(snap)
-        self.record_counts, self.record_rank = snap.counts, (snap.length, self._digest(snap))
-        stalled = ", ".join(str(s) for s in snap.stalled) + (" (this seat)" if self.seat in snap.stalled else "")
-        self._finish("abandoned", f"abandoned by seat {stalled}: no message within the {self.limit_text()}; "
-                                  f"the record is co-signed by seats "
-                                  f"{', '.join(str(s) for s in range(self.session.n) if s not in snap.stalled)}")
-        log.info("seat %d: %s", self.seat, self.outcome_text)
 
     async def _play_to_the_end(self) -> None:
         await self._play()
         if self.session.complete:
             self._finish("complete", "the game is complete")
-
-    def everyone_has_the_record(self, signers_only: bool = False) -> bool:
-        stalled = abandon.parse_record(self.abandon_record)[0] if signers_only else []
-        return all(self.peer_records.get(s) == self.abandon_record
-                   for s in range(self.session.n) if s != self.seat and s not in stalled)
 
     def _write_transcript(self) -> None:
         frames = self.record_frames + [self.abandon_record] if self.abandon_record else self.session.log
@@ -1072,7 +815,7 @@ class GameNode:
                     # stalled seats get LINGER seconds more to come back and meet it
                     for phase, bound in (("signers", self.give_up_after()), ("everyone", LINGER)):
                         with trio.move_on_after(bound):
-                            while not self.everyone_has_the_record(signers_only=phase == "signers"):
+                            while not self.ballot.everyone_has_the_record(signers_only=phase == "signers"):
                                 await self._send_abandon_frames()
                                 if self.abandon_record is not written:      # an earlier record won
                                     written = self.abandon_record
@@ -1103,50 +846,44 @@ class GameNode:
             log.warning("seat %d: %s; the abandon votes of earlier runs are forgotten", self.seat, str(exc))
             memory = VoteMemory()
         self.memory = memory
-        cur, now = self.history[-1], trio.current_time()
+        cur, now = self.ballot.history[-1], trio.current_time()
         cur.since = now
         if memory.held is not None and tuple(memory.held[0]) == cur.counts:
             cur.since = now - max(0.0, time.time() - memory.held[1] / 1000)
             self._held_key = (cur.counts, cur.since)         # kept as it was read
         for frame in memory.mine:
-            snap = self._restored_state({**frame, "by": self.seat})
+            snap = self.ballot.restored_state({**frame, "by": self.seat})
             if snap is not None:
-                self.proposed[snap.counts] = self.latest_proposal = snap
-                self.proposals.setdefault(snap.counts, set()).add(self.seat)
+                self.ballot.proposed[snap.counts] = self.ballot.latest_proposal = snap
+                self.ballot.proposals.setdefault(snap.counts, set()).add(self.seat)
         if memory.vote is not None:
-            snap = self._restored_state(memory.vote)
+            snap = self.ballot.restored_state(memory.vote)
             if snap is None:                             # still bound by it: sign nothing
                 log.warning("seat %d: this seat signed an abandon statement for a state it cannot rebuild; it "
                             "signs nothing more", self.seat)
-                self.vote = Snapshot(0, (), tuple(memory.vote.get("stalled") or ()), (), now)
+                self.ballot.vote = Snapshot(0, (), tuple(memory.vote.get("stalled") or ()), (), now)
             else:
-                self._sign_vote(snap)                    # the same statement: the same signature again
+                self.ballot.sign(snap)                    # the same statement: the same signature again
         for seat, frame in memory.heard:
-            if frame.get("t") == "abandon" and self._vote_shape_ok(frame):
-                self._on_vote(frame)
-            elif frame.get("t") == "propose" and self._statement_shape_ok({**frame, "by": seat}):
-                self._on_proposal(seat, frame)
-
-    def _restored_state(self, frame: dict) -> Snapshot | None:
-        """This node's snapshot of the state a kept frame of its own names, if it still holds it."""
-        if not self._statement_shape_ok(frame) or not self.mesh.holds(frame["h"]):
-            return None
-        snap = self._state_at(frame["h"], frame["digest"], self.seat)
-        return snap if snap is not None and snap.stalled == tuple(frame["stalled"]) else None
+            if frame.get("t") == "abandon" and vote_shape_ok(frame, self.session.n):
+                self.ballot.on_vote(frame, now)
+            elif frame.get("t") == "propose" and statement_shape_ok({**frame, "by": seat}, self.session.n):
+                self.ballot.on_proposal(seat, frame, now)
 
     def _remember_votes(self, must: bool = False) -> None:
         """Keep what `_restore_votes` reads (when it changed). `must`: this seat's signature,
         which nothing may send before it is kept (a failure then stops the node)."""
         if self.memory is None:
             return
-        cur = self.history[-1]
+        cur = self.ballot.history[-1]
         if self._held_key != (cur.counts, cur.since):         # (the wall time once per state: no jitter)
             self._held_key = (cur.counts, cur.since)
             self.memory.held = (list(cur.counts), int((time.time() - (trio.current_time() - cur.since)) * 1000))
-        self.memory.mine = [self._proposal_frame(p) for p in self.proposed.values()]
-        sig = self.votes.get(self.vote.counts, {}).get(self.seat) if self.vote is not None else None
-        if self.vote is not None and type(sig) is bytes and self.memory.vote is None:
-            self.memory.vote = {"t": "abandon", **self._proposal_frame(self.vote), "by": self.seat, "sig": sig}
+        ballot = self.ballot
+        self.memory.mine = [ballot.proposal_frame(p) for p in ballot.proposed.values()]
+        sig = ballot.votes.get(ballot.vote.counts, {}).get(self.seat) if ballot.vote is not None else None
+        if ballot.vote is not None and type(sig) is bytes and self.memory.vote is None:
+            self.memory.vote = {"t": "abandon", **ballot.proposal_frame(ballot.vote), "by": self.seat, "sig": sig}
         data = self.memory.encode()
         if data == self._memory_saved:
             return
@@ -1191,7 +928,7 @@ class GameNode:
         while not self.finished.is_set():
             await trio.sleep(MAIL_QUIET / 4)
             now = trio.current_time()
-            last_change = max(self.mail.last_activity, self.history[-1].since if self.history else 0.0)
+            last_change = max(self.mail.last_activity, self.ballot.history[-1].since if self.ballot.history else 0.0)
             mine = (self.decides_alone and self.may_sign() and self.seat in self.session.waiting_for()
                     and now - last_change < MAIL_STUCK)        # (a bot that cannot move is not waited for)
             if (mine or self.verifying or self.mail.busy() or self.mail.last_activity > quiet_since
@@ -1205,10 +942,11 @@ class GameNode:
     def _abandon_due(self) -> bool:
         """The watchdog is about to propose, sign or send an abandon statement (an idle postbox
         node waits for it before it stops)."""
-        cur = self.history[-1]
-        due = (cur.counts not in self.proposed and self._eligible(cur)
+        ballot = self.ballot
+        cur = ballot.history[-1]
+        due = (cur.counts not in ballot.proposed and ballot.eligible(cur)
                and trio.current_time() - cur.since >= self.genesis.time_limit)
-        return due or ((self.vote is not None or self.latest_proposal is cur) and self._resend_at == 0.0)
+        return due or ((ballot.vote is not None or ballot.latest_proposal is cur) and ballot.resend_at == 0.0)
 
     def idle_text(self) -> str:
         """Why a postbox node has nothing to do now."""
@@ -1216,12 +954,12 @@ class GameNode:
             return ("nothing to do until the others send back this seat's own messages (they reported more "
                     "than this node holds)")
         waiting = self.session.waiting_for()
-        if self.vote is not None:
+        if self.ballot.vote is not None:
             return "nothing to do: this seat signed an abandon statement; waiting for the other signers"
-        if self.latest_proposal is self.history[-1]:
-            seats = ", ".join(str(s) for s in self.latest_proposal.stalled)
+        if self.ballot.latest_proposal is self.ballot.history[-1]:
+            seats = ", ".join(str(s) for s in self.ballot.latest_proposal.stalled)
             return (f"nothing to do: this seat proposed to abandon seat {seats} (silent longer than the "
-                    f"{self.limit_text()}); waiting for the other signers to propose it too")
+                    f"{limit_text(self.genesis)}); waiting for the other signers to propose it too")
         if self.seat in waiting:
             return f"your move: {self.session.describe_need()}"
         seats = ", ".join(str(s) for s in waiting)

@@ -91,7 +91,7 @@ async def test_floods_from_a_seated_peer_are_bounded(tmp_path):
                 await _settled()
                 grown = _grown(base)
                 assert grown < FLOOD_BOUND, f"the node grew by {grown >> 20} MiB"
-                assert len(node.unplaced_votes) <= 1 and not node.votes
+                assert len(node.ballot.unplaced_votes) <= 1 and not node.ballot.votes
                 assert len(node.session.early) <= 256 + 1
                 held = sum(len(m.raw) for m in node.session.early.values())
                 assert held <= (8 << 20) + (64 << 10)

@@ -121,7 +121,7 @@ def _summary(nodes, files) -> str:
     for n, f in zip(nodes, files):
         r = verify_bytes(f)
         out.append(f"seat {n.seat}: {n.outcome} ({n.outcome_text}) transcript {r.messages} msgs "
-                   f"{(r.error or {}).get('code')} {r.abandoned_by} log {len(n.session.log)} vote {n.vote and (n.vote.stalled, n.vote.length)}")
+                   f"{(r.error or {}).get('code')} {r.abandoned_by} log {len(n.session.log)} vote {n.ballot.vote and (n.ballot.vote.stalled, n.ballot.vote.length)}")
     return "\n".join(out)
 
 

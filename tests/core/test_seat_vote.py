@@ -1,0 +1,142 @@
+"""The abandon vote (protocol/seat/vote.py) with no trio and no clock: three seats of a real
+game, each a Mesh and a Ballot, on clocks the test drives (one runs twice as fast). A seat
+goes silent on its move; the other two propose only once their own clock has seen the
+whole time limit pass, sign only once both proposed, and end with the same record, which
+`caravan verify` accepts naming the silent seat."""
+
+from __future__ import annotations
+
+import random
+
+from protocol import games, transcript
+from protocol.link.framing import decode
+from protocol.local_table import Table, make_genesis
+from protocol.player import Player
+from protocol.seat.vote import Ballot, Hooks, record_shape_ok, statement_shape_ok, vote_shape_ok
+from protocol.session import Session
+from protocol.verify import verify_bytes
+from tests.core.test_seat_mesh import N, TICK, Net, Seat
+from tests.games.pick import quick_game, short_game
+
+LIMIT = 30
+
+
+def timed_table(seed: int) -> Table:
+    game = quick_game(N)
+    engine = games.get(game)
+    options = {**engine.default_options(N), **short_game(game)[1]}
+    keys, secrets, genesis = make_genesis(engine.name, options, N, random.Random(seed), time_limit=LIMIT)
+    sessions = [Session(genesis, engine) for _ in range(N)]
+    return Table(keys, secrets, genesis, sessions, [Player(sessions[i], i, keys[i], secrets[i]) for i in range(N)])
+
+
+class VotingSeat(Seat):
+    """A Seat (test_seat_mesh) that also votes: what the trio node's watchdog and frame
+    handler do, on a clock `rate` times the test's."""
+
+    def __init__(self, t: Table, seat: int, net: Net, rate: float):
+        super().__init__(t, seat, net, random.Random(seat))
+        self.rate, self.now = rate, 0.0
+        self.adopted: list[str] = []
+        self.ballot = Ballot(self.session, seat, t.keys[seat], self.mesh, Hooks(on_adopted=self.adopted.append))
+        self.ballot.note_state(self.now)
+
+    def changed(self) -> None:
+        if self.ballot.note_state(self.now):
+            self.ballot.place_unplaced(self.now)
+
+    def on_frame(self, src: int, data: bytes, now: float) -> None:
+        frame = decode(data)
+        t = frame.get("t")
+        if t == "abandon" and vote_shape_ok(frame, N):
+            self.ballot.on_vote(frame, self.now)
+        elif t == "propose" and statement_shape_ok({**frame, "by": src}, N):
+            reply = self.ballot.on_proposal(src, frame, self.now)
+            if reply is not None:
+                self.net.send(self.seat, src, reply)
+        elif t == "record" and record_shape_ok(frame):
+            self.ballot.on_record(src, frame)
+        else:
+            super().on_frame(src, data, self.now)
+        self.changed()
+
+    def play(self) -> None:
+        if self.ballot.vote is None and not self.adopted:     # a seat that signed signs nothing more
+            super().play()
+            self.changed()
+
+    def watch(self, now: float) -> None:
+        """The watchdog's tick: propose, sign, send the proposal or statement again."""
+        self.now = now * self.rate
+        cur = self.ballot.history[-1]
+        self.ballot.maybe_propose(cur, self.now)
+        self.ballot.maybe_sign(cur)
+        if (self.ballot.vote is not None or self.ballot.latest_proposal is cur) and self.now >= self.ballot.resend_at:
+            for frame in self.ballot.frames():
+                for peer in self.peers():
+                    self.net.send(self.seat, peer, frame)
+            self.ballot.resend_at = self.now + 1.0
+        self.ballot.check_records()
+
+
+def step(seats: list[VotingSeat], net: Net, now: float, silent: int | None) -> None:
+    for s in seats:
+        if s.seat != silent:
+            s.watch(now)
+            s.tick()
+            s.play()
+    while (got := net.take()) is not None:
+        src, dst, data = got
+        if silent not in (src, dst):
+            seats[dst].on_frame(src, data, now)
+
+
+def test_two_seats_abandon_a_silent_one_only_once_each_clock_saw_the_limit():
+    rng = random.Random(11)
+    t = timed_table(11)
+    net = Net(rng, drop=0.0, dup=0.1)
+    seats = [VotingSeat(t, i, net, rate=2.0 if i == 0 else 1.0) for i in range(N)]
+    now = 0.0
+    while not (len(t.sessions[0].log) > 20 and t.sessions[0].waiting_for() == [2]
+               and all(s.session.waiting_for() == [2] for s in seats)):
+        now += TICK
+        step(seats, net, now, None)
+        assert now < 1000, "the game never waited for seat 2 alone"
+        assert not any(s.ballot.proposed for s in seats), "a seat proposed while the game went on"
+    # seat 2 goes silent on its move
+    went_silent = now
+    while now - went_silent < LIMIT / 2 - TICK:
+        now += TICK
+        step(seats, net, now, silent=2)
+        assert not any(s.ballot.proposed for s in seats), "proposed before any clock saw the limit pass"
+    while now - went_silent < LIMIT - TICK:
+        now += TICK
+        step(seats, net, now, silent=2)
+    assert seats[0].ballot.proposed, "the fast clock saw the limit pass: it proposed"
+    assert not seats[1].ballot.proposed and seats[0].ballot.vote is None and seats[1].ballot.vote is None, \
+        "nobody signs before every signer's own clock saw the limit"
+    for _ in range(int(4 / TICK)):
+        now += TICK
+        step(seats, net, now, silent=2)
+    assert seats[0].ballot.vote is not None and seats[1].ballot.vote is not None
+    assert seats[0].adopted and seats[1].adopted, "both hold the complete record"
+    assert "abandoned by seat 2" in seats[0].adopted[0]
+    assert seats[0].ballot.record == seats[1].ballot.record
+    raw = transcript.dump(t.genesis.to_wire(), seats[1].ballot.record_frames + [seats[1].ballot.record])
+    report = verify_bytes(raw)
+    assert report.valid and report.abandoned_by == [2], (report.error, report.abandoned_by)
+
+
+def test_a_forged_abandon_signature_is_named_and_not_kept():
+    t = timed_table(12)
+    notes: list[tuple[str, str]] = []
+    seat = Seat(t, 1, Net(random.Random(0), 0, 0), random.Random(1))
+    ballot = Ballot(seat.session, 1, t.keys[1], seat.mesh, Hooks(note=lambda level, text: notes.append((level, text))))
+    ballot.note_state(0.0)
+    snap = ballot.history[-1]
+    frame = {"t": "abandon", "stalled": [2], "length": snap.length, "digest": ballot.digest(snap),
+             "h": list(snap.counts), "sig": bytes(64), "by": 0}
+    assert vote_shape_ok(frame, N)
+    ballot.on_vote(frame, 0.0)
+    assert notes == [("warning", "seat 1: an abandon signature of seat 0 does not verify; ignored")]
+    assert ballot.votes == {} and ballot.proposals == {}
