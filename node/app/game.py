@@ -18,8 +18,9 @@ it its seat. A node that cannot form a record (its co-signers are gone) gives up
 stated time; one that hears from nobody at all stops too.
 
 The logic of both is sans-I/O in protocol/seat/ (`Mesh`: heads, catch-up, intake, the gate
-to signing; `Ballot`: the abandon vote), fed frames and trio's clock; this module is their
-shell: links, tasks, timing, the store, the decider and the log lines.
+to signing; `Ballot`: the abandon vote; `Watchdog`: each tick of the stall watch), fed
+frames and trio's clock; this module is their shell: links, tasks, timers, the store, the
+decider and the log lines.
 """
 
 from __future__ import annotations
@@ -36,9 +37,10 @@ from protocol import games, genesis as G
 from protocol.errors import Rejected
 from protocol.identity import SigningKey, fingerprint
 from protocol.player import Player
-from protocol.seat.mesh import MAX_EARLY_BYTES, Mesh, digest_of
-from protocol.seat.vote import (Ballot, Hooks, Snapshot, limit_text, record_shape_ok, statement_shape_ok,
-                                vote_shape_ok)
+from protocol.seat.core import SeatCore
+from protocol.seat.mesh import MAX_EARLY_BYTES, digest_of
+from protocol.seat.vote import Hooks, Snapshot, limit_text, statement_shape_ok, vote_shape_ok
+from protocol.seat.watch import Watchdog
 from protocol.session import ProofJob, Session
 
 from ..net.frames import MAX_FRAME, Connection, FrameError, pack
@@ -64,9 +66,6 @@ MIN_GIVE_UP = 10.0
 """A node that sees a stall and no complete abandon record gives up (exit 1, unfinished
 transcript) GIVE_UP_FACTOR × the time limit (at least MIN_GIVE_UP s) after noticing it; a
 node holding a record keeps announcing it that long at most, until every peer has it."""
-TURN_BASED_RESEND = 600.0
-"""On a turn-based table, the longest pause between two sendings of an abandon proposal or
-statement (a live table's is its time limit; a turn-based one's would be a day)."""
 MAIL_QUIET = 0.5
 MAIL_DRAIN = 30.0
 """A postbox node takes what waited on the broker as all come once its inbox has been quiet
@@ -141,11 +140,12 @@ class GameNode:
         except ValueError as exc:
             raise CannotContinue(f"{store.dir / 'secrets.bin'} is not this seat's ({exc}); restore this game's "
                                  "secrets.bin from a backup of this data directory") from None
-        self.mesh = Mesh(self.session, self.seat)
-        """Heads, catch-up, intake and the gate to signing (protocol/seat/mesh.py); its clock is trio's."""
-        self.ballot = Ballot(self.session, self.seat, key, self.mesh,
-                             Hooks(self._signed, self._adopted, self._note, self._caught_up))
-        """The abandon vote (protocol/seat/vote.py); its clock is trio's."""
+        hooks = Hooks(self._signed, self._adopted, self._note, self._caught_up)
+        self.core = SeatCore(self.session, self.seat, key, hooks, postbox=mail is not None, on_heard=self._heard)
+        """This seat between its links, without them (protocol/seat/); its clock is trio's."""
+        self.mesh = self.core.mesh          # heads, catch-up, intake and the gate to signing
+        self.ballot = self.core.ballot      # the abandon vote
+        self.watchdog = Watchdog(self.ballot, postbox=mail is not None)
         self.conns: dict[int, Connection] = {}
         self.scopes: dict[int, trio.CancelScope] = {}
         self.changed = trio.Event()
@@ -233,6 +233,11 @@ class GameNode:
     def _adopted(self, text: str) -> None:
         self._finish("abandoned", text)
         log.info("seat %d: %s", self.seat, self.outcome_text)
+
+    def _heard(self, seat: int, frame: dict) -> None:
+        """A proposal or vote of `seat`: a postbox node keeps it across runs."""
+        if self.memory is not None:
+            self.memory.hear(seat, frame)
 
     def _note(self, level: str, text: str) -> None:
         log.log(logging.WARNING if level == "warning" else logging.INFO, "%s", text)
@@ -458,42 +463,24 @@ class GameNode:
             await conn.aclose()
 
     async def _on_frame(self, seat: int, conn: Connection, frame: Any) -> None:
-        if type(frame) is not dict:
-            raise FrameError("a frame is not a map")
-        t = frame.get("t")
-        self.mesh.hear(seat, self._now())
-        if t == "msg" and type(frame.get("m")) is bytes:
+        """A frame of `seat`: the core takes it (FrameError if it is none it knows); this shell
+        checks and stores a message, answers, and serves chat and the genesis."""
+        reaction = self.core.on_frame(seat, frame, self._now())
+        if reaction.message is not None:
             if self.progress.on_trace:
-                self.progress.on_trace("recv", frame["m"])
-            await self._ingest(frame["m"], seat, conn.address)
-        elif t == "heads" and self.mesh.heads_ok(frame.get("h")):
-            self.mesh.on_heads(seat, frame["h"])
-            self._check_recovered()
-            if self.mail is not None:
-                await self._send_owed(seat, conn)
-            else:
-                for reply in self.mesh.resend(frame["h"]):     # a page of what it lacks
-                    await self._send(seat, conn, reply)
-        elif t == "abandon" and vote_shape_ok(frame, self.session.n):
-            if self.memory is not None:
-                self.memory.hear(seat, frame)
-            self.ballot.on_vote(frame, self._now())
-        elif t == "propose" and statement_shape_ok({**frame, "by": seat}, self.session.n):
-            if self.memory is not None:
-                self.memory.hear(seat, frame)
-            reply = self.ballot.on_proposal(seat, frame, self._now())
-            if reply is not None:
-                await self._send(seat, conn, reply)
-        elif t == "record" and record_shape_ok(frame):
-            self.ballot.on_record(seat, frame)
-        elif t == "chat":
-            if self.chat is not None:
-                self.chat.receive(seat, frame)
-        elif t == "genesis?":                       # a seat that signed but lost the rest (fetch_genesis)
+                self.progress.on_trace("recv", reaction.message)
+            await self._ingest(reaction.message, seat, conn.address)
+        if reaction.opened:
+            self._opened()
+        if reaction.kind == "heads" and self.mail is not None:
+            await self._send_owed(seat, conn)
+        for reply in reaction.replies:                   # a page of what it lacks, or a proposal
+            await self._send(seat, conn, reply)
+        if reaction.kind == "chat" and self.chat is not None:
+            self.chat.receive(seat, frame)
+        elif reaction.kind == "genesis?":           # a seat that signed but lost the rest (fetch_genesis)
             await self._send(seat, conn, {"t": "genesis", "g": self.genesis_raw,
                                           "peers": {str(s): list(a) for s, a in self.peer_addrs.items()}})
-        else:
-            raise FrameError(f"unknown or malformed frame {t!r}")
 
     async def _send_owed(self, seat: int, conn: Connection, everyone_s: bool = True) -> None:
         """A postbox node: send `seat` every message it is owed (node/net/mailbox.py `owed`: never
@@ -509,9 +496,12 @@ class GameNode:
         """Open the gate to signing once every peer has said how many of this seat's
         messages it holds and this node holds at least as many (it fetched them back)."""
         if self.mesh.check_recovered():
-            log.info("seat %d: every peer reported; %d own messages held, signing may go on",
-                     self.seat, self.mesh.counts()[self.seat])
-            self._wake()
+            self._opened()
+
+    def _opened(self) -> None:
+        log.info("seat %d: every peer reported; %d own messages held, signing may go on",
+                 self.seat, self.mesh.counts()[self.seat])
+        self._wake()
 
     async def _incoming(self, stream: trio.SocketStream) -> None:
         await self._accept(Connection(stream, peer_name(stream)))
@@ -645,79 +635,34 @@ class GameNode:
                 return
 
     # ------------------------------------------------------------------ stalls
-    def _resend_cap(self) -> float:
-        """The longest pause between two sendings of a proposal or statement: the limit (at
-        least 2 s) on a live table; on a turn-based one at most TURN_BASED_RESEND, not once a
-        day (a peer that reconnects is sent them at once anyway)."""
-        limit = self.genesis.time_limit
-        return max(2.0, min(limit, TURN_BASED_RESEND) if self.genesis.turn_based else limit)
-
     def give_up_after(self) -> float:
         return max(MIN_GIVE_UP, GIVE_UP_FACTOR * self.genesis.time_limit)
 
     async def _watchdog(self) -> None:
-        """Propose to abandon the seats the game waits for when they stay silent longer than
-        the genesis's time limit (never naming this node's own seat), re-send the proposal (or
-        the signed statement) with back-off, and give up when no record can form: this node
-        signed and no record followed, or a seat that would have to sign is not heard from,
-        for give_up_after()."""
+        """Tick the stall watch (protocol/seat/watch.py) while the table has a time limit:
+        say what it decided, send what it gives, stop when it gives up."""
         limit = self.genesis.time_limit
         if not limit:
             return
         tick = min(0.25, limit / 4)
-        last = trio.current_time()
-        if self.mail is None:
-            self.ballot.history[-1].since = last             # silence before this process ran is not ours to judge
-        stall_since: float | None = None
-        self.ballot.resend_at, backoff = 0.0, self._first_backoff()
-        if self.mail is not None:
-            self.ballot.resend_at = last + backoff          # each link sent them at its start (`_serve`)
+        self.watchdog.start(trio.current_time(), self.give_up_after())
         while not self.finished.is_set():
             await trio.sleep(tick)
             now = trio.current_time()
-            cur = self.ballot.history[-1]
-            if now - last > max(1.5, limit / 2):
-                # this process was stopped (SIGSTOP, a suspended machine): it did not watch the
-                # others meanwhile, so it watches this state afresh from now on
-                log.info("seat %d: this node was paused %.1f s", self.seat, now - last)
-                self.longest_pause = max(self.longest_pause, now - last)
-                cur.since = now
-                if stall_since is not None:
-                    stall_since += now - last
-            last = now
-            others_awaited = (self.session.need is not None and not self.session.complete
-                              and self.seat not in self.session.waiting_for())
-            if others_awaited and now - cur.since >= limit or not self.mesh.recovered:
-                stall_since = stall_since if stall_since is not None else now
-            elif self.ballot.vote is None:
-                stall_since = None
-            if self.ballot.maybe_propose(cur, now):
+            done = self.watchdog.tick(now)
+            if done.paused is not None:
+                log.info("seat %d: this node was paused %.1f s", self.seat, done.paused)
+                self.longest_pause = max(self.longest_pause, done.paused)
+            if done.proposed is not None:
                 log.info("seat %d: seats %s silent for %d s; proposed to abandon them", self.seat,
-                         list(cur.stalled), limit)
-                backoff = self._first_backoff()
-            if self.ballot.maybe_sign(cur):
-                backoff = self._first_backoff()
-            resend = self.ballot.vote is not None or self.ballot.latest_proposal is cur
-            if resend and now >= self.ballot.resend_at:
-                await self._send_abandon_frames()
-                self.ballot.resend_at, backoff = now + backoff, min(backoff * 2, self._resend_cap())
-            if (stall_since is not None and now - stall_since >= self.give_up_after()
-                    and (self.ballot.vote is not None or not self.mesh.recovered
-                         or self.ballot.cosigner_gone(cur, now, self.give_up_after()))):
-                why = (f"could not hear from every peer how many of this seat's messages they hold"
-                       if not self.mesh.recovered else f"waiting for {self.session.describe_need()}")
-                self._finish("gave-up", f"gave up after {self.give_up_after():.0f} s without an agreed "
-                                        f"abandon record ({why}); the transcript is unfinished")
+                         list(done.proposed), limit)
+            for frame in done.send:
+                await self.send_all(frame)
+            if done.give_up is not None:
+                self._finish("gave-up", done.give_up)
                 return
-            self.ballot.check_records()
             if self.mail is not None:
                 self._remember_votes()
-
-    def _first_backoff(self) -> float:
-        """The pause after a proposal or statement is sent before it is sent again: 1 s on
-        live links (doubled each time); on postboxes the broker keeps it for each seat, so
-        only the longest pause (a lost one is sent again then, and at every run)."""
-        return 1.0 if self.mail is None else self._resend_cap()
 
     def _caught_up(self) -> bool:
         """A postbox node judges silence only once it has taken and applied everything that
@@ -932,21 +877,12 @@ class GameNode:
             mine = (self.decides_alone and self.may_sign() and self.seat in self.session.waiting_for()
                     and now - last_change < MAIL_STUCK)        # (a bot that cannot move is not waited for)
             if (mine or self.verifying or self.mail.busy() or self.mail.last_activity > quiet_since
-                    or self._abandon_due()):
+                    or self.watchdog.due(now)):
                 quiet_since = max(now, self.mail.last_activity)
                 continue
             if now - quiet_since >= MAIL_QUIET:           # (nothing left to publish: not busy)
                 self._finish("idle", self.idle_text())
                 return
-
-    def _abandon_due(self) -> bool:
-        """The watchdog is about to propose, sign or send an abandon statement (an idle postbox
-        node waits for it before it stops)."""
-        ballot = self.ballot
-        cur = ballot.history[-1]
-        due = (cur.counts not in ballot.proposed and ballot.eligible(cur)
-               and trio.current_time() - cur.since >= self.genesis.time_limit)
-        return due or ((ballot.vote is not None or ballot.latest_proposal is cur) and ballot.resend_at == 0.0)
 
     def idle_text(self) -> str:
         """Why a postbox node has nothing to do now."""

@@ -3,4 +3,5 @@ fed decoded frames and the caller's time, giving back the frames to send and wha
 The trio node (node/app/game.py) is one shell around them; the browser tab's driver another.
 
 `mesh`: heads, catch-up, message intake and the gate that lets a seat sign again.
-`vote`: the abandon vote (proposals, signatures, records, the earliest record wins)."""
+`vote`: the abandon vote (proposals, signatures, records, the earliest record wins).
+`watch`: each tick of the stall watch (when to propose, send again, give up)."""

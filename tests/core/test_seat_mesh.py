@@ -10,13 +10,17 @@ from __future__ import annotations
 import hashlib
 import random
 
+import pytest
+
 from protocol import chain, games
 from protocol.errors import BadSignature, Equivocation, IllegalMove, Rejected
-from protocol.link.framing import decode, encode
+from protocol.link.framing import FrameError, decode, encode
 from protocol.local_table import Table, new_table
 from protocol.player import Player
 from protocol.seat import mesh as mesh_module
+from protocol.seat.core import SeatCore
 from protocol.seat.mesh import RESEND_BATCH, Mesh
+from protocol.seat.vote import Hooks
 from protocol.session import Session
 from tests.games.pick import quick_game, short_game
 
@@ -53,12 +57,14 @@ class Net:
 
 
 class Seat:
-    """A test driver around one Mesh: what a shell (the trio node, the tab's driver) does."""
+    """A test driver around one SeatCore: what a shell (the trio node, the tab's driver) does."""
 
-    def __init__(self, t: Table, seat: int, net: Net, rng: random.Random, cheat: str | None = None):
-        self.t, self.seat, self.net, self.rng, self.cheat = t, seat, net, rng, cheat
+    def __init__(self, t: Table, seat: int, net: Net, rng: random.Random, cheat: str | None = None,
+                 hooks: Hooks | None = None):
+        self.t, self.seat, self.net, self.rng, self.cheat, self.hooks = t, seat, net, rng, cheat, hooks
         self.session, self.player = t.sessions[seat], t.players[seat]
-        self.mesh = Mesh(self.session, seat)
+        self.core = SeatCore(self.session, seat, t.keys[seat], hooks)
+        self.mesh = self.core.mesh
         self.refused: list[tuple[int, Rejected]] = []      # (the peer it came from, why)
         self.cheated = False
 
@@ -68,29 +74,26 @@ class Seat:
         self.player = Player(self.session, self.seat, self.t.keys[self.seat], self.t.secrets[self.seat],
                              Player.load_secrets(self.player.secrets()))
         self.t.sessions[self.seat], self.t.players[self.seat] = self.session, self.player
-        self.mesh = Mesh(self.session, self.seat)
+        self.core = SeatCore(self.session, self.seat, self.t.keys[self.seat], self.hooks)
+        self.mesh = self.core.mesh
 
     def peers(self) -> list[int]:
         return [s for s in range(N) if s != self.seat]
 
     def on_frame(self, src: int, data: bytes, now: float) -> None:
-        frame = decode(data)
-        self.mesh.hear(src, now)
-        if frame["t"] == "msg":
-            intake = self.mesh.receive(frame["m"], src)
+        reaction = self.core.on_frame(src, decode(data), now)
+        if reaction.message is not None:
+            intake = self.mesh.receive(reaction.message, src)
             if intake.refused is not None:
                 self.refused.append((src, intake.refused))
             self.refused += [(src, exc) for exc in intake.rejected]
             if intake.forward:
                 for peer in self.peers():
                     if peer != src:
-                        self.net.send(self.seat, peer, frame)
+                        self.net.send(self.seat, peer, {"t": "msg", "m": reaction.message})
             self.mesh.check_recovered()
-        elif frame["t"] == "heads" and self.mesh.heads_ok(frame["h"]):
-            self.mesh.on_heads(src, frame["h"])
-            self.mesh.check_recovered()
-            for reply in self.mesh.resend(frame["h"]):
-                self.net.send(self.seat, src, reply)
+        for reply in reaction.replies:
+            self.net.send(self.seat, src, reply)
 
     def tick(self) -> None:
         for peer in self.peers():
@@ -100,11 +103,12 @@ class Seat:
         """Sign what this seat owes, if the gate is open (a shell's game loop)."""
         if not self.mesh.recovered:
             return
-        out = self.player.automatic()
         decision = self.player.decision()
         if decision is not None and decision.kind == "act" and self.cheat and not self.cheated:
             self.net_bad(self.bad_message())
             return
+        out = self.player.automatic()
+        decision = self.player.decision()
         if decision is not None:
             out.append(self.player.decide(decision.legal[self.rng.randrange(len(decision.legal))]))
             out += self.player.automatic()
@@ -241,3 +245,14 @@ def test_only_a_relayed_message_is_passed_on():
     took = relayed.receive(raw, 2)
     assert took.status == "applied" and took.forward is True and took.accepted == [raw]
     assert relayed.receive(raw, 2).status == "old", "a copy is neither verified again nor passed on"
+
+
+def test_a_frame_the_core_does_not_know_is_a_frame_error():
+    t = table(4)
+    core = SeatCore(t.sessions[0], 0, t.keys[0])
+    for bad in ([1, 2], {"t": "msg", "m": "text"}, {"t": "heads", "h": [1, 2]}, {"t": "heads", "h": [0, -1, 0]},
+                {"t": "propose", "stalled": [1], "length": 0, "digest": bytes(32), "h": [0, 0, 0]}, {"t": "nope"}):
+        with pytest.raises(FrameError):
+            core.on_frame(1, bad, 0.0)
+    assert core.on_frame(2, {"t": "chat", "text": "hi"}, 5.0).kind == "chat"
+    assert core.mesh.heard == {1: 0.0, 2: 5.0} and core.mesh.peer_heads == {}

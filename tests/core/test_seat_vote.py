@@ -9,16 +9,17 @@ from __future__ import annotations
 import random
 
 from protocol import games, transcript
-from protocol.link.framing import decode
 from protocol.local_table import Table, make_genesis
 from protocol.player import Player
-from protocol.seat.vote import Ballot, Hooks, record_shape_ok, statement_shape_ok, vote_shape_ok
+from protocol.seat.vote import Ballot, Hooks, vote_shape_ok
+from protocol.seat.watch import Tick, Watchdog
 from protocol.session import Session
 from protocol.verify import verify_bytes
 from tests.core.test_seat_mesh import N, TICK, Net, Seat
 from tests.games.pick import quick_game, short_game
 
 LIMIT = 30
+GIVE_UP = 4 * LIMIT
 
 
 def timed_table(seed: int) -> Table:
@@ -35,29 +36,21 @@ class VotingSeat(Seat):
     handler do, on a clock `rate` times the test's."""
 
     def __init__(self, t: Table, seat: int, net: Net, rate: float):
-        super().__init__(t, seat, net, random.Random(seat))
-        self.rate, self.now = rate, 0.0
         self.adopted: list[str] = []
-        self.ballot = Ballot(self.session, seat, t.keys[seat], self.mesh, Hooks(on_adopted=self.adopted.append))
+        super().__init__(t, seat, net, random.Random(seat), hooks=Hooks(on_adopted=self.adopted.append))
+        self.rate, self.now = rate, 0.0
+        self.ballot = self.core.ballot
         self.ballot.note_state(self.now)
+        self.watchdog = Watchdog(self.ballot)
+        self.watchdog.start(self.now, GIVE_UP)
+        self.ticks: list[Tick] = []
 
     def changed(self) -> None:
         if self.ballot.note_state(self.now):
             self.ballot.place_unplaced(self.now)
 
     def on_frame(self, src: int, data: bytes, now: float) -> None:
-        frame = decode(data)
-        t = frame.get("t")
-        if t == "abandon" and vote_shape_ok(frame, N):
-            self.ballot.on_vote(frame, self.now)
-        elif t == "propose" and statement_shape_ok({**frame, "by": src}, N):
-            reply = self.ballot.on_proposal(src, frame, self.now)
-            if reply is not None:
-                self.net.send(self.seat, src, reply)
-        elif t == "record" and record_shape_ok(frame):
-            self.ballot.on_record(src, frame)
-        else:
-            super().on_frame(src, data, self.now)
+        super().on_frame(src, data, self.now)              # (this seat's clock)
         self.changed()
 
     def play(self) -> None:
@@ -68,27 +61,35 @@ class VotingSeat(Seat):
     def watch(self, now: float) -> None:
         """The watchdog's tick: propose, sign, send the proposal or statement again."""
         self.now = now * self.rate
-        cur = self.ballot.history[-1]
-        self.ballot.maybe_propose(cur, self.now)
-        self.ballot.maybe_sign(cur)
-        if (self.ballot.vote is not None or self.ballot.latest_proposal is cur) and self.now >= self.ballot.resend_at:
-            for frame in self.ballot.frames():
-                for peer in self.peers():
-                    self.net.send(self.seat, peer, frame)
-            self.ballot.resend_at = self.now + 1.0
-        self.ballot.check_records()
+        done = self.watchdog.tick(self.now)
+        self.ticks.append(done)
+        for frame in done.send:
+            for peer in self.peers():
+                self.net.send(self.seat, peer, frame)
 
 
-def step(seats: list[VotingSeat], net: Net, now: float, silent: int | None) -> None:
+def step(seats: list[VotingSeat], net: Net, now: float, silent: int | tuple[int, ...] | None) -> None:
+    silent = (silent,) if type(silent) is int else silent or ()
     for s in seats:
-        if s.seat != silent:
+        if s.seat not in silent:
             s.watch(now)
             s.tick()
             s.play()
     while (got := net.take()) is not None:
         src, dst, data = got
-        if silent not in (src, dst):
+        if src not in silent and dst not in silent:
             seats[dst].on_frame(src, data, now)
+
+
+def until_seat_2_moves(seats: list[VotingSeat], net: Net) -> float:
+    """Play until every replica waits for seat 2 alone; the time then."""
+    now = 0.0
+    while not (len(seats[0].session.log) > 20 and all(s.session.waiting_for() == [2] for s in seats)):
+        now += TICK
+        step(seats, net, now, None)
+        assert now < 1000, "the game never waited for seat 2 alone"
+        assert not any(s.ballot.proposed for s in seats), "a seat proposed while the game went on"
+    return now
 
 
 def test_two_seats_abandon_a_silent_one_only_once_each_clock_saw_the_limit():
@@ -96,13 +97,7 @@ def test_two_seats_abandon_a_silent_one_only_once_each_clock_saw_the_limit():
     t = timed_table(11)
     net = Net(rng, drop=0.0, dup=0.1)
     seats = [VotingSeat(t, i, net, rate=2.0 if i == 0 else 1.0) for i in range(N)]
-    now = 0.0
-    while not (len(t.sessions[0].log) > 20 and t.sessions[0].waiting_for() == [2]
-               and all(s.session.waiting_for() == [2] for s in seats)):
-        now += TICK
-        step(seats, net, now, None)
-        assert now < 1000, "the game never waited for seat 2 alone"
-        assert not any(s.ballot.proposed for s in seats), "a seat proposed while the game went on"
+    now = until_seat_2_moves(seats, net)
     # seat 2 goes silent on its move
     went_silent = now
     while now - went_silent < LIMIT / 2 - TICK:
@@ -140,3 +135,26 @@ def test_a_forged_abandon_signature_is_named_and_not_kept():
     ballot.on_vote(frame, 0.0)
     assert notes == [("warning", "seat 1: an abandon signature of seat 0 does not verify; ignored")]
     assert ballot.votes == {} and ballot.proposals == {}
+
+
+def test_a_seat_whose_cosigner_is_gone_too_gives_up_and_a_pause_is_not_silence():
+    rng = random.Random(11)
+    t = timed_table(11)
+    net = Net(rng, drop=0.0, dup=0.0)
+    seats = [VotingSeat(t, i, net, rate=1.0) for i in range(N)]
+    now = until_seat_2_moves(seats, net)
+    went_silent, alone = now, seats[0]
+    now += 20.0                                         # seat 0 was not run for 20 s (a tab in the background)
+    step(seats, net, now, silent=(1, 2))
+    assert alone.ticks[-1].paused == 20.0 and not alone.ballot.proposed, "a pause is not the others' silence"
+    back = now
+    while not alone.ticks[-1].give_up:
+        now += TICK
+        step(seats, net, now, silent=(1, 2))
+        if now - back < LIMIT - TICK:
+            assert not alone.ballot.proposed
+        assert now - back < LIMIT + GIVE_UP + 1, "it never gave up"
+    assert alone.ballot.proposed and alone.ballot.vote is None, "proposed; no signer to sign with"
+    assert now - back >= LIMIT + GIVE_UP - TICK, "gave up before the give-up time"
+    assert "waiting for" in alone.ticks[-1].give_up and f"gave up after {GIVE_UP} s" in alone.ticks[-1].give_up
+    assert now - went_silent > LIMIT + GIVE_UP
