@@ -39,7 +39,7 @@ from protocol.identity import SigningKey, fingerprint
 from protocol.player import Player
 from protocol.seat.core import SeatCore
 from protocol.seat.mesh import MAX_EARLY_BYTES, digest_of
-from protocol.seat.vote import Hooks, Snapshot, limit_text, statement_shape_ok, vote_shape_ok
+from protocol.seat.vote import Hooks, limit_text
 from protocol.seat.watch import Watchdog
 from protocol.session import ProofJob, Session
 
@@ -796,24 +796,10 @@ class GameNode:
         if memory.held is not None and tuple(memory.held[0]) == cur.counts:
             cur.since = now - max(0.0, time.time() - memory.held[1] / 1000)
             self._held_key = (cur.counts, cur.since)         # kept as it was read
-        for frame in memory.mine:
-            snap = self.ballot.restored_state({**frame, "by": self.seat})
-            if snap is not None:
-                self.ballot.proposed[snap.counts] = self.ballot.latest_proposal = snap
-                self.ballot.proposals.setdefault(snap.counts, set()).add(self.seat)
-        if memory.vote is not None:
-            snap = self.ballot.restored_state(memory.vote)
-            if snap is None:                             # still bound by it: sign nothing
-                log.warning("seat %d: this seat signed an abandon statement for a state it cannot rebuild; it "
-                            "signs nothing more", self.seat)
-                self.ballot.vote = Snapshot(0, (), tuple(memory.vote.get("stalled") or ()), (), now)
-            else:
-                self.ballot.sign(snap)                    # the same statement: the same signature again
-        for seat, frame in memory.heard:
-            if frame.get("t") == "abandon" and vote_shape_ok(frame, self.session.n):
-                self.ballot.on_vote(frame, now)
-            elif frame.get("t") == "propose" and statement_shape_ok({**frame, "by": seat}, self.session.n):
-                self.ballot.on_proposal(seat, frame, now)
+        if not self.ballot.restore(memory.mine, memory.vote, now):     # still bound by it: sign nothing
+            log.warning("seat %d: this seat signed an abandon statement for a state it cannot rebuild; it "
+                        "signs nothing more", self.seat)
+        self.ballot.hear_again(memory.heard, now)
 
     def _remember_votes(self, must: bool = False) -> None:
         """Keep what `_restore_votes` reads (when it changed). `must`: this seat's signature,

@@ -369,6 +369,34 @@ class Ballot:
         signers = [s for s in range(self.session.n) if s != self.seat and s not in snap.stalled]
         return any(now - self.mesh.heard.get(s, -1e9) >= after for s in signers)
 
+    def restore(self, mine: list[dict], vote: dict | None, now: float) -> bool:
+        """A postbox node's earlier runs: its own proposals (`mine`) and its signed vote, taken
+        back for the states it still holds (the same statement signs to the same signature).
+        False if it signed a statement for a state it cannot rebuild: it stays bound by it and
+        signs nothing more."""
+        for frame in mine:
+            snap = self.restored_state({**frame, "by": self.seat})
+            if snap is not None:
+                self.proposed[snap.counts] = self.latest_proposal = snap
+                self.proposals.setdefault(snap.counts, set()).add(self.seat)
+        if vote is None:
+            return True
+        snap = self.restored_state(vote)
+        if snap is None:
+            self.vote = Snapshot(0, (), tuple(vote.get("stalled") or ()), (), now)
+            return False
+        self.sign(snap)
+        return True
+
+    def hear_again(self, heard: list[tuple[int, dict]], now: float) -> None:
+        """The other seats' proposals and votes a postbox node took in earlier runs."""
+        n = self.session.n
+        for seat, frame in heard:
+            if frame.get("t") == "abandon" and vote_shape_ok(frame, n):
+                self.on_vote(frame, now)
+            elif frame.get("t") == "propose" and statement_shape_ok({**frame, "by": seat}, n):
+                self.on_proposal(seat, frame, now)
+
     def restored_state(self, frame: dict) -> Snapshot | None:
         """This node's snapshot of the state a kept frame of its own names, if it still holds it."""
         if not statement_shape_ok(frame, self.session.n) or not self.mesh.holds(frame["h"]):

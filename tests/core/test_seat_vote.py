@@ -11,6 +11,7 @@ import random
 from protocol import games, transcript
 from protocol.local_table import Table, make_genesis
 from protocol.player import Player
+from protocol.seat.mesh import Mesh
 from protocol.seat.vote import Ballot, Hooks, vote_shape_ok
 from protocol.seat.watch import Tick, Watchdog
 from protocol.session import Session
@@ -158,3 +159,36 @@ def test_a_seat_whose_cosigner_is_gone_too_gives_up_and_a_pause_is_not_silence()
     assert now - back >= LIMIT + GIVE_UP - TICK, "gave up before the give-up time"
     assert "waiting for" in alone.ticks[-1].give_up and f"gave up after {GIVE_UP} s" in alone.ticks[-1].give_up
     assert now - went_silent > LIMIT + GIVE_UP
+
+
+def test_a_kept_vote_is_signed_again_where_its_state_is_held_and_binds_where_it_is_not():
+    """A postbox node's vote across runs (node/storage/vote_memory.py keeps the frames)."""
+    rng = random.Random(11)
+    t = timed_table(11)
+    net = Net(rng, drop=0.0, dup=0.0)
+    seats = [VotingSeat(t, i, net, rate=1.0) for i in range(N)]
+    now = until_seat_2_moves(seats, net)
+    while seats[0].ballot.vote is None:
+        now += TICK
+        step(seats, net, now, silent=2)
+    ballot = seats[0].ballot
+    kept = {"t": "abandon", **ballot.proposal_frame(ballot.vote), "by": 0, "sig": ballot.votes[ballot.vote.counts][0]}
+    mine = [ballot.proposal_frame(p) for p in ballot.proposed.values()]
+
+    def fresh(upto: int) -> Ballot:
+        session = Session(t.genesis, t.sessions[0].engine)
+        for raw in t.sessions[0].log[:upto]:
+            session.receive(raw)
+        mesh = Mesh(session, 0)
+        mesh.recovered = True
+        again = Ballot(session, 0, t.keys[0], mesh)
+        again.note_state(0.0)
+        return again
+
+    again = fresh(len(t.sessions[0].log))
+    assert again.restore(mine, kept, 0.0)
+    assert again.vote is not None and again.votes[again.vote.counts][0] == kept["sig"], "the same signature again"
+    assert again.latest_proposal is again.vote and again.proposals[again.vote.counts] == {0}
+    lost = fresh(3)                                     # a log that lost the state it signed for
+    assert not lost.restore(mine, kept, 0.0)
+    assert lost.vote is not None and lost.vote.stalled == (2,) and not lost.votes, "bound: signs nothing more"
