@@ -73,3 +73,30 @@ def handle(op: str, data: Any = None) -> str:
         return json.dumps(fn(raw))
     except Exception as e:                   # noqa: BLE001 - one line to the page, not a traceback
         return json.dumps({"error": f"{op} failed: {type(e).__name__}: {e}"})
+
+
+# ---------------------------------------------------------------- asynchronous ops (tab_net)
+# The broker and relay-link ops wait (for the broker, for frames): the worker awaits them on
+# its event loop (Pyodide's asyncio runs there) and keeps taking the page's other calls.
+def async_ops() -> list[str]:
+    import tab_net
+    return sorted(tab_net.ASYNC_OPS)
+
+
+def handle_async(op: str, data: Any = None) -> Any:
+    """Run the asynchronous `op` on `data`: a future of its answer, JSON text."""
+    import asyncio
+    return asyncio.ensure_future(_run_async(op, data.to_bytes() if hasattr(data, "to_bytes") else data))
+
+
+async def _run_async(op: str, raw: bytes | None) -> str:
+    import tab_net
+    fn = tab_net.ASYNC_OPS.get(op)
+    if fn is None:
+        return json.dumps({"error": f"unknown op {op!r}"})
+    try:
+        return json.dumps(await fn(raw))
+    except tab_net.REFUSALS as e:
+        return json.dumps({"error": f"{op}: {e}"})
+    except Exception as e:                   # noqa: BLE001 - one line to the page, not a traceback
+        return json.dumps({"error": f"{op} failed: {type(e).__name__}: {e}"})

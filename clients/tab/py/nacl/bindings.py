@@ -205,3 +205,46 @@ def crypto_secretstream_xchacha20poly1305_pull(state: Any, c: bytes, ad: bytes |
     if not opened:
         raise exc.RuntimeError("Unexpected failure")
     return _bytes(opened.message), int(opened.tag)
+
+
+# ---------------------------------------------------------------- a key backup's encryption
+# (clients/tab/py/tab_backup.py: a passphrase through Argon2id, then a secretbox; PyNaCl's names)
+crypto_pwhash_ALG_ARGON2ID13 = 2
+crypto_pwhash_SALTBYTES = 16
+crypto_pwhash_argon2id_OPSLIMIT_INTERACTIVE = 2
+crypto_pwhash_argon2id_MEMLIMIT_INTERACTIVE = 64 << 20
+crypto_secretbox_KEYBYTES = 32
+crypto_secretbox_NONCEBYTES = 24
+crypto_secretbox_MACBYTES = 16
+
+
+def crypto_pwhash_alg(outlen: int, passwd: bytes, salt: bytes, opslimit: int, memlimit: int, alg: int) -> bytes:
+    """`outlen` bytes of key from a passphrase (libsodium's crypto_pwhash, Argon2id)."""
+    _need(passwd, None, "passphrase")
+    _need(salt, crypto_pwhash_SALTBYTES, "salt")
+    for value, what in ((outlen, "outlen"), (opslimit, "opslimit"), (memlimit, "memlimit"), (alg, "alg")):
+        if type(value) is not int or value < 0:
+            raise exc.TypeError(f"{what} must be a non-negative int")
+    try:
+        return _bytes(_sodium.crypto_pwhash(outlen, to_js(passwd), to_js(salt), opslimit, memlimit, alg))
+    except JsException as e:
+        raise exc.RuntimeError(f"libsodium refused crypto_pwhash: {e}") from None
+
+
+def crypto_secretbox(message: bytes, nonce: bytes, key: bytes) -> bytes:
+    """The MAC then the ciphertext (libsodium's crypto_secretbox_easy, as PyNaCl gives it)."""
+    return _checked_call("crypto_secretbox_easy", (message, (None, "message")),
+                         (nonce, (crypto_secretbox_NONCEBYTES, "nonce")), (key, (crypto_secretbox_KEYBYTES, "key")))
+
+
+def crypto_secretbox_open(ciphertext: bytes, nonce: bytes, key: bytes) -> bytes:
+    """The message, or CryptoError when the box does not open under `key` (a wrong passphrase)."""
+    _need(ciphertext, None, "ciphertext")
+    _need(nonce, crypto_secretbox_NONCEBYTES, "nonce")
+    _need(key, crypto_secretbox_KEYBYTES, "key")
+    if len(ciphertext) < crypto_secretbox_MACBYTES:
+        raise exc.CryptoError("Decryption failed. Ciphertext failed verification")
+    try:
+        return _bytes(_sodium.crypto_secretbox_open_easy(to_js(ciphertext), to_js(nonce), to_js(key)))
+    except JsException:
+        raise exc.CryptoError("Decryption failed. Ciphertext failed verification") from None

@@ -1,0 +1,78 @@
+// The tab's MQTT connections (issue 32), for the Python in the worker: mqtt.js (loaded by
+// worker.js from the bundle, checked against the manifest) over the browser's WebSocket to a
+// `ws://` or `wss://` broker, MQTT 5. Python registers this as the JS module `_caravan_broker`
+// (clients/tab/py/tab_broker.py is its one user). Each message received is handed to Python's
+// `onMessage(topic, bytes)` at once, on this worker's thread (never the page's); Python queues
+// it (bounded). Every function answers a Promise that rejects with one line naming the broker.
+
+export function brokerModule(mqtt) {
+  const clients = new Map();
+  let next = 0;
+
+  function client(id) {
+    const found = clients.get(id);
+    if (!found) throw new Error(`no broker connection ${id} (it was closed)`);
+    return found;
+  }
+
+  // Connect; resolves with the connection's id once the broker accepted it (CONNACK), rejects
+  // on a refusal or when nothing answered within `timeoutMs` (the client is then ended).
+  function connect(url, clientId, cleanStart, sessionExpiry, timeoutMs, onMessage, onEvent) {
+    if (!/^wss?:\/\//.test(url)) return Promise.reject(new Error(`${url}: a tab reaches a broker by ws:// or wss:// only`));
+    const options = {
+      protocolVersion: 5, clientId, clean: cleanStart, reconnectPeriod: 1000, connectTimeout: timeoutMs,
+      keepalive: 15, forceNativeWebSocket: true, resubscribe: true,
+      properties: sessionExpiry > 0 ? { sessionExpiryInterval: sessionExpiry } : {},
+    };
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      const id = ++next;
+      const c = mqtt.connect(url, options);
+      const fail = (why) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        c.end(true);
+        reject(new Error(`the broker ${url} ${why}`));
+      };
+      const timer = setTimeout(() => fail(`did not answer within ${(timeoutMs / 1000).toFixed(0)} s`), timeoutMs);
+      c.on("connect", (ack) => {
+        onEvent("connect", ack && ack.sessionPresent ? "session present" : "new session");
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        clients.set(id, c);
+        resolve(id);
+      });
+      c.on("error", (error) => {
+        const why = String(error && error.message || error);
+        if (!settled && error && error.code) fail(`refused this tab: ${why}`);
+        else onEvent("error", why);
+      });
+      c.on("close", () => onEvent("close", ""));
+      c.on("offline", () => onEvent("offline", ""));
+      c.on("message", (topic, payload) => onMessage(topic, new Uint8Array(payload.buffer, payload.byteOffset, payload.byteLength)));
+    });
+  }
+
+  function subscribe(id, topic, qos) {
+    return client(id).subscribeAsync(topic, { qos }).then((granted) => {
+      const code = granted && granted[0] ? granted[0].qos : 128;
+      if (code >= 128) throw new Error(`the broker refused the subscription to ${topic} (reason ${code})`);
+      return code;
+    });
+  }
+
+  // QoS 0 resolves once written, QoS 1 once the broker acknowledged it.
+  function publish(id, topic, payload, qos) {
+    return client(id).publishAsync(topic, payload, { qos }).then(() => true);
+  }
+
+  function end(id) {
+    const c = clients.get(id);
+    clients.delete(id);
+    return c ? c.endAsync() : Promise.resolve();
+  }
+
+  return { connect, subscribe, publish, end };
+}

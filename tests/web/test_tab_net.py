@@ -1,0 +1,159 @@
+"""The tab reaches a real broker (issue 32, item 2): mqtt.js in the tab's worker, over the
+browser's WebSocket, to Mosquitto's websockets listener; a desktop node's relay (paho over
+TCP, node/net/relay.py) on the same broker.
+
+Why this is safe to run on a shared machine: Mosquitto 2.0 binds its websockets listener on
+every address whatever the configuration says (tests/relay/netns.py), so the broker runs in a
+network namespace the test makes, with only its loopback up; Chromium and the desktop relay
+reach its two listeners through forwarders that listen on the machine's 127.0.0.1 only.
+
+The tab dials the desktop node's inbox and completes a relay link on the transport-free core
+(protocol/link: RelayFrames and the handshake, as node/net/relay_link.py drives them): each
+side proves its key to the other, sealed frames go both ways, and a forged frame injected on
+the tab's topic is refused by the tab, which names the link and the peer."""
+
+from __future__ import annotations
+
+import os
+import struct
+import time
+from functools import partial
+
+import msgpack
+import pytest
+import trio
+
+from node.net import relay as desk_relay
+from node.net.handshake import handshake, inbox_of
+from node.net.relay_url import RelayUrl
+from protocol.identity import SigningKey, fingerprint
+from tests.helpers import timeout as scaled
+from tests.relay.broker import Broker
+from tests.relay.netns import forward, namespace
+from tests.web.tab_page import CALL, open_tab
+from tests.web.test_tab import bundle, driver, server  # noqa: F401 - the tab's fixtures, shared
+
+pytestmark = pytest.mark.xdist_group("tab")
+
+TCP_PORT, WS_PORT = 1883, 9001
+"""Inside the test's own namespace: nothing else listens there."""
+
+
+@pytest.fixture(scope="module")
+def broker(tmp_path_factory):
+    """Mosquitto in a namespace of its own: (its TCP URL, its ws:// URL), both on the machine's 127.0.0.1."""
+    work = tmp_path_factory.mktemp("broker")
+    with namespace("cvrtab") as prefix:
+        b = Broker(work, host="127.0.0.1", port=TCP_PORT, prefix=prefix, websockets_port=WS_PORT).start()
+        try:
+            with forward(prefix, TCP_PORT) as tcp, forward(prefix, WS_PORT) as ws:
+                yield RelayUrl("127.0.0.1", tcp), f"ws://127.0.0.1:{ws}/mqtt"
+        finally:
+            b.stop()
+
+
+@pytest.fixture(scope="module")
+def tab(driver, server):  # noqa: F811
+    ready = open_tab(driver, server)
+    assert ready["ok"], ready
+    return driver
+
+
+def run(driver, op: str, args=None, packed: bytes | None = None) -> dict:
+    """The worker's `op` (msgpack args in): its answer, or {"error": ...} as the page got it."""
+    import base64
+    data = packed if packed is not None else (None if args is None else msgpack.packb(args, use_bin_type=True))
+    got = driver.execute_async_script(CALL, op, None if data is None else base64.b64encode(data).decode())
+    return got["result"] if got["ok"] else {"error": got["error"]}
+
+
+def test_a_non_websocket_broker_url_is_one_clear_line(tab):
+    answer = run(tab, "broker_connect", {"url": "mqtt://127.0.0.1:1883"})
+    assert "a tab reaches a broker by ws:// or wss:// only" in answer["error"], answer
+    assert "Traceback" not in answer["error"]
+
+
+def test_the_tab_links_with_a_desktop_relay_through_the_broker(tab, broker):
+    tcp_url, ws_url = broker
+    desk_key = SigningKey.generate()
+    scope = os.urandom(32)
+    seen: dict = {}
+    proven = trio.Event()
+
+    async def desk_side(link) -> None:
+        seen["peer"] = await handshake(link, desk_key, scope, dialer=False)
+        proven.set()
+        await link.send({"from": "desk", "n": 0})
+        while (frame := await link.recv()) is not None:
+            if frame == {"inject": True}:            # a forged frame first, at the seq the next real one takes
+                link._publish(struct.pack(">Q", link._out_seq) + os.urandom(48))
+                await link.send({"after": "forgery"})
+                continue
+            await link.send({"echo": frame})
+
+    async def main() -> None:
+        async with desk_relay.connect(tcp_url, desk_key.public, scopes=[scope]) as relay:
+            endpoint = relay.endpoint(scope)
+            async with trio.open_nursery() as nursery:
+                await nursery.start(endpoint.serve, desk_side)
+                async def tab_call(op: str, args=None, packed: bytes | None = None) -> dict:
+                    return await trio.to_thread.run_sync(partial(run, tab, op, args, packed))
+                connected = await tab_call("broker_connect", {"url": ws_url})
+                assert connected.get("connected") == ws_url, connected
+                dialled = await tab_call("relay_dial", {"scope": scope, "peer": inbox_of(desk_key.public)})
+                assert dialled.get("peer") == fingerprint(desk_key.public), dialled
+                await proven.wait()                      # the desk takes the tab's auth a moment later
+                assert fingerprint(seen["peer"]) == connected["key"] == dialled["key"]   # the tab's key, proven
+                first = await tab_call("relay_recv", {"timeout": scaled(10)})
+                assert msgpack.unpackb(bytes.fromhex(first["frame"])) == {"from": "desk", "n": 0}, first
+                for value in ({"n": 1}, {"n": [2, b"x" * 300]}):
+                    await tab_call("relay_send", packed=msgpack.packb(value, use_bin_type=True))
+                    echoed = await tab_call("relay_recv", {"timeout": scaled(10)})
+                    assert msgpack.unpackb(bytes.fromhex(echoed["frame"])) == {"echo": value}, echoed
+                assert echoed["forged"] == 0 and echoed["log"] == []
+                await tab_call("relay_send", packed=msgpack.packb({"inject": True}))
+                after = await tab_call("relay_recv", {"timeout": scaled(10)})
+                assert msgpack.unpackb(bytes.fromhex(after["frame"])) == {"after": "forgery"}, after
+                assert after["forged"] == 1, after
+                [line] = after["log"]
+                assert "refused a frame that fails authentication" in line and after["address"] in line, line
+                assert fingerprint(desk_key.public) in line, line
+                await tab_call("relay_send", packed=msgpack.packb({"n": 3}))      # the link goes on
+                echoed = await tab_call("relay_recv", {"timeout": scaled(10)})
+                assert msgpack.unpackb(bytes.fromhex(echoed["frame"])) == {"echo": {"n": 3}}, echoed
+                nursery.cancel_scope.cancel()
+
+    async def bounded() -> None:
+        with trio.fail_after(scaled(120)):
+            await main()
+
+    trio.run(bounded)
+
+
+def test_a_session_keeps_qos1_messages_while_the_tab_is_away(tab, broker):
+    """clean start false and a session expiry: what was published while the tab was not
+    connected waits on the broker, and comes when it is back."""
+    tcp_url, ws_url = broker
+    client_id, topic = f"caravan-tab-test-{os.getpid()}", f"caravan/v1/test/{os.urandom(4).hex()}"
+    asked = {"url": ws_url, "client_id": client_id, "clean_start": False, "session_expiry": 300}
+    assert run(tab, "broker_connect", asked).get("connected") == ws_url
+    assert run(tab, "broker_subscribe", {"topic": topic, "qos": 1}) == {"granted": 1}
+    assert run(tab, "broker_close").get("closed") == ws_url
+    import paho.mqtt.client as mqtt
+    from paho.mqtt.enums import CallbackAPIVersion
+    other = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+    other.connect(tcp_url.host, tcp_url.port)
+    other.loop_start()
+    try:
+        other.publish(topic, b"while away", qos=1).wait_for_publish(scaled(10))
+    finally:
+        other.disconnect()
+        other.loop_stop()
+    assert run(tab, "broker_connect", asked).get("connected") == ws_url
+    got = run(tab, "broker_next", {"timeout": scaled(10)})
+    assert got["message"] == {"topic": topic, "payload": b"while away".hex()}, got
+    run(tab, "broker_publish", {"topic": topic, "payload": b"own", "qos": 0})
+    got = run(tab, "broker_next", {"timeout": scaled(10)})
+    assert got["message"] == {"topic": topic, "payload": b"own".hex()}, got
+    started = time.monotonic()
+    assert run(tab, "broker_next", {"timeout": 0.5})["message"] is None and time.monotonic() - started < scaled(10)
