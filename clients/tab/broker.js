@@ -63,6 +63,10 @@ export function brokerModule(mqtt) {
     });
   }
 
+  function unsubscribe(id, topic) {
+    return client(id).unsubscribeAsync(topic).then(() => true);
+  }
+
   // QoS 0 resolves once written, QoS 1 once the broker acknowledged it.
   function publish(id, topic, payload, qos) {
     return client(id).publishAsync(topic, payload, { qos }).then(() => true);
@@ -74,5 +78,5 @@ export function brokerModule(mqtt) {
     return c ? c.endAsync() : Promise.resolve();
   }
 
-  return { connect, subscribe, publish, end };
+  return { connect, subscribe, unsubscribe, publish, end };
 }

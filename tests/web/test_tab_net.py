@@ -14,7 +14,9 @@ the tab's topic is refused by the tab, which names the link and the peer."""
 
 from __future__ import annotations
 
+import asyncio
 import os
+import socket
 import struct
 import time
 from functools import partial
@@ -30,7 +32,7 @@ from protocol.identity import SigningKey, fingerprint
 from tests.helpers import timeout as scaled
 from tests.relay.broker import Broker
 from tests.relay.netns import forward, namespace
-from tests.web.tab_page import CALL, open_tab
+from tests.web.tab_page import CALL, open_tab, tab_module
 from tests.web.test_tab import bundle, driver, server  # noqa: F401 - the tab's fixtures, shared
 
 pytestmark = pytest.mark.xdist_group("tab")
@@ -71,6 +73,47 @@ def test_a_non_websocket_broker_url_is_one_clear_line(tab):
     answer = run(tab, "broker_connect", {"url": "mqtt://127.0.0.1:1883"})
     assert "a tab reaches a broker by ws:// or wss:// only" in answer["error"], answer
     assert "Traceback" not in answer["error"]
+
+
+def test_an_unreachable_broker_is_one_clear_line(tab):
+    with socket.socket() as s:                        # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        url = f"ws://127.0.0.1:{s.getsockname()[1]}/mqtt"
+    answer = run(tab, "broker_connect", {"url": url, "timeout": 2})
+    assert answer == {"error": f"broker_connect: the broker {url} did not answer within 2 s"}, answer
+
+
+def test_the_tabs_message_queue_is_bounded():
+    """Messages wait for Python in a queue bounded in count and bytes; a topic with a taker
+    (a relay link's) is not queued. Run by CPython on the module the tab runs."""
+    tab_broker = tab_module("tab_broker")
+
+    class Payload:                                   # what mqtt.js hands over: a Uint8Array's proxy
+        def __init__(self, data: bytes):
+            self.data = data
+
+        def to_bytes(self) -> bytes:
+            return self.data
+
+    broker = tab_broker.TabBroker(max_queued=3, max_bytes=100)
+    for i in range(5):
+        broker._received("t", Payload(bytes([i]) * 2))
+    assert (len(broker.queue), broker.dropped) == (3, 2)
+    broker = tab_broker.TabBroker(max_queued=100, max_bytes=10)
+    for size in (4, 4, 4, 2):
+        broker._received("t", Payload(b"x" * size))
+    assert ([len(d) for _, d in broker.queue], broker.dropped) == ([4, 4, 2], 1)
+    taken: list[bytes] = []
+    broker.routes["link"] = taken.append
+    broker._received("link", Payload(b"frame"))
+    assert taken == [b"frame"] and len(broker.queue) == 3
+
+    async def drain() -> list:
+        return [await broker.next_message(1.0) for _ in range(4)]
+
+    got = asyncio.run(drain())
+    assert got[:3] == [("t", b"xxxx"), ("t", b"xxxx"), ("t", b"xx")] and got[3] is None
+    assert broker.queued_bytes == 0
 
 
 def test_the_tab_links_with_a_desktop_relay_through_the_broker(tab, broker):

@@ -6,8 +6,8 @@ mqtt.js's promises and timers without blocking anything: no busy loop, no thread
 the broker sends are queued as they come (mqtt.js calls `_received` on the worker's thread),
 bounded in count and bytes: past either bound a message is dropped and counted (a flood must
 not eat the phone's memory; a relay link that loses a frame redials, as on the desktop).
-A subscriber may instead take each message at once (`route`), which is what the relay link
-does (its own state machine holds and bounds what it keeps)."""
+A subscriber may instead take each message of a topic at once (`routes`), which is what the
+relay link does (its own state machine holds and bounds what it keeps)."""
 
 from __future__ import annotations
 
@@ -46,7 +46,8 @@ class TabBroker:
         self.queued_bytes = 0
         self.dropped = 0                          # messages over the queue's bounds
         self.events: list[str] = []               # the connection's news (lost, back), for the page
-        self.route: Callable[[str, bytes], bool] | None = None   # True: taken, not queued
+        self.routes: dict[str, Callable[[bytes], None]] = {}    # topic -> who takes it (not queued)
+        self.on_lost: dict[str, Callable[[str], None]] = {}     # told when the connection drops
         self._arrived = asyncio.Event()
         self._id: int | None = None
         self._proxies: list[Any] = []
@@ -62,12 +63,20 @@ class TabBroker:
             self._id = await _js().connect(url, client_id, clean_start, int(session_expiry), int(timeout * 1000),
                                            *self._proxies)
         except JsException as e:
+            self._drop_proxies()
             raise BrokerError(_message(e)) from None
         return self
 
+    def _drop_proxies(self) -> None:
+        for proxy in self._proxies:
+            proxy.destroy()
+        self._proxies = []
+
     def _received(self, topic: str, payload: Any) -> None:
         data = payload.to_bytes()
-        if self.route is not None and self.route(topic, data):
+        taker = self.routes.get(topic)
+        if taker is not None:
+            taker(data)
             return
         if len(self.queue) >= self.max_queued or self.queued_bytes + len(data) > self.max_bytes:
             self.dropped += 1
@@ -79,6 +88,9 @@ class TabBroker:
     def _event(self, kind: str, detail: str) -> None:
         self.events.append(f"{kind}: {detail}" if detail else kind)
         del self.events[:-32]
+        if kind == "close":                       # mqtt.js reconnects; what ran over it must start again
+            for hook in list(self.on_lost.values()):
+                hook(f"the connection to the broker {self.url} was lost")
 
     def _need(self) -> int:
         if self._id is None:
@@ -92,6 +104,13 @@ class TabBroker:
             return int(await _js().subscribe(self._need(), topic, qos))
         except JsException as e:
             raise BrokerError(_message(e)) from None
+
+    def unsubscribe_soon(self, topic: str) -> None:
+        """Stop taking `topic` (and drop what still comes on it until the broker has it)."""
+        self.routes[topic] = lambda data: None
+        if self._id is not None:
+            forget = lambda *_: self.routes.pop(topic, None)      # noqa: E731 - either way, forget the topic
+            _js().unsubscribe(self._id, topic).then(forget, forget)
 
     def publish_soon(self, topic: str, payload: bytes, qos: int = 1) -> Any:
         """Queue a message in mqtt.js at once (in call order, so frames keep their order):
@@ -124,9 +143,7 @@ class TabBroker:
         if self._id is not None:
             ident, self._id = self._id, None
             await _js().end(ident)
-        for proxy in self._proxies:
-            proxy.destroy()
-        self._proxies = []
+        self._drop_proxies()
 
 
 def _message(e: Exception) -> str:

@@ -18,7 +18,7 @@ from protocol.link.handshake import HandshakeError, inbox_of
 
 import tab_store
 from tab_backup import BackupError
-from tab_broker import BrokerError, TabBroker
+from tab_broker import CONNECT_TIMEOUT, BrokerError, TabBroker
 from tab_relay import TabRelayLink, dial
 
 RECV_TIMEOUT = 30.0
@@ -54,7 +54,7 @@ def _broker() -> TabBroker:
 
 
 async def broker_connect(data: bytes | None) -> dict[str, Any]:
-    """{url, client_id?, clean_start?, session_expiry?}: connect (replacing any connection)."""
+    """{url, client_id?, clean_start?, session_expiry?, timeout?}: connect (replacing any connection)."""
     args = _args(data, "broker_connect", ("url",))
     _drop_link()
     if _state.broker is not None:
@@ -63,7 +63,8 @@ async def broker_connect(data: bytes | None) -> dict[str, Any]:
     key = _key()
     broker = TabBroker()
     await broker.connect(args["url"], args.get("client_id") or f"caravan-tab-{inbox_of(key.public)}",
-                         clean_start=args.get("clean_start", True), session_expiry=args.get("session_expiry", 0))
+                         clean_start=args.get("clean_start", True), session_expiry=args.get("session_expiry", 0),
+                         timeout=args.get("timeout", CONNECT_TIMEOUT))
     _state.broker = broker
     return {"connected": broker.url, "inbox": inbox_of(key.public), "key": fingerprint(key.public)}
 

@@ -76,15 +76,12 @@ class TabRelayLink:
             self._acked = frames.acked
             self._window.set()
 
-    def deliver(self, topic: str, payload: bytes) -> bool:
-        """The broker's message, if it is for this link (True: taken)."""
-        if topic != self.in_topic:
-            return False
+    def deliver(self, payload: bytes) -> None:
+        """A message from the broker on this link's topic."""
         arrived = self._frames.deliver(payload, time.monotonic())
         self._flush()
         if arrived:
             self._arrived.set()
-        return True
 
     def open(self, accept_within: float = DIAL_TIMEOUT) -> None:
         self._frames.accept_by = time.monotonic() + accept_within
@@ -147,6 +144,12 @@ class TabRelayLink:
                 frames.awaiting = None
             frames.woke(deadline, time.monotonic())
 
+    def fail(self, why: str) -> None:
+        """The broker connection under this link broke: recv raises, send fails."""
+        self._frames.fail(why)
+        self._arrived.set()
+        self._window.set()
+
     def close(self) -> None:
         frames = self._frames
         if frames.closed:
@@ -159,6 +162,8 @@ class TabRelayLink:
                 frames.outbox.clear()
         frames.closed = True
         frames.fail("link closed")
+        self.broker.on_lost.pop(self.in_topic, None)
+        self.broker.unsubscribe_soon(self.in_topic)
         self._arrived.set()
         self._window.set()
         if self._pinger is not None:
@@ -171,8 +176,8 @@ async def dial(broker: TabBroker, key: SigningKey, scope: bytes, peer: str,
     handshake proved its key for this very link; HandshakeError or FrameError (one line) if not."""
     me = inbox_of(key.public)
     link = TabRelayLink(broker, scope, me, peer, os.urandom(8).hex(), dialer=True)
-    previous = broker.route
-    broker.route = lambda topic, payload: link.deliver(topic, payload) or bool(previous and previous(topic, payload))
+    broker.routes[link.in_topic] = link.deliver
+    broker.on_lost[link.in_topic] = link.fail
     await broker.subscribe(link.in_topic, 1)
     link.open()
     shake = Handshake(key, scope, dialer=True, now=time.monotonic(), timeout=timeout, link=link.link_id,
