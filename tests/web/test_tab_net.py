@@ -69,6 +69,17 @@ def run(driver, op: str, args=None, packed: bytes | None = None) -> dict:
     return got["result"] if got["ok"] else {"error": got["error"]}
 
 
+async def call_from_trio(driver, op: str, args=None, packed: bytes | None = None) -> dict:
+    """`run` from trio code: in a thread, while trio's tasks (a desktop relay) go on."""
+    return await trio.to_thread.run_sync(partial(run, driver, op, args, packed))
+
+
+def frame(answer: dict):
+    """The value of the frame a relay_recv answer carries."""
+    assert "frame" in answer, answer
+    return msgpack.unpackb(bytes.fromhex(answer["frame"]))
+
+
 def test_a_non_websocket_broker_url_is_one_clear_line(tab):
     answer = run(tab, "broker_connect", {"url": "mqtt://127.0.0.1:1883"})
     assert "a tab reaches a broker by ws:// or wss:// only" in answer["error"], answer
@@ -139,8 +150,7 @@ def test_the_tab_links_with_a_desktop_relay_through_the_broker(tab, broker):
             endpoint = relay.endpoint(scope)
             async with trio.open_nursery() as nursery:
                 await nursery.start(endpoint.serve, desk_side)
-                async def tab_call(op: str, args=None, packed: bytes | None = None) -> dict:
-                    return await trio.to_thread.run_sync(partial(run, tab, op, args, packed))
+                tab_call = partial(call_from_trio, tab)
                 connected = await tab_call("broker_connect", {"url": ws_url})
                 assert connected.get("connected") == ws_url, connected
                 dialled = await tab_call("relay_dial", {"scope": scope, "peer": inbox_of(desk_key.public)})
@@ -148,23 +158,61 @@ def test_the_tab_links_with_a_desktop_relay_through_the_broker(tab, broker):
                 await proven.wait()                      # the desk takes the tab's auth a moment later
                 assert fingerprint(seen["peer"]) == connected["key"] == dialled["key"]   # the tab's key, proven
                 first = await tab_call("relay_recv", {"timeout": scaled(10)})
-                assert msgpack.unpackb(bytes.fromhex(first["frame"])) == {"from": "desk", "n": 0}, first
+                assert frame(first) == {"from": "desk", "n": 0}, first
                 for value in ({"n": 1}, {"n": [2, b"x" * 300]}):
                     await tab_call("relay_send", packed=msgpack.packb(value, use_bin_type=True))
                     echoed = await tab_call("relay_recv", {"timeout": scaled(10)})
-                    assert msgpack.unpackb(bytes.fromhex(echoed["frame"])) == {"echo": value}, echoed
+                    assert frame(echoed) == {"echo": value}, echoed
                 assert echoed["forged"] == 0 and echoed["log"] == []
                 await tab_call("relay_send", packed=msgpack.packb({"inject": True}))
                 after = await tab_call("relay_recv", {"timeout": scaled(10)})
-                assert msgpack.unpackb(bytes.fromhex(after["frame"])) == {"after": "forgery"}, after
+                assert frame(after) == {"after": "forgery"}, after
                 assert after["forged"] == 1, after
                 [line] = after["log"]
                 assert "refused a frame that fails authentication" in line and after["address"] in line, line
                 assert fingerprint(desk_key.public) in line, line
                 await tab_call("relay_send", packed=msgpack.packb({"n": 3}))      # the link goes on
                 echoed = await tab_call("relay_recv", {"timeout": scaled(10)})
-                assert msgpack.unpackb(bytes.fromhex(echoed["frame"])) == {"echo": {"n": 3}}, echoed
+                assert frame(echoed) == {"echo": {"n": 3}}, echoed
                 nursery.cancel_scope.cancel()
+
+    async def bounded() -> None:
+        with trio.fail_after(scaled(120)):
+            await main()
+
+    trio.run(bounded)
+
+
+def test_a_desktop_relay_dials_the_tab_which_serves_its_inbox(tab, broker):
+    """The tab listens on its inbox (as a host's node does): a desktop node dials it, the
+    tab accepts, and the handshake proves each key to the other; frames go both ways."""
+    tcp_url, ws_url = broker
+    desk_key = SigningKey.generate()
+    scope = os.urandom(32)
+
+    async def main() -> None:
+        async with desk_relay.connect(tcp_url, desk_key.public, scopes=[scope]) as relay:
+            tab_call = partial(call_from_trio, tab)
+            connected = await tab_call("broker_connect", {"url": ws_url})
+            listening = await tab_call("relay_listen", {"scope": scope})
+            assert listening == {"inbox": connected["inbox"], "key": connected["key"]}, listening
+            link = await relay.endpoint(scope).dial(listening["inbox"])
+            accepted: dict = {}
+
+            async def tab_accepts() -> None:
+                accepted.update(await tab_call("relay_accept", {"timeout": scaled(20)}))
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(tab_accepts)
+                peer = await handshake(link, desk_key, scope, dialer=True)
+            assert fingerprint(peer) == connected["key"]
+            assert accepted.get("peer") == fingerprint(desk_key.public), accepted
+            await link.send({"n": 1})
+            assert frame(await tab_call("relay_recv", {"timeout": scaled(10)})) == {"n": 1}
+            await tab_call("relay_send", packed=msgpack.packb({"back": [1, b"y"]}, use_bin_type=True))
+            assert await link.recv() == {"back": [1, b"y"]}
+            await link.aclose()
+            assert (await tab_call("relay_recv", {"timeout": scaled(10)}))["frame"] is None   # the desk closed it
 
     async def bounded() -> None:
         with trio.fail_after(scaled(120)):

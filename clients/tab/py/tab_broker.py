@@ -47,6 +47,7 @@ class TabBroker:
         self.dropped = 0                          # messages over the queue's bounds
         self.events: list[str] = []               # the connection's news (lost, back), for the page
         self.routes: dict[str, Callable[[bytes], None]] = {}    # topic -> who takes it (not queued)
+        self.prefixes: dict[str, Callable[[str, bytes], None]] = {}   # topic prefix -> taker (an inbox)
         self.on_lost: dict[str, Callable[[str], None]] = {}     # told when the connection drops
         self._arrived = asyncio.Event()
         self._id: int | None = None
@@ -78,6 +79,10 @@ class TabBroker:
         if taker is not None:
             taker(data)
             return
+        for prefix, inbox in self.prefixes.items():
+            if topic.startswith(prefix):
+                inbox(topic, data)
+                return
         if len(self.queue) >= self.max_queued or self.queued_bytes + len(data) > self.max_bytes:
             self.dropped += 1
             return

@@ -19,7 +19,7 @@ from protocol.link.handshake import HandshakeError, inbox_of
 import tab_store
 from tab_backup import BackupError
 from tab_broker import CONNECT_TIMEOUT, BrokerError, TabBroker
-from tab_relay import TabRelayLink, dial
+from tab_relay import TabEndpoint, TabRelayLink, dial, handshake
 
 RECV_TIMEOUT = 30.0
 
@@ -27,6 +27,7 @@ RECV_TIMEOUT = 30.0
 class _State:
     broker: TabBroker | None = None
     link: TabRelayLink | None = None
+    endpoint: TabEndpoint | None = None
 
 
 _state = _State()
@@ -57,6 +58,7 @@ async def broker_connect(data: bytes | None) -> dict[str, Any]:
     """{url, client_id?, clean_start?, session_expiry?, timeout?}: connect (replacing any connection)."""
     args = _args(data, "broker_connect", ("url",))
     _drop_link()
+    _state.endpoint = None
     if _state.broker is not None:
         await _state.broker.close()
         _state.broker = None
@@ -73,6 +75,7 @@ async def broker_close(_: bytes | None) -> dict[str, Any]:
     broker = _broker()
     _drop_link()
     _state.broker = None
+    _state.endpoint = None
     await broker.close()
     return {"closed": broker.url}
 
@@ -101,6 +104,28 @@ async def relay_dial(data: bytes | None) -> dict[str, Any]:
     args = _args(data, "relay_dial", ("scope", "peer"))
     _drop_link()
     _state.link = await dial(_broker(), _key(), args["scope"], args["peer"])
+    return _link_state()
+
+
+async def relay_listen(data: bytes | None) -> dict[str, Any]:
+    """{scope}: take the links peers open to this tab's inbox in `scope` (its lobby or game)."""
+    args = _args(data, "relay_listen", ("scope",))
+    endpoint = TabEndpoint(_broker(), _key(), args["scope"])
+    await endpoint.listen()
+    _state.endpoint = endpoint
+    return {"inbox": endpoint.me, "key": fingerprint(_key().public)}
+
+
+async def relay_accept(data: bytes | None) -> dict[str, Any]:
+    """{timeout?}: the next link a peer opened, once its handshake proved the peer's key."""
+    args = msgpack.unpackb(data, raw=False) if data else {}
+    if _state.endpoint is None:
+        raise BrokerError("not listening: call relay_listen first")
+    link = await _state.endpoint.next_link(args.get("timeout", RECV_TIMEOUT))
+    if link is None:
+        return {"error": f"nobody opened a link to inbox {_state.endpoint.me} in {args.get('timeout', RECV_TIMEOUT):g} s"}
+    _drop_link()
+    _state.link = await handshake(link, _key(), _state.endpoint.scope, dialer=False)
     return _link_state()
 
 
@@ -149,5 +174,6 @@ def _link_state() -> dict[str, Any]:
 
 ASYNC_OPS = {"broker_connect": broker_connect, "broker_close": broker_close, "broker_subscribe": broker_subscribe,
              "broker_publish": broker_publish, "broker_next": broker_next, "relay_dial": relay_dial,
-             "relay_send": relay_send, "relay_recv": relay_recv, "relay_state": relay_state, **tab_store.OPS}
+             "relay_listen": relay_listen, "relay_accept": relay_accept, "relay_send": relay_send,
+             "relay_recv": relay_recv, "relay_state": relay_state, **tab_store.OPS}
 REFUSALS = (BrokerError, HandshakeError, FrameError, BackupError, ValueError)

@@ -5,8 +5,9 @@ node/net/relay.py's Endpoint.open, node/net/handshake.handshake) drives them, wi
 in the worker instead of trio: the same topics, link ids, opens, pings and acks, so a desktop
 node's relay link cannot tell a tab from a desktop.
 
-The tab dials: it opens `caravan/v1/<scope>/<peer>/<me>/<nonce>` (its frames to the peer's
-inbox) and takes `caravan/v1/<scope>/<me>/<peer>/<nonce>`. What the link refuses (a forged
+The tab dials (`dial`): it opens `caravan/v1/<scope>/<peer>/<me>/<nonce>` (its frames to the
+peer's inbox) and takes `caravan/v1/<scope>/<me>/<peer>/<nonce>`; or it serves its own inbox
+(`TabEndpoint`), taking the links peers open to it. What the link refuses (a forged
 or replayed frame, junk) is counted by RelayFrames and logged here, naming the link and,
 once proven, the peer's key."""
 
@@ -20,7 +21,7 @@ from typing import Any, Callable
 from protocol.identity import SigningKey, fingerprint
 from protocol.link.framing import FrameError, encode
 from protocol.link.handshake import Handshake, HandshakeError, inbox_of
-from protocol.link.relay_frames import (CLOSE, CLOSED, DATA, GAP_WAIT, IDLE_TIMEOUT, OPEN, PING_INTERVAL, WAIT,
+from protocol.link.relay_frames import (ACCEPT, CLOSE, CLOSED, DATA, GAP_WAIT, IDLE_TIMEOUT, OPEN, PING_INTERVAL, WAIT,
                                         RelayFrames)
 
 from tab_broker import BrokerError, TabBroker
@@ -30,6 +31,8 @@ DIAL_TIMEOUT = 3.0
 HANDSHAKE_TIMEOUT = 20.0
 PEER_SEAL_WAIT = 2.0
 LOG_KEPT = 64
+WAITING_LINKS = 8
+"""Links a peer opened that wait for the tab to take them; more opens are refused (a flood)."""
 
 
 def scope_of(scope: bytes) -> str:
@@ -53,6 +56,7 @@ class TabRelayLink:
         self._window = asyncio.Event()
         self._acked = 0
         self._pinger: asyncio.Task | None = None
+        self.subscribed = False                      # to its own topic (a dialer's; a listener's inbox takes all)
 
     @property
     def forged(self) -> int:
@@ -84,8 +88,15 @@ class TabRelayLink:
             self._arrived.set()
 
     def open(self, accept_within: float = DIAL_TIMEOUT) -> None:
+        """A dialer's: the open, answered by the peer's accept within `accept_within` s."""
         self._frames.accept_by = time.monotonic() + accept_within
         self._frames.send_open(OPEN, time.monotonic())
+        self._flush()
+        self._pinger = asyncio.ensure_future(self._keepalive())
+
+    def accept(self) -> None:
+        """A listener's: answer the peer's open."""
+        self._frames.send_open(ACCEPT, time.monotonic())
         self._flush()
         self._pinger = asyncio.ensure_future(self._keepalive())
 
@@ -163,7 +174,10 @@ class TabRelayLink:
         frames.closed = True
         frames.fail("link closed")
         self.broker.on_lost.pop(self.in_topic, None)
-        self.broker.unsubscribe_soon(self.in_topic)
+        if self.subscribed:
+            self.broker.unsubscribe_soon(self.in_topic)
+        else:
+            self.broker.routes.pop(self.in_topic, None)
         self._arrived.set()
         self._window.set()
         if self._pinger is not None:
@@ -179,8 +193,17 @@ async def dial(broker: TabBroker, key: SigningKey, scope: bytes, peer: str,
     broker.routes[link.in_topic] = link.deliver
     broker.on_lost[link.in_topic] = link.fail
     await broker.subscribe(link.in_topic, 1)
+    link.subscribed = True
     link.open()
-    shake = Handshake(key, scope, dialer=True, now=time.monotonic(), timeout=timeout, link=link.link_id,
+    return await handshake(link, key, scope, dialer=True, timeout=timeout)
+
+
+async def handshake(link: TabRelayLink, key: SigningKey, scope: bytes, *, dialer: bool,
+                    timeout: float = HANDSHAKE_TIMEOUT) -> TabRelayLink:
+    """Run the handshake on `link` (as node/net/handshake.handshake does): the link sealed, the
+    peer's key proven; else the link closed and HandshakeError or FrameError (one line)."""
+    peer = link._frames.peer_inbox
+    shake = Handshake(key, scope, dialer=dialer, now=time.monotonic(), timeout=timeout, link=link.link_id,
                       peer_inbox=peer)
     try:
         await asyncio.wait_for(_run_handshake(link, shake), timeout)
@@ -191,6 +214,45 @@ async def dial(broker: TabBroker, key: SigningKey, scope: bytes, peer: str,
         link.close()
         raise
     return link
+
+
+class TabEndpoint:
+    """This tab's inbox in one scope (as node/net/relay.py's Endpoint serves): a peer's open on
+    `caravan/v1/<scope>/<me>/<peer>/<nonce>` makes a link, answered at once with an accept,
+    that waits (a few at most) for `next_link`."""
+
+    def __init__(self, broker: TabBroker, key: SigningKey, scope: bytes, waiting: int = WAITING_LINKS):
+        self.broker, self.key, self.scope = broker, key, scope
+        self.me = inbox_of(key.public)
+        self.prefix = f"{ROOT}/{scope_of(scope)}/{self.me}/"
+        self.incoming: asyncio.Queue[TabRelayLink] = asyncio.Queue(waiting)
+        self.refused = 0                              # opens past the queue's bound
+
+    async def listen(self) -> None:
+        """Take opens from now on, once the broker confirmed the subscription."""
+        self.broker.prefixes[self.prefix] = self._opened
+        await self.broker.subscribe(self.prefix + "+/+", 1)
+
+    def _opened(self, topic: str, payload: bytes) -> None:
+        parts = topic[len(self.prefix):].split("/")
+        if len(parts) != 2 or payload[:9] != bytes(8) + OPEN:
+            return                                    # for a link that is gone (or never was)
+        peer, nonce = parts
+        if self.incoming.full():
+            self.refused += 1
+            return
+        link = TabRelayLink(self.broker, self.scope, self.me, peer, nonce, dialer=False)
+        self.broker.routes[link.in_topic] = link.deliver
+        self.broker.on_lost[link.in_topic] = link.fail
+        link.accept()
+        self.incoming.put_nowait(link)
+
+    async def next_link(self, timeout: float) -> TabRelayLink | None:
+        """The next link a peer opened (not yet handshaken), or None after `timeout` s."""
+        try:
+            return await asyncio.wait_for(self.incoming.get(), timeout)
+        except asyncio.TimeoutError:
+            return None
 
 
 async def _run_handshake(link: TabRelayLink, shake: Handshake) -> None:
