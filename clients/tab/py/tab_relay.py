@@ -54,6 +54,7 @@ class TabRelayLink:
         self._frames.peer_inbox = peer
         self._arrived = asyncio.Event()
         self._window = asyncio.Event()
+        self._peer_sealed = asyncio.Event()          # the peer said it sealed (or a sealed frame came)
         self._acked = 0
         self._pinger: asyncio.Task | None = None
         self.subscribed = False                      # to its own topic (a dialer's; a listener's inbox takes all)
@@ -76,6 +77,8 @@ class TabRelayLink:
         for line in frames.warnings:
             self._say(line)
         frames.warnings.clear()
+        if frames.peer_sealed:
+            self._peer_sealed.set()
         if frames.acked != self._acked:
             self._acked = frames.acked
             self._window.set()
@@ -114,15 +117,13 @@ class TabRelayLink:
 
     async def send(self, obj: Any) -> None:
         frames = self._frames
-        if frames.push is not None and not frames.peer_sealed:
-            deadline = time.monotonic() + PEER_SEAL_WAIT
-            while not frames.peer_sealed and time.monotonic() < deadline:
-                self._arrived.clear()
-                try:
-                    await asyncio.wait_for(self._arrived.wait(), deadline - time.monotonic())
-                except asyncio.TimeoutError:
-                    pass
+        if frames.push is not None and not self._peer_sealed.is_set():
+            try:
+                await asyncio.wait_for(self._peer_sealed.wait(), PEER_SEAL_WAIT)
+            except asyncio.TimeoutError:
+                pass
             frames.peer_sealed = True                 # a peer that says nothing: as the desktop does
+            self._peer_sealed.set()
         while frames.window_full():
             self._window.clear()
             await self._window.wait()
@@ -159,6 +160,7 @@ class TabRelayLink:
         """The broker connection under this link broke: recv raises, send fails."""
         self._frames.fail(why)
         self._arrived.set()
+        self._peer_sealed.set()
         self._window.set()
 
     def close(self) -> None:
