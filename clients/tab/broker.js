@@ -17,8 +17,10 @@ export function brokerModule(mqtt) {
 
   // Connect; resolves with the connection's id once the broker accepted it (CONNACK), rejects
   // on a refusal or when nothing answered within `timeoutMs` (the client is then ended).
+  // (A login in the URL, ws://USER:PASSWORD@HOST, goes to mqtt.js; messages show the URL without it.)
   function connect(url, clientId, cleanStart, sessionExpiry, timeoutMs, onMessage, onEvent) {
-    if (!/^wss?:\/\//.test(url)) return Promise.reject(new Error(`${url}: a tab reaches a broker by ws:// or wss:// only`));
+    const shown = withoutLogin(url);
+    if (!/^wss?:\/\//.test(url)) return Promise.reject(new Error(`${shown}: a tab reaches a broker by ws:// or wss:// only`));
     const options = {
       protocolVersion: 5, clientId, clean: cleanStart, reconnectPeriod: 1000, connectTimeout: timeoutMs,
       keepalive: 15, forceNativeWebSocket: true, resubscribe: true,
@@ -33,7 +35,7 @@ export function brokerModule(mqtt) {
         settled = true;
         clearTimeout(timer);
         c.end(true);
-        reject(new Error(`the broker ${url} ${why}`));
+        reject(new Error(`the broker ${shown} ${why}`));
       };
       const timer = setTimeout(() => fail(`did not answer within ${(timeoutMs / 1000).toFixed(0)} s`), timeoutMs);
       c.on("connect", (ack) => {
@@ -53,6 +55,17 @@ export function brokerModule(mqtt) {
       c.on("offline", () => onEvent("offline", ""));
       c.on("message", (topic, payload) => onMessage(topic, new Uint8Array(payload.buffer, payload.byteOffset, payload.byteLength)));
     });
+  }
+
+  function withoutLogin(url) {
+    try {
+      const parsed = new URL(url);
+      if (!parsed.username && !parsed.password) return url;
+      parsed.username = parsed.password = "";
+      return parsed.href;
+    } catch {
+      return "the broker URL";
+    }
   }
 
   function subscribe(id, topic, qos) {

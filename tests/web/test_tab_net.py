@@ -15,6 +15,7 @@ the tab's topic is refused by the tab, which names the link and the peer."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import socket
 import struct
@@ -39,6 +40,7 @@ pytestmark = pytest.mark.xdist_group("tab")
 
 TCP_PORT, WS_PORT = 1883, 9001
 """Inside the test's own namespace: nothing else listens there."""
+PASSWORD = "s3cret-Pw-4-ann"
 
 
 @pytest.fixture(scope="module")
@@ -50,6 +52,21 @@ def broker(tmp_path_factory):
         try:
             with forward(prefix, TCP_PORT) as tcp, forward(prefix, WS_PORT) as ws:
                 yield RelayUrl("127.0.0.1", tcp), f"ws://127.0.0.1:{ws}/mqtt"
+        finally:
+            b.stop()
+
+
+@pytest.fixture(scope="module")
+def login_broker(tmp_path_factory):
+    """A second Mosquitto, in a namespace of its own, that takes only USER ann with her
+    password: its ws:// URL (without the login)."""
+    work = tmp_path_factory.mktemp("login-broker")
+    with namespace("cvrtlg") as prefix:
+        b = Broker(work, host="127.0.0.1", port=TCP_PORT, prefix=prefix, websockets_port=WS_PORT,
+                   users={"ann": PASSWORD}).start()
+        try:
+            with forward(prefix, WS_PORT) as ws:
+                yield f"ws://127.0.0.1:{ws}/mqtt"
         finally:
             b.stop()
 
@@ -92,6 +109,21 @@ def test_an_unreachable_broker_is_one_clear_line(tab):
         url = f"ws://127.0.0.1:{s.getsockname()[1]}/mqtt"
     answer = run(tab, "broker_connect", {"url": url, "timeout": 2})
     assert answer == {"error": f"broker_connect: the broker {url} did not answer within 2 s"}, answer
+
+
+def test_a_broker_login_goes_to_the_broker_and_nowhere_else(tab, login_broker):
+    """A refusal is one line naming the broker without the login; with the right password
+    the tab connects, and no answer shows the password."""
+    with_login = login_broker.replace("ws://", "ws://ann:{}@")
+    refused = run(tab, "broker_connect", {"url": with_login.format("wrong-password"), "timeout": 5})
+    assert refused["error"].startswith(f"broker_connect: the broker {login_broker} refused this tab: "), refused
+    assert "wrong-password" not in refused["error"]
+    connected = run(tab, "broker_connect", {"url": with_login.format(PASSWORD)})
+    assert connected.get("connected") == login_broker, connected
+    assert PASSWORD not in json.dumps(connected)
+    mistyped = run(tab, "broker_connect", {"url": f"mqtt://ann:{PASSWORD}@127.0.0.1:1883"})
+    assert mistyped == {"error": "broker_connect: mqtt://127.0.0.1:1883: a tab reaches a broker by ws:// or wss:// "
+                                 "only (the broker's websockets listener)"}, mistyped
 
 
 def test_the_tabs_message_queue_is_bounded():

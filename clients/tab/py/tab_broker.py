@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
+from urllib.parse import urlsplit, urlunsplit
 from typing import Any, Callable
 
 MAX_QUEUED = 1024
@@ -29,10 +30,20 @@ def _js() -> Any:
     return _caravan_broker
 
 
+def public_url(url: str) -> str:
+    """`url` without its user and password (what messages and the page may show)."""
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
+
+
 def check_url(url: str) -> str:
     """A broker URL a tab can use: ws:// or wss:// (a browser opens no raw TCP), else BrokerError."""
     if type(url) is not str or not url.startswith(("ws://", "wss://")):
-        raise BrokerError(f"{url!r}: a tab reaches a broker by ws:// or wss:// only (the broker's websockets listener)")
+        shown = public_url(url) if type(url) is str else repr(url)
+        raise BrokerError(f"{shown}: a tab reaches a broker by ws:// or wss:// only (the broker's websockets listener)")
     return url
 
 
@@ -58,7 +69,7 @@ class TabBroker:
         """Connect (MQTT 5) as `client_id`; with clean_start False and a session_expiry (s),
         the broker keeps this client's subscriptions and its QoS 1 messages while it is away."""
         from pyodide.ffi import JsException, create_proxy
-        self.url = check_url(url)
+        self.url = public_url(check_url(url))
         self._proxies = [create_proxy(self._received), create_proxy(self._event)]
         try:
             self._id = await _js().connect(url, client_id, clean_start, int(session_expiry), int(timeout * 1000),
