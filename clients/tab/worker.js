@@ -117,11 +117,21 @@ async function brokerModule() {
   return make(mqtt);
 }
 
+// An op that waits: Python's future of its JSON answer, awaited here, then let go.
+async function awaitPython(op, data) {
+  const future = pythonAsync(op, data);
+  try {
+    return await future;
+  } finally {
+    future.destroy();
+  }
+}
+
 async function run(op, data) {
   if (op === "init") return init(data);
   if (op === "resources") return performance.getEntriesByType("resource").map((e) => e.name);   // what it fetched
   if (!python) throw new Error("the worker is not initialised");
-  const answer = JSON.parse(asyncOps.has(op) ? await pythonAsync(op, data ?? null) : python(op, data ?? null));
+  const answer = JSON.parse(asyncOps.has(op) ? await awaitPython(op, data ?? null) : python(op, data ?? null));
   if (answer.error) throw new Error(answer.error);
   return answer;
 }
