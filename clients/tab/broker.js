@@ -85,10 +85,24 @@ export function brokerModule(mqtt) {
     return client(id).publishAsync(topic, payload, { qos }).then(() => true);
   }
 
+  // Close: a connected client first lets its QoS 1 messages be acknowledged (at most
+  // END_GRACE_MS); one that lost its broker stops at once (it would wait for acks forever).
+  const END_GRACE_MS = 3000;
   function end(id) {
     const c = clients.get(id);
     clients.delete(id);
-    return c ? c.endAsync() : Promise.resolve();
+    if (!c) return Promise.resolve();
+    if (!c.connected) return c.endAsync(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        if (c.stream) c.stream.destroy();
+        resolve();
+      }, END_GRACE_MS);
+      c.end(false, {}, () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   return { connect, subscribe, unsubscribe, publish, end };

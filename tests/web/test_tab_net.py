@@ -15,6 +15,7 @@ the tab's topic is refused by the tab, which names the link and the peer."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import socket
@@ -251,6 +252,45 @@ def test_a_desktop_relay_dials_the_tab_which_serves_its_inbox(tab, broker):
             await main()
 
     trio.run(bounded)
+
+
+def test_a_lost_broker_connection_fails_the_link_in_one_line(tab, tmp_path):
+    """The way to the broker goes (a phone off the network): the tab's link fails, saying
+    so, as a desktop's does (its node then redials and resyncs)."""
+    desk_key = SigningKey.generate()
+    scope = os.urandom(32)
+    with namespace("cvrtlo") as prefix, contextlib.ExitStack() as stack:
+        b = Broker(tmp_path, host="127.0.0.1", port=TCP_PORT, prefix=prefix, websockets_port=WS_PORT).start()
+        stack.callback(b.stop)
+        tcp = stack.enter_context(forward(prefix, TCP_PORT))
+        ws_way = contextlib.ExitStack()
+        ws_url = f"ws://127.0.0.1:{ws_way.enter_context(forward(prefix, WS_PORT))}/mqtt"
+        stack.callback(ws_way.close)
+
+        async def desk_side(link) -> None:
+            await handshake(link, desk_key, scope, dialer=False)
+            while await link.recv() is not None:
+                pass
+
+        async def main() -> None:
+            async with desk_relay.connect(RelayUrl("127.0.0.1", tcp), desk_key.public, scopes=[scope]) as relay:
+                async with trio.open_nursery() as nursery:
+                    await nursery.start(relay.endpoint(scope).serve, desk_side)
+                    tab_call = partial(call_from_trio, tab)
+                    assert (await tab_call("broker_connect", {"url": ws_url})).get("connected") == ws_url
+                    dialled = await tab_call("relay_dial", {"scope": scope, "peer": inbox_of(desk_key.public)})
+                    assert dialled.get("peer") == fingerprint(desk_key.public), dialled
+                    ws_way.close()                           # the way to the broker is gone
+                    lost = await tab_call("relay_recv", {"timeout": scaled(30)})
+                    assert lost["error"] == f"relay_recv: the connection to the broker {ws_url} was lost", lost
+                    nursery.cancel_scope.cancel()
+
+        async def bounded() -> None:
+            with trio.fail_after(scaled(120)):
+                await main()
+
+        trio.run(bounded)
+    assert run(tab, "broker_close").get("closed") == ws_url     # (a connection that lost its broker closes at once)
 
 
 def test_a_session_keeps_qos1_messages_while_the_tab_is_away(tab, broker):
