@@ -160,7 +160,7 @@ function showKey(fingerprint) {
 }
 
 function keyStatus(text, good) {
-  $("key-status").textContent = text;
+  $("key-status").textContent = text.replace(/^(identity|backup_make|backup_restore): /, "");   // the refusal, not the op
   $("key-status").className = good ? "good" : "bad";
 }
 
