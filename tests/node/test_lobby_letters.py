@@ -1,4 +1,4 @@
-"""The letters of a turn-based lobby by mail (node/net/lobby_letters.py): only an invite's
+"""The letters of a turn-based lobby by mail (protocol/mail/lobby_letters.py): only an invite's
 holder reads the advert, a joiner trusts only the one signed by the invite's host key, and a letter opens only for its recipient, in its
 lobby, signed by the key it names."""
 
@@ -9,8 +9,8 @@ import os
 import pytest
 
 from node.net.handshake import key_pin
-from node.net.lobby_letters import hide, open_advert, open_letter, seal, sign_advert
-from node.net.mailbox import MailError
+from protocol.mail.lobby_letters import hide, open_advert, open_letter, seal, sign_advert
+from protocol.mail.mailbox import MailError
 from protocol.identity import SigningKey
 
 LOBBY = os.urandom(16)
