@@ -25,7 +25,7 @@ import nacl.exceptions
 
 from .. import wire
 from ..hashing import tagged_hash
-from ..identity import SigningKey, verify
+from ..identity import SigningKey, fingerprint, verify
 from ..link.handshake import key_pin
 from .mailbox import MAX_ENVELOPE, SIGNATURE, MailError, curve_public, curve_secret
 
@@ -95,7 +95,7 @@ def open_letter(key: SigningKey, lobby_id: bytes, envelope: bytes) -> tuple[byte
     if lobby != lobby_id or to != key.public or type(sender) is not bytes:
         raise MailError("a letter for another lobby or key")
     if not verify(sender, sig, inner):
-        raise MailError("a letter not signed by the key it names")
+        raise MailError(f"a letter that claims key {fingerprint(sender)} but is not signed by it", claimed=sender)
     return sender, body
 
 

@@ -50,11 +50,13 @@ THROUGH_KEPT = 4096
 
 
 class MailError(ValueError):
-    """An envelope that is dropped: `str` says why, `signer` is the seat it claims (if known)."""
+    """An envelope that is dropped: `str` says why, `signer` is the seat it claims (if known),
+    `claimed` the key it claims (a lobby letter, where nobody has a seat yet)."""
 
-    def __init__(self, why: str, signer: int | None = None):
+    def __init__(self, why: str, signer: int | None = None, claimed: bytes | None = None):
         super().__init__(why)
         self.signer = signer
+        self.claimed = claimed
 
 
 @dataclass
