@@ -35,7 +35,7 @@ from tests.helpers import timeout as scaled
 from tests.relay.broker import Broker
 from tests.relay.netns import forward, namespace
 from tests.web.tab_page import CALL, open_tab, tab_module
-from tests.web.test_tab import bundle, driver, server  # noqa: F401 - the tab's fixtures, shared
+from tests.web.tab_fixtures import bundle, driver, server  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.xdist_group("tab")
 

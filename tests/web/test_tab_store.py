@@ -16,7 +16,7 @@ import pytest
 from tests.helpers import missing_system_package, timeout as scaled, wait_until
 from tests.web.conftest import find_chromium, new_chromium
 from tests.web.tab_page import open_tab, tab_module
-from tests.web.test_tab import bundle, driver, server  # noqa: F401 - the tab's fixtures, shared
+from tests.web.tab_fixtures import bundle, driver, server  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.xdist_group("tab")
 

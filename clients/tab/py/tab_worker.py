@@ -63,6 +63,23 @@ OPS = {"selftest": _selftest, "verify": _verify, "bench": _bench, "versions": _v
        "link_start": _link_start, "link_feed": _link_feed}
 
 
+# ---------------------------------------------------------------- turn-based mail (tab_mail)
+# "mail_key", "mail_start", "mail_seal", "mail_open" (a seat's envelopes, protocol/mail/mailbox)
+# and "letter_seal", "letter_open", "advert_hide", "advert_open" (the mail lobby's letters)
+MAIL_OPS = ("mail_key", "mail_start", "mail_seal", "mail_open", "letter_seal", "letter_open", "advert_hide",
+            "advert_open")
+
+
+def _mail_op(op: str):
+    def run(data: bytes | None) -> dict[str, Any]:
+        import tab_mail
+        return tab_mail.handle(op, data)
+    return run
+
+
+OPS.update({op: _mail_op(op) for op in MAIL_OPS})
+
+
 def handle(op: str, data: Any = None) -> str:
     """Run `op` on `data` (a JS Uint8Array, or None) and answer JSON text."""
     fn = OPS.get(op)
