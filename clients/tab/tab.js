@@ -168,7 +168,7 @@ ready.then(async () => {
   try {
     showKey((await window.caravanTab.call("identity")).fingerprint);
   } catch (error) {
-    keyStatus(`No key: ${error.message}`, false);
+    keyStatus(error.message, false);
   }
 }, () => {});
 

@@ -97,8 +97,32 @@ async function init(data) {
 
 // The tab's data folder (tab_store.py): Emscripten's IDBFS, loaded from this origin's
 // IndexedDB before Python starts and written back by `sync()` (one write-back at a time).
+// One tab of a browser at a time: two would each load the folder and write back over the
+// other's (two fresh tabs would make two keys and keep one). So the worker holds a Web Lock
+// on it for its life; a second tab waits a moment (a reload's old page is going away) and
+// then works without the data, saying why (`busy`).
 const DATA_DIR = "/caravan-data";
+const DATA_LOCK = "caravan-tab-data";
+const LOCK_WAIT_MS = 5000;
+
+function holdDataLock() {
+  if (!navigator.locks) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const giveUp = new AbortController();
+    const timer = setTimeout(() => giveUp.abort(), LOCK_WAIT_MS);
+    navigator.locks.request(DATA_LOCK, { signal: giveUp.signal }, () => {
+      clearTimeout(timer);
+      resolve(true);
+      return new Promise(() => {});            // held until this worker ends
+    }).catch(() => resolve(false));
+  });
+}
+
 async function mountStore(pyodide) {
+  if (!(await holdDataLock())) {
+    const busy = "this tab's data (its key) is open in another tab of this browser: close that tab, then reload this one";
+    return { dir: null, busy, sync: () => Promise.reject(new Error(busy)) };
+  }
   const { FS } = pyodide;
   const syncfs = (populate) => new Promise((resolve, reject) =>
     FS.syncfs(populate, (error) => (error ? reject(new Error(`the tab's storage (IndexedDB) failed: ${error.message || error}`)) : resolve())));
@@ -107,7 +131,7 @@ async function mountStore(pyodide) {
   await syncfs(true);
   let last = Promise.resolve();
   const sync = () => (last = last.then(() => syncfs(false), () => syncfs(false)));
-  return { dir: DATA_DIR, sync };
+  return { dir: DATA_DIR, busy: null, sync };
 }
 
 // mqtt.js and the tab's bridge to it (broker.js), both checked like every other file.

@@ -97,6 +97,30 @@ def test_the_key_survives_a_reload_and_a_backup_restores_it_elsewhere(driver, se
         fresh.quit()
 
 
+def test_a_second_tab_of_the_browser_leaves_the_data_to_the_first(driver, server):  # noqa: F811
+    """Two tabs would each write the folder back over the other's (two fresh ones: two keys,
+    one kept): the first holds it, the second says so, and has it once the first is gone."""
+    assert open_tab(driver, server)["ok"]
+    first = shown_key(driver)
+    home = driver.current_window_handle
+    driver.switch_to.new_window("tab")
+    try:
+        assert open_tab(driver, server)["ok"]                          # Python runs: only the data waits
+        said = wait_until(lambda: driver.find_element("id", "key-status").text, 60, "the second tab's key status")
+        assert said == ("this tab's data (its key) is open in another tab of this browser: close that tab, "
+                        "then reload this one"), said
+        assert driver.find_element("id", "key-fingerprint").text == "…"
+        second = driver.current_window_handle
+        driver.switch_to.window(home)
+        driver.close()
+        driver.switch_to.window(second)
+        home = second
+        assert open_tab(driver, server)["ok"]
+        assert shown_key(driver) == first
+    finally:
+        driver.switch_to.window(home)
+
+
 def test_a_backup_refuses_what_is_not_one_in_one_line(tmp_path):
     """Run by CPython on the module the tab runs (PyNaCl behind nacl.bindings here)."""
     tab_backup = tab_module("tab_backup")

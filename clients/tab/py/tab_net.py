@@ -176,4 +176,4 @@ ASYNC_OPS = {"broker_connect": broker_connect, "broker_close": broker_close, "br
              "broker_publish": broker_publish, "broker_next": broker_next, "relay_dial": relay_dial,
              "relay_listen": relay_listen, "relay_accept": relay_accept, "relay_send": relay_send,
              "relay_recv": relay_recv, "relay_state": relay_state, **tab_store.OPS}
-REFUSALS = (BrokerError, HandshakeError, FrameError, BackupError, ValueError)
+REFUSALS = (BrokerError, HandshakeError, FrameError, BackupError, tab_store.StoreError, ValueError)

@@ -29,8 +29,15 @@ def _js() -> Any:
     return _caravan_store
 
 
+class StoreError(Exception):
+    """The tab's data cannot be used (another tab of this browser holds it): one line."""
+
+
 def data_dir() -> Path:
-    return Path(str(_js().dir))
+    store = _js()
+    if store.busy:
+        raise StoreError(str(store.busy))
+    return Path(str(store.dir))
 
 
 async def synced() -> None:
