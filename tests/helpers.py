@@ -59,16 +59,19 @@ def timeout(seconds: float) -> float:
     return seconds * timeout_scale()
 
 
-def wait_until(predicate: Callable[[], T], within: float, what: str, interval: float = 0.05) -> T:
+def wait_until(predicate: Callable[[], T], within: float, what: str, interval: float = 0.05,
+               why: Callable[[], object] | None = None) -> T:
     """Poll `predicate` until it returns something true and return that; after `within`
-    seconds (scaled by timeout()) raise an AssertionError naming `what` was awaited."""
+    seconds (scaled by timeout()) raise an AssertionError naming `what` was awaited, and,
+    given `why`, what it returns then (the state that was not reached, a log's tail)."""
     deadline = time.monotonic() + timeout(within)
     while True:
         value = predicate()
         if value:
             return value
         if time.monotonic() >= deadline:
-            raise AssertionError(f"timed out after {timeout(within):g} s waiting for {what}")
+            detail = f"; {why()}" if why is not None else ""
+            raise AssertionError(f"timed out after {timeout(within):g} s waiting for {what}{detail}")
         time.sleep(interval)
 
 

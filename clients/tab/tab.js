@@ -148,3 +148,62 @@ $("transcript").addEventListener("change", async (event) => {
     $("verdict").textContent = error.message;
   }
 });
+
+// The tab's key (tab_store.py in the worker): its fingerprint, an encrypted backup to download,
+// and a restore. The page never holds the key itself: only its fingerprint and the backup file.
+const asJson = (args) => new TextEncoder().encode(JSON.stringify(args));
+
+function showKey(fingerprint) {
+  $("key-fingerprint").textContent = fingerprint;
+  $("backup-make").disabled = false;
+  $("restore").disabled = false;
+}
+
+function keyStatus(text, good) {
+  $("key-status").textContent = text.replace(/^(identity|backup_make|backup_restore): /, "");   // the refusal, not the op
+  $("key-status").className = good ? "good" : "bad";
+}
+
+ready.then(async () => {
+  try {
+    showKey((await window.caravanTab.call("identity")).fingerprint);
+  } catch (error) {
+    keyStatus(error.message, false);
+  }
+}, () => {});
+
+$("backup-make").addEventListener("click", async () => {
+  $("backup-make").disabled = true;
+  keyStatus("Encrypting…", true);
+  try {
+    const backup = await window.caravanTab.call("backup_make", asJson({ passphrase: $("backup-passphrase").value }));
+    const link = $("backup-link");
+    if (link.href) URL.revokeObjectURL(link.href);
+    link.href = URL.createObjectURL(new Blob([backup.file], { type: "application/json" }));
+    link.download = backup.name;
+    link.hidden = false;
+    keyStatus(`Backup of ${backup.fingerprint} ready: download it and keep the passphrase apart.`, true);
+  } catch (error) {
+    keyStatus(error.message, false);
+  } finally {
+    $("backup-make").disabled = false;
+  }
+});
+
+$("restore").addEventListener("click", async () => {
+  const file = $("backup-file").files[0];
+  if (!file) return keyStatus("Choose the backup file first.", false);
+  $("restore").disabled = true;
+  keyStatus("Opening the backup…", true);
+  try {
+    const args = { file: await file.text(), passphrase: $("restore-passphrase").value, replace: $("restore-replace").checked };
+    const restored = await window.caravanTab.call("backup_restore", asJson(args));
+    showKey(restored.fingerprint);
+    keyStatus(`Restored: this tab's key is ${restored.fingerprint}.`, true);
+  } catch (error) {
+    keyStatus(error.message, false);
+  } finally {
+    $("restore").disabled = false;
+    $("restore-passphrase").value = "";
+  }
+});

@@ -8,6 +8,8 @@ let base = null;
 let manifest = null;
 let byUrl = null;          // absolute URL of a logical name -> its manifest entry
 let python = null;         // tab_worker.handle once loaded
+let pythonAsync = null;    // tab_worker.handle_async: the ops that wait (broker, relay link)
+let asyncOps = new Set();
 const nativeFetch = globalThis.fetch.bind(globalThis);
 
 const TYPES = { wasm: "application/wasm", mjs: "text/javascript", js: "text/javascript", json: "application/json" };
@@ -57,7 +59,7 @@ async function init(data) {
   manifest = data.manifest;
   byUrl = new Map(Object.keys(manifest.files).map((name) => [new URL(name, base).href, name]));
   globalThis.fetch = checkedFetch;
-  const needed = [...Object.keys(manifest.files).filter((name) => /^(pyodide|libsodium)\//.test(name)),
+  const needed = [...Object.keys(manifest.files).filter((name) => /^(pyodide|libsodium|mqtt)\//.test(name)), "broker.js",
                   ...manifest.python.wheels, manifest.python.code];
   await Promise.all(needed.map(checkedOnce));
   // libsodium-wrappers imports "libsodium-sumo" by name: point it at the checked copy
@@ -77,29 +79,91 @@ async function init(data) {
     stderr: (line) => console.warn(line),
   });
   pyodide.registerJsModule("_caravan_sodium", sodium);
+  pyodide.registerJsModule("_caravan_broker", await brokerModule());
+  pyodide.registerJsModule("_caravan_store", await mountStore(pyodide));
   for (const wheel of manifest.python.wheels) {
     pyodide.unpackArchive(await checkedOnce(wheel), "wheel");
   }
   const home = "/home/pyodide/caravan";
   pyodide.unpackArchive(await checkedOnce(manifest.python.code), "zip", { extractDir: home });
   pyodide.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(home)})`);
-  python = pyodide.pyimport("tab_worker").handle;
+  const tabWorker = pyodide.pyimport("tab_worker");
+  python = tabWorker.handle;
+  pythonAsync = tabWorker.handle_async;
+  asyncOps = new Set(tabWorker.async_ops().toJs());
   fetched.clear();                   // about 14 MB a phone need not keep: all of it is loaded
   return JSON.parse(python("versions"));
+}
+
+// The tab's data folder (tab_store.py): Emscripten's IDBFS, loaded from this origin's
+// IndexedDB before Python starts and written back by `sync()` (one write-back at a time).
+// One tab of a browser at a time: two would each load the folder and write back over the
+// other's (two fresh tabs would make two keys and keep one). So the worker holds a Web Lock
+// on it for its life; a second tab waits a moment (a reload's old page is going away) and
+// then works without the data, saying why (`busy`).
+const DATA_DIR = "/caravan-data";
+const DATA_LOCK = "caravan-tab-data";
+const LOCK_WAIT_MS = 5000;
+
+function holdDataLock() {
+  if (!navigator.locks) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const giveUp = new AbortController();
+    const timer = setTimeout(() => giveUp.abort(), LOCK_WAIT_MS);
+    navigator.locks.request(DATA_LOCK, { signal: giveUp.signal }, () => {
+      clearTimeout(timer);
+      resolve(true);
+      return new Promise(() => {});            // held until this worker ends
+    }).catch(() => resolve(false));
+  });
+}
+
+async function mountStore(pyodide) {
+  if (!(await holdDataLock())) {
+    const busy = "this tab's data (its key) is open in another tab of this browser: close that tab, then reload this one";
+    return { dir: null, busy, sync: () => Promise.reject(new Error(busy)) };
+  }
+  const { FS } = pyodide;
+  const syncfs = (populate) => new Promise((resolve, reject) =>
+    FS.syncfs(populate, (error) => (error ? reject(new Error(`the tab's storage (IndexedDB) failed: ${error.message || error}`)) : resolve())));
+  FS.mkdirTree(DATA_DIR);
+  FS.mount(FS.filesystems.IDBFS, {}, DATA_DIR);
+  await syncfs(true);
+  let last = Promise.resolve();
+  const sync = () => (last = last.then(() => syncfs(false), () => syncfs(false)));
+  return { dir: DATA_DIR, busy: null, sync };
+}
+
+// mqtt.js and the tab's bridge to it (broker.js), both checked like every other file.
+async function brokerModule() {
+  const mqtt = (await importChecked("mqtt/mqtt.esm.js")).default;
+  const { brokerModule: make } = await importChecked("broker.js");
+  return make(mqtt);
+}
+
+// An op that waits: Python's future of its JSON answer, awaited here, then let go.
+async function awaitPython(op, data) {
+  const future = pythonAsync(op, data);
+  try {
+    return await future;
+  } finally {
+    future.destroy();
+  }
 }
 
 async function run(op, data) {
   if (op === "init") return init(data);
   if (op === "resources") return performance.getEntriesByType("resource").map((e) => e.name);   // what it fetched
   if (!python) throw new Error("the worker is not initialised");
-  const answer = JSON.parse(python(op, data ?? null));
+  const answer = JSON.parse(asyncOps.has(op) ? await awaitPython(op, data ?? null) : python(op, data ?? null));
   if (answer.error) throw new Error(answer.error);
   return answer;
 }
 
 let queue = Promise.resolve();
 self.onmessage = ({ data: { id, op, data } }) => {
-  queue = queue.then(() => run(op, data)).then(
+  const done = queue.then(() => run(op, data)).then(
     (result) => self.postMessage({ id, result }),
     (error) => self.postMessage({ id, error: String(error && error.message || error) }));
+  if (!asyncOps.has(op)) queue = done;      // an op that waits (for the broker) holds up no other
 };

@@ -483,7 +483,7 @@ class GameNode:
                                           "peers": {str(s): list(a) for s, a in self.peer_addrs.items()}})
 
     async def _send_owed(self, seat: int, conn: Connection, everyone_s: bool = True) -> None:
-        """A postbox node: send `seat` every message it is owed (node/net/mailbox.py `owed`: never
+        """A postbox node: send `seat` every message it is owed (protocol/mail/mailbox.py `owed`: never
         sent to it, or sent and learned lost), in log order, then the pending contributions;
         no pages (its next heads may come days later). Other authors' messages only with
         `everyone_s` (in answer to its heads: each author sends its own, and the others fill

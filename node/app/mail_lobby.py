@@ -13,7 +13,7 @@ signature; once every signature is in, the host stores the game and posts the si
 to every joiner, and play goes on through the game's postboxes (node/net/mail_links.py).
 Each node keeps its side in `lobbies/<lobby id>/lobby.json` (0600) across runs, and takes a
 letter from the broker (acknowledges it) only once what it changed is saved. The letters:
-node/net/lobby_letters.py; the design: specs/node.md "Turn-based tables: the lobby through
+protocol/mail/lobby_letters.py; the design: specs/node.md "Turn-based tables: the lobby through
 postboxes"."""
 
 from __future__ import annotations
@@ -28,12 +28,12 @@ import trio
 
 from protocol import games, genesis as G, wire
 from protocol.identity import SigningKey, fingerprint, verify
+from protocol.mail.lobby_letters import hide, open_advert, open_letter, seal, sign_advert
+from protocol.mail.mailbox import MailError
 from protocol.player import beacon_chain
 
 from ..net.handshake import inbox_of
 from ..net.handshake import key_pin
-from ..net.lobby_letters import hide, open_advert, open_letter, seal, sign_advert
-from ..net.mailbox import MailError
 from ..net.postbox import Postbox, open_postbox, session_expiry
 from ..net.relay import lobby_topic
 from ..net.relay_url import parse_relay_url, with_auth

@@ -423,7 +423,7 @@ async def _play(setup: lobby.Setup, seat: Seat, listeners: list[trio.SocketListe
     transport = None
     if box is not None:
         from ..net.mail_links import MailTransport, load_state
-        from ..net.mailbox import Mailbox
+        from protocol.mail.mailbox import Mailbox
         try:
             state = load_state(store.dir)
             mailbox = Mailbox(setup.game_id, list(genesis.seats), setup.seat, key, state)

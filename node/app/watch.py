@@ -408,7 +408,9 @@ class Page:
         message) the badge naming it, for which a page may still be opened (PAGE_WAIT)."""
         if replica.error is None:
             await self.client.result(result)
-            await self.client.wait_result_seen(PAGE_WAIT, PAGE_ALONE)
+            if not await self.client.wait_result_seen(PAGE_WAIT, PAGE_ALONE):
+                log.warning("stopping without a page having been sent the result: no page connected "
+                            "for %g s (or none took it within %g s)", PAGE_ALONE, PAGE_WAIT)
             return
         with trio.move_on_after(PAGE_WAIT):
             while not self.client.pages:

@@ -1,5 +1,5 @@
 """The game mesh over postboxes, for a turn-based table played through a broker (issue 33):
-the glue between node/net/mailbox.py (envelopes, what is owed), node/net/postbox.py (the broker)
+the glue between protocol/mail/mailbox.py (envelopes, what is owed), node/net/postbox.py (the broker)
 and the game node (node/app/game.py), which runs over `MailLink`s exactly as over live links.
 
 A `MailLink` per other seat has the interface of a connection (`send`, `recv`, `aclose`,
@@ -21,11 +21,11 @@ import msgpack
 import trio
 
 from protocol import chain
+from protocol.mail.mailbox import Letter, Mailbox, MailError
 
 from ..storage.files import write_atomic
 from .frames import Packed, no_ext
 from .handshake import inbox_of
-from .mailbox import Letter, Mailbox, MailError
 from .postbox import Parcel, Postbox
 
 log = logging.getLogger("caravan.mail")

@@ -1,5 +1,5 @@
 """A seat's postbox on an MQTT broker for a turn-based table (issue 33): the I/O shell of
-store and forward (node/net/mailbox.py holds the logic; the design: specs/node.md "Turn-based
+store and forward (protocol/mail/mailbox.py holds the logic; the design: specs/node.md "Turn-based
 tables: store and forward").
 
 One MQTT 5 connection per (game, seat) with a persistent session: client id
@@ -25,8 +25,9 @@ import trio
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
+from protocol.mail.mailbox import MAX_ENVELOPE
+
 from .handshake import inbox_of
-from .mailbox import MAX_ENVELOPE
 from .relay import (CONNECT_TIMEOUT, PACKET_OVERHEAD, ROOT, PahoBridge, RelayError, new_client, scope_of,
                     stop_client)
 from .relay_url import RelayUrl

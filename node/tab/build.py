@@ -60,7 +60,7 @@ NPM_FILES = {
     "libsodium/libsodium-wrappers.mjs": "libsodium-wrappers-sumo/dist/modules-sumo-esm/libsodium-wrappers.mjs",
     "mqtt/mqtt.esm.js": "mqtt/dist/mqtt.esm.js",
 }
-PAGE_FILES = ("tab.js", "tab.css", "worker.js", "sw.js", "app.webmanifest", "icon-192.png", "icon-512.png")
+PAGE_FILES = ("tab.js", "tab.css", "worker.js", "broker.js", "sw.js", "app.webmanifest", "icon-192.png", "icon-512.png")
 FILLED = ("app.webmanifest",)          # names other files by their hashed names, so it is hashed after them
 CODE = "python/caravan.zip"
 DECK_VECTORS = ROOT / "specs" / "vectors" / "deck" / "deck-v1.json"

@@ -28,7 +28,8 @@ of `next_unsealed`: a hello signed for this link by the key that owns the peer's
 then an auth signed over this exchange): every unsealed frame is checked against that as it
 comes, the first that fits is taken and the others are dropped, so an injected hello, auth
 or a competing "host" cannot displace the real peer's (at most PRESEAL_HELD unsealed frames
-wait between two steps). Sealed frames: a seq already passed is a duplicate and is dropped;
+wait between two steps). Sealed frames: at a seq already passed, a copy of the frame taken
+there is a duplicate and is dropped, any other frame is refused as a forgery (TAKEN_KEPT);
 frames ahead of the next expected seq wait in a bounded buffer (smaller before the link is
 sealed, and then the oldest make room); at the expected seq each candidate is opened in
 arrival order and one that fails authentication is counted and dropped (secretstream's pull
@@ -40,8 +41,9 @@ heads-based resync fills the gap.
 
 from __future__ import annotations
 
+import hashlib
 import struct
-from collections import deque
+from collections import OrderedDict, deque
 from typing import Any, Callable
 
 from .framing import MAX_FRAME, SEAL_BYTES, FrameError, decode, seal, try_open
@@ -72,6 +74,10 @@ WAKE_GRACE = 2.0
 """A wait that ends OVERSLEPT seconds after its deadline means this process was not run
 (the machine suspended, or the process starved): before the link is called dead, what came
 meanwhile (still on its way through the broker connection's thread) gets WAKE_GRACE seconds."""
+TAKEN_KEPT = 512
+"""Sealed frames taken whose digest is kept: a later, different frame at one of these seqs is
+a forgery or a replay from elsewhere (secretstream gives one authentic frame per seq), and is
+counted as one without being opened, where a copy of the frame taken is a mere duplicate."""
 UNSEALED_HELD = 16
 UNSEALED_HELD_BYTES = 64 << 10
 """Sealed frames held (frames, bytes) before this side has sealed the link: a peer sends a
@@ -93,6 +99,16 @@ WAIT = _Marker("WAIT")
 """What `next_unsealed` and `next_sealed` give when nothing is there yet: wait until `wake_at`
 (or until `deliver` says something arrived), then ask again."""
 _NOTHING = _Marker("NOTHING")
+
+
+def _digest(body: bytes) -> bytes:
+    return hashlib.blake2b(body, digest_size=16).digest()
+
+
+def _power_of_ten(n: int) -> bool:
+    while n % 10 == 0:
+        n //= 10
+    return n == 1
 
 
 def _fits(accept: Callable[[Any], bool], value: Any) -> bool:
@@ -133,6 +149,7 @@ class RelayFrames:
         self.last_heard = self.last_sent = now
         self.gap_since: float | None = None
         self.forged = 0                              # frames refused for failing authentication
+        self.taken: OrderedDict[int, bytes] = OrderedDict()   # seq -> digest of the frame taken there
         self.oversized = 0                           # messages dropped as too big or too small to be frames
         self.accept_by: float | None = None          # a dialer's: fails if not accepted by then
         self.acked = 0                               # our sealed frames the peer said it took
@@ -218,8 +235,10 @@ class RelayFrames:
                 self.peer_sealed = True
                 return False
             return self._deliver_unsealed(body)
-        if seq < self.expect:
-            return False                             # a duplicate (QoS 1 redelivery) or a replay
+        if seq < self.expect:                        # a duplicate (QoS 1 redelivery) or a replay
+            if self.taken.get(seq, _digest(body)) != _digest(body):
+                self._refuse()
+            return False
         return self._deliver_sealed(seq, body, now)
 
     def _deliver_sealed(self, seq: int, body: bytes, now: float) -> bool:
@@ -307,19 +326,33 @@ class RelayFrames:
             self.held_bytes -= len(body)
             opened = try_open(self.pull, body)
             if opened is None:
-                self.forged += 1
-                self.warnings.append("refused a frame that fails authentication (forged, replayed "
-                                     "or from another link)")
+                self._refuse()
                 continue
+            for _ in candidates:                     # others at this seq: not the authentic one
+                self._refuse()
             self.held_count -= len(candidates)
             self.held_bytes -= sum(map(len, candidates))
             del self.held[self.expect]
+            self.taken[self.expect] = _digest(body)
+            if len(self.taken) > TAKEN_KEPT:
+                self.taken.popitem(last=False)
             self.expect += 1
             self.last_heard = now
             self.gap_since = None
             return opened
         self.held.pop(self.expect, None)
         return None
+
+    def _refuse(self) -> None:
+        """Count a frame that is not the authentic one at its seq; log the first, then every
+        power of ten (a flood of them must not flood the log)."""
+        self.forged += 1
+        if self.forged == 1:
+            self.warnings.append("refused a frame that fails authentication (forged, replayed "
+                                 "or from another link)")
+        elif _power_of_ten(self.forged):
+            self.warnings.append(f"refused {self.forged} frames that fail authentication so far "
+                                 "(forged, replayed or from another link)")
 
     def _ack(self, now: float) -> None:
         """Tell the sender how far this side took its frames, every ACK_EVERY of them."""

@@ -201,15 +201,19 @@ def test_a_sealed_frame_tampered_or_replayed_fails_authentication():
         b.next()
 
 
-def test_the_link_core_imports_nothing_a_tab_lacks():
-    """protocol/link runs in the browser tab: no trio, sockets, clocks, threads or random
-    sources of its own, and of PyNaCl only `nacl.bindings` (what the tab's shim provides)."""
+@pytest.mark.parametrize("core", ["link", "mail"])
+def test_the_link_core_imports_nothing_a_tab_lacks(core):
+    """protocol/link and protocol/mail run in the browser tab: no trio, sockets, clocks, files,
+    threads or random sources of their own (no `os`), and of PyNaCl only `nacl.bindings` (what
+    the tab's shim provides)."""
     import ast
     from pathlib import Path
 
-    allowed = {"__future__", "struct", "typing", "collections", "msgpack", "nacl.bindings", "nacl.exceptions"}
+    # hashlib: deterministic digests, in Pyodide's standard library (the relay link's TAKEN_KEPT)
+    allowed = {"__future__", "struct", "typing", "collections", "dataclasses", "hashlib", "msgpack", "nacl.bindings",
+               "nacl.exceptions"}
     found = {}
-    for path in (Path(__file__).resolve().parents[2] / "protocol" / "link").glob("*.py"):
+    for path in (Path(__file__).resolve().parents[2] / "protocol" / core).glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             names = ([a.name for a in node.names] if isinstance(node, ast.Import)
                      else [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 else [])

@@ -83,6 +83,34 @@ def test_a_forged_frame_is_counted_and_the_link_goes_on():
     assert b.next_sealed(1.0) == "real"
 
 
+def test_a_forgery_after_the_real_frame_is_counted_and_logged_sparingly():
+    """A broker injects its altered copy right after the real frame (tests/relay/mqtt_proxy.py
+    does): the real one is taken first, so the copy arrives at a seq already passed. It is not
+    a duplicate (its bytes differ from the frame taken there), so it is refused and said, as
+    a forgery at the expected seq is; a flood of them logs the first and every power of ten."""
+    a, b = sealed_pair()
+    real = send(a, "real")
+    b.deliver(real, 1.0)
+    altered = real[:-1] + bytes([real[-1] ^ 1])
+    b.deliver(altered, 1.0)
+    assert b.forged == 1 and ["fails authentication" in w for w in b.warnings] == [True]
+    for _ in range(99):
+        b.deliver(altered, 1.0)
+    assert b.forged == 100 and len(b.warnings) == 3 and "100 frames" in b.warnings[-1]
+    assert b.next_sealed(1.0) == "real" and b.next_sealed(1.0) is WAIT
+
+
+def test_a_forgery_waiting_beside_the_real_frame_is_counted():
+    """Both held at a seq ahead (an earlier frame is late): the real one is opened first and
+    taken; the altered copy beside it is refused, not silently discarded."""
+    a, b = sealed_pair()
+    first, second = send(a, 1), send(a, 2)
+    b.deliver(second, 1.0)
+    b.deliver(second[:-1] + bytes([second[-1] ^ 1]), 1.0)
+    b.deliver(first, 1.0)
+    assert [b.next_sealed(1.0), b.next_sealed(1.0)] == [1, 2] and b.forged == 1
+
+
 def test_a_replay_of_an_earlier_frame_is_ignored():
     a, b = sealed_pair()
     first = send(a, 1)

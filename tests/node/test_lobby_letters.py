@@ -1,4 +1,4 @@
-"""The letters of a turn-based lobby by mail (node/net/lobby_letters.py): only an invite's
+"""The letters of a turn-based lobby by mail (protocol/mail/lobby_letters.py): only an invite's
 holder reads the advert, a joiner trusts only the one signed by the invite's host key, and a letter opens only for its recipient, in its
 lobby, signed by the key it names."""
 
@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import os
 
+import nacl.bindings as sodium
 import pytest
 
-from node.net.handshake import key_pin
-from node.net.lobby_letters import hide, open_advert, open_letter, seal, sign_advert
-from node.net.mailbox import MailError
-from protocol.identity import SigningKey
+from protocol import wire
+from protocol.identity import SigningKey, fingerprint
+from protocol.link.handshake import key_pin
+from protocol.mail.lobby_letters import TAG, hide, open_advert, open_letter, seal, sign_advert
+from protocol.mail.mailbox import MailError, curve_public
 
 LOBBY = os.urandom(16)
 
@@ -46,3 +48,22 @@ def test_a_letter_opens_only_for_its_recipient_in_its_lobby():
     damaged = letter[:-1] + bytes([letter[-1] ^ 1])
     with pytest.raises(MailError):
         open_letter(host, LOBBY, damaged)
+
+
+def test_a_letter_signed_by_another_key_than_it_names_is_refused_naming_that_key():
+    host, friend, forger = SigningKey.generate(), SigningKey.generate(), SigningKey.generate()
+    inner = wire.encode([TAG, LOBBY, friend.public, host.public, {"t": "join", "name": "Bea"}])
+    forged = sodium.crypto_box_seal(inner + forger.sign(inner), curve_public(host.public))
+    with pytest.raises(MailError, match=f"claims key {fingerprint(friend.public)} but is not signed by it") as refused:
+        open_letter(host, LOBBY, forged)
+    assert refused.value.claimed == friend.public
+
+
+def test_an_advert_hidden_with_a_given_nonce_is_the_same_bytes():
+    """sans-I/O: the advert's nonce may be the caller's (a tab's driver, a test), and then the
+    hidden advert is a function of its inputs."""
+    host = SigningKey.from_seed(bytes(32))
+    signed, pin = sign_advert(host, {"lobby": LOBBY, "host_key": host.public}), key_pin(host.public)
+    nonce = bytes(range(24))
+    assert hide(signed, pin, nonce) == hide(signed, pin, nonce) != hide(signed, pin)
+    assert hide(signed, pin, nonce)[:24] == nonce and open_advert(hide(signed, pin, nonce), pin, LOBBY)[1] == signed

@@ -1,4 +1,4 @@
-"""node/net/mailbox.py: envelopes for turn-based tables (issue 33), without any broker: sealing to
+"""protocol/mail/mailbox.py: envelopes for turn-based tables (issue 33), without any broker: sealing to
 the recipient's static key, signatures, duplicates, reordering, loss and what is owed again,
 non-seats, floods, and the state kept across runs."""
 
@@ -10,8 +10,8 @@ import random
 import nacl.bindings as sodium
 import pytest
 
-from node.net import mailbox as M
-from node.net.mailbox import Mailbox, MailError
+from protocol.mail import mailbox as M
+from protocol.mail.mailbox import Mailbox, MailError
 from protocol import wire
 from protocol.identity import SigningKey
 

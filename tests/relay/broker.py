@@ -43,11 +43,14 @@ class Broker:
     """One Mosquitto process listening on host:port (MQTT 5 and 3.1.1, anonymous), its log kept
     in `workdir`; with `persistent`, its sessions and queued messages are saved in `workdir`
     (on every stop, and every second) and loaded again at its next start (turn-based tables'
-    postboxes, issue 33); without, a restart forgets everything."""
+    postboxes, issue 33); without, a restart forgets everything. With `websockets_port`, a
+    second listener there speaks MQTT over websockets (what a browser tab reaches): Mosquitto
+    2.0 binds it on every address whatever the configuration says, so give it only with a
+    `prefix` running the broker in a network namespace of the test's own (tests/relay/netns.py)."""
 
     def __init__(self, workdir: Path, host: str = "127.0.0.1", port: int | None = None,
                  prefix: list[str] | None = None, users: dict[str, str] | None = None,
-                 persistent: bool = False):
+                 persistent: bool = False, websockets_port: int | None = None):
         self.exe = require_mosquitto()
         self.workdir = workdir
         self.host = host
@@ -71,6 +74,10 @@ class Broker:
                  "autosave_interval 1\n" if persistent else "persistence false\n")
         self.conf.write_text(f"listener {self.port} {host}\n{access}{store}"
                              f"max_inflight_messages 0\nmax_queued_messages 100000\nset_tcp_nodelay true\n")
+        if websockets_port is not None:
+            with self.conf.open("a") as conf:
+                conf.write(f"listener {websockets_port}\nprotocol websockets\n")
+        self.websockets_port = websockets_port
         self.log = workdir / f"mosquitto-{self.port}.log"
 
     @property

@@ -5,6 +5,7 @@ on the broker that reads and publishes raw MQTT messages."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -168,6 +169,19 @@ def verify(path: Path) -> dict:
     report = json.loads(proc.stdout.strip().splitlines()[-1])
     report["exit"] = proc.returncode
     return report
+
+
+REFUSED = re.compile(r"relay link (.+?): refused (?:a frame|(\d+) frames) that fail")
+
+
+def refusals(log: str) -> int:
+    """How many frames a node's log says its relay links refused as failing authentication: a
+    link logs its first refusal, then its running count at every power of ten
+    (protocol/link/relay_frames.py), so a link's count is the largest it logged."""
+    counts: dict[str, int] = {}
+    for match in REFUSED.finditer(log):
+        counts[match[1]] = max(counts.get(match[1], 0), int(match[2] or 1))
+    return sum(counts.values())
 
 
 def assert_all_verify(game: RelayedGame, game_id: str) -> dict:

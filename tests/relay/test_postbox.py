@@ -7,7 +7,7 @@ from __future__ import annotations
 import trio
 
 from node.net.handshake import inbox_of
-from node.net.mailbox import Mailbox
+from protocol.mail.mailbox import Mailbox
 from node.net.postbox import inbox_topic, open_postbox, session_expiry
 from node.net.relay_url import parse_relay_url
 from protocol.identity import SigningKey
@@ -94,7 +94,7 @@ async def test_junk_and_forgeries_waiting_in_a_postbox_are_refused_naming_why(tm
     import paho.mqtt.client as mqtt
     from paho.mqtt.enums import CallbackAPIVersion
 
-    from node.net.mailbox import MailError
+    from protocol.mail.mailbox import MailError
     from node.net.postbox import inbox_topic
 
     broker = Broker(tmp_path, persistent=True).start()

@@ -400,8 +400,11 @@ def test_a_play_again_lobby_says_which_seat_is_a_bot(tmp_path: Path):
                                       "options": {"rounds": "1"}})["table"]
         invite = wait_until(lambda: _table(ada_url, first["key"])["invite"], scaled(60), "Ada's invite")
         joined = api(bea_url, "join", {"invite": "127.0.0.1:" + invite.rsplit(":", 1)[1]})["table"]
+        tables = ((ada, ada_url, first["key"]), (bea, bea_url, joined["key"]))
         pages = [wait_until(lambda u=u, k=k: _table(u, k)["state"] == "playing" and _table(u, k)["url"],
-                            scaled(60), "a table page") for u, k in ((ada_url, first["key"]), (bea_url, joined["key"]))]
+                            scaled(60), "a table page",
+                            why=lambda: [(_table(u, k), h.log.read_text()[-1500:]) for h, u, k in tables])
+                 for _, u, k in tables]
 
         async def both():
             async with trio.open_nursery() as nursery:

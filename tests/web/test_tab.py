@@ -33,51 +33,13 @@ from protocol.identity import SigningKey, fingerprint
 from protocol.link.framing import TcpFraming
 from protocol.link.handshake import Handshake, hello_signed
 from protocol.verify import verify_bytes
-from tests.helpers import missing_system_package, timeout as scaled
+from tests.helpers import timeout as scaled
 from tests.node.procs import ROOT, env
 from tests.security import cli_vectors
-from tests.web.conftest import new_chromium
-from tests.web.tab_page import (CALL, INSTALL, OFFLINE, READY, call, forget_offline_copy, open_tab, tab_module,
-                                tab_server)
+from tests.web.tab_fixtures import bundle, driver, server, tab  # noqa: F401 - fixtures
+from tests.web.tab_page import CALL, OFFLINE, READY, call, forget_offline_copy, open_tab, tab_module
 
 pytestmark = pytest.mark.xdist_group("tab")
-
-@pytest.fixture(scope="session")
-def bundle() -> tab_build.Built:
-    if shutil.which("npm") is None:
-        missing_system_package("npm", INSTALL)
-    try:
-        return tab_build.ensure_built()
-    except tab_build.BuildError as exc:
-        missing_system_package(f"the tab bundle ({exc})", INSTALL)
-
-
-@pytest.fixture(scope="module")
-def server(bundle):
-    """`caravan tab --serve` on a free port: its URL."""
-    with tab_server(bundle.bundle_hash) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def driver(bundle):
-    """A Chromium of its own (loading Python takes seconds: one page serves every test here)
-    that logs its network requests."""
-    from tests.web.conftest import find_chromium, INSTALL as CHROMIUM
-    if find_chromium() is None:
-        missing_system_package("Chromium or its driver", CHROMIUM)
-    d = new_chromium(performance=True)
-    d.set_script_timeout(scaled(180))
-    yield d
-    d.quit()
-
-
-@pytest.fixture(scope="module")
-def tab(driver, server):
-    """The tab page loaded once, Python ready in its worker: (driver, what `ready` gave)."""
-    ready = open_tab(driver, server)
-    assert ready["ok"], ready
-    return driver, ready
 
 
 def cpython_checks() -> list[dict]:

@@ -4,8 +4,10 @@ In a browser tab this proves that libsodium.js behind the `nacl` shim gives `pro
 PyNaCl gives it on the desktop: strict keys, a forged signature under a small-order or
 identity key refused, the mental deck's DLEQ and shuffle proofs (the published vectors,
 specs/vectors/deck/deck-v1.json) accepted and a tampered copy refused, deterministic
-signatures, fresh randomness, and arguments of the wrong size refused. Each check returns a digest of what it computed, so a
-test can compare the tab's answers with CPython's byte for byte."""
+signatures, fresh randomness, arguments of the wrong size refused, and the turn-based
+mail's boxes (X25519 forms of keys, sealed boxes and secretboxes; a changed byte refused).
+Each check returns a digest of what it computed, so a test can compare the tab's answers
+with CPython's byte for byte."""
 
 from __future__ import annotations
 
@@ -162,6 +164,95 @@ def tampered_proofs_refused(vectors: dict[str, Any]) -> str:
     return "refused"
 
 
+# ---------------------------------------------------------------- turn-based mail's boxes
+# (protocol/mail: envelopes are sealed boxes to the X25519 form of a seat's Ed25519 key, a
+# lobby's advert a secretbox)
+
+SEALED_BY_PYNACL = bytes.fromhex(
+    "69dfdbd1a353f3c9a62c809e9a16def4fc458e50417642b31a7b44ab05819706453395da5e13bfd01d268068f9044481ce"
+    "1603872088b64cd1d99a3ccdd6d424d727a7e0299a5e1774637b14")
+"""crypto_box_seal(b"sealed by PyNaCl for the tab", X25519 form of seed bytes(range(32))'s key), made
+once by PyNaCl on the desktop: a sealed box is random, so the tab opens this one."""
+
+
+def _curve_pair(seed: bytes) -> tuple[bytes, bytes]:
+    pk, sk = nacl.bindings.crypto_sign_seed_keypair(seed)
+    return (nacl.bindings.crypto_sign_ed25519_pk_to_curve25519(pk),
+            nacl.bindings.crypto_sign_ed25519_sk_to_curve25519(sk))
+
+
+def _crypto_refused(call: Callable[[], Any], what: str) -> None:
+    try:
+        call()
+    except nacl.exceptions.CryptoError:
+        return
+    raise AssertionError(f"{what} was accepted")
+
+
+def curve_keys() -> str:
+    """The Ed25519 -> X25519 conversions give PyNaCl's keys; a small-order key has none."""
+    cpk, csk = _curve_pair(bytes(range(32)))
+    assert nacl.bindings.crypto_scalarmult_base(csk) == cpk, "the two conversions disagree"
+    for k in SMALL_ORDER_POINTS:
+        _crypto_refused(lambda: nacl.bindings.crypto_sign_ed25519_pk_to_curve25519(k),
+                        f"the small-order key {k.hex()[:8]} as an X25519 key")
+    return (cpk + csk).hex()
+
+
+def sealed_boxes() -> str:
+    """A box sealed by PyNaCl opens; one sealed here opens here; a box with one byte changed,
+    or opened with another key, is refused (CryptoError); a box too short for its header is a
+    TypeError and a key of the wrong length a ValueError, as PyNaCl raises them."""
+    cpk, csk = _curve_pair(bytes(range(32)))
+    opened = nacl.bindings.crypto_box_seal_open(SEALED_BY_PYNACL, cpk, csk)
+    box = nacl.bindings.crypto_box_seal(b"sealed here", cpk)
+    assert len(box) == len(b"sealed here") + nacl.bindings.crypto_box_SEALBYTES, "a sealed box of another size"
+    assert nacl.bindings.crypto_box_seal_open(box, cpk, csk) == b"sealed here", "a box sealed here does not open"
+    assert nacl.bindings.crypto_box_seal(b"sealed here", cpk) != box, "two sealed boxes are equal"
+    for i in (0, 40, len(SEALED_BY_PYNACL) - 1):               # the ephemeral key, the MAC, the text
+        bad = bytearray(SEALED_BY_PYNACL)
+        bad[i] ^= 1
+        _crypto_refused(lambda: nacl.bindings.crypto_box_seal_open(bytes(bad), cpk, csk),
+                        f"a sealed box with byte {i} changed")
+    other_pk, other_sk = _curve_pair(bytes(32))
+    _crypto_refused(lambda: nacl.bindings.crypto_box_seal_open(SEALED_BY_PYNACL, other_pk, other_sk),
+                    "a sealed box opened with another key")
+    try:
+        nacl.bindings.crypto_box_seal_open(SEALED_BY_PYNACL[:47], cpk, csk)
+        raise AssertionError("a box shorter than its header was accepted")
+    except nacl.exceptions.TypeError:
+        pass
+    for call in (lambda: nacl.bindings.crypto_box_seal(b"m", cpk[:31]),
+                 lambda: nacl.bindings.crypto_box_seal_open(box, cpk, csk + b"\0")):
+        try:
+            call()
+            raise AssertionError("a key of the wrong length was accepted")
+        except nacl.exceptions.ValueError:
+            pass
+    return opened.decode()
+
+
+def secret_boxes() -> str:
+    """A secretbox under a fixed key and nonce has PyNaCl's bytes; a changed byte is refused."""
+    key, nonce = bytes(range(32)), bytes(range(24))
+    box = nacl.bindings.crypto_secretbox(b"a lobby's advert", nonce, key)
+    assert nacl.bindings.crypto_secretbox_open(box, nonce, key) == b"a lobby's advert", "a secretbox does not open"
+    bad = bytearray(box)
+    bad[3] ^= 1
+    _crypto_refused(lambda: nacl.bindings.crypto_secretbox_open(bytes(bad), nonce, key), "a changed secretbox")
+    _crypto_refused(lambda: nacl.bindings.crypto_secretbox_open(box, nonce, bytes(32)), "a secretbox under another key")
+    try:
+        nacl.bindings.crypto_secretbox(b"m", nonce[:23], key)
+        raise AssertionError("a nonce of the wrong length was accepted")
+    except nacl.exceptions.ValueError:
+        pass
+    return box.hex()
+
+
+MAIL_CHECKS: list[tuple[str, Callable[[], str]]] = [
+    ("curve keys", curve_keys), ("sealed boxes", sealed_boxes), ("secret boxes", secret_boxes)]
+
+
 def run(vectors_dir: Path) -> list[dict[str, Any]]:
     """Every check as {name, ok, value | error}; never raises."""
     results = []
@@ -173,6 +264,7 @@ def run(vectors_dir: Path) -> list[dict[str, Any]]:
     checks: list[tuple[str, Callable[[], str]]] = [
         ("strict keys", strict_keys), ("forged signatures refused", forged_signatures_refused),
         ("signatures", signatures), ("randomness", randomness), ("bad arguments refused", bad_arguments_refused)]
+    checks += MAIL_CHECKS
     if vectors is not None:
         checks += [("deck proofs accepted", lambda: deck_proofs(vectors)),
                    ("tampered deck proofs refused", lambda: tampered_proofs_refused(vectors))]

@@ -63,6 +63,23 @@ OPS = {"selftest": _selftest, "verify": _verify, "bench": _bench, "versions": _v
        "link_start": _link_start, "link_feed": _link_feed}
 
 
+# ---------------------------------------------------------------- turn-based mail (tab_mail)
+# "mail_key", "mail_start", "mail_seal", "mail_open" (a seat's envelopes, protocol/mail/mailbox)
+# and "letter_seal", "letter_open", "advert_hide", "advert_open" (the mail lobby's letters)
+MAIL_OPS = ("mail_key", "mail_start", "mail_seal", "mail_open", "letter_seal", "letter_open", "advert_hide",
+            "advert_open")
+
+
+def _mail_op(op: str):
+    def run(data: bytes | None) -> dict[str, Any]:
+        import tab_mail
+        return tab_mail.handle(op, data)
+    return run
+
+
+OPS.update({op: _mail_op(op) for op in MAIL_OPS})
+
+
 def handle(op: str, data: Any = None) -> str:
     """Run `op` on `data` (a JS Uint8Array, or None) and answer JSON text."""
     fn = OPS.get(op)
@@ -71,5 +88,32 @@ def handle(op: str, data: Any = None) -> str:
     raw = data.to_bytes() if hasattr(data, "to_bytes") else data
     try:
         return json.dumps(fn(raw))
+    except Exception as e:                   # noqa: BLE001 - one line to the page, not a traceback
+        return json.dumps({"error": f"{op} failed: {type(e).__name__}: {e}"})
+
+
+# ---------------------------------------------------------------- asynchronous ops (tab_net)
+# The broker and relay-link ops wait (for the broker, for frames): the worker awaits them on
+# its event loop (Pyodide's asyncio runs there) and keeps taking the page's other calls.
+def async_ops() -> list[str]:
+    import tab_net
+    return sorted(tab_net.ASYNC_OPS)
+
+
+def handle_async(op: str, data: Any = None) -> Any:
+    """Run the asynchronous `op` on `data`: a future of its answer, JSON text."""
+    import asyncio
+    return asyncio.ensure_future(_run_async(op, data.to_bytes() if hasattr(data, "to_bytes") else data))
+
+
+async def _run_async(op: str, raw: bytes | None) -> str:
+    import tab_net
+    fn = tab_net.ASYNC_OPS.get(op)
+    if fn is None:
+        return json.dumps({"error": f"unknown op {op!r}"})
+    try:
+        return json.dumps(await fn(raw))
+    except tab_net.REFUSALS as e:
+        return json.dumps({"error": f"{op}: {e}"})
     except Exception as e:                   # noqa: BLE001 - one line to the page, not a traceback
         return json.dumps({"error": f"{op} failed: {type(e).__name__}: {e}"})

@@ -205,3 +205,98 @@ def crypto_secretstream_xchacha20poly1305_pull(state: Any, c: bytes, ad: bytes |
     if not opened:
         raise exc.RuntimeError("Unexpected failure")
     return _bytes(opened.message), int(opened.tag)
+
+
+# ---------------------------------------------------------------- turn-based mail's boxes
+# (protocol/mail: an envelope is a sealed box to the X25519 form of the recipient's Ed25519
+# key; a lobby's advert is a secretbox). Sizes and exceptions as PyNaCl's: not bytes is a
+# TypeError, a key or nonce of the wrong length a ValueError, a box that does not open a
+# CryptoError (libsodium's refusal: the check itself is libsodium's).
+crypto_box_SEALBYTES = 48
+crypto_secretbox_KEYBYTES = 32
+crypto_secretbox_NONCEBYTES = 24
+crypto_secretbox_MACBYTES = 16
+
+
+def _sized(value: Any, size: int, what: str) -> None:
+    """PyNaCl's checks of a key or nonce: bytes (TypeError), then its length (ValueError)."""
+    _need(value, None, what)
+    if len(value) != size:
+        raise exc.ValueError(f"Invalid {what}")
+
+
+def _opened(name: str, *args: bytes) -> bytes:
+    """libsodium.js's `name` that opens a box; its refusal (a wrong key, a changed byte) is the
+    CryptoError PyNaCl raises."""
+    try:
+        return _bytes(getattr(_sodium, name)(*(to_js(a) for a in args)))
+    except JsException:
+        raise exc.CryptoError("An error occurred trying to decrypt the message") from None
+
+
+def crypto_sign_ed25519_pk_to_curve25519(public_key_bytes: bytes) -> bytes:
+    """The X25519 form of an Ed25519 public key (libsodium refuses a small-order or
+    non-canonical one)."""
+    _sized(public_key_bytes, crypto_sign_PUBLICKEYBYTES, "curve public key")
+    return _bytes(_call("crypto_sign_ed25519_pk_to_curve25519", public_key_bytes))
+
+
+def crypto_sign_ed25519_sk_to_curve25519(secret_key_bytes: bytes) -> bytes:
+    """The X25519 form of an Ed25519 secret key (64 bytes: seed and public key)."""
+    _sized(secret_key_bytes, crypto_sign_SECRETKEYBYTES, "curve secret key")
+    return _bytes(_call("crypto_sign_ed25519_sk_to_curve25519", secret_key_bytes))
+
+
+def crypto_box_seal(message: bytes, pk: bytes) -> bytes:
+    """`message` sealed to the X25519 key `pk` with a fresh ephemeral key: only `pk`'s holder opens it."""
+    _need(message, None, "input message")
+    _sized(pk, crypto_box_PUBLICKEYBYTES, "public key")
+    return _bytes(_call("crypto_box_seal", message, pk))
+
+
+def crypto_box_seal_open(ciphertext: bytes, pk: bytes, sk: bytes) -> bytes:
+    """The message in a sealed box to (`pk`, `sk`); CryptoError if it does not open."""
+    _need(ciphertext, None, "input ciphertext")
+    _sized(pk, crypto_box_PUBLICKEYBYTES, "public key")
+    _sized(sk, crypto_box_SECRETKEYBYTES, "secret key")
+    if len(ciphertext) < crypto_box_SEALBYTES:
+        raise exc.TypeError(f"Input ciphertext must be at least {crypto_box_SEALBYTES} long")
+    return _opened("crypto_box_seal_open", ciphertext, pk, sk)
+
+
+def crypto_secretbox(message: bytes, nonce: bytes, key: bytes) -> bytes:
+    """`message` under `key` and `nonce`: its MAC then its ciphertext (libsodium's easy form,
+    the bytes PyNaCl's crypto_secretbox returns)."""
+    _need(message, None, "message")
+    _sized(key, crypto_secretbox_KEYBYTES, "key")
+    _sized(nonce, crypto_secretbox_NONCEBYTES, "nonce")
+    return _bytes(_call("crypto_secretbox_easy", message, nonce, key))
+
+
+def crypto_secretbox_open(ciphertext: bytes, nonce: bytes, key: bytes) -> bytes:
+    """The message of a secretbox; CryptoError if it fails authentication."""
+    _need(ciphertext, None, "ciphertext")
+    _sized(key, crypto_secretbox_KEYBYTES, "key")
+    _sized(nonce, crypto_secretbox_NONCEBYTES, "nonce")
+    return _opened("crypto_secretbox_open_easy", ciphertext, nonce, key)
+
+
+# ---------------------------------------------------------------- a key backup's passphrase
+# (clients/tab/py/tab_backup.py: a passphrase through Argon2id keys a secretbox; PyNaCl's names)
+crypto_pwhash_ALG_ARGON2ID13 = 2
+crypto_pwhash_SALTBYTES = 16
+crypto_pwhash_argon2id_OPSLIMIT_INTERACTIVE = 2
+crypto_pwhash_argon2id_MEMLIMIT_INTERACTIVE = 64 << 20
+
+
+def crypto_pwhash_alg(outlen: int, passwd: bytes, salt: bytes, opslimit: int, memlimit: int, alg: int) -> bytes:
+    """`outlen` bytes of key from a passphrase (libsodium's crypto_pwhash, Argon2id)."""
+    _need(passwd, None, "passphrase")
+    _need(salt, crypto_pwhash_SALTBYTES, "salt")
+    for value, what in ((outlen, "outlen"), (opslimit, "opslimit"), (memlimit, "memlimit"), (alg, "alg")):
+        if type(value) is not int or value < 0:
+            raise exc.TypeError(f"{what} must be a non-negative int")
+    try:
+        return _bytes(_sodium.crypto_pwhash(outlen, to_js(passwd), to_js(salt), opslimit, memlimit, alg))
+    except JsException as e:
+        raise exc.RuntimeError(f"libsodium refused crypto_pwhash: {e}") from None

@@ -18,17 +18,15 @@ tables: the lobby through postboxes" has the design."""
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import nacl.bindings as sodium
 import nacl.exceptions
 
-from protocol import wire
-from protocol.hashing import tagged_hash
-from protocol.identity import SigningKey, verify
-
-from .handshake import key_pin
+from .. import wire
+from ..hashing import tagged_hash
+from ..identity import SigningKey, fingerprint, verify
+from ..link.handshake import key_pin
 from .mailbox import MAX_ENVELOPE, SIGNATURE, MailError, curve_public, curve_secret
 
 TAG = "caravan-lobby-letter-v1"
@@ -45,9 +43,11 @@ def _advert_key(pin: bytes) -> bytes:
     return tagged_hash("caravan/lobby-advert-key/v1", pin)
 
 
-def hide(signed: bytes, pin: bytes) -> bytes:
-    """The signed advert as left on the broker: readable only with the invite's pin."""
-    nonce = os.urandom(sodium.crypto_secretbox_NONCEBYTES)
+def hide(signed: bytes, pin: bytes, nonce: bytes | None = None) -> bytes:
+    """The signed advert as left on the broker: readable only with the invite's pin. `nonce`:
+    the secretbox's, fresh from libsodium unless given (sans-I/O: no random source of our own)."""
+    if nonce is None:
+        nonce = sodium.randombytes(sodium.crypto_secretbox_NONCEBYTES)
     return nonce + sodium.crypto_secretbox(signed, nonce, _advert_key(pin))
 
 
@@ -95,7 +95,7 @@ def open_letter(key: SigningKey, lobby_id: bytes, envelope: bytes) -> tuple[byte
     if lobby != lobby_id or to != key.public or type(sender) is not bytes:
         raise MailError("a letter for another lobby or key")
     if not verify(sender, sig, inner):
-        raise MailError("a letter not signed by the key it names")
+        raise MailError(f"a letter that claims key {fingerprint(sender)} but is not signed by it", claimed=sender)
     return sender, body
 
 

@@ -1,5 +1,6 @@
 """Mailboxes for turn-based tables (issue 33): envelopes that wait on a broker for a seat
-whose node is not running, without any I/O (node/net/postbox.py is the MQTT shell).
+whose node is not running, without any I/O (sans-I/O: the desktop's MQTT shell is
+node/net/postbox.py and node/net/mail_links.py; the browser tab runs this module as it is).
 
 An envelope carries one frame of the game mesh (`msg`, `heads`, ...) from one seat to one
 other seat of one game:
@@ -14,19 +15,22 @@ per sender state) and `n` (1, 2, … per recipient) number a sender's envelopes;
 tells the recipient, per sender, the highest `n` below which every envelope came (its
 cumulative ack), so a sender knows what was lost on the way and sends it again (`owed`).
 The whole design, and what a broker can and cannot do to a game: specs/node.md "Turn-based
-tables: store and forward"."""
+tables: store and forward".
+
+Nothing here reads a clock, a file or a random source of its own: a new sender state's epoch
+is the caller's, or else 8 bytes from libsodium (`nacl.bindings.randombytes`, as
+protocol/link takes its random bytes; in a tab, the shim's crypto.getRandomValues)."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import Any
 
 import nacl.bindings as sodium
 import nacl.exceptions
 
-from protocol import wire
-from protocol.identity import SigningKey, fingerprint, verify
+from .. import wire
+from ..identity import SigningKey, fingerprint, verify
 
 TAG = "caravan-box-v1"
 SIGNATURE = 64
@@ -46,11 +50,13 @@ THROUGH_KEPT = 4096
 
 
 class MailError(ValueError):
-    """An envelope that is dropped: `str` says why, `signer` is the seat it claims (if known)."""
+    """An envelope that is dropped: `str` says why, `signer` is the seat it claims (if known),
+    `claimed` the key it claims (a lobby letter, where nobody has a seat yet)."""
 
-    def __init__(self, why: str, signer: int | None = None):
+    def __init__(self, why: str, signer: int | None = None, claimed: bytes | None = None):
         super().__init__(why)
         self.signer = signer
+        self.claimed = claimed
 
 
 @dataclass
@@ -105,7 +111,7 @@ class Mailbox:
         self._curves = [curve_public(s) for s in seats]
         others = [s for s in range(len(seats)) if s != seat]
         self.others = others
-        self.epoch = epoch or os.urandom(EPOCH)
+        self.epoch = epoch if epoch is not None else sodium.randombytes(EPOCH)
         self.out_n: dict[int, int] = {s: 0 for s in others}
         self.sent: dict[int, list[int]] = {s: [0] * len(seats) for s in others}
         self.through: dict[int, dict[int, list[int]]] = {s: {} for s in others}

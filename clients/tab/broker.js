@@ -1,0 +1,109 @@
+// The tab's MQTT connections (issue 32), for the Python in the worker: mqtt.js (loaded by
+// worker.js from the bundle, checked against the manifest) over the browser's WebSocket to a
+// `ws://` or `wss://` broker, MQTT 5. Python registers this as the JS module `_caravan_broker`
+// (clients/tab/py/tab_broker.py is its one user). Each message received is handed to Python's
+// `onMessage(topic, bytes)` at once, on this worker's thread (never the page's); Python queues
+// it (bounded). Every function answers a Promise that rejects with one line naming the broker.
+
+export function brokerModule(mqtt) {
+  const clients = new Map();
+  let next = 0;
+
+  function client(id) {
+    const found = clients.get(id);
+    if (!found) throw new Error(`no broker connection ${id} (it was closed)`);
+    return found;
+  }
+
+  // Connect; resolves with the connection's id once the broker accepted it (CONNACK), rejects
+  // on a refusal or when nothing answered within `timeoutMs` (the client is then ended).
+  // (A login in the URL, ws://USER:PASSWORD@HOST, goes to mqtt.js; messages show the URL without it.)
+  function connect(url, clientId, cleanStart, sessionExpiry, timeoutMs, onMessage, onEvent) {
+    const shown = withoutLogin(url);
+    if (!/^wss?:\/\//.test(url)) return Promise.reject(new Error(`${shown}: a tab reaches a broker by ws:// or wss:// only`));
+    const options = {
+      protocolVersion: 5, clientId, clean: cleanStart, reconnectPeriod: 1000, connectTimeout: timeoutMs,
+      keepalive: 15, forceNativeWebSocket: true, resubscribe: true,
+      properties: sessionExpiry > 0 ? { sessionExpiryInterval: sessionExpiry } : {},
+    };
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      const id = ++next;
+      const c = mqtt.connect(url, options);
+      const fail = (why) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        c.end(true);
+        reject(new Error(`the broker ${shown} ${why}`));
+      };
+      const timer = setTimeout(() => fail(`did not answer within ${(timeoutMs / 1000).toFixed(0)} s`), timeoutMs);
+      c.on("connect", (ack) => {
+        onEvent("connect", ack && ack.sessionPresent ? "session present" : "new session");
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        clients.set(id, c);
+        resolve(id);
+      });
+      c.on("error", (error) => {
+        const why = String(error && error.message || error);
+        if (!settled && error && error.code) fail(`refused this tab: ${why}`);
+        else onEvent("error", why);
+      });
+      c.on("close", () => onEvent("close", ""));
+      c.on("offline", () => onEvent("offline", ""));
+      c.on("message", (topic, payload) => onMessage(topic, new Uint8Array(payload.buffer, payload.byteOffset, payload.byteLength)));
+    });
+  }
+
+  function withoutLogin(url) {
+    try {
+      const parsed = new URL(url);
+      if (!parsed.username && !parsed.password) return url;
+      parsed.username = parsed.password = "";
+      return parsed.href;
+    } catch {
+      return "the broker URL";
+    }
+  }
+
+  function subscribe(id, topic, qos) {
+    return client(id).subscribeAsync(topic, { qos }).then((granted) => {
+      const code = granted && granted[0] ? granted[0].qos : 128;
+      if (code >= 128) throw new Error(`the broker refused the subscription to ${topic} (reason ${code})`);
+      return code;
+    });
+  }
+
+  function unsubscribe(id, topic) {
+    return client(id).unsubscribeAsync(topic).then(() => true);
+  }
+
+  // QoS 0 resolves once written, QoS 1 once the broker acknowledged it.
+  function publish(id, topic, payload, qos) {
+    return client(id).publishAsync(topic, payload, { qos }).then(() => true);
+  }
+
+  // Close: a connected client first lets its QoS 1 messages be acknowledged (at most
+  // END_GRACE_MS); one that lost its broker stops at once (it would wait for acks forever).
+  const END_GRACE_MS = 3000;
+  function end(id) {
+    const c = clients.get(id);
+    clients.delete(id);
+    if (!c) return Promise.resolve();
+    if (!c.connected) return c.endAsync(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        if (c.stream) c.stream.destroy();
+        resolve();
+      }, END_GRACE_MS);
+      c.end(false, {}, () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  return { connect, subscribe, unsubscribe, publish, end };
+}

@@ -1,0 +1,272 @@
+"""One relay link from the tab, through a broker (tab_broker), on the transport-free core:
+protocol.link.relay_frames.RelayFrames for the frames and protocol.link.handshake for the
+handshake, driven exactly as the desktop's trio shell (node/net/relay_link.py and
+node/net/relay.py's Endpoint.open, node/net/handshake.handshake) drives them, with asyncio
+in the worker instead of trio: the same topics, link ids, opens, pings and acks, so a desktop
+node's relay link cannot tell a tab from a desktop.
+
+The tab dials (`dial`): it opens `caravan/v1/<scope>/<peer>/<me>/<nonce>` (its frames to the
+peer's inbox) and takes `caravan/v1/<scope>/<me>/<peer>/<nonce>`; or it serves its own inbox
+(`TabEndpoint`), taking the links peers open to it. What the link refuses (a forged
+or replayed frame, junk) is counted by RelayFrames and logged here, naming the link and,
+once proven, the peer's key."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from typing import Any, Callable
+
+from protocol.identity import SigningKey, fingerprint
+from protocol.link.framing import FrameError, encode
+from protocol.link.handshake import Handshake, HandshakeError, inbox_of
+from protocol.link.relay_frames import (ACCEPT, CLOSE, CLOSED, DATA, GAP_WAIT, IDLE_TIMEOUT, OPEN, PING_INTERVAL, WAIT,
+                                        RelayFrames)
+
+from tab_broker import BrokerError, TabBroker
+
+ROOT = "caravan/v1"
+DIAL_TIMEOUT = 3.0
+HANDSHAKE_TIMEOUT = 20.0
+PEER_SEAL_WAIT = 2.0
+LOG_KEPT = 64
+WAITING_LINKS = 8
+"""Links a peer opened that wait for the tab to take them; more opens are refused (a flood)."""
+
+
+def scope_of(scope: bytes) -> str:
+    return scope[:16].hex()
+
+
+class TabRelayLink:
+    """A framed, msgpack-speaking link to one peer over the broker (see the module doc)."""
+
+    def __init__(self, broker: TabBroker, scope: bytes, me: str, peer: str, nonce: str, *, dialer: bool):
+        self.broker = broker
+        self.out_topic = f"{ROOT}/{scope_of(scope)}/{peer}/{me}/{nonce}"
+        self.in_topic = f"{ROOT}/{scope_of(scope)}/{me}/{peer}/{nonce}"
+        self.link_id = "/".join((me, peer, nonce) if dialer else (peer, me, nonce)).encode()
+        self.address = f"relay:{peer}/{nonce[:6]}"
+        self.peer_key: bytes | None = None
+        self.log: list[str] = []
+        self._frames = RelayFrames(now=time.monotonic(), idle_timeout=IDLE_TIMEOUT, gap_wait=GAP_WAIT)
+        self._frames.peer_inbox = peer
+        self._arrived = asyncio.Event()
+        self._window = asyncio.Event()
+        self._peer_sealed = asyncio.Event()          # the peer said it sealed (or a sealed frame came)
+        self._acked = 0
+        self._pinger: asyncio.Task | None = None
+        self.subscribed = False                      # to its own topic (a dialer's; a listener's inbox takes all)
+
+    @property
+    def forged(self) -> int:
+        return self._frames.forged
+
+    def _say(self, line: str) -> None:
+        who = f" (peer {fingerprint(self.peer_key)})" if self.peer_key else ""
+        self.log.append(f"relay link {self.address}{who}: {line}")
+        del self.log[:-LOG_KEPT]
+
+    def _flush(self) -> None:
+        """Publish what the state machine gave, log what it refused, wake who waits."""
+        frames = self._frames
+        out, frames.outbox = frames.outbox, []
+        for payload in out:
+            self.broker.publish_soon(self.out_topic, payload, 1)
+        for line in frames.warnings:
+            self._say(line)
+        frames.warnings.clear()
+        if frames.peer_sealed:
+            self._peer_sealed.set()
+        if frames.acked != self._acked:
+            self._acked = frames.acked
+            self._window.set()
+
+    def deliver(self, payload: bytes) -> None:
+        """A message from the broker on this link's topic."""
+        arrived = self._frames.deliver(payload, time.monotonic())
+        self._flush()
+        if arrived:
+            self._arrived.set()
+
+    def open(self, accept_within: float = DIAL_TIMEOUT) -> None:
+        """A dialer's: the open, answered by the peer's accept within `accept_within` s."""
+        self._frames.accept_by = time.monotonic() + accept_within
+        self._frames.send_open(OPEN, time.monotonic())
+        self._flush()
+        self._pinger = asyncio.ensure_future(self._keepalive())
+
+    def accept(self) -> None:
+        """A listener's: answer the peer's open."""
+        self._frames.send_open(ACCEPT, time.monotonic())
+        self._flush()
+        self._pinger = asyncio.ensure_future(self._keepalive())
+
+    async def _keepalive(self) -> None:
+        """A ping whenever the link was quiet for PING_INTERVAL (the peer's idle timer)."""
+        while not self._frames.closed and self._frames.failed is None:
+            await asyncio.sleep(PING_INTERVAL / 4)
+            if time.monotonic() - self._frames.last_sent >= PING_INTERVAL:
+                self._frames.ping(time.monotonic())
+                self._flush()
+
+    def seal(self, push: Any, pull: Any) -> None:
+        self._frames.seal(push, pull, time.monotonic())
+        self._flush()
+
+    async def send(self, obj: Any) -> None:
+        frames = self._frames
+        if frames.push is not None and not self._peer_sealed.is_set():
+            try:
+                await asyncio.wait_for(self._peer_sealed.wait(), PEER_SEAL_WAIT)
+            except asyncio.TimeoutError:
+                pass
+            frames.peer_sealed = True                 # a peer that says nothing: as the desktop does
+            self._peer_sealed.set()
+        while frames.window_full():
+            self._window.clear()
+            await self._window.wait()
+        if frames.failed is not None or frames.closed:
+            raise FrameError(frames.failed or "link closed")
+        frames.send(DATA, encode(obj), time.monotonic())
+        self._flush()
+
+    async def recv(self, accept: Callable[[Any], bool] | None = None) -> Any:
+        """The next frame's value (None: the peer closed); before sealing, the next unsealed
+        frame `accept` takes (the others are dropped). FrameError when the link failed."""
+        frames = self._frames
+        while True:
+            sealed = frames.pull is not None
+            try:
+                got = frames.next_sealed(time.monotonic()) if sealed else frames.next_unsealed(accept, time.monotonic())
+            finally:
+                self._flush()
+            if got is not WAIT:
+                return None if got is CLOSED else got
+            deadline = frames.wake_at
+            self._arrived.clear()
+            if not sealed:
+                frames.awaiting = accept
+            try:
+                await asyncio.wait_for(self._arrived.wait(), max(0.0, deadline - time.monotonic()))
+            except asyncio.TimeoutError:
+                pass
+            finally:
+                frames.awaiting = None
+            frames.woke(deadline, time.monotonic())
+
+    def fail(self, why: str) -> None:
+        """The broker connection under this link broke: recv raises, send fails."""
+        self._frames.fail(why)
+        self._arrived.set()
+        self._peer_sealed.set()
+        self._window.set()
+
+    def close(self) -> None:
+        frames = self._frames
+        if frames.closed:
+            return
+        if frames.failed is None:
+            frames.send(CLOSE, b"", time.monotonic())
+            try:
+                self._flush()
+            except BrokerError:                       # the broker connection is gone: nothing to tell
+                frames.outbox.clear()
+        frames.closed = True
+        frames.fail("link closed")
+        self.broker.on_lost.pop(self.in_topic, None)
+        if self.subscribed:
+            self.broker.unsubscribe_soon(self.in_topic)
+        else:
+            self.broker.routes.pop(self.in_topic, None)
+        self._arrived.set()
+        self._window.set()
+        if self._pinger is not None:
+            self._pinger.cancel()
+
+
+async def dial(broker: TabBroker, key: SigningKey, scope: bytes, peer: str,
+               timeout: float = HANDSHAKE_TIMEOUT) -> TabRelayLink:
+    """A sealed link to the node owning inbox `peer` in `scope` (a lobby or game), after the
+    handshake proved its key for this very link; HandshakeError or FrameError (one line) if not."""
+    me = inbox_of(key.public)
+    link = TabRelayLink(broker, scope, me, peer, os.urandom(8).hex(), dialer=True)
+    broker.routes[link.in_topic] = link.deliver
+    broker.on_lost[link.in_topic] = link.fail
+    await broker.subscribe(link.in_topic, 1)
+    link.subscribed = True
+    link.open()
+    return await handshake(link, key, scope, dialer=True, timeout=timeout)
+
+
+async def handshake(link: TabRelayLink, key: SigningKey, scope: bytes, *, dialer: bool,
+                    timeout: float = HANDSHAKE_TIMEOUT) -> TabRelayLink:
+    """Run the handshake on `link` (as node/net/handshake.handshake does): the link sealed, the
+    peer's key proven; else the link closed and HandshakeError or FrameError (one line)."""
+    peer = link._frames.peer_inbox
+    shake = Handshake(key, scope, dialer=dialer, now=time.monotonic(), timeout=timeout, link=link.link_id,
+                      peer_inbox=peer)
+    try:
+        await asyncio.wait_for(_run_handshake(link, shake), timeout)
+    except asyncio.TimeoutError:
+        link.close()
+        raise HandshakeError(f"no handshake with inbox {peer} within {timeout:.0f} s") from None
+    except (HandshakeError, FrameError):
+        link.close()
+        raise
+    return link
+
+
+class TabEndpoint:
+    """This tab's inbox in one scope (as node/net/relay.py's Endpoint serves): a peer's open on
+    `caravan/v1/<scope>/<me>/<peer>/<nonce>` makes a link, answered at once with an accept,
+    that waits (a few at most) for `next_link`."""
+
+    def __init__(self, broker: TabBroker, key: SigningKey, scope: bytes, waiting: int = WAITING_LINKS):
+        self.broker, self.key, self.scope = broker, key, scope
+        self.me = inbox_of(key.public)
+        self.prefix = f"{ROOT}/{scope_of(scope)}/{self.me}/"
+        self.incoming: asyncio.Queue[TabRelayLink] = asyncio.Queue(waiting)
+        self.refused = 0                              # opens past the queue's bound
+
+    async def listen(self) -> None:
+        """Take opens from now on, once the broker confirmed the subscription."""
+        self.broker.prefixes[self.prefix] = self._opened
+        await self.broker.subscribe(self.prefix + "+/+", 1)
+
+    def _opened(self, topic: str, payload: bytes) -> None:
+        parts = topic[len(self.prefix):].split("/")
+        if len(parts) != 2 or payload[:9] != bytes(8) + OPEN:
+            return                                    # for a link that is gone (or never was)
+        peer, nonce = parts
+        if self.incoming.full():
+            self.refused += 1
+            return
+        link = TabRelayLink(self.broker, self.scope, self.me, peer, nonce, dialer=False)
+        self.broker.routes[link.in_topic] = link.deliver
+        self.broker.on_lost[link.in_topic] = link.fail
+        link.accept()
+        self.incoming.put_nowait(link)
+
+    async def next_link(self, timeout: float) -> TabRelayLink | None:
+        """The next link a peer opened (not yet handshaken), or None after `timeout` s."""
+        try:
+            return await asyncio.wait_for(self.incoming.get(), timeout)
+        except asyncio.TimeoutError:
+            return None
+
+
+async def _run_handshake(link: TabRelayLink, shake: Handshake) -> None:
+    await link.send(shake.hello)
+    hello = await link.recv(accept=shake.fits)
+    if hello is None:
+        raise HandshakeError("the peer closed the link during the handshake")
+    [auth] = shake.receive(hello, time.monotonic())
+    link.peer_key = shake.peer_key
+    await link.send(auth)
+    answer = await link.recv(accept=shake.fits)
+    if answer is None:
+        raise HandshakeError("the peer closed the link during the handshake")
+    shake.receive(answer, time.monotonic())
+    link.seal(shake.push, shake.pull)

@@ -1,0 +1,12 @@
+"""Turn-based tables' mail without its transport (issue 33): sealed, signed envelopes that wait
+on a broker for a seat whose node is not running, so the desktop's MQTT shell
+(node/net/postbox.py, node/net/mail_links.py, node/app/mail_lobby.py) and the browser tab
+(issue 32) seal and open the very same bytes.
+
+- `mailbox`: a seat's envelopes in one game: numbering, sealing, opening, acks, what is owed;
+- `lobby_letters`: the mail lobby's signed advert and the sealed letters addressed by key.
+
+Nothing here reads a clock, a file or a random source of its own (random bytes come from
+libsodium, `nacl.bindings.randombytes`, unless the caller passes them), and of PyNaCl only
+`nacl.bindings` is used: what the tab's shim over libsodium.js provides.
+"""

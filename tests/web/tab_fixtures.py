@@ -1,0 +1,52 @@
+"""The browser tab's fixtures, shared by tests/web/test_tab.py and test_tab_mail.py: the bundle
+built once, `caravan tab --serve` on a free port, a Chromium of its own and the page loaded
+once with Python ready in its worker. A test module imports the ones it uses."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from node.tab import build as tab_build
+from tests.helpers import missing_system_package, timeout as scaled
+from tests.web.conftest import new_chromium
+from tests.web.tab_page import INSTALL, open_tab, tab_server
+
+
+@pytest.fixture(scope="session")
+def bundle() -> tab_build.Built:
+    if shutil.which("npm") is None:
+        missing_system_package("npm", INSTALL)
+    try:
+        return tab_build.ensure_built()
+    except tab_build.BuildError as exc:
+        missing_system_package(f"the tab bundle ({exc})", INSTALL)
+
+
+@pytest.fixture(scope="module")
+def server(bundle):
+    """`caravan tab --serve` on a free port: its URL."""
+    with tab_server(bundle.bundle_hash) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def driver(bundle):
+    """A Chromium of its own (loading Python takes seconds: one page serves every test here)
+    that logs its network requests."""
+    from tests.web.conftest import find_chromium, INSTALL as CHROMIUM
+    if find_chromium() is None:
+        missing_system_package("Chromium or its driver", CHROMIUM)
+    d = new_chromium(performance=True)
+    d.set_script_timeout(scaled(180))
+    yield d
+    d.quit()
+
+
+@pytest.fixture(scope="module")
+def tab(driver, server):
+    """The tab page loaded once, Python ready in its worker: (driver, what `ready` gave)."""
+    ready = open_tab(driver, server)
+    assert ready["ok"], ready
+    return driver, ready
