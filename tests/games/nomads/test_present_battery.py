@@ -11,12 +11,12 @@ import re
 
 import pytest
 
-from clients.narrate import Table
 from clients.narrate import nomads as N
 from protocol import engine as E
 from protocol.games.nomads import ENGINE
 from protocol.games.nomads import data as D
 from protocol.referee import Referee, random_chooser
+from tests.games.told import told_events
 
 NAMES = ["Ann", "Bob", "Cy", "Dee", "Eve", "Flo"]
 NSP = len(N.SPECIES)
@@ -73,27 +73,12 @@ def _check_event(ev, lines: list[str], b: dict, a: dict) -> int:
 
 
 def play(n: int, seed: int, options: dict | None) -> int:
-    ref = Referee(ENGINE, n, options, seed=seed)
-    table = Table(ENGINE, ref.options, n, None, NAMES[:n])
-    choose = random_chooser(random.Random(seed))
-    steps = checked = 0
+    checked = 0
     lines: list[str] = []
     claimed: list[int] | None = None          # what a tied throw said goes to the chosen box
-    while True:
-        b = ENGINE.encode(ref.state)
-        step = ENGINE.expected(ref.state)
-        if isinstance(step, E.Decide) and step.seat >= 0:
-            legal = ref.legal(step.seat)
-            for m in N.moves(ref.view(step.seat), legal, step.seat):
-                assert m["group"] != "Other" and "[" not in m["text"], m
-        ev = ref.step(choose)
-        if ev is None:
-            break
-        steps += 1
-        assert steps < 20000
-        _, lines = table.apply(ev)
-        assert lines and all(lines)
-        a = ENGINE.encode(ref.state)
+    told = None
+    for told in told_events(Referee(ENGINE, n, options, seed=seed), NAMES, random_chooser(random.Random(seed))):
+        ev, lines, b, a = told.event, told.lines, told.before, told.after
         checked += _check_event(ev, lines, b, a)
         said = "\n".join(lines)
         if claimed is not None and isinstance(ev, E.Act) and ev.action[0] == "box":
@@ -108,8 +93,7 @@ def play(n: int, seed: int, options: dict | None) -> int:
             claimed = _counts(m[1])
         elif b["phase"] == "r_random" and a["phase"] == "tie":
             claimed = [0] * NSP                                          # "none of the thrown animals left"
-    res = ENGINE.result(ref.state)
-    assert "Game over" in "\n".join(lines) and res is not None
+    assert told is not None and "Game over" in "\n".join(lines) and ENGINE.result(told.ref.state) is not None
     return checked
 
 

@@ -13,12 +13,11 @@ import re
 
 import pytest
 
-from clients.narrate import Table
-from clients.narrate import sabbat as N
 from protocol import engine as E
 from protocol.games.sabbat import ENGINE
 from protocol.games.sabbat import data as D
 from protocol.referee import Referee, random_chooser
+from tests.games.told import told_events
 
 NAMES = ["Ann", "Bob", "Cy", "Di"]
 SEAT = re.compile(r"(?:Ann|Bob|Cy|Di) \(seat (\d)\)")
@@ -86,29 +85,12 @@ def _check_event(lines: list[str], b: dict, a: dict, ev, before_state) -> None:
 
 
 def play(n: int, seed: int, options: dict) -> None:
-    ref = Referee(ENGINE, n, options, seed=seed)
-    table = Table(ENGINE, options, n, None, NAMES[:n])
-    choose = random_chooser(random.Random(seed))
-    steps = 0
-    while True:
-        b = ENGINE.encode(ref.state)
-        step = ENGINE.expected(ref.state)
-        if isinstance(step, E.Decide):
-            seat = step.seat
-            legal = ref.legal(seat)
-            for m in N.moves(ref.view(seat), legal, seat):
-                assert m["group"] != "Other" and "[" not in m["text"], m
-        ev = ref.step(choose)
-        if ev is None:
-            break
-        steps += 1
-        assert steps < 5000
-        a = ENGINE.encode(ref.state)
-        _, lines = table.apply(ev)
-        assert lines and all(lines)
-        _check_event(lines, b, a, ev, b)
-    res = ENGINE.result(ref.state)
-    said = "\n".join(lines)
+    told = None
+    for told in told_events(Referee(ENGINE, n, options, seed=seed), NAMES, random_chooser(random.Random(seed)), max_steps=5000):
+        _check_event(told.lines, told.before, told.after, told.event, told.before)
+    assert told is not None
+    res = ENGINE.result(told.ref.state)
+    said = "\n".join(told.lines)
     for s in range(n):
         assert f"{NAMES[s]} (seat {s}) {res['scores'][s]} ({res['vp'][s]} VP" in said
 

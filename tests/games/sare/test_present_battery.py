@@ -12,12 +12,12 @@ import re
 
 import pytest
 
-from clients.narrate import Table
 from clients.narrate import sare as N
 from protocol.games.sare import ENGINE
 from protocol.games.sare.data import CARD_KIND, CARD_KIND_NAME, RES
 from protocol.referee import Referee
 from tests.games.sare.test_narrate import _chooser
+from tests.games.told import told_events
 
 NAMES = ["Ann", "Bob", "Cy", "Dee"]
 WHO = r"(?:Ann|Bob|Cy|Dee) \(seat (\d)\)"
@@ -38,42 +38,26 @@ def _tokens(line_part: str) -> dict[str, int]:
 def play(n: int, seed: int, options: dict) -> int:
     """One random game told to a spectator; checks every line against the engine. Returns the
     number of draws checked."""
-    ref = Referee(ENGINE, n, options, seed=seed)
-    table = Table(ENGINE, options, n, None, NAMES[:n])
-    choose = _chooser(random.Random(seed))
     engine_draws: list[str] = []
     real_draw = type(ENGINE)._draw
+    ref = Referee(ENGINE, n, options, seed=seed)
 
     def spy(self, st, card):
-        if st is ref.state:
+        if st is ref.state:                           # the game's own draws, not a bot's lookahead
             engine_draws.append(_face(card))
         return real_draw(self, st, card)
 
     type(ENGINE)._draw = spy
     told_draws: list[str] = []
+    drawn_before = 0
     try:
-        steps = 0
-        while True:
-            b = ENGINE.encode(ref.state)
-            seat = getattr(ENGINE.expected(ref.state), "seat", None)
-            if seat is not None and seat >= 0:            # every move has words of its own
-                legal = ref.legal(seat)
-                for m in N.moves(ref.view(seat), legal, seat):
-                    assert m["group"] != "Other" and "[" not in m["text"], m
-            drawn_before = len(engine_draws)
-            ev = ref.step(choose)
-            if ev is None:
-                break
-            steps += 1
-            assert steps < 20000
-            a = ENGINE.encode(ref.state)
-            _, lines = table.apply(ev)
-            assert lines and all(lines)
-            said = "\n".join(lines)
+        for event in told_events(ref, NAMES, _chooser(random.Random(seed))):
+            a, b, said = event.after, event.before, "\n".join(event.lines)
             new_draws = re.findall(r"draws a Season card: ([^.]+)\.", said)
             told_draws += new_draws
             # a draw is told in the very event the engine makes it, with its face
             assert new_draws == engine_draws[drawn_before:], (said, engine_draws[drawn_before:])
+            drawn_before = len(engine_draws)
             removed = [_face(c) for c in a["removed"][len(b["removed"]):]] if a["turn"] == b["turn"] else []
             assert re.findall(r"Darkness removes the top dark card from the game: ([^.;]+)[.;]", said) == removed, said
             for m in re.finditer(r"; 1 (\w+) leaves the Production of the turn", said):
