@@ -43,13 +43,16 @@ class Turn:
         return self.player.automatic()
 
     def question(self, wants_view: bool = True) -> Question | None:
-        """The decision this seat must make now, if any."""
+        """The decision this seat must make now, if any (its view only if `wants_view`)."""
         decision = self.player.decision()
         if decision is None:
             return None
+        return Question(self.view() if wants_view else None, decision.legal, decision.kind, self.session.version())
+
+    def view(self) -> Any:
+        """What this seat sees of the game now (the engine's view, with what it knows)."""
         s = self.session
-        view = s.engine.view(s.state, self.player.seat, self.player.knowledge) if wants_view else None
-        return Question(view, decision.legal, decision.kind, s.version())
+        return s.engine.view(s.state, self.player.seat, self.player.knowledge)
 
     def answer(self, question: Question, action: Any, stopped: bool = False) -> bytes | None:
         """The decider's `action` signed and applied, or None when the game moved on meanwhile
