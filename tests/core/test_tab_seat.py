@@ -2,95 +2,31 @@
 real game, each a TabSeat with a random bot from the registry, linked in memory by a network
 that drops, duplicates and reorders their frames (as encoded bytes), finish the game with
 byte-identical transcripts that protocol/verify.py accepts; a seat whose peer sends a forged
-or illegal message refuses it naming that peer and its signer, and the game still ends."""
+or illegal message refuses it naming that peer and its signer, and the game still ends. And
+the worker's seat ops (tab_seat_ops), run here: one seat whose frames a shuttle carries
+through `seat_feed` plays with two seats on the driver; tests/web/test_tab_seat.py runs the
+same ops in a browser tab."""
 
 from __future__ import annotations
 
 import asyncio
-import importlib.util
+import json
 import random
-import sys
-import time
-from pathlib import Path
-from types import ModuleType
-from typing import Any, Callable
 
-from clients.bot import make_bot
-from protocol import chain, games
+import msgpack
+import pytest
+
+from protocol import chain
 from protocol.errors import BadSignature, Equivocation, IllegalMove
-from protocol.link.framing import decode, encode
-from protocol.local_table import make_genesis
 from protocol.verify import verify_bytes
-from tests.games.pick import quick_game, short_game
 from tests.helpers import timeout
-
-N = 3
-TAB_PY = Path(__file__).resolve().parents[2] / "clients" / "tab" / "py"
+from tests.tab_seats import N, Net, Tamper, genesis, key_seed, seat, shuttle, tab_module
 
 
-def tab_module(name: str) -> ModuleType:
-    """A module of the tab's Python, loaded by path (its folder's `nacl` shim must not shadow PyNaCl)."""
-    spec = importlib.util.spec_from_file_location(f"{name}_cpython", TAB_PY / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module              # (its dataclasses look their module up)
-    spec.loader.exec_module(module)
-    return module
-
-
-tab_seat = tab_module("tab_seat")
-
-Tamper = Callable[[int, dict], list[dict]]
-"""(destination, frame) -> the frames a cheating seat sends instead."""
-
-
-class Net:
-    """In-memory links carrying encoded frames: each may be dropped or duplicated, and each copy
-    is delivered after a random delay (so frames overtake one another)."""
-
-    def __init__(self, rng: random.Random, drop: float = 0.0, dup: float = 0.0, delay: float = 0.0):
-        self.rng, self.drop, self.dup, self.delay = rng, drop, dup, delay
-        self.inbox = {(src, dst): asyncio.Queue() for src in range(N) for dst in range(N) if src != dst}
-        self.tamper: dict[int, Tamper] = {}
-
-    def carry(self, src: int, dst: int, frame: dict) -> None:
-        frames = self.tamper[src](dst, frame) if src in self.tamper else [frame]
-        for one in frames:
-            if self.rng.random() < self.drop:
-                continue
-            data = encode(one)
-            for _ in range(2 if self.rng.random() < self.dup else 1):
-                asyncio.get_running_loop().call_later(self.rng.uniform(0, self.delay),
-                                                      self.inbox[(src, dst)].put_nowait, decode(data))
-
-    def links(self, seat: int) -> dict[int, Any]:
-        return {peer: Link(self, seat, peer) for peer in range(N) if peer != seat}
-
-
-class Link:
-    """Seat `src`'s link to `dst`: its `inbox` holds what `dst` sent it."""
-
-    def __init__(self, net: Net, src: int, dst: int):
-        self.net, self.src, self.dst = net, src, dst
-        self.inbox = net.inbox[(dst, src)]
-
-    async def send(self, frame: dict) -> None:
-        self.net.carry(self.src, self.dst, frame)
-
-
-def genesis(seed: int) -> tuple[list, list[bytes], Any]:
-    game = quick_game(N)
-    engine = games.get(game)
-    options = {**engine.default_options(N), **short_game(game)[1]}
-    return make_genesis(game, options, N, random.Random(seed))
-
-
-def play(net: Net, seed: int) -> list[Any]:
-    """Three TabSeats on `net` play a game to the end: the seats (each with its outcome)."""
+def play(net: Net, seed: int) -> list:
+    """Three seats on `net` play a game to the end: the seats (each with its outcome)."""
     keys, secrets, g = genesis(seed)
-    seats = [tab_seat.TabSeat(g.to_wire(), keys[i], secrets[i],
-                              tab_seat.bot_decider(make_bot("random", g.game, seed=seed * 10 + i)),
-                              net.links(i), time.monotonic, sync_interval=0.02, linger=2.0)
-             for i in range(N)]
+    seats = [seat(g, keys, secrets, i, net.links(i), seed) for i in range(N)]
 
     async def main() -> None:
         await asyncio.wait_for(asyncio.gather(*(s.run() for s in seats)), timeout(90))
@@ -142,3 +78,31 @@ def test_a_seat_names_the_peer_that_sent_a_forged_or_illegal_message():
         assert str(named[0]).startswith("from seat 2: refused:") and "seat 2" in str(named[0].error)
         assert [s.outcome.kind for s in seats] == ["complete"] * N
         assert len({s.transcript() for s in seats}) == 1
+
+
+def test_the_worker_seat_ops_play_one_seat_whose_frames_a_shuttle_carries():
+    ops = tab_module("tab_seat_ops")
+    keys, secrets, g = genesis(11)
+    net = Net(random.Random(11), drop=0.1, dup=0.1, delay=0.005)
+    seats = {i: seat(g, keys, secrets, i, net.links(i), 11) for i in (1, 2)}
+
+    async def op(name: str, data: bytes) -> dict:
+        return json.loads(json.dumps(await ops.OPS[name](data)))          # as the page gets it
+
+    with pytest.raises(ValueError, match="no seat: call seat_start first"):
+        asyncio.run(op("seat_feed", msgpack.packb({"frames": []})))
+
+    async def game() -> tuple[dict, dict]:
+        started = await op("seat_start", msgpack.packb({"genesis": g.to_wire(), "key": key_seed(11, 0),
+                                                        "secret": secrets[0], "seed": 5, "sync": 0.02}))
+        assert started["seat"] == 0 and started["running"], started
+        _, last = await asyncio.gather(asyncio.gather(*(s.run() for s in seats.values())),
+                                       shuttle(net, 0, lambda data: op("seat_feed", data)))
+        return last, await op("seat_result", b"")
+
+    last, result = asyncio.run(asyncio.wait_for(game(), timeout(90)))
+    assert last["outcome"]["kind"] == "complete" and result["refused"] == [], result
+    assert [s.outcome.kind for s in seats.values()] == ["complete"] * 2
+    transcript = bytes.fromhex(result["transcript"])
+    assert {s.transcript() for s in seats.values()} == {transcript}
+    assert verify_bytes(transcript).ok

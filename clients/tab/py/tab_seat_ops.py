@@ -1,0 +1,132 @@
+"""The worker's ops for one seat of a game (tab_seat.TabSeat) whose frames the page carries:
+the page (or a test through it) hands in the frames other seats sent and takes back the
+frames this seat sends, so any transport can sit between (the relay link, a test's shuttle).
+
+Ops (msgpack in, a JSON-able dict out; a frame goes out as the hex of its msgpack encoding):
+"seat_start" {genesis, key (its 32-byte seed), secret, seed (the bot's), sync?} starts the
+seat, with a random bot; "seat_feed" {frames: [[peer, frame bytes], ...], wait?} gives it
+those frames and answers, once it has sent something (or after `wait` seconds), what it sent
+{out: [[peer, hex]], running, outcome}; "seat_result" the transcript and what it refused.
+
+The key and the per-game secret come in the op for now: a table made in the tab (its key
+from tab_store, the genesis signed in a lobby) is the next step (issue 32, item 3). The bot
+is a seeded random choice: the bots of clients/ are not in the bundle."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from typing import Any
+
+import msgpack
+
+from protocol import genesis as G
+from protocol.identity import SigningKey, fingerprint
+from protocol.link.framing import FrameError, decode, encode
+
+from tab_seat import TabSeat
+
+WAIT = 0.05
+"""How long `seat_feed` waits, at most, for the seat to send something."""
+
+
+class PageLink:
+    """A link whose frames the page carries: what the seat sends waits in `outbox` for the
+    next `seat_feed`; what the page hands in goes to `inbox`."""
+
+    def __init__(self, peer: int, outbox: list[list[Any]]):
+        self.peer, self.outbox = peer, outbox
+        self.inbox: asyncio.Queue = asyncio.Queue()
+
+    async def send(self, frame: dict) -> None:
+        self.outbox.append([self.peer, encode(frame)])
+
+
+class RandomDecider:
+    """A seeded uniform choice among the legal actions (no view needed)."""
+    wants_view = False
+
+    def __init__(self, seed: int):
+        self.rng = random.Random(seed)
+
+    async def __call__(self, view: Any, legal: list[Any], kind: str) -> Any:
+        return legal[self.rng.randrange(len(legal))]
+
+
+class _State:
+    seat: TabSeat | None = None
+    task: asyncio.Future | None = None
+    outbox: list[list[Any]] = []
+    bad_frames: int = 0
+
+
+_state = _State()
+
+
+def _args(data: bytes | None, op: str, needed: tuple[str, ...]) -> dict[str, Any]:
+    args = msgpack.unpackb(data, raw=False) if data else None
+    missing = [n for n in needed if type(args) is not dict or n not in args]
+    if missing:
+        raise ValueError(f"{op} needs msgpack {{{', '.join(needed)}}}; missing {', '.join(missing)}")
+    return args
+
+
+def _seat() -> TabSeat:
+    if _state.seat is None:
+        raise ValueError("no seat: call seat_start first")
+    return _state.seat
+
+
+def _status() -> dict[str, Any]:
+    seat, task = _seat(), _state.task
+    outcome = seat.outcome
+    return {"seat": seat.seat, "running": task is not None and not task.done(),
+            "outcome": None if outcome is None else {"kind": outcome.kind, "text": outcome.text},
+            "refused": [str(r) for r in seat.refused], "bad_frames": _state.bad_frames,
+            "messages": len(seat.session.log)}
+
+
+async def seat_start(data: bytes | None) -> dict[str, Any]:
+    args = _args(data, "seat_start", ("genesis", "key", "secret", "seed"))
+    if _state.task is not None and not _state.task.done():
+        raise ValueError("a seat is already running in this tab")
+    key = SigningKey.from_seed(args["key"])
+    outbox: list[list[Any]] = []
+    seats = G.parse(args["genesis"]).seats
+    if key.public not in seats:
+        raise ValueError(f"the key {fingerprint(key.public)} holds no seat in this genesis")
+    me = seats.index(key.public)
+    links = {peer: PageLink(peer, outbox) for peer in range(len(seats)) if peer != me}
+    seat = TabSeat(args["genesis"], key, args["secret"], RandomDecider(int(args["seed"])), links, time.monotonic,
+                   sync_interval=float(args.get("sync", 0.25)))
+    _state.seat, _state.outbox, _state.bad_frames = seat, outbox, 0
+    _state.task = asyncio.ensure_future(seat.run())
+    return {"key": fingerprint(key.public), **_status()}
+
+
+async def seat_feed(data: bytes | None) -> dict[str, Any]:
+    args = _args(data, "seat_feed", ("frames",))
+    seat = _seat()
+    for peer, raw in args["frames"]:
+        link = seat.links.get(peer) if type(peer) is int else None
+        try:
+            if link is None:
+                raise FrameError(f"no seat {peer!r} to take a frame from")
+            link.inbox.put_nowait(decode(raw))
+        except FrameError:
+            _state.bad_frames += 1
+    loop = asyncio.get_running_loop()
+    until = loop.time() + float(args.get("wait", WAIT))
+    await asyncio.sleep(0)
+    while not _state.outbox and not _state.task.done() and loop.time() < until:
+        await asyncio.sleep(0.005)
+    out, _state.outbox[:] = list(_state.outbox), []
+    return {"out": [[peer, frame.hex()] for peer, frame in out], **_status()}
+
+
+async def seat_result(_: bytes | None) -> dict[str, Any]:
+    return {"transcript": _seat().transcript().hex(), **_status()}
+
+
+OPS = {"seat_start": seat_start, "seat_feed": seat_feed, "seat_result": seat_result}
