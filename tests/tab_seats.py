@@ -20,7 +20,8 @@ import msgpack
 from clients.bot import make_bot
 from protocol import games
 from protocol.identity import SigningKey
-from protocol.link.framing import decode, encode
+from protocol.link.framing import FrameError, TcpFraming, decode, encode
+from protocol.link.handshake import Handshake, HandshakeError
 from protocol.local_table import make_genesis
 from tests.games.pick import quick_game, short_game
 
@@ -120,3 +121,55 @@ async def shuttle(net: Net, far: int, feed: Feed, wait: float = 0.02) -> dict:
         if not answer["running"]:
             return answer
         await asyncio.sleep(0)
+
+
+class TcpLink:
+    """A TabSeat's link to a desktop node over TCP, on asyncio: the desktop's framing and
+    handshake (protocol/link: TcpFraming, Handshake) as node/net drives them with trio, so the
+    desktop node cannot tell it from one of its own. `dial` opens it; its `inbox` fills from a
+    reader task until the peer closes (then None)."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
+        self.reader, self.writer = reader, writer
+        self.framing = TcpFraming()
+        self.inbox: asyncio.Queue = asyncio.Queue()
+        self.task: asyncio.Task | None = None
+
+    async def _frame(self) -> Any:
+        while not self.framing.whole():
+            data = await self.reader.read(1 << 16)
+            if not data:
+                raise ConnectionError("the peer closed the link")
+            self.framing.feed(data)
+        return self.framing.next()
+
+    @classmethod
+    async def dial(cls, host: str, port: int, key: SigningKey, scope: bytes, peer: bytes,
+                   within: float = 10.0) -> "TcpLink":
+        link = cls(*await asyncio.open_connection(host, port))
+        shake = Handshake(key, scope, dialer=True, now=time.monotonic(), timeout=within)
+        link.writer.write(link.framing.frame(shake.hello))
+        [auth] = shake.receive(await asyncio.wait_for(link._frame(), within), time.monotonic())
+        link.writer.write(link.framing.frame(auth))
+        shake.receive(await asyncio.wait_for(link._frame(), within), time.monotonic())
+        link.framing.seal(shake.push, shake.pull)
+        if shake.peer_key != peer:
+            raise HandshakeError(f"{host}:{port} proved another key than the seat's")
+        link.task = asyncio.ensure_future(link._read())
+        return link
+
+    async def _read(self) -> None:
+        try:
+            while True:
+                await self.inbox.put(await self._frame())
+        except (ConnectionError, FrameError):
+            await self.inbox.put(None)
+
+    async def send(self, frame: dict) -> None:
+        self.writer.write(self.framing.frame(frame))
+        await self.writer.drain()
+
+    async def close(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+        self.writer.close()
