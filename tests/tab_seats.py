@@ -18,7 +18,7 @@ from typing import Any, Awaitable, Callable
 import msgpack
 
 from clients.bot import make_bot
-from protocol import games
+from protocol import chain, games
 from protocol.identity import SigningKey
 from protocol.link.framing import FrameError, TcpFraming, decode, encode
 from protocol.link.handshake import Handshake, HandshakeError
@@ -78,6 +78,27 @@ class Link:
 
     async def send(self, frame: dict) -> None:
         self.net.carry(self.src, self.dst, frame)
+
+
+def cheat(kind: str, key: SigningKey) -> Tamper:
+    """The seat of `key` sends, instead of its first move, that move forged (a signature byte
+    changed) or an illegal move under its own valid signature, once to each peer; its honest
+    move comes by resync."""
+    done: set[int] = set()
+
+    def tamper(dst: int, frame: dict) -> list[dict]:
+        if frame.get("t") != "msg" or dst in done:
+            return [frame]
+        msg = chain.parse(frame["m"])
+        if msg.author != key.public or msg.kind != "act":
+            return [frame]
+        done.add(dst)
+        if kind == "forged":
+            bad = frame["m"][:-1] + bytes([frame["m"][-1] ^ 1])
+        else:
+            bad = chain.seal(key, msg.game_id, msg.seq, msg.prev, msg.refs, "act", {"a": "no such move", "o": []}).raw
+        return [{"t": "msg", "m": bad}]
+    return tamper
 
 
 def key_seed(seed: int, i: int) -> bytes:

@@ -16,11 +16,10 @@ import random
 import msgpack
 import pytest
 
-from protocol import chain
 from protocol.errors import BadSignature, Equivocation, IllegalMove
 from protocol.verify import verify_bytes
 from tests.helpers import timeout
-from tests.tab_seats import N, Net, Tamper, genesis, key_seed, seat, shuttle, tab_module
+from tests.tab_seats import N, Net, cheat, genesis, key_seed, seat, shuttle, tab_module
 
 
 def play(net: Net, seed: int) -> list:
@@ -46,31 +45,11 @@ def test_three_tab_seats_finish_a_game_through_a_lossy_network_with_identical_tr
     assert all(s.refused == [] for s in seats)
 
 
-def cheat(kind: str, keys: list) -> Tamper:
-    """Seat 2 sends, instead of its first move, that move forged (a signature byte changed) or
-    an illegal move under its own valid signature; its honest move comes by resync."""
-    done: set[int] = set()
-
-    def tamper(dst: int, frame: dict) -> list[dict]:
-        if frame.get("t") != "msg" or dst in done:
-            return [frame]
-        msg = chain.parse(frame["m"])
-        if msg.author != keys[2].public or msg.kind != "act":
-            return [frame]
-        done.add(dst)
-        if kind == "forged":
-            bad = frame["m"][:-1] + bytes([frame["m"][-1] ^ 1])
-        else:
-            bad = chain.seal(keys[2], msg.game_id, msg.seq, msg.prev, msg.refs, "act", {"a": "no such move", "o": []}).raw
-        return [{"t": "msg", "m": bad}]
-    return tamper
-
-
 def test_a_seat_names_the_peer_that_sent_a_forged_or_illegal_message():
     for kind, errors in (("forged", (BadSignature,)), ("illegal", (IllegalMove, Equivocation))):
         net = Net(random.Random(3), drop=0.1, dup=0.1, delay=0.005)
         keys, _, _ = genesis(3)
-        net.tamper[2] = cheat(kind, keys)
+        net.tamper[2] = cheat(kind, keys[2])
         seats = play(net, seed=3)
         named = [r for s in seats[:2] for r in s.refused]
         assert named, f"the {kind} message was taken"
