@@ -2,7 +2,8 @@
 (node/app/game.py GameNode, trio, in a thread of their own) play one game over real TCP links
 on loopback: the driver dials both with the desktop's framing and handshake (tests/tab_seats.py
 TcpLink), and every seat ends with the same transcript, which verifies; a forged or illegal
-move the driver's seat sends is refused by the desktop nodes, naming it."""
+move the driver's seat sends is refused by the desktop nodes, naming it, and one a desktop
+node sends is refused by the driver's seat, naming that node's seat."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pytest
 import trio
 
 from clients.bot import make_bot
+from node.app.game import GameNode
 from protocol import games
 from protocol.verify import verify_bytes
 from tests.games.pick import quick_game, short_game
@@ -99,4 +101,25 @@ def test_desktop_nodes_name_a_tab_seat_that_sends_a_forged_or_illegal_move(tmp_p
     g = cluster.genesis
     assert outcome.kind == "complete", outcome
     desk = {(d / "games" / g.game_id.hex() / "transcript.caravan").read_bytes() for d in cluster.dirs[1:]}
+    assert desk == {transcript} and verify_bytes(transcript).ok
+
+
+@pytest.mark.parametrize("kind", ["forged", "illegal"])
+def test_a_tab_seat_names_a_desktop_node_that_sends_a_forged_or_illegal_move(tmp_path, monkeypatch, kind):
+    honest_send_all = GameNode.send_all
+    tampers: dict[int, Tamper] = {}
+
+    async def send_all(node: GameNode, frame, exclude=None):       # seat 1's node cheats once
+        if node.seat != 1 or type(frame) is not dict:
+            return await honest_send_all(node, frame, exclude)
+        tamper = tampers.setdefault(node.seat, cheat(kind, node.key))
+        for one in tamper(0, frame):
+            await honest_send_all(node, one, exclude)
+
+    monkeypatch.setattr(GameNode, "send_all", send_all)
+    cluster, outcome, transcript = play(tmp_path)
+    assert outcome.refused, "the tab's seat took the bad move"
+    assert all(r.peer == 1 and r.error.seat == 1 and "seat 1" in str(r.error) for r in outcome.refused), outcome.refused
+    assert outcome.kind == "complete"
+    desk = {(d / "games" / cluster.genesis.game_id.hex() / "transcript.caravan").read_bytes() for d in cluster.dirs[1:]}
     assert desk == {transcript} and verify_bytes(transcript).ok
