@@ -106,13 +106,13 @@ def key_seed(seed: int, i: int) -> bytes:
     return random.Random(seed * 100 + i).randbytes(32)
 
 
-def genesis(seed: int) -> tuple[list, list[bytes], Any]:
+def genesis(seed: int, time_limit: int = 0) -> tuple[list, list[bytes], Any]:
     """(keys, secrets, genesis) of a short game of `quick_game(N)`."""
     game = quick_game(N)
     engine = games.get(game)
     options = {**engine.default_options(N), **short_game(game)[1]}
     keys = [SigningKey.from_seed(key_seed(seed, i)) for i in range(N)]
-    return make_genesis(game, options, N, random.Random(seed), keys=keys)
+    return make_genesis(game, options, N, random.Random(seed), keys=keys, time_limit=time_limit)
 
 
 def seat(g: Any, keys: list, secrets: list[bytes], i: int, links: dict[int, Any], seed: int) -> Any:

@@ -59,6 +59,28 @@ def test_a_seat_names_the_peer_that_sent_a_forged_or_illegal_message():
         assert len({s.transcript() for s in seats}) == 1
 
 
+def test_two_tab_seats_abandon_a_seat_that_went_silent_with_a_record_that_verifies():
+    keys, secrets, g = genesis(17, time_limit=1)
+    net = Net(random.Random(17), drop=0.1, dup=0.1, delay=0.005)
+    seats = [seat(g, keys, secrets, i, net.links(i), 17) for i in range(N)]
+
+    async def main() -> None:
+        stays = [asyncio.ensure_future(s.run()) for s in seats[:2]]
+        leaves = asyncio.ensure_future(seats[2].run())
+        while len(seats[2].session.log) < 4:                   # it played a little, then it stops
+            await asyncio.sleep(0.01)
+        leaves.cancel()
+        await asyncio.gather(*stays)
+
+    asyncio.run(asyncio.wait_for(main(), timeout(60)))
+    assert [s.outcome.kind for s in seats[:2]] == ["abandoned"] * 2, [s.outcome for s in seats[:2]]
+    assert seats[2].outcome is None
+    transcript = seats[0].transcript()
+    assert seats[1].transcript() == transcript
+    report = verify_bytes(transcript)
+    assert report.valid and report.abandoned_by == [2], report.to_json()
+
+
 def test_the_worker_seat_ops_play_one_seat_whose_frames_a_shuttle_carries():
     ops = tab_module("tab_seat_ops")
     keys, secrets, g = genesis(11)
