@@ -97,6 +97,11 @@ def test_the_worker_seat_ops_play_one_seat_whose_frames_a_shuttle_carries():
         started = await op("seat_start", msgpack.packb({"genesis": g.to_wire(), "key": key_seed(11, 0),
                                                         "secret": secrets[0], "seed": 5, "sync": 0.02}))
         assert started["seat"] == 0 and started["running"], started
+        with pytest.raises(ValueError, match="already running"):
+            await op("seat_start", msgpack.packb({"genesis": g.to_wire(), "key": key_seed(11, 0),
+                                                  "secret": secrets[0], "seed": 5}))
+        junk = await op("seat_feed", msgpack.packb({"frames": [[7, b"\x93"], [1, b"\xc1"], [0, b"\x90"], [2, "x"]]}))
+        assert junk["bad_frames"] == 4 and junk["running"], junk
         _, last = await asyncio.gather(asyncio.gather(*(s.run() for s in seats.values())),
                                        shuttle(net, 0, lambda data: op("seat_feed", data)))
         return last, await op("seat_result", b"")

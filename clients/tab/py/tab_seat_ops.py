@@ -6,7 +6,8 @@ Ops (msgpack in, a JSON-able dict out; a frame goes out as the hex of its msgpac
 "seat_start" {genesis, key (its 32-byte seed), secret, seed (the bot's), sync?} starts the
 seat, with a random bot; "seat_feed" {frames: [[peer, frame bytes], ...], wait?} gives it
 those frames and answers, once it has sent something (or after `wait` seconds), what it sent
-{out: [[peer, hex]], running, outcome}; "seat_result" the transcript and what it refused.
+{out: [[peer, hex]], running, outcome, refused, bad_frames (frames it could not take: junk,
+or from no other seat)}; "seat_result" the transcript and what it refused.
 
 The key and the per-game secret come in the op for now: a table made in the tab (its key
 from tab_store, the genesis signed in a lobby) is the next step (issue 32, item 3). The bot
@@ -111,8 +112,8 @@ async def seat_feed(data: bytes | None) -> dict[str, Any]:
     for peer, raw in args["frames"]:
         link = seat.links.get(peer) if type(peer) is int else None
         try:
-            if link is None:
-                raise FrameError(f"no seat {peer!r} to take a frame from")
+            if link is None or type(raw) is not bytes:
+                raise FrameError(f"not a frame of another seat: {peer!r}")
             link.inbox.put_nowait(decode(raw))
         except FrameError:
             _state.bad_frames += 1
