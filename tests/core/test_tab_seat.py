@@ -16,6 +16,7 @@ import random
 import msgpack
 import pytest
 
+from protocol.link.framing import FrameError
 from protocol.errors import BadSignature, Equivocation, IllegalMove
 from protocol.verify import verify_bytes
 from tests.helpers import timeout
@@ -43,6 +44,35 @@ def test_three_tab_seats_finish_a_game_through_a_lossy_network_with_identical_tr
     report = verify_bytes(transcripts.pop())
     assert report.ok and report.messages == len(seats[0].session.log) > 0, report.to_json()
     assert all(s.refused == [] for s in seats)
+
+
+class Failing:
+    """A link whose sends fail now and then, as a relay link that broke does (FrameError)."""
+
+    def __init__(self, link, rng: random.Random):
+        self.link, self.rng, self.inbox, self.failed = link, rng, link.inbox, 0
+
+    async def send(self, frame: dict) -> None:
+        if self.rng.random() < 0.2:
+            self.failed += 1
+            raise FrameError("link closed")
+        await self.link.send(frame)
+
+
+def test_a_link_whose_sends_fail_loses_frames_and_stops_nothing():
+    keys, secrets, g = genesis(5)
+    net = Net(random.Random(5))
+    rng = random.Random(5)
+    links = [{peer: Failing(link, rng) for peer, link in net.links(i).items()} for i in range(N)]
+    seats = [seat(g, keys, secrets, i, links[i], 5) for i in range(N)]
+
+    async def main() -> None:
+        await asyncio.wait_for(asyncio.gather(*(s.run() for s in seats)), timeout(90))
+
+    asyncio.run(main())
+    assert sum(link.failed for each in links for link in each.values()) > 0
+    assert [s.outcome.kind for s in seats] == ["complete"] * N, [s.outcome for s in seats]
+    assert len({s.transcript() for s in seats}) == 1
 
 
 def test_a_seat_names_the_peer_that_sent_a_forged_or_illegal_message():

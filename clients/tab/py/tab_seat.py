@@ -48,7 +48,8 @@ a decider whose `wants_view` is False gets None for the view."""
 
 
 class Link(Protocol):
-    """A link to one other seat: frames out, and the peer's frames in (None: it closed)."""
+    """A link to one other seat: frames out (`send` raises ConnectionError, OSError or
+    FrameError once the link failed), and the peer's frames in (None: it closed)."""
     inbox: asyncio.Queue
 
     async def send(self, frame: dict) -> None: ...
@@ -143,7 +144,7 @@ class TabSeat:
     async def _send(self, peer: int, frame: dict) -> None:
         try:
             await self.links[peer].send(frame)
-        except (ConnectionError, OSError) as exc:       # a link that failed: resync covers the loss
+        except (ConnectionError, OSError, FrameError) as exc:   # a link that failed: resync covers the loss
             log.info("seat %d: a send to seat %d failed: %s", self.seat, peer, exc)
 
     async def _send_all(self, frame: dict, exclude: int | None = None) -> None:
