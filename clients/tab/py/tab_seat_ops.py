@@ -7,7 +7,9 @@ Ops (msgpack in, a JSON-able dict out; a frame goes out as the hex of its msgpac
 seat, with a random bot; "seat_feed" {frames: [[peer, frame bytes], ...], wait?} gives it
 those frames and answers, once it has sent something (or after `wait` seconds), what it sent
 {out: [[peer, hex]], running, outcome, refused, bad_frames (frames it could not take: junk,
-or from no other seat)}; "seat_result" the transcript and what it refused.
+or from no other seat)}; "seat_result" the transcript and what it refused. "seat_relay" (as
+seat_start, plus {within?}) runs the seat over relay links through the broker the tab is
+connected to (tab_net), as a desktop node's; "seat_state" says where it stands.
 
 The key and the per-game secret come in the op for now: a table made in the tab (its key
 from tab_store, the genesis signed in a lobby) is the next step (issue 32, item 3). The bot
@@ -88,22 +90,90 @@ def _status() -> dict[str, Any]:
             "messages": len(seat.session.log)}
 
 
-async def seat_start(data: bytes | None) -> dict[str, Any]:
-    args = _args(data, "seat_start", ("genesis", "key", "secret", "seed"))
+def _seat_args(data: bytes | None, op: str) -> tuple[dict[str, Any], SigningKey, G.Genesis, int]:
+    """(the op's arguments, the key, the genesis, the key's seat in it)."""
+    args = _args(data, op, ("genesis", "key", "secret", "seed"))
     if _state.task is not None and not _state.task.done():
         raise ValueError("a seat is already running in this tab")
     key = SigningKey.from_seed(args["key"])
-    outbox: list[list[Any]] = []
-    seats = G.parse(args["genesis"]).seats
-    if key.public not in seats:
+    genesis = G.parse(args["genesis"])
+    if key.public not in genesis.seats:
         raise ValueError(f"the key {fingerprint(key.public)} holds no seat in this genesis")
-    me = seats.index(key.public)
-    links = {peer: PageLink(peer, outbox) for peer in range(len(seats)) if peer != me}
+    return args, key, genesis, genesis.seats.index(key.public)
+
+
+def _run(args: dict[str, Any], key: SigningKey, links: dict[int, Any], outbox: list[list[Any]]) -> dict[str, Any]:
     seat = TabSeat(args["genesis"], key, args["secret"], RandomDecider(int(args["seed"])), links, time.monotonic,
                    sync_interval=float(args.get("sync", 0.25)))
     _state.seat, _state.outbox, _state.bad_frames = seat, outbox, 0
     _state.task = asyncio.ensure_future(seat.run())
     return {"key": fingerprint(key.public), **_status()}
+
+
+async def seat_start(data: bytes | None) -> dict[str, Any]:
+    args, key, genesis, me = _seat_args(data, "seat_start")
+    outbox: list[list[Any]] = []
+    links = {peer: PageLink(peer, outbox) for peer in range(len(genesis.seats)) if peer != me}
+    return _run(args, key, links, outbox)
+
+
+class RelayLink:
+    """A TabSeat's link over a sealed relay link (tab_relay.TabRelayLink): a task moves what
+    the link receives into `inbox` (None once it closed or failed)."""
+
+    def __init__(self, link: Any):
+        self.link = link
+        self.inbox: asyncio.Queue = asyncio.Queue()
+        self.task = asyncio.ensure_future(self._read())
+
+    async def _read(self) -> None:
+        try:
+            while (frame := await self.link.recv()) is not None:
+                await self.inbox.put(frame)
+        except FrameError:
+            pass
+        await self.inbox.put(None)
+
+    async def send(self, frame: dict) -> None:
+        await self.link.send(frame)
+
+
+async def seat_relay(data: bytes | None) -> dict[str, Any]:
+    """As seat_start, the seat linked to every other seat's node through the broker the tab is
+    connected to (broker_connect), as desktop nodes link in a game: it dials the seats after
+    it and takes the links the seats before it open, each proving its key; then it plays.
+    {within?}: seconds to wait for those links."""
+    import tab_net
+    from protocol.link.handshake import inbox_of
+    from tab_relay import TabEndpoint, dial, handshake
+
+    args, key, genesis, me = _seat_args(data, "seat_relay")
+    broker, scope, seats = tab_net.broker(), genesis.game_id, genesis.seats
+    within = float(args.get("within", 30.0))
+    endpoint = TabEndpoint(broker, key, scope)
+    if me > 0:
+        await endpoint.listen()
+    links: dict[int, Any] = {}
+    for peer in range(me + 1, len(seats)):
+        link = await dial(broker, key, scope, inbox_of(seats[peer]), timeout=within)
+        if link.peer_key != seats[peer]:
+            link.close()
+            raise ValueError(f"the node at seat {peer}'s inbox proved another key ({fingerprint(link.peer_key)})")
+        links[peer] = RelayLink(link)
+    while len(links) < len(seats) - 1:
+        link = await endpoint.next_link(within)
+        if link is None:
+            raise ValueError(f"seats {sorted(set(range(me)) - set(links))} opened no link within {within:g} s")
+        link = await handshake(link, key, scope, dialer=False, timeout=within)
+        if link.peer_key in seats[:me] and seats.index(link.peer_key) not in links:
+            links[seats.index(link.peer_key)] = RelayLink(link)
+        else:
+            link.close()
+    return _run(args, key, links, [])
+
+
+async def seat_state(_: bytes | None) -> dict[str, Any]:
+    return _status()
 
 
 async def seat_feed(data: bytes | None) -> dict[str, Any]:
@@ -130,4 +200,5 @@ async def seat_result(_: bytes | None) -> dict[str, Any]:
     return {"transcript": _seat().transcript().hex(), **_status()}
 
 
-OPS = {"seat_start": seat_start, "seat_feed": seat_feed, "seat_result": seat_result}
+OPS = {"seat_start": seat_start, "seat_feed": seat_feed, "seat_result": seat_result, "seat_relay": seat_relay,
+       "seat_state": seat_state}
