@@ -2,7 +2,8 @@
 (issue 32, item 2): the tab's worker runs the asyncio seat driver (tab_seat_ops `seat_relay`)
 over relay links of its own (mqtt.js over the browser's WebSocket to Mosquitto's websockets
 listener, tab_relay), the desktop nodes are GameNodes (trio, paho over TCP) in a thread of this
-test; every seat ends with the same transcript, which verifies. Mosquitto runs in a network
+test; every seat ends with the same transcript, which verifies. A desktop node that sends a
+forged or illegal move is named by the tab. Mosquitto runs in a network
 namespace of the test's own (tests/web/test_tab_net.py says why)."""
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from protocol import wire
 from protocol.verify import verify_bytes
 from tests.helpers import timeout as scaled
 from tests.node.conftest import bot_decider
-from tests.tab_seats import genesis, key_seed
+from tests.tab_seats import cheat, genesis, key_seed
 from tests.web.tab_fixtures import bundle, driver, server, tab  # noqa: F401 - fixtures
 from tests.web.tab_page import call
 from tests.web.test_tab_net import broker  # noqa: F401 - the fixture
@@ -29,7 +30,21 @@ from tests.web.test_tab_net import broker  # noqa: F401 - the fixture
 pytestmark = pytest.mark.xdist_group("tab")
 
 
-def test_a_tab_seat_and_two_desktop_nodes_finish_a_game_through_the_broker(tab, broker, tmp_path):  # noqa: F811
+@pytest.mark.parametrize("cheat_kind", [None, "forged", "illegal"])
+def test_a_tab_seat_and_two_desktop_nodes_finish_a_game_through_the_broker(tab, broker, tmp_path, monkeypatch,  # noqa: F811
+                                                                           cheat_kind):
+    """With `cheat_kind`, seat 1's desktop node sends its first move forged or illegal: the tab
+    refuses it naming seat 1, and the game still ends with one transcript."""
+    if cheat_kind is not None:
+        honest_send_all, tampers = GameNode.send_all, {}
+
+        async def send_all(node: GameNode, frame, exclude=None):
+            if node.seat != 1 or type(frame) is not dict:
+                return await honest_send_all(node, frame, exclude)
+            for one in tampers.setdefault(node.seat, cheat(cheat_kind, node.key))(0, frame):
+                await honest_send_all(node, one, exclude)
+
+        monkeypatch.setattr(GameNode, "send_all", send_all)
     page, _ = tab
     tcp_url, ws_url = broker
     keys, secrets, g = genesis(19, time_limit=0)
@@ -70,7 +85,12 @@ def test_a_tab_seat_and_two_desktop_nodes_finish_a_game_through_the_broker(tab, 
     result = call(page, "seat_result")["result"]
     thread.join(scaled(60))
     assert not thread.is_alive() and not failed, failed
-    assert result["outcome"]["kind"] == "complete" and result["refused"] == [], result
+    assert result["outcome"]["kind"] == "complete", result
+    if cheat_kind is None:
+        assert result["refused"] == [], result
+    else:
+        assert result["refused"] and all(line.startswith("from seat 1: refused:") and "[seat 1 " in line
+                                          for line in result["refused"]), result["refused"]
     transcript = bytes.fromhex(result["transcript"])
     desk = {(dirs[i] / "games" / g.game_id.hex() / "transcript.caravan").read_bytes() for i in (1, 2)}
     assert desk == {transcript}
