@@ -39,6 +39,7 @@ from protocol.identity import SigningKey, fingerprint
 from protocol.player import Player
 from protocol.seat.core import SeatCore
 from protocol.seat.mesh import MAX_EARLY_BYTES, digest_of
+from protocol.seat.turn import Turn
 from protocol.seat.vote import Hooks, limit_text
 from protocol.seat.watch import Watchdog
 from protocol.session import ProofJob, Session
@@ -146,6 +147,7 @@ class GameNode:
         self.mesh = self.core.mesh          # heads, catch-up, intake and the gate to signing
         self.ballot = self.core.ballot      # the abandon vote
         self.watchdog = Watchdog(self.ballot, postbox=mail is not None)
+        self.turn = Turn(self.core, self.player)    # the signing steps of the game loop
         self.conns: dict[int, Connection] = {}
         self.scopes: dict[int, trio.CancelScope] = {}
         self.changed = trio.Event()
@@ -255,7 +257,7 @@ class GameNode:
     def may_sign(self) -> bool:
         """This node may sign a chain message now: it has recovered its own chain, signed no
         abandon statement, and its store works."""
-        return self.mesh.recovered and self.ballot.vote is None and self.outcome is None
+        return self.turn.may_sign(stopped=self.outcome is not None)
 
     def _finish(self, outcome: str, text: str) -> None:
         limit, away = self.genesis.time_limit, max(self.longest_pause, self.down_for)
@@ -601,6 +603,7 @@ class GameNode:
 
     # ------------------------------------------------------------------ playing
     async def _play(self) -> None:
+        """Sign what this seat owes and what the decider chooses (protocol/seat/turn.py)."""
         while not self.session.complete and not self.finished.is_set():
             changed = self.changed
             if not self.may_sign():
@@ -608,24 +611,22 @@ class GameNode:
                 continue
             if self.progress.on_trace:
                 self.progress.on_trace("ask", None)       # (what follows: an automatic message, if any)
-            automatic = self.player.automatic()
+            automatic = self.turn.owed()
             if automatic and not await self._publish(*automatic):
                 return
-            decision = self.player.decision()
-            if decision is None:
+            question = self.turn.question(wants_view=False)
+            if question is None:
                 if not self.session.complete and changed is self.changed:
                     await self.changed.wait()
                 continue
             if self.progress.on_trace:
                 self.progress.on_trace("ask", None)
-            view = (self.engine.view(self.session.state, self.seat, self.player.knowledge)
-                    if getattr(self.decider, "wants_view", True) else None)
-            version = self.session.version()
-            action = await self.decider(view, decision.legal, decision.kind)
-            if self.session.version() != version or not self.may_sign():   # (cheaper than the legal moves again)
+            view = self.turn.view() if getattr(self.decider, "wants_view", True) else None
+            action = await self.decider(view, question.legal, question.kind)
+            raw = self.turn.answer(question, action, stopped=self.outcome is not None)
+            if raw is None:
                 continue                                  # the game moved on meanwhile
-            raw = self.player.decide(action)
-            if decision.kind == "commit":
+            if question.kind == "commit":
                 try:
                     self._persist_secrets()               # the value must survive a crash
                 except StoreWriteError as exc:

@@ -1,7 +1,8 @@
 """One link end in the tab, driven by the page's calls: the transport-free core
 (protocol/link) fed the bytes a desktop node sent, answering the bytes to send back. A first
 driver, for the tab's tests (a handshake with a desktop node, then sealed frames echoed);
-the tab node's own (asyncio and mqtt.js) is to come (issue 32, item 2)."""
+a seat of a game runs on asyncio in tab_seat.py (tab_seat_ops' ops), its links over the relay
+(tab_relay) still to come (issue 32, item 2)."""
 
 from __future__ import annotations
 

@@ -54,6 +54,12 @@ def _broker() -> TabBroker:
     return _state.broker
 
 
+def broker() -> TabBroker:
+    """The tab's broker connection (BrokerError before `broker_connect`): a game's relay links
+    (tab_seat_ops) go over it too."""
+    return _broker()
+
+
 async def broker_connect(data: bytes | None) -> dict[str, Any]:
     """{url, client_id?, clean_start?, session_expiry?, timeout?}: connect (replacing any connection)."""
     args = _args(data, "broker_connect", ("url",))

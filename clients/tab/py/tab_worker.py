@@ -4,7 +4,9 @@ worker's JavaScript calls for each message from the page, answering JSON text.
 Ops: "selftest" (tab_checks: the project's crypto checks in this tab), "verify" (a
 transcript's bytes through protocol.verify, the report `caravan verify --json` gives),
 "bench" (one of tab_bench's measures, named with its arguments in JSON bytes: `make bench`),
-and "link_start", "link_feed" (tab_link: one link end on the transport-free core).
+and "link_start", "link_feed" (tab_link: one link end on the transport-free core); the
+ops that wait are tab_net's (the broker, a relay link, the store) and tab_seat_ops' (one
+seat of a game whose frames the page carries).
 Bad input gives {"error": ...}, never a traceback to the page."""
 
 from __future__ import annotations
@@ -95,9 +97,15 @@ def handle(op: str, data: Any = None) -> str:
 # ---------------------------------------------------------------- asynchronous ops (tab_net)
 # The broker and relay-link ops wait (for the broker, for frames): the worker awaits them on
 # its event loop (Pyodide's asyncio runs there) and keeps taking the page's other calls.
-def async_ops() -> list[str]:
+# The seat ops (tab_seat_ops: one seat of a game whose frames the page carries) wait too.
+def _async_table() -> dict[str, Any]:
     import tab_net
-    return sorted(tab_net.ASYNC_OPS)
+    import tab_seat_ops
+    return {**tab_net.ASYNC_OPS, **tab_seat_ops.OPS}
+
+
+def async_ops() -> list[str]:
+    return sorted(_async_table())
 
 
 def handle_async(op: str, data: Any = None) -> Any:
@@ -108,7 +116,7 @@ def handle_async(op: str, data: Any = None) -> Any:
 
 async def _run_async(op: str, raw: bytes | None) -> str:
     import tab_net
-    fn = tab_net.ASYNC_OPS.get(op)
+    fn = _async_table().get(op)
     if fn is None:
         return json.dumps({"error": f"unknown op {op!r}"})
     try:

@@ -1,0 +1,289 @@
+"""One seat of a game run by asyncio over the transport-free seat core (issue 32, item 2): the
+tab's node, the way node/app/game.py's GameNode is the desktop's, with no trio, no sockets,
+no threads and no store, so Pyodide runs it in the tab's worker as CPython runs it here.
+
+It holds the signed genesis, this seat's key and per-game secret, a decider and one `Link`
+per other seat (anything with `async send(frame)` and an asyncio queue `inbox` of the
+peer's decoded frames, None once it closed), and runs SeatCore (frames in), Mesh (heads,
+catch-up, intake, the gate to signing), Ballot and Watchdog (the abandon vote, on tables
+with a time limit), Session and Player (through protocol/seat/turn.py) until the game is
+complete, abandoned or given up; `transcript()` then gives its `.caravan` bytes. Its clock
+is the `now` callable it is given; it only sleeps on asyncio's.
+
+What a peer sends that is refused (a forged or illegal message) is kept in `refused` with
+the peer it came from and logged naming the signer; a frame the core does not know is
+dropped and logged naming the peer."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable, Protocol
+
+from protocol import games, genesis as G, transcript
+from protocol.errors import Rejected
+from protocol.identity import SigningKey, fingerprint
+from protocol.link.framing import FrameError
+from protocol.player import Player
+from protocol.seat.core import SeatCore
+from protocol.seat.turn import Turn
+from protocol.seat.vote import Hooks
+from protocol.seat.watch import Watchdog
+from protocol.session import Session
+
+log = logging.getLogger("caravan.tab.seat")
+
+SYNC_INTERVAL = 0.25
+"""Heads go to every peer this often (as the desktop node's)."""
+LINGER = 5.0
+"""After the end, keep serving peers this long at most, until all hold every message."""
+GIVE_UP_FACTOR, MIN_GIVE_UP = 4, 10.0
+"""As the desktop node: give up GIVE_UP_FACTOR × the time limit (at least MIN_GIVE_UP s)
+after a stall with no complete abandon record."""
+
+Decider = Callable[[Any, list[Any], str], Awaitable[Any]]
+"""async decider(view, legal_actions, kind) -> one of legal_actions (as the desktop node's);
+a decider whose `wants_view` is False gets None for the view."""
+
+
+class Link(Protocol):
+    """A link to one other seat: frames out (`send` raises ConnectionError, OSError or
+    FrameError once the link failed), and the peer's frames in (None: it closed)."""
+    inbox: asyncio.Queue
+
+    async def send(self, frame: dict) -> None: ...
+
+
+def bot_decider(bot: Any) -> Decider:
+    """A bot (clients/bots: `choose(view, legal)`, `wants_view`) as a decider."""
+    async def decide(view: Any, legal: list[Any], kind: str) -> Any:
+        return bot.choose(view, legal)
+    decide.wants_view = getattr(bot, "wants_view", True)    # type: ignore[attr-defined]
+    return decide
+
+
+@dataclass
+class Refusal:
+    """A message a peer sent that this seat refused: the peer it came from and why (the
+    Rejected names the signer)."""
+    peer: int
+    error: Rejected
+
+    def __str__(self) -> str:
+        return f"from seat {self.peer}: refused: {self.error}"
+
+
+@dataclass
+class Outcome:
+    """How the seat's run ended: "complete", "abandoned", "gave-up" or "failed" (a task of
+    it raised: the decider, a link), and in words."""
+    kind: str
+    text: str
+    refused: list[Refusal] = field(default_factory=list)
+
+
+class TabSeat:
+    """One seat of a game (see the module doc)."""
+
+    def __init__(self, genesis_raw: bytes, key: SigningKey, secret: bytes, decider: Decider,
+                 links: dict[int, Link], now: Callable[[], float], sync_interval: float = SYNC_INTERVAL,
+                 linger: float = LINGER):
+        self.genesis_raw = genesis_raw
+        self.genesis = G.parse(genesis_raw)
+        if key.public not in self.genesis.seats:
+            raise ValueError(f"this key ({fingerprint(key.public)}) holds no seat in game "
+                             f"{self.genesis.game_id.hex()[:16]}")
+        self.seat = self.genesis.seats.index(key.public)
+        others = set(range(len(self.genesis.seats))) - {self.seat}
+        if set(links) != others:
+            raise ValueError(f"seat {self.seat} needs one link to each of seats {sorted(others)}, "
+                             f"not to {sorted(links)}")
+        self.session = Session(self.genesis, games.get(self.genesis.game))
+        self.player = Player(self.session, self.seat, key, secret)
+        self.core = SeatCore(self.session, self.seat, key, Hooks(self._wake, self._adopted, self._note))
+        self.mesh, self.ballot = self.core.mesh, self.core.ballot
+        self.watchdog = Watchdog(self.ballot)
+        self.turn = Turn(self.core, self.player)
+        self.decider, self.links, self.now = decider, links, now
+        self.sync_interval, self.linger = sync_interval, linger
+        self.refused: list[Refusal] = []
+        self.outcome: Outcome | None = None
+        self._changed = asyncio.Event()
+        self._finished = asyncio.Event()
+
+    # ------------------------------------------------------------------ state
+    def _wake(self) -> None:
+        self._changed.set()
+
+    def _adopted(self, text: str) -> None:
+        self._finish("abandoned", text)
+
+    def _note(self, level: str, text: str) -> None:
+        log.log(logging.WARNING if level == "warning" else logging.INFO, "seat %d: %s", self.seat, text)
+
+    def _finish(self, kind: str, text: str) -> None:
+        if self.outcome is None or kind == "abandoned":
+            self.outcome = Outcome(kind, text, self.refused)
+        self.ballot.game_complete = self.outcome.kind == "complete"
+        self._finished.set()
+        self._wake()
+
+    def _note_state(self) -> None:
+        now = self.now()
+        if self.ballot.note_state(now):
+            self.ballot.place_unplaced(now)
+
+    def transcript(self) -> bytes:
+        """The `.caravan` bytes of what this seat holds: the log, or the abandon record's."""
+        frames = (self.ballot.record_frames + [self.ballot.record] if self.ballot.record is not None
+                  else self.session.log)
+        return transcript.dump(self.genesis_raw, frames)
+
+    # ------------------------------------------------------------------ frames
+    async def _send(self, peer: int, frame: dict) -> None:
+        try:
+            await self.links[peer].send(frame)
+        except (ConnectionError, OSError, FrameError) as exc:   # a link that failed: resync covers the loss
+            log.info("seat %d: a send to seat %d failed: %s", self.seat, peer, exc)
+
+    async def _send_all(self, frame: dict, exclude: int | None = None) -> None:
+        for peer in self.links:
+            if peer != exclude:
+                await self._send(peer, frame)
+
+    async def _receive(self, peer: int) -> None:
+        inbox = self.links[peer].inbox
+        while True:
+            frame = await inbox.get()
+            if frame is None:
+                return
+            try:
+                await self._on_frame(peer, frame)
+            except FrameError as exc:
+                log.warning("seat %d: dropped a frame of seat %d: %s", self.seat, peer, exc)
+
+    async def _on_frame(self, peer: int, frame: Any) -> None:
+        reaction = self.core.on_frame(peer, frame, self.now())
+        if reaction.message is not None:
+            await self._ingest(reaction.message, peer)
+        if reaction.opened:
+            self._wake()
+        for reply in reaction.replies:
+            await self._send(peer, reply)
+        if reaction.kind == "genesis?":
+            await self._send(peer, {"t": "genesis", "g": self.genesis_raw, "peers": {}})
+
+    async def _ingest(self, raw: bytes, peer: int) -> None:
+        intake = self.mesh.receive(raw, peer)        # deck proofs checked inline: no threads here
+        for exc in ([intake.refused] if intake.refused is not None else []) + intake.rejected:
+            refusal = Refusal(peer, exc)
+            self.refused.append(refusal)
+            log.warning("seat %d: %s", self.seat, refusal)
+        if intake.fault is not None:
+            log.error("seat %d: the rules engine failed on a message of seat %d (a bug): %s", self.seat, peer,
+                      intake.fault)
+        if not intake.accepted:
+            return
+        self._note_state()
+        if intake.forward:
+            await self._send_all({"t": "msg", "m": raw}, exclude=peer)
+        self.mesh.check_recovered()
+        self._wake()
+
+    async def _publish(self, raws: list[bytes]) -> None:
+        """This seat's own messages (signed and applied by its player): to every peer."""
+        self.player.take_events()
+        frames = [self.mesh.own(raw) for raw in raws]
+        self._note_state()
+        for frame in frames:
+            await self._send_all(frame)
+        self._wake()
+
+    # ------------------------------------------------------------------ tasks
+    async def _sync(self) -> None:
+        while True:
+            await self._send_all(self.mesh.heads())
+            await asyncio.sleep(self.sync_interval)
+
+    async def _play(self) -> None:
+        """Sign what this seat owes and what its decider chooses, until the game is complete."""
+        wants_view = getattr(self.decider, "wants_view", True)
+        while not self.session.complete and self.outcome is None:
+            self._changed.clear()
+            if not self.turn.may_sign():
+                await self._changed.wait()
+                continue
+            owed = self.turn.owed()
+            if owed:
+                await self._publish(owed)
+            question = self.turn.question(wants_view)
+            if question is None:
+                if not self.session.complete and not self._changed.is_set():
+                    await self._changed.wait()
+                continue
+            action = await self.decider(question.view, question.legal, question.kind)
+            raw = self.turn.answer(question, action, stopped=self.outcome is not None)
+            if raw is not None:
+                await self._publish([raw])
+        if self.session.complete:
+            self._finish("complete", "the game is complete")
+
+    def give_up_after(self) -> float:
+        return max(MIN_GIVE_UP, GIVE_UP_FACTOR * self.genesis.time_limit)
+
+    async def _watch(self) -> None:
+        """The stall watch (protocol/seat/watch.py), on a table with a time limit."""
+        limit = self.genesis.time_limit
+        if not limit:
+            return
+        self.watchdog.start(self.now(), self.give_up_after())
+        while self.outcome is None:
+            await asyncio.sleep(min(0.25, limit / 4))
+            done = self.watchdog.tick(self.now())
+            if done.proposed is not None:
+                log.info("seat %d: seats %s silent for %d s; proposed to abandon them", self.seat,
+                         list(done.proposed), limit)
+            for frame in done.send:
+                await self._send_all(frame)
+            if done.give_up is not None:
+                self._finish("gave-up", done.give_up)
+
+    async def _linger(self) -> None:
+        """After the end: serve the peers until each holds every message (or the record)."""
+        async def served() -> None:
+            while not (self.ballot.everyone_has_the_record() if self.ballot.record is not None
+                       else self.mesh.everyone_has_everything()):
+                if self.ballot.record is not None:
+                    for frame in self.ballot.frames():
+                        await self._send_all(frame)
+                await asyncio.sleep(self.sync_interval)
+        try:
+            await asyncio.wait_for(served(), self.linger)
+        except asyncio.TimeoutError:
+            pass
+
+    async def _guard(self, job: Awaitable[None]) -> None:
+        """A task that fails (its decider, a link) ends the run saying why, never silently."""
+        try:
+            await job
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:                  # noqa: BLE001 - said in one line, the run stops
+            log.error("seat %d: stopped: %s: %s", self.seat, type(exc).__name__, exc)
+            self._finish("failed", f"stopped: {type(exc).__name__}: {exc}")
+
+    async def run(self) -> Outcome:
+        """Play until the game ends here; then linger for the peers. The outcome, also kept."""
+        self._note_state()
+        jobs = [self._receive(peer) for peer in self.links] + [self._sync(), self._play(), self._watch()]
+        tasks = [asyncio.ensure_future(self._guard(job)) for job in jobs]
+        try:
+            await self._finished.wait()
+            await self._linger()
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        assert self.outcome is not None
+        return self.outcome
