@@ -41,6 +41,7 @@ def tab_module(name: str, alias: str | None = None) -> ModuleType:
 
 
 tab_seat = tab_module("tab_seat", "tab_seat")
+tab_module("tab_requests", "tab_requests")      # what the worker ops import by name
 
 Tamper = Callable[[int, dict], list[dict]]
 """(destination, frame) -> the frames a cheating seat sends instead."""

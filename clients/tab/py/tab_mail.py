@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-import msgpack
-
 from protocol import wire
 from protocol.identity import SigningKey, fingerprint
 from protocol.mail.lobby_letters import hide, open_advert, open_letter, seal, sign_advert
 from protocol.mail.mailbox import Mailbox, MailError
+
+from tab_requests import RequestError, request
 
 
 class _Driver:
@@ -29,22 +29,6 @@ class _Driver:
 
 
 _tab = _Driver()
-
-
-class RequestError(Exception):
-    """A request the driver cannot use: the worker answers {"error": why}."""
-
-
-def _request(data: bytes | None, op: str, *names: str) -> dict[str, Any]:
-    """`data` as the msgpack map `op` needs, with each of `names`."""
-    try:
-        asked = msgpack.unpackb(data or b"", raw=False)
-    except Exception:                                  # noqa: BLE001 - any undecodable input
-        asked = None
-    missing = [n for n in names if type(asked) is not dict or n not in asked]
-    if missing:
-        raise RequestError(f"{op} needs a msgpack map with {', '.join(names)} (missing: {', '.join(missing)})")
-    return asked
 
 
 def _key() -> SigningKey:
@@ -72,7 +56,7 @@ def key(_: bytes | None) -> dict[str, Any]:
 
 def start(data: bytes | None) -> dict[str, Any]:
     """The tab's mailbox in a game: {"game": id, "seats": [keys], "seat": the tab's}."""
-    asked = _request(data, "mail_start", "game", "seats", "seat")
+    asked = request(data, "mail_start", "game", "seats", "seat")
     try:
         _tab.box = Mailbox(asked["game"], asked["seats"], asked["seat"], _key())
     except (ValueError, TypeError, IndexError) as exc:
@@ -82,7 +66,7 @@ def start(data: bytes | None) -> dict[str, Any]:
 
 def seal_envelope(data: bytes | None) -> dict[str, Any]:
     """{"to": seat, "body": any}: the envelope carrying `body` to that seat."""
-    asked = _request(data, "mail_seal", "to", "body")
+    asked = request(data, "mail_seal", "to", "body")
     try:
         return {"envelope": _box().seal(asked["to"], asked["body"]).hex()}
     except ValueError as exc:
@@ -104,13 +88,13 @@ def open_envelope(data: bytes | None) -> dict[str, Any]:
 
 def seal_letter(data: bytes | None) -> dict[str, Any]:
     """{"lobby": id, "to": key, "body": any}: a lobby letter from the tab's key."""
-    asked = _request(data, "letter_seal", "lobby", "to", "body")
+    asked = request(data, "letter_seal", "lobby", "to", "body")
     return {"letter": seal(_key(), asked["lobby"], asked["to"], asked["body"]).hex()}
 
 
 def open_lobby_letter(data: bytes | None) -> dict[str, Any]:
     """{"lobby": id, "letter": bytes}: its sender's key and body, or why it is refused."""
-    asked = _request(data, "letter_open", "lobby", "letter")
+    asked = request(data, "letter_open", "lobby", "letter")
     try:
         sender, body = open_letter(_key(), asked["lobby"], asked["letter"])
     except MailError as exc:
@@ -120,13 +104,13 @@ def open_lobby_letter(data: bytes | None) -> dict[str, Any]:
 
 def hide_advert(data: bytes | None) -> dict[str, Any]:
     """{"fields": the advert's, "pin": the invite's}: the advert signed by the tab's key and hidden."""
-    asked = _request(data, "advert_hide", "fields", "pin")
+    asked = request(data, "advert_hide", "fields", "pin")
     return {"hidden": hide(sign_advert(_key(), asked["fields"]), asked["pin"]).hex()}
 
 
 def open_hidden_advert(data: bytes | None) -> dict[str, Any]:
     """{"hidden": bytes, "pin": the invite's, "lobby": id}: the advert's fields, or why not."""
-    asked = _request(data, "advert_open", "hidden", "pin", "lobby")
+    asked = request(data, "advert_open", "hidden", "pin", "lobby")
     try:
         fields, _ = open_advert(asked["hidden"], asked["pin"], asked["lobby"])
     except MailError as exc:

@@ -20,6 +20,7 @@ import tab_store
 from tab_backup import BackupError
 from tab_broker import CONNECT_TIMEOUT, BrokerError, TabBroker
 from tab_relay import TabEndpoint, TabRelayLink, dial, handshake
+from tab_requests import request
 
 RECV_TIMEOUT = 30.0
 
@@ -31,16 +32,6 @@ class _State:
 
 
 _state = _State()
-
-
-def _args(data: bytes | None, op: str, needed: tuple[str, ...]) -> dict[str, Any]:
-    if data is None:
-        raise ValueError(f"{op} needs msgpack {{{', '.join(needed)}}}")
-    args = msgpack.unpackb(data, raw=False)
-    missing = [n for n in needed if type(args) is not dict or n not in args]
-    if missing:
-        raise ValueError(f"{op} needs {', '.join(missing)}")
-    return args
 
 
 def _key() -> SigningKey:
@@ -62,7 +53,7 @@ def broker() -> TabBroker:
 
 async def broker_connect(data: bytes | None) -> dict[str, Any]:
     """{url, client_id?, clean_start?, session_expiry?, timeout?}: connect (replacing any connection)."""
-    args = _args(data, "broker_connect", ("url",))
+    args = request(data, "broker_connect", "url")
     _drop_link()
     _state.endpoint = None
     if _state.broker is not None:
@@ -87,12 +78,12 @@ async def broker_close(_: bytes | None) -> dict[str, Any]:
 
 
 async def broker_subscribe(data: bytes | None) -> dict[str, Any]:
-    args = _args(data, "broker_subscribe", ("topic",))
+    args = request(data, "broker_subscribe", "topic")
     return {"granted": await _broker().subscribe(args["topic"], args.get("qos", 1))}
 
 
 async def broker_publish(data: bytes | None) -> dict[str, Any]:
-    args = _args(data, "broker_publish", ("topic", "payload"))
+    args = request(data, "broker_publish", "topic", "payload")
     await _broker().publish(args["topic"], args["payload"], args.get("qos", 1))
     return {"published": len(args["payload"])}
 
@@ -107,7 +98,7 @@ async def broker_next(data: bytes | None) -> dict[str, Any]:
 
 async def relay_dial(data: bytes | None) -> dict[str, Any]:
     """{scope, peer (an inbox)}: a sealed relay link to that node (see tab_relay.dial)."""
-    args = _args(data, "relay_dial", ("scope", "peer"))
+    args = request(data, "relay_dial", "scope", "peer")
     _drop_link()
     _state.link = await dial(_broker(), _key(), args["scope"], args["peer"])
     return _link_state()
@@ -115,7 +106,7 @@ async def relay_dial(data: bytes | None) -> dict[str, Any]:
 
 async def relay_listen(data: bytes | None) -> dict[str, Any]:
     """{scope}: take the links peers open to this tab's inbox in `scope` (its lobby or game)."""
-    args = _args(data, "relay_listen", ("scope",))
+    args = request(data, "relay_listen", "scope")
     endpoint = TabEndpoint(_broker(), _key(), args["scope"])
     await endpoint.listen()
     _state.endpoint = endpoint

@@ -22,12 +22,11 @@ import random
 import time
 from typing import Any
 
-import msgpack
-
 from protocol import genesis as G
 from protocol.identity import SigningKey, fingerprint
 from protocol.link.framing import FrameError, decode, encode
 
+from tab_requests import request
 from tab_seat import TabSeat
 
 WAIT = 0.05
@@ -67,14 +66,6 @@ class _State:
 _state = _State()
 
 
-def _args(data: bytes | None, op: str, needed: tuple[str, ...]) -> dict[str, Any]:
-    args = msgpack.unpackb(data, raw=False) if data else None
-    missing = [n for n in needed if type(args) is not dict or n not in args]
-    if missing:
-        raise ValueError(f"{op} needs msgpack {{{', '.join(needed)}}}; missing {', '.join(missing)}")
-    return args
-
-
 def _seat() -> TabSeat:
     if _state.seat is None:
         raise ValueError("no seat: call seat_start first")
@@ -92,7 +83,7 @@ def _status() -> dict[str, Any]:
 
 def _seat_args(data: bytes | None, op: str) -> tuple[dict[str, Any], SigningKey, G.Genesis, int]:
     """(the op's arguments, the key, the genesis, the key's seat in it)."""
-    args = _args(data, op, ("genesis", "key", "secret", "seed"))
+    args = request(data, op, "genesis", "key", "secret", "seed")
     if _state.task is not None and not _state.task.done():
         raise ValueError("a seat is already running in this tab")
     key = SigningKey.from_seed(args["key"])
@@ -177,7 +168,7 @@ async def seat_state(_: bytes | None) -> dict[str, Any]:
 
 
 async def seat_feed(data: bytes | None) -> dict[str, Any]:
-    args = _args(data, "seat_feed", ("frames",))
+    args = request(data, "seat_feed", "frames")
     seat = _seat()
     for peer, raw in args["frames"]:
         link = seat.links.get(peer) if type(peer) is int else None
