@@ -30,8 +30,10 @@ from typing import Any, Awaitable, Callable
 import trio
 
 from protocol import games, genesis as G
-from protocol.identity import SigningKey, fingerprint, strong_key, verify
+from protocol.identity import SigningKey, fingerprint, verify
 from protocol.player import beacon_chain
+from protocol.seat.joiner import (READY, WRONG_HOST, Joiner, JoinRefused, advert, advert_pace, clean_name,
+                                  host_key_problem, offered_genesis_problem, seats_shape_ok, sealed_advert)
 
 from ..net.frames import Connection, FrameError
 from ..net.handshake import HandshakeError, HandshakeSlots, handshake, key_pin, parse_pin, pin_inbox
@@ -81,17 +83,6 @@ def split_host_key(target: str) -> tuple[str, bytes | None]:
     if not sep:
         return target, None
     return where, parse_pin(pin, repr(target))
-
-
-MAX_NAME = 32
-
-
-def clean_name(name: Any) -> str:
-    """A player's chosen name as shown to others: printable, at most MAX_NAME characters, ""
-    when none (a name is a courtesy, never trusted: seats are keys)."""
-    if type(name) is not str:
-        return ""
-    return "".join(c for c in name if c.isprintable()).strip()[:MAX_NAME]
 
 
 @dataclass
@@ -438,14 +429,6 @@ class Lobby:
         return setup
 
 
-def _seats_shape_ok(seats: Any) -> bool:
-    """A `seats` frame as a page may show it: at most 16 seats of a short name each."""
-    return (type(seats) is list and 0 < len(seats) <= 16
-            and all(type(s) is dict and type(s.get("seat")) is int and type(s.get("name")) is str
-                    and len(s["name"]) <= 64 and type(s.get("taken")) is bool and type(s.get("you")) is bool
-                    for s in seats))
-
-
 async def _gone(conn: Connection) -> bool:
     """Wait for a seated joiner, who sends nothing until the lobby is full, to leave: True
     when its link closes or breaks (the host frees its seat), False if it sends a frame."""
@@ -453,38 +436,6 @@ async def _gone(conn: Connection) -> bool:
         return await conn.recv() is None
     except (FrameError, trio.BrokenResourceError, trio.ClosedResourceError, OSError):
         return True
-
-
-def offered_genesis_problem(fields: Any, info: dict, *, seat: int, key: bytes, tip: bytes,
-                             host_key: bytes, nonce: bytes, beacon_length: int) -> str | None:
-    """What is wrong with a genesis body the host asks this joiner to sign, checked field by
-    field against the lobby it advertised and the seat it assigned (None if nothing): a
-    joiner's signature must never seat an extra player, change the beacon or list a key
-    twice (issue 16, item 7)."""
-    if type(fields) is not dict or not G.body_fields_ok(fields) or fields["v"] != 1:
-        return f"the body must have exactly the fields {sorted(G.BODY_FIELDS)}, version 1"
-    for name in ("game", "options", "time_limit"):
-        if fields[name] != info.get(name):
-            return f"{name} is not the lobby's"
-    if fields.get("pace", G.LIVE) != info.get("pace", G.LIVE):
-        return "pace is not the lobby's"
-    seats, tips = fields["seats"], fields["beacon"]
-    players = info.get("players")
-    if type(seats) is not list or len(seats) != players:
-        return f"it seats {len(seats) if type(seats) is list else '?'} players; the lobby is for {players}"
-    if type(tips) is not list or len(tips) != len(seats):
-        return "it does not hold one beacon tip per seat"
-    if not all(strong_key(k) for k in seats):
-        return "a seat's key is not a valid Ed25519 key"
-    if not 0 < seat < len(seats) or seats[seat] != key or tips[seat] != tip:
-        return "my key and beacon tip are not at my seat"
-    if len(set(seats)) != len(seats):
-        return "a key holds two seats"
-    if seats[0] != host_key:
-        return "seat 0 is not the host's key"
-    if fields["beacon_length"] != beacon_length or fields["nonce"] != nonce:
-        return "the beacon length or nonce is not the one assigned"
-    return None
 
 
 async def _first_frame(conn: Connection, where: str) -> dict:
@@ -505,31 +456,11 @@ async def _first_frame(conn: Connection, where: str) -> dict:
 
 
 def _advert(frame: Any, where: str) -> dict:
-    """A lobby's advert, or a LobbyError saying what was sent instead."""
-    not_lobby = f"{where} is not a Caravan lobby"
-    if type(frame) is not dict or type(frame.get("t")) is not str:
-        raise LobbyError(f"{not_lobby}: it answered with something else")
-    if frame["t"] == "hello":
-        raise LobbyError(f"{where} is a game in progress, not a lobby; to continue a game you are seated "
-                         "in, run: caravan resume GAME_ID")
-    if frame["t"] != "lobby":
-        raise LobbyError(f"{not_lobby}: it sent a {frame['t']!r} frame (a different Caravan version?)")
-    if frame.get("v", 1) != 1:
-        raise LobbyError(f"{where} is a lobby of another Caravan protocol version ({frame.get('v')!r}, "
-                         "this is version 1)")
-    if type(frame.get("game")) is str and frame["game"] not in games.names():
-        raise LobbyError(f"{where} is a lobby for {frame['game']!r}, a game this Caravan does not have "
-                         "(a different version?)")
-    return frame
-
-
-def advert_pace(info: dict) -> str | None:
-    """"turn-based, 24 h per move" for a turn-based lobby's advert (None for a live one: what
-    is shown of it stays as it was), so a joiner knows the table's pace before it starts."""
-    limit = info.get("time_limit")
-    if info.get("pace") != G.TURN_BASED or type(limit) is not int:
-        return None
-    return G.pace_text(G.TURN_BASED, limit)
+    """A lobby's advert, or a LobbyError saying what was sent instead (protocol/seat/joiner.py)."""
+    try:
+        return advert(frame, where)
+    except JoinRefused as exc:
+        raise LobbyError(str(exc)) from None
 
 
 HANDSHAKE_TRIES = 4
@@ -549,17 +480,6 @@ async def open_tcp(host: str, port: int, where: str) -> Connection:
         why = "connection refused (nothing listens on that port)" if refused else str(exc)
         raise LobbyError(f"cannot reach {where}: {why}") from None
     return Connection(stream, where)
-
-
-WRONG_HOST = "the lobby's host is key"
-"""How the refusal of a lobby whose host is not the expected key begins (Play again stops at it)."""
-
-
-def _host_key_problem(host_key: bytes, host_pin: bytes | None) -> str | None:
-    if host_pin is None or key_pin(host_key) == host_pin:
-        return None
-    return (f"{WRONG_HOST} {key_pin(host_key).hex()}, not {host_pin.hex()}, the one you were given: "
-            "nothing was sent or signed (someone else answered at that address, or the host started again)")
 
 
 async def decline(key: SigningKey, host: str, port: int, expect_game: str, name: str = "",
@@ -641,16 +561,15 @@ async def _enter(key: SigningKey, host: str, port: int, expect_game: str | None,
             else:
                 advertised = lobby_id
                 conn, host_key = await _relayed_handshake(relay, key, lobby_id, host_pin, join_timeout, on_status)
-            why = _host_key_problem(host_key, host_pin)
+            why = host_key_problem(host_key, host_pin)
             if why:
                 raise LobbyError(why)
             with trio.fail_after(LOBBY_TIMEOUT):
                 info = await conn.recv()
-            if type(info) is not dict or info.get("t") != "lobby" or info.get("lobby") != advertised:
-                raise LobbyError("the host sent no lobby advert after the handshake (a different Caravan version?)")
-            info = _advert(info, where)
-            if expect_game and info.get("game") != expect_game:
-                raise LobbyError(f"the lobby is for {info.get('game')!r}, not {expect_game!r}")
+            try:
+                info = sealed_advert(info, host_key, host_pin, advertised, expect_game, where)
+            except JoinRefused as exc:
+                raise LobbyError(str(exc)) from None
             return conn, info, host_key
         except (HandshakeError, FrameError, trio.TooSlowError, trio.BrokenResourceError,
                 trio.ClosedResourceError, OSError, ValueError) as exc:
@@ -687,58 +606,45 @@ async def join(key: SigningKey, host: str, port: int, my_port: int, secret: byte
     conn, info, host_key = await _enter(key, host, port, expect_game, relay, host_pin,
                                         relay.scope if relay is not None else None,
                                         join_timeout=join_timeout, on_status=on_status)
+    joiner = Joiner(key, secret, info, host_key, answer_timeout=LOBBY_TIMEOUT)
     try:
         lobby_id = info["lobby"]
         if on_advert is not None:                    # what a page shows while waiting: the game, its options
             on_advert(info)
-        await conn.send({"t": "join", "port": my_port, "name": clean_name(name)})
+        for frame in joiner.start(trio.current_time(), my_port, name):
+            await conn.send(frame)
         pace = advert_pace(info)
         on_status(f"joined lobby {lobby_id[:8]} for {info.get('title')} "
                   f"({info.get('seated', 0) + 1}/{info.get('players')} seated{'; ' + pace if pace else ''}); "
                   "waiting for players")
-        with trio.fail_after(24 * 3600):
-            while type(frame := await conn.recv()) is dict and frame.get("t") == "seats":
-                if on_seats is not None and _seats_shape_ok(frame.get("seats")):
-                    on_seats([{"seat": s["seat"], "name": clean_name(s["name"]), "taken": s["taken"], "you": s["you"]}
-                              for s in frame["seats"]])    # who sits where now: for the page and a status line
-        if type(frame) is dict and frame.get("t") == "refused":
-            raise LobbyError(f"the host refused: {frame.get('why')}")
-        if frame is None:
-            raise LobbyError("the host closed the lobby before the game started (cancelled, or its caravan stopped)")
-        if type(frame) is not dict or frame.get("t") != "seated":
-            raise LobbyError("the host sent no seat")
-        seat, nonce, length = frame.get("seat"), frame.get("nonce"), frame.get("beacon_length")
-        if type(seat) is not int or type(nonce) is not bytes or type(length) is not int or not 0 < length <= 1 << 16:
-            raise LobbyError("malformed seat assignment")
-        tip = beacon_chain(secret, nonce, seat, length)[0]
-        await conn.send({"t": "tip", "tip": tip})
-        body = (await _expect(conn, "sign")).get("body")
-        try:
-            fields = G.wire.decode(body)
-        except Exception:
-            raise LobbyError("the genesis body does not decode") from None
-        why = offered_genesis_problem(fields, info, seat=seat, key=key.public, tip=tip,
-                                       host_key=host_key, nonce=nonce, beacon_length=length)
-        if why:
-            raise LobbyError(f"the genesis offered for signing is not the advertised game with my seat: {why}")
-        await listen(G.game_id_of(body))
+        while joiner.state != READY:                 # the seats, then a seat, then the body to sign
+            with trio.fail_at(joiner.deadline):
+                frame = await conn.recv()
+            for out in joiner.feed(frame, trio.current_time()):
+                await conn.send(out)
+            if (on_seats is not None and type(frame) is dict and frame.get("t") == "seats"
+                    and seats_shape_ok(frame.get("seats"))):
+                on_seats(list(joiner.seats))         # who sits where now: for the page and a status line
+        await listen(joiner.game_id)
         if prepare is not None:
-            prepare(body, seat)
-        await conn.send({"t": "signature", "sig": G.sign(key, body)})
-        start = await _expect(conn, "start")
-        genesis = G.parse(start["genesis"])
-        if genesis.body != body:
-            raise LobbyError("the host started a different genesis than the one signed")
+            prepare(joiner.body, joiner.seat)
+        await conn.send(joiner.signature(trio.current_time()))
+        with trio.fail_at(joiner.deadline):
+            frame = await conn.recv()
+        joiner.feed(frame, trio.current_time())
+        joined = joiner.joined
+        assert joined is not None
+        start, seat = joined.start, joined.seat
         peers: dict[int, tuple[str, int]] = {}
         for s, addr in enumerate(start.get("peers") or []):
             if s == seat or relay is not None:       # relayed games dial keys, not addresses
                 continue
             peers[s] = (host, port) if addr is None else (str(addr[0]), int(addr[1]))
-        names = start.get("names")
-        names = [clean_name(n) for n in names] if type(names) is list and len(names) == len(genesis.seats) else []
         watched = start.get("spectators", relay is None) is True
-        return Setup(start["genesis"], genesis.game_id, seat, secret, peers, names, watched,
+        return Setup(joined.genesis_raw, joined.game_id, seat, secret, peers, joined.names, watched,
                      spectators_chat=watched and start.get("spectators_chat", True) is True)
+    except JoinRefused as exc:
+        raise LobbyError(f"lobby at {where} failed: {exc}" if exc.wrapped else str(exc)) from None
     except (FrameError, HandshakeError, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError,
             OSError, G.BadGenesis, KeyError, TypeError, ValueError) as exc:
         hint = " (a different Caravan version?)" if isinstance(exc, HandshakeError) else ""
