@@ -43,7 +43,8 @@ def seated(j: Joiner) -> bytes:
     """Through the seats and the seat assignment: the tip this joiner sent."""
     assert j.start(0.0, 0, "Zoë\x00") == [{"t": "join", "port": 0, "name": "Zoë"}]
     seats = [{"seat": 0, "name": "Ann", "taken": True, "you": False},
-             {"seat": 1, "name": "Zoë", "taken": True, "you": True}, {"seat": 2, "name": "", "taken": False, "you": False}]
+             {"seat": 1, "name": "Zoë", "taken": True, "you": True},
+             {"seat": 2, "name": "", "taken": False, "you": False}]
     assert j.feed({"t": "seats", "seats": seats}, 1.0) == [] and j.seats == seats
     [tip] = j.feed({"t": "seated", "seat": 1, "nonce": NONCE, "players": PLAYERS, "beacon_length": LENGTH}, 2.0)
     assert tip == {"t": "tip", "tip": beacon_chain(b"s" * 32, NONCE, 1, LENGTH)[0]}

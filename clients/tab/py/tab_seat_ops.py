@@ -84,13 +84,18 @@ def _status() -> dict[str, Any]:
 def _seat_args(data: bytes | None, op: str) -> tuple[dict[str, Any], SigningKey, G.Genesis, int]:
     """(the op's arguments, the key, the genesis, the key's seat in it)."""
     args = request(data, op, "genesis", "key", "secret", "seed")
+    key = SigningKey.from_seed(args["key"])
+    return (args, key, *_seat_of(args, key))
+
+
+def _seat_of(args: dict[str, Any], key: SigningKey) -> tuple[G.Genesis, int]:
+    """(the genesis, the key's seat in it), when no seat runs in this tab yet."""
     if _state.task is not None and not _state.task.done():
         raise ValueError("a seat is already running in this tab")
-    key = SigningKey.from_seed(args["key"])
     genesis = G.parse(args["genesis"])
     if key.public not in genesis.seats:
         raise ValueError(f"the key {fingerprint(key.public)} holds no seat in this genesis")
-    return args, key, genesis, genesis.seats.index(key.public)
+    return genesis, genesis.seats.index(key.public)
 
 
 def _run(args: dict[str, Any], key: SigningKey, links: dict[int, Any], outbox: list[list[Any]]) -> dict[str, Any]:
@@ -134,16 +139,24 @@ async def seat_relay(data: bytes | None) -> dict[str, Any]:
     connected to (broker_connect), as desktop nodes link in a game: it dials the seats after
     it and takes the links the seats before it open, each proving its key; then it plays.
     {within?}: seconds to wait for those links."""
+    args = request(data, "seat_relay", "genesis", "key", "secret", "seed")
+    return await relay_seat(args, SigningKey.from_seed(args["key"]))
+
+
+async def relay_seat(args: dict[str, Any], key: SigningKey, endpoint: Any = None) -> dict[str, Any]:
+    """`seat_relay` for `args` {genesis, secret, seed, within?, sync?} and `key`; `endpoint`: the
+    game's inbox already listened on (a lobby's joiner listens before it signs, tab_lobby)."""
     import tab_net
     from protocol.link.handshake import inbox_of
     from tab_relay import TabEndpoint, dial, handshake
 
-    args, key, genesis, me = _seat_args(data, "seat_relay")
+    genesis, me = _seat_of(args, key)
     broker, scope, seats = tab_net.broker(), genesis.game_id, genesis.seats
     within = float(args.get("within", 30.0))
-    endpoint = TabEndpoint(broker, key, scope)
-    if me > 0:
-        await endpoint.listen()
+    if endpoint is None:
+        endpoint = TabEndpoint(broker, key, scope)
+        if me > 0:
+            await endpoint.listen()
     links: dict[int, Any] = {}
     for peer in range(me + 1, len(seats)):
         link = await dial(broker, key, scope, inbox_of(seats[peer]), timeout=within)
