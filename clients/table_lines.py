@@ -103,8 +103,9 @@ def waiting_text(names: list[str], seat: int, table: dict[str, Any]) -> str:
     return f"{done}waiting for {narrate.awaited(names, waiting, table['what'], table['person'], seat)}"
 
 
-def games_js() -> str:
-    """The page's games.js: each registered game's bits of the table page (how to play, the
-    result's captions, the tie-break) from its presentation, so the page lists no game itself."""
-    bits = {game: presentations.page(game) for game in games.names()}
+def games_js(names: list[str] | None = None) -> str:
+    """The page's games.js: each game's bits of the table page (how to play, the result's
+    captions, the tie-break) from its presentation, so the page lists no game itself. `names`:
+    those games (default: every registered one)."""
+    bits = {game: presentations.page(game) for game in (games.names() if names is None else names)}
     return f"export const GAMES = {json.dumps(bits, ensure_ascii=False)};\n"
