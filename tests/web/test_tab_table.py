@@ -125,7 +125,10 @@ def test_the_page_table_decides_through_its_lines_and_refuses_an_id_not_offered(
     assert table.snapshot()[-1] == lines[-1] and table.snapshot()[1]["type"] == "history"
     data = seats[0].transcript()
     assert verify_bytes(data).ok
-    assert_only_its_own(lines, seat_story(data, 0, keys[0], secrets[0], lines[0]["names"]))
+    names = lines[0]["names"]
+    assert_only_its_own(lines, seat_story(data, 0, keys[0], secrets[0], names))
+    with pytest.raises(AssertionError):          # the check tells one seat's lines from another's
+        assert_only_its_own(lines, seat_story(data, 1, keys[1], secrets[1], names))
 
 
 def _click_a_move(page) -> bool:
@@ -171,6 +174,7 @@ def test_a_seat_decided_on_the_tabs_table_page_plays_a_whole_game(table_page):
             clicks.append(True)
             if len(clicks) == 3 and not shot:         # the table mid-game, on a phone
                 shot.append(PHONE)
+                await asyncio.to_thread(page.execute_script, "window.scrollTo(0, 0)")
                 await asyncio.to_thread(page.save_screenshot, PHONE)
         return answer
 
