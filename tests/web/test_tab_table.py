@@ -7,7 +7,8 @@ page shows a decision, and plays the whole game with two seats this test runs in
 the page carrying the frames (tests/tab_seats.py `shuttle`, `seat_feed`); the result shows on
 the page, the transcript verifies, and every line the page was sent is one the seat's own
 story holds (its pictures, sentences and views: no other seat's hidden value). The same
-page table runs here in CPython too, where a wrong answer gets an "error" line."""
+page table runs here in CPython too, where a wrong answer gets an "error" line. A tampered
+app.js is refused, as every file of the bundle."""
 
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ from tests.helpers import timeout as scaled, wait_until
 from tests.tab_seats import Net, genesis, key_seed, seat, shuttle, tab_module
 from tests.web.tab_fixtures import bundle, driver, server  # noqa: F401 - fixtures
 from tests.web.tab_page import READY, call
+from tests.web.test_tab import tampered  # noqa: F401 - fixture: a served copy of the bundle, one file changed
 
 pytestmark = pytest.mark.xdist_group("tab")
 
@@ -199,3 +201,14 @@ def test_a_seat_decided_on_the_tabs_table_page_plays_a_whole_game(table_page):
     lines: list[dict[str, Any]] = page.execute_script("return window.caravanTableLines")
     assert lines[-1]["type"] == "result" and lines[-1]["result"] == to_json(seats[1].session.result())
     assert_only_its_own(lines, seat_story(data, 0, keys[0], secrets[0], ["Tab", "seat 1", "Desk"]))
+
+
+@pytest.mark.parametrize("name", ["app.js", "games.js"])
+def test_the_table_page_refuses_a_tampered_script(driver, tampered, name):  # noqa: F811
+    path = tampered.tamper(name)
+    files = json.loads((tampered.folder / "manifest.json").read_bytes())["files"]
+    driver.get(tampered.url + files["table.html"]["path"])
+    conn = wait_until(lambda: "Refused" in (text := driver.find_element(By.ID, "conn").text) and text, 60,
+                      "the page refusing the tampered file")
+    assert f"{path} was tampered with" in conn, conn
+    assert driver.find_element(By.ID, "title").text == "Caravan"          # app.js never ran
