@@ -68,8 +68,9 @@ WEB = ROOT / "clients" / "web"
 WEB_FILES = ("app.js", "style.css")    # the desktop table page's, as they are (table.html holds its markup)
 FILLED = ("app.webmanifest", "table.html")   # name other files by their hashed names, so are hashed after them
 TABLE_BODY = "<!--@table-body@"
-CLIENTS = ("__init__.py", "api_json.py", "table_lines.py", "games", "narrate", "render")
-"""The pure parts of clients/ the table page's lines need (clients/table_lines.py imports)."""
+CLIENTS = ("__init__.py", "api_json.py", "table_lines.py", "replay.py", "games", "narrate", "render")
+"""The pure parts of clients/ the table page needs: its lines (clients/table_lines.py imports)
+and the game-over box's verdict and replay page (clients/replay.py)."""
 CODE = "python/caravan.zip"
 DECK_VECTORS = ROOT / "specs" / "vectors" / "deck" / "deck-v1.json"
 ZIP_TIME = (2020, 1, 1, 0, 0, 0)

@@ -13,6 +13,7 @@ app.js is refused, as every file of the bundle."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import random
 from typing import Any
@@ -123,8 +124,14 @@ def test_the_page_table_decides_through_its_lines_and_refuses_an_id_not_offered(
     assert refused[0]["message"].startswith("action must be one of the offered ids 0..")
     assert refused[1]["message"] == "that decision is not open (the game has moved on)"
     assert lines[0]["type"] == "hello" and lines[0]["seat"] == 0
-    assert lines[-1] == {"type": "result", "result": to_json(seats[0].session.result())}
-    assert table.snapshot()[-1] == lines[-1] and table.snapshot()[1]["type"] == "history"
+    ends = [m["type"] for m in lines if m["type"] in ("result", "result_files")]
+    assert ends == ["result", "result_files", "result_files"], ends
+    result = next(m for m in lines if m["type"] == "result")
+    assert result == {"type": "result", "result": to_json(seats[0].session.result())}
+    assert table.snapshot()[1]["type"] == "history"
+    last = table.snapshot()[-1]                  # a page that opens now gets the result with its files
+    assert last["type"] == "result" and last["verify"]["kind"] == "ok" and "<html" in last["replay"].lower()
+    assert base64.b64decode(last["transcript"]) == seats[0].transcript()
     data = seats[0].transcript()
     assert verify_bytes(data).ok
     names = lines[0]["names"]
@@ -197,9 +204,14 @@ def test_a_seat_decided_on_the_tabs_table_page_plays_a_whole_game(table_page):
     assert {s.transcript() for s in seats.values()} == {data} and verify_bytes(data).ok
     wait_until(lambda: page.find_element(By.ID, "result").is_displayed(), 30, "the result on the page")
     assert page.find_element(By.ID, "result-text").text
+    badge = wait_until(lambda: page.find_elements(By.CSS_SELECTOR, "#result-files .badge.ok"), 60,
+                       "the transcript's verdict on the page")
+    assert badge[0].text.startswith("Verified:")
+    assert page.find_elements(By.CSS_SELECTOR, "#result-files a.transcript")
     assert "Tab, seat 0 of 3" in page.find_element(By.ID, "me").text
     lines: list[dict[str, Any]] = page.execute_script("return window.caravanTableLines")
-    assert lines[-1]["type"] == "result" and lines[-1]["result"] == to_json(seats[1].session.result())
+    result = next(m for m in lines if m["type"] == "result")
+    assert result["result"] == to_json(seats[1].session.result())
     assert_only_its_own(lines, seat_story(data, 0, keys[0], secrets[0], ["Tab", "seat 1", "Desk"]))
 
 

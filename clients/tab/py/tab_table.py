@@ -1,7 +1,8 @@
 """The table page in the tab (issue 32): the desktop table page (clients/web/app.js), fed by
 this worker instead of a node's WebSocket. `PageTable` is the seat's decider and its page's
 voice: the lines are clients/table_lines.py's, the desktop page server's very ones (hello,
-history, board, decide, decided, event, result); they are pushed to the page as the seat
+history, board, decide, decided, event, result, result_files: the transcript, its verdict and
+its replay page); they are pushed to the page as the seat
 advances (worker.js's `{page: text}` messages), and the page answers through the ops below.
 
 Every line is built from this seat's own view (its narration Table with its own knowledge,
@@ -14,6 +15,7 @@ needs, `lines`), "table_act" (a line the page sent, JSON bytes: {"type": "act", 
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import logging
 import time
@@ -116,6 +118,27 @@ class PageTable:
         self._draw()
         self.result = table_lines.result(self.seat.session.result() if complete else None, extra)
         self._send(self.result)
+        asyncio.get_running_loop().call_soon(self._files)
+
+    def _files(self) -> None:
+        """The game-over box's transcript and its verdict, then its replay page (as the desktop
+        page gets them: each as soon as it is ready), after the result itself."""
+        from clients import replay
+        from protocol.verify import verify_bytes
+
+        data = self.seat.transcript()
+        report = verify_bytes(data)
+        kind, text = replay.badge(report)
+        self._add_files({"transcript": base64.b64encode(data).decode(), "verify": {"kind": kind, "text": text}})
+        try:
+            title = games.get(self.seat.genesis.game).title
+            self._add_files({"replay": replay.html(report, replay.frames(data, report), title)})
+        except Exception as exc:              # noqa: BLE001 - a replay bug must not hide the result
+            log.warning("could not draw the replay: %s", exc)
+
+    def _add_files(self, files: dict[str, Any]) -> None:
+        self.result = {**(self.result or table_lines.result(None)), **files}
+        self._send({"type": "result_files", **files})
 
     # ------------------------------------------------------------------ the decider
     async def __call__(self, view: Any, legal: list[Any], kind: str) -> Any:
