@@ -140,6 +140,34 @@ def test_the_page_table_decides_through_its_lines_and_refuses_an_id_not_offered(
         assert_only_its_own(lines, seat_story(data, 1, keys[1], secrets[1], names))
 
 
+def test_bad_page_input_is_one_clear_line():
+    """A decider not known, names that are not strings, a page line that is no JSON or comes
+    before any game, table talk: each answered in words, nothing raised at the page."""
+    ops = tab_module("tab_seat_ops")
+    tab_table = tab_module("tab_table", "tab_table")
+    keys, secrets, g = genesis(SEED)
+    args = {"genesis": g.to_wire(), "key": key_seed(SEED, 0), "secret": secrets[0], "seed": 0}
+
+    async def start(**more: Any) -> str:
+        with pytest.raises(ValueError) as refused:
+            await ops.seat_start(msgpack.packb({**args, **more}))
+        return str(refused.value)
+
+    async def main() -> None:
+        assert await start(decider="robot") == 'decider must be "page" or left out (a random bot), not \'robot\''
+        assert await start(decider="page", names=[1, 2]) == "names must be a list of strings, one per seat"
+        assert await tab_table.table_open(None) == {"lines": []}
+        assert await tab_table.table_act(b"{") == {"lines": [{"type": "error", "message": "not JSON"}]}
+        assert await tab_table.table_act(b'{"type": "act"}') == {
+            "lines": [{"type": "error", "message": "no game at this table yet"}]}
+        table = tab_table.PageTable(post=lambda msg: None)
+        assert table.take({"type": "chat", "text": "hi"})[0]["type"] == "chat_refused"
+        assert table.take({"type": "act", "decision": 1, "action": 0}) == [
+            {"type": "error", "message": "that decision is not open (the game has moved on)"}]
+
+    asyncio.run(main())
+
+
 def _click_a_move(page) -> bool:
     """When the page shows a decision, click its first move (or its first group's)."""
     if page.find_element(By.ID, "decide").get_attribute("hidden") is not None:
