@@ -1,68 +1,10 @@
 // The tab's page (issue 32): checks the bundle's manifest, shows its hash, starts Python in
 // a Web Worker (never on this thread) from a worker script checked against the manifest, and
-// talks to it with small messages. `window.caravanTab.call(op, bytes)` is the page's (and the
-// tests') way in.
+// talks to it with small messages: python.js, loaded before this script, does these three.
+// `window.caravanTab.call(op, bytes)` is the page's (and the tests') way in.
 
-const base = new URL(".", location.href).href;
+const { base, fetchChecked, loadManifest, start } = window.caravanPython;   // python.js: how a page starts Python
 const $ = (id) => document.getElementById(id);
-
-function hex(buffer) {
-  return Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-async function sha256(buffer) {
-  return hex(await crypto.subtle.digest("SHA-256", buffer));
-}
-
-// A bundle file's bytes, refused unless their SHA-256 is the manifest's.
-async function fetchChecked(manifest, name) {
-  const entry = manifest.files[name];
-  if (!entry) throw new Error(`${name} is not in the manifest`);
-  const response = await fetch(new URL(entry.path, base));
-  if (!response.ok) throw new Error(`${entry.path}: HTTP ${response.status}`);
-  const bytes = await response.arrayBuffer();
-  const got = await sha256(bytes);
-  if (got !== entry.sha256) throw new Error(`${entry.path} was tampered with: its SHA-256 is ${got}, the manifest says ${entry.sha256}`);
-  return bytes;
-}
-
-// The bundle's manifest and its hash, shown at once.
-async function loadManifest() {
-  const response = await fetch("manifest.json", { cache: "no-store" });
-  if (!response.ok) throw new Error(`manifest.json: HTTP ${response.status}`);
-  const raw = await response.arrayBuffer();
-  const bundleHash = await sha256(raw);
-  $("bundle-hash").textContent = bundleHash;
-  return { bundleHash, manifest: JSON.parse(new TextDecoder().decode(raw)) };
-}
-
-// Python in its worker, from a worker script checked against the manifest.
-async function start({ bundleHash, manifest }) {
-  const script = await fetchChecked(manifest, "worker.js");
-  const url = URL.createObjectURL(new Blob([script], { type: "text/javascript" }));
-  const worker = new Worker(url, { type: "module", name: "caravan-python" });
-  const waiting = new Map();
-  let next = 0;
-  worker.onmessage = ({ data }) => {
-    const pending = waiting.get(data.id);
-    if (!pending) return;
-    waiting.delete(data.id);
-    data.error ? pending.reject(new Error(data.error)) : pending.resolve(data.result);
-  };
-  worker.onerror = (event) => {
-    const error = new Error(`the worker failed: ${event.message || "unknown error"}`);
-    for (const pending of waiting.values()) pending.reject(error);
-    waiting.clear();
-  };
-  const call = (op, data) => new Promise((resolve, reject) => {
-    const id = ++next;
-    waiting.set(id, { resolve, reject });
-    worker.postMessage({ id, op, data });
-  });
-  const started = performance.now();
-  const info = await call("init", { base, manifest });
-  return { bundleHash, call, info, loadMs: performance.now() - started };
-}
 
 // The offline copy: this bundle's service worker (sw.js) keeps every file of the manifest,
 // checked, once it is installed and active. Resolves when it is; rejects with its refusal.

@@ -2,7 +2,8 @@
 // page's thread. Every file it loads is fetched from the bundle's own origin and refused
 // unless its SHA-256 is the manifest's: Pyodide's own fetches (the wasm, the standard library)
 // go through the same checked fetch, and a URL not in the manifest is refused outright.
-// Messages: {id, op, data} in, {id, result} or {id, error} out; the first op is "init".
+// Messages: {id, op, data} in, {id, result} or {id, error} out; the first op is "init". And
+// {page: text} out unasked: a line of the table page (tab_table.py), as the seat advances.
 
 let base = null;
 let manifest = null;
@@ -81,6 +82,7 @@ async function init(data) {
   pyodide.registerJsModule("_caravan_sodium", sodium);
   pyodide.registerJsModule("_caravan_broker", await brokerModule());
   pyodide.registerJsModule("_caravan_store", await mountStore(pyodide));
+  pyodide.registerJsModule("_caravan_page", { post: (text) => self.postMessage({ page: text }) });   // tab_table.py's lines
   for (const wheel of manifest.python.wheels) {
     pyodide.unpackArchive(await checkedOnce(wheel), "wheel");
   }

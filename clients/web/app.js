@@ -66,7 +66,9 @@ $("theme").addEventListener("click", () => {
 let ws = null;
 function connect() {
   const url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + location.pathname.replace(/\/?$/, "/") + "ws";
-  ws = new WebSocket(url);
+  // the page's one seam: a WebSocket to this player's node, or the socket-like object the page
+  // that runs this script gives instead (the browser tab's table page: its worker, clients/tab/table.js)
+  ws = window.caravanSocket ? window.caravanSocket() : new WebSocket(url);
   ws.onopen = () => { $("conn").textContent = "connected to your node"; $("conn").className = "conn ok"; };
   ws.onmessage = (e) => handle(JSON.parse(e.data));
   ws.onclose = (e) => {

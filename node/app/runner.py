@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 import trio
 
-from clients import narrate
+from clients import narrate, table_lines
 from clients.bot import make_bot
 from clients.terminal import TerminalClient
 from protocol import abandon, engine as E, games, genesis as G, wire
@@ -232,7 +232,7 @@ class Narrator:
                     if table is not None:
                         table.resync(table.engine.clone(session.state),
                                      self.knowledge() if table is self.mine else None)
-            msg = {"type": "event", "seat": narrate.acting_seat(info), "text": "\n".join(lines), "event": info}
+            msg = table_lines.event(info, lines)
             self.outbox.send_nowait((msg, self.mine.view, self._table(session), replayed, time.time()))
         if self.public is not None and synced:
             before = self.public.view
@@ -262,24 +262,13 @@ class Narrator:
         """Whom the game waits for, who has already made the secret choice it waits on, and
         their key (a change without an event is sent once, and only when one of them changed:
         each picture costs a render)."""
-        waiting = session.waiting_for()
-        need = session.need
-        chosen = [s for s in need.seats if s not in waiting] if need is not None and need.kind == "commit" else []
-        what, person = session.need_words(), session.needs_a_person()
-        key = (tuple(waiting), tuple(chosen), what)
-        self._last_key = key
-        return {"waiting": waiting, "chosen": chosen, "what": what, "person": person, "key": key}
+        table = table_lines.table_state(session)
+        self._last_key = table["key"]
+        return table
 
     def waiting_text(self, table: dict[str, Any]) -> str:
         """The table's status line: "your decision", or whom the game waits for and for what."""
-        waiting, chosen = table["waiting"], table["chosen"]
-        if not waiting:
-            return "the game is over"
-        if waiting == [self.seat] and table["person"]:
-            return "your decision"
-        done = "".join(f"{'you have' if s == self.seat else narrate.seat_name(self.names, s) + ' has'} chosen; "
-                       for s in chosen)
-        return f"{done}waiting for {narrate.awaited(self.names, waiting, table['what'], table['person'], self.seat)}"
+        return table_lines.waiting_text(self.names, self.seat, table)
 
     async def deliver(self) -> None:
         """Hand events to the client in order (a web page also gets the replayed ones)."""

@@ -27,11 +27,10 @@ from starlette.responses import FileResponse, PlainTextResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from clients import games as presentations
-from clients import render
-from protocol import games
+from clients import render, table_lines
+from clients.api_json import to_json
+from clients.table_lines import games_js  # noqa: F401 - served as the page's games.js
 
-from ..app.client_api import to_json
 from ..storage.files import write_atomic
 from .web_guard import LocalOnly
 
@@ -219,14 +218,11 @@ class WebClient:
             msg = json.loads(text)
         except ValueError:
             return {"type": "error", "message": "not JSON"}
-        if not isinstance(msg, dict) or msg.get("type") != "act":
-            return {"type": "error", "message": 'expected {"type": "act", "decision": n, "action": id}'}
         pending = self.pending
-        if pending is None or msg.get("decision") != pending["decision"]:
-            return {"type": "error", "message": "that decision is not open (the game has moved on)"}
-        choice = msg.get("action")
-        if type(choice) is not int or not 0 <= choice < len(self._legal):
-            return {"type": "error", "message": f"action must be one of the offered ids 0..{len(self._legal) - 1}"}
+        refused = table_lines.act_error(msg, None if pending is None else pending["decision"], len(self._legal))
+        if refused is not None:
+            return table_lines.error(refused)
+        choice = msg["action"]
         if self._answer is not None:
             try:
                 self._answer.send_nowait(choice)
@@ -236,7 +232,7 @@ class WebClient:
 
     # ------------------------------------------------------------------ the decider
     async def hello(self, info: dict[str, Any]) -> None:
-        self.hello_msg = {"type": "hello", **info}
+        self.hello_msg = table_lines.hello(info)
         self.broadcast(self.hello_msg)
 
     def note(self, text: str) -> None:
@@ -251,7 +247,7 @@ class WebClient:
         measure the delay from the node to the screen (bench_web); `table` says whom the game
         waits for (`waiting`), who has made the secret choice it waits on (`chosen`) and since
         when (`since`, Unix time) — the page's clock."""
-        self.board = {"type": "board", "svg": svg, "status": status, "at": applied_at, **(table or {})}
+        self.board = table_lines.board_svg(svg, status, applied_at, table)
         self.broadcast(self.board)
 
     def event(self, msg: dict[str, Any]) -> None:
@@ -260,7 +256,7 @@ class WebClient:
         self.broadcast(msg)
 
     async def result(self, result: Any) -> None:
-        self.result_msg = {"type": "result", "result": result, **self.after_game}
+        self.result_msg = table_lines.result(result, self.after_game)
         self.broadcast(self.result_msg)
 
     def result_files(self, files: dict[str, Any]) -> None:
@@ -296,13 +292,6 @@ def _is_chat(text: str) -> bool:
 _STATIC_FILES = {"app.js": "text/javascript", "style.css": "text/css", "index.html": "text/html"}
 
 
-def games_js() -> str:
-    """The page's games.js: each registered game's bits of the table page (how to play, the
-    result's captions, the tie-break) from its presentation, so the page lists no game itself."""
-    bits = {game: presentations.page(game) for game in games.names()}
-    return f"export const GAMES = {json.dumps(bits, ensure_ascii=False)};\n"
-
-
 async def _put(channel: trio.MemorySendChannel, msg: dict[str, Any]) -> None:
     try:
         channel.send_nowait(msg)
@@ -323,7 +312,7 @@ class WebDecider:
         self._table: dict[str, Any] = {}
 
     async def hello(self, info: dict[str, Any]) -> None:
-        await self.client.hello(to_json(info))
+        await self.client.hello(info)
 
     async def event(self, msg: dict[str, Any]) -> None:
         self.client.event(to_json(msg))
@@ -342,7 +331,7 @@ class WebDecider:
         takes no time), its verdict (however long it takes within the node's RESULT_GRACE: the
         badge is never left out on a busy machine) and its replay page (within FILES_TIME),
         each sent as soon as it is ready, so that a slow step never hides the ones before it."""
-        await self.client.result(to_json(result))
+        await self.client.result(result)
         if self.transcript is None:
             return
         data = await trio.to_thread.run_sync(_read_transcript, self.transcript, abandon_on_cancel=True)
@@ -363,11 +352,9 @@ class WebDecider:
             await self.client.seen_files.wait()         # on its way to the page before the node stops
 
     async def __call__(self, view: Any, legal: list[Any], kind: str) -> Any:
-        moves = self.present(view, legal, kind)
-        actions = [{"id": i, "action": to_json(a), **m} for i, (a, m) in enumerate(zip(legal, moves))]
+        offered = table_lines.offered(legal, self.present(view, legal, kind))
         self.show(view, "your decision")
-        return await self.client.ask({"type": "decide", "kind": kind, "view": to_json(view), "actions": actions},
-                                     legal)
+        return await self.client.ask(table_lines.decide(0, kind, view, offered), legal)
 
 
 FILES_TIME = float(os.environ.get("CARAVAN_FILES_TIME") or 2.0)

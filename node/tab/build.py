@@ -3,8 +3,10 @@
 What goes in: the npm packages pinned in clients/tab/package-lock.json (Pyodide, the files it
 needs to start and no others; libsodium.js; mqtt.js), the msgpack wheel for Pyodide's ABI from
 PyPI (pinned version and SHA-256, fetched with pip), one zip of `protocol/` with the tab's
-Python (clients/tab/py: the `nacl` shim over libsodium.js, the worker's ops, the self-test) and
-the deck vectors, and the page (clients/tab). Every file but index.html gets a content-hashed
+Python (clients/tab/py: the `nacl` shim over libsodium.js, the worker's ops, the self-test), the
+pure parts of clients/ the table page needs (the games' presentations, narration, pictures, the
+page's lines) and the deck vectors, and the pages (clients/tab; table.html is the desktop table
+page, clients/web, run by the worker: its markup, app.js, style.css and games.js). Every file but index.html gets a content-hashed
 name; manifest.json gives each file's SHA-256, and its own SHA-256 is the bundle hash the page
 shows and `caravan tab --check` compares.
 
@@ -60,8 +62,15 @@ NPM_FILES = {
     "libsodium/libsodium-wrappers.mjs": "libsodium-wrappers-sumo/dist/modules-sumo-esm/libsodium-wrappers.mjs",
     "mqtt/mqtt.esm.js": "mqtt/dist/mqtt.esm.js",
 }
-PAGE_FILES = ("tab.js", "tab.css", "worker.js", "broker.js", "sw.js", "app.webmanifest", "icon-192.png", "icon-512.png")
-FILLED = ("app.webmanifest",)          # names other files by their hashed names, so it is hashed after them
+PAGE_FILES = ("tab.js", "tab.css", "python.js", "table.js", "worker.js", "broker.js", "sw.js", "app.webmanifest",
+              "icon-192.png", "icon-512.png")
+WEB = ROOT / "clients" / "web"
+WEB_FILES = ("app.js", "style.css")    # the desktop table page's, as they are (table.html holds its markup)
+FILLED = ("app.webmanifest", "table.html")   # name other files by their hashed names, so are hashed after them
+TABLE_BODY = "<!--@table-body@"
+CLIENTS = ("__init__.py", "api_json.py", "table_lines.py", "replay.py", "games", "narrate", "render")
+"""The pure parts of clients/ the table page needs: its lines (clients/table_lines.py imports)
+and the game-over box's verdict and replay page (clients/replay.py)."""
 CODE = "python/caravan.zip"
 DECK_VECTORS = ROOT / "specs" / "vectors" / "deck" / "deck-v1.json"
 ZIP_TIME = (2020, 1, 1, 0, 0, 0)
@@ -91,9 +100,15 @@ def _say(progress: Callable[[str], None] | None, line: str) -> None:
 
 
 def _python_sources() -> list[tuple[str, Path]]:
-    """(name in the zip, file): protocol/ (code and its data files) and clients/tab/py."""
+    """(name in the zip, file): protocol/ (code and its data files), the clients/ parts of
+    CLIENTS and clients/tab/py."""
     found = []
-    for top, prefix in ((ROOT / "protocol", "protocol"), (SOURCES / "py", "")):
+    tops = [(ROOT / "protocol", "protocol"), *((ROOT / "clients" / part, f"clients/{part}") for part in CLIENTS),
+            (SOURCES / "py", "")]
+    for top, prefix in tops:
+        if top.is_file():
+            found.append((prefix, top))
+            continue
         for path in sorted(top.rglob("*")):
             if path.is_file() and "__pycache__" not in path.parts and path.suffix in (".py", ".json", ".toml"):
                 rel = path.relative_to(top).as_posix()
@@ -105,8 +120,9 @@ def _python_sources() -> list[tuple[str, Path]]:
 def inputs_digest() -> str:
     """One digest of everything the bundle is made from (the builder's own code included)."""
     h = hashlib.sha256()
-    paths = [SOURCES / "package.json", SOURCES / "package-lock.json", SOURCES / "index.html", Path(__file__), PYPROJECT,
-             *(SOURCES / name for name in PAGE_FILES)]
+    paths = [SOURCES / "package.json", SOURCES / "package-lock.json", SOURCES / "index.html", SOURCES / "table.html",
+             WEB / "index.html", Path(__file__), PYPROJECT, *(SOURCES / name for name in PAGE_FILES),
+             *(WEB / name for name in WEB_FILES)]
     items = [(p.relative_to(ROOT).as_posix(), p) for p in paths] + _python_sources()
     for name, path in items:
         h.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
@@ -174,11 +190,13 @@ def msgpack_wheel(progress: Callable[[str], None] | None) -> bytes:
 
 def _dist_info() -> list[tuple[str, bytes]]:
     """The installed-package metadata the tab's Python finds games by: the `caravan.games`
-    entry points of pyproject.toml (protocol.games reads them with importlib.metadata, which
+    (and `caravan.presentations`) entry points of pyproject.toml (protocol.games reads them with importlib.metadata, which
     looks for a *.dist-info folder on sys.path, as on the desktop)."""
     project = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))["project"]
-    games = project.get("entry-points", {}).get("caravan.games", {})
-    entries = "[caravan.games]\n" + "".join(f"{name} = {target}\n" for name, target in sorted(games.items()))
+    entries = ""
+    for group in ("caravan.games", "caravan.presentations"):      # the rules, and the table page's words and pictures
+        found = project.get("entry-points", {}).get(group, {})
+        entries += f"[{group}]\n" + "".join(f"{name} = {target}\n" for name, target in sorted(found.items()))
     folder = f"caravan_tab-{project['version']}.dist-info"
     meta = f"Metadata-Version: 2.1\nName: caravan-tab\nVersion: {project['version']}\n"
     return [(f"{folder}/METADATA", meta.encode()), (f"{folder}/entry_points.txt", entries.encode())]
@@ -196,6 +214,26 @@ def code_zip() -> bytes:
                 z.writestr(info, data)
         buf.seek(0)
         return buf.read()
+
+
+def bundled_games() -> list[str]:
+    """The games of the bundle: pyproject.toml's `caravan.games` (what the tab's Python finds)."""
+    project = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))["project"]
+    return sorted(project.get("entry-points", {}).get("caravan.games", {}))
+
+
+def table_page() -> dict[str, bytes]:
+    """The table page's files: table.html (clients/tab's head around the desktop page's body),
+    the desktop page's app.js and style.css, and games.js for the bundle's games."""
+    from clients.table_lines import games_js
+
+    template = (SOURCES / "table.html").read_text()
+    desktop = (WEB / "index.html").read_text()
+    body = desktop[desktop.index("<body>"):desktop.index("</body>") + len("</body>")]
+    start = template.index(TABLE_BODY)
+    html = template[:start] + body + template[template.index("-->", start) + 3:]
+    return {"table.html": html.encode(), "games.js": games_js(bundled_games()).encode(),
+            **{name: (WEB / name).read_bytes() for name in WEB_FILES}}
 
 
 def hashed_name(name: str, data: bytes) -> str:
@@ -266,7 +304,7 @@ def build(progress: Callable[[str], None] | None = print, force: bool = False) -
             raw = (OUT / MANIFEST).read_bytes()
             entries = json.loads(raw)["files"].values()
             gz = sum(gzip_size((OUT / e["path"]).read_bytes()) for e in entries) + gzip_size(raw)
-            _say(progress, f"build/tab is up to date: bundle {sha256(raw)}")
+            _say(progress, f"build/tab is up to date: {len(entries)} files, {gz / 1e6:.2f} MB gzip; bundle {sha256(raw)}")
             return Built(OUT, sha256(raw), gz, len(entries), False)
         node_modules = npm_install(progress)
         files: dict[str, bytes] = {}
@@ -280,6 +318,7 @@ def build(progress: Callable[[str], None] | None = print, force: bool = False) -
         files[CODE] = code_zip()
         for name in PAGE_FILES:
             files[name] = (SOURCES / name).read_bytes()
+        files.update(table_page())
         out, manifest = assemble(files, {**_npm_sources(node_modules), "msgpack": f"PyPI {WHEEL} sha256:{WHEEL_SHA256}"})
         gz = sum(gzip_size(d) for d in out.values()) + gzip_size(manifest)
         if gz > LIMIT_GZIP:

@@ -108,6 +108,9 @@ class TabSeat:
         self.decider, self.links, self.now = decider, links, now
         self.sync_interval, self.linger = sync_interval, linger
         self.refused: list[Refusal] = []
+        self.on_events: Callable[[list[Any]], None] | None = None
+        """Told the engine events of every message applied here, in order (the table page's
+        narration, tab_table.py); [] for one that applied none (a secret choice held)."""
         self.outcome: Outcome | None = None
         self._changed = asyncio.Event()
         self._finished = asyncio.Event()
@@ -133,6 +136,10 @@ class TabSeat:
         now = self.now()
         if self.ballot.note_state(now):
             self.ballot.place_unplaced(now)
+
+    def _tell(self, events: list[Any]) -> None:
+        if self.on_events is not None:
+            self.on_events(events)
 
     def transcript(self) -> bytes:
         """The `.caravan` bytes of what this seat holds: the log, or the abandon record's."""
@@ -185,6 +192,7 @@ class TabSeat:
                       intake.fault)
         if not intake.accepted:
             return
+        self._tell(intake.events)
         self._note_state()
         if intake.forward:
             await self._send_all({"t": "msg", "m": raw}, exclude=peer)
@@ -193,7 +201,7 @@ class TabSeat:
 
     async def _publish(self, raws: list[bytes]) -> None:
         """This seat's own messages (signed and applied by its player): to every peer."""
-        self.player.take_events()
+        self._tell(self.player.take_events())
         frames = [self.mesh.own(raw) for raw in raws]
         self._note_state()
         for frame in frames:

@@ -3,8 +3,9 @@ the page (or a test through it) hands in the frames other seats sent and takes b
 frames this seat sends, so any transport can sit between (the relay link, a test's shuttle).
 
 Ops (msgpack in, a JSON-able dict out; a frame goes out as the hex of its msgpack encoding):
-"seat_start" {genesis, key (its 32-byte seed), secret, seed (the bot's), sync?} starts the
-seat, with a random bot; "seat_feed" {frames: [[peer, frame bytes], ...], wait?} gives it
+"seat_start" {genesis, key (its 32-byte seed), secret, seed (the bot's), sync?, decider?} starts
+the seat, with a random bot, or with {"decider": "page", "names"?} decided on the tab's table page
+(tab_table); "seat_feed" {frames: [[peer, frame bytes], ...], wait?} gives it
 those frames and answers, once it has sent something (or after `wait` seconds), what it sent
 {out: [[peer, hex]], running, outcome, refused, bad_frames (frames it could not take: junk,
 or from no other seat)}; "seat_result" the transcript and what it refused. "seat_relay" (as
@@ -98,11 +99,24 @@ def _seat_of(args: dict[str, Any], key: SigningKey) -> tuple[G.Genesis, int]:
     return genesis, genesis.seats.index(key.public)
 
 
+def _decider(args: dict[str, Any]) -> Any:
+    """{"decider": "page"}: the tab's table page decides (tab_table); else the seeded random bot."""
+    if args.get("decider") == "page":
+        import tab_table
+        return tab_table.decider(args)
+    if args.get("decider") is not None:
+        raise ValueError(f'decider must be "page" or left out (a random bot), not {args["decider"]!r}')
+    return RandomDecider(int(args["seed"]))
+
+
 def _run(args: dict[str, Any], key: SigningKey, links: dict[int, Any], outbox: list[list[Any]]) -> dict[str, Any]:
-    seat = TabSeat(args["genesis"], key, args["secret"], RandomDecider(int(args["seed"])), links, time.monotonic,
+    decider = _decider(args)
+    seat = TabSeat(args["genesis"], key, args["secret"], decider, links, time.monotonic,
                    sync_interval=float(args.get("sync", 0.25)))
     _state.seat, _state.outbox, _state.bad_frames = seat, outbox, 0
     _state.task = asyncio.ensure_future(seat.run())
+    if hasattr(decider, "attach"):
+        decider.attach(seat, _state.task)
     return {"key": fingerprint(key.public), **_status()}
 
 

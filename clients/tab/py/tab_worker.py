@@ -98,12 +98,14 @@ def handle(op: str, data: Any = None) -> str:
 # The broker and relay-link ops wait (for the broker, for frames): the worker awaits them on
 # its event loop (Pyodide's asyncio runs there) and keeps taking the page's other calls.
 # The seat ops (tab_seat_ops: one seat of a game whose frames the page carries) wait too, and
-# the lobby ops (tab_lobby: join a relayed lobby by its invite, then play the joined game).
+# the lobby ops (tab_lobby: join a relayed lobby by its invite, then play the joined game), and
+# the table page's (tab_table) take their turn with them.
 def _async_table() -> dict[str, Any]:
     import tab_lobby
     import tab_net
     import tab_seat_ops
-    return {**tab_net.ASYNC_OPS, **tab_seat_ops.OPS, **tab_lobby.OPS}
+    import tab_table
+    return {**tab_net.ASYNC_OPS, **tab_seat_ops.OPS, **tab_lobby.OPS, **tab_table.OPS}
 
 
 def async_ops() -> list[str]:
