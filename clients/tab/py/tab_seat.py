@@ -10,6 +10,12 @@ with a time limit), Session and Player (through protocol/seat/turn.py) until the
 complete, abandoned or given up; `transcript()` then gives its `.caravan` bytes. Its clock
 is the `now` callable it is given; it only sleeps on asyncio's.
 
+With a `store` (tab_games.StoredGame) it keeps the game as a desktop node does: every message
+it accepts or signs is appended, the Player's committed values are kept, and once it signed
+something no frame leaves until the store is flushed (to IndexedDB), so a reload never makes
+it sign a second, different message at a seq it sent. Built on a store that holds messages
+(`TabSeat.resume`), it replays them first (as GameNode does) and goes on where it was.
+
 What a peer sends that is refused (a forged or illegal message) is kept in `refused` with
 the peer it came from and logged naming the signer; a frame the core does not know is
 dropped and logged naming the peer."""
@@ -88,7 +94,7 @@ class TabSeat:
 
     def __init__(self, genesis_raw: bytes, key: SigningKey, secret: bytes, decider: Decider,
                  links: dict[int, Link], now: Callable[[], float], sync_interval: float = SYNC_INTERVAL,
-                 linger: float = LINGER):
+                 linger: float = LINGER, store: Any = None):
         self.genesis_raw = genesis_raw
         self.genesis = G.parse(genesis_raw)
         if key.public not in self.genesis.seats:
@@ -100,7 +106,9 @@ class TabSeat:
             raise ValueError(f"seat {self.seat} needs one link to each of seats {sorted(others)}, "
                              f"not to {sorted(links)}")
         self.session = Session(self.genesis, games.get(self.genesis.game))
-        self.player = Player(self.session, self.seat, key, secret)
+        self.store = store
+        committed = Player.load_secrets(store.secrets()["committed"]) if store is not None else None
+        self.player = Player(self.session, self.seat, key, secret, committed)
         self.core = SeatCore(self.session, self.seat, key, Hooks(self._wake, self._adopted, self._note))
         self.mesh, self.ballot = self.core.mesh, self.core.ballot
         self.watchdog = Watchdog(self.ballot)
@@ -114,6 +122,28 @@ class TabSeat:
         self.outcome: Outcome | None = None
         self._changed = asyncio.Event()
         self._finished = asyncio.Event()
+        self._durable = asyncio.Event()            # clear while own messages wait for the store's flush
+        self._durable.set()
+        self.replayed = self._replay() if store is not None else 0
+
+    @classmethod
+    def resume(cls, store: Any, key: SigningKey, decider: Decider, links: dict[int, Link],
+               now: Callable[[], float], **kw: Any) -> "TabSeat":
+        """The seat of a stored game, its log replayed and its committed values restored."""
+        return cls(store.genesis(), key, store.secrets()["secret"], decider, links, now, store=store, **kw)
+
+    def _replay(self) -> int:
+        """Re-apply every stored message (as GameNode does); one refused now is logged and skipped."""
+        stored = self.store.messages()
+        for raw in stored:
+            try:
+                self.mesh.replay(raw)
+            except Rejected as exc:
+                log.warning("seat %d: a stored message is refused on replay: %s", self.seat, exc)
+        self.player.take_events()
+        if stored:
+            log.info("seat %d: replayed %d stored messages", self.seat, len(stored))
+        return len(stored)
 
     # ------------------------------------------------------------------ state
     def _wake(self) -> None:
@@ -149,6 +179,7 @@ class TabSeat:
 
     # ------------------------------------------------------------------ frames
     async def _send(self, peer: int, frame: dict) -> None:
+        await self._durable.wait()                 # nothing leaves before what this seat signed is stored
         try:
             await self.links[peer].send(frame)
         except (ConnectionError, OSError, FrameError) as exc:   # a link that failed: resync covers the loss
@@ -192,6 +223,9 @@ class TabSeat:
                       intake.fault)
         if not intake.accepted:
             return
+        if self.store is not None:
+            for done in intake.accepted:
+                self.store.append(done)            # flushed with the next own message (or lost: peers resend)
         self._tell(intake.events)
         self._note_state()
         if intake.forward:
@@ -202,6 +236,13 @@ class TabSeat:
     async def _publish(self, raws: list[bytes]) -> None:
         """This seat's own messages (signed and applied by its player): to every peer."""
         self._tell(self.player.take_events())
+        if self.store is not None:
+            self._durable.clear()                  # a failed write stops the run with nothing sent
+            for raw in raws:
+                self.store.append(raw)
+            self.store.save_committed(self.player.secrets())
+            await self.store.flush()
+            self._durable.set()
         frames = [self.mesh.own(raw) for raw in raws]
         self._note_state()
         for frame in frames:

@@ -1,0 +1,199 @@
+"""The tab's games, kept in its data folder (tab_store.data_dir(): IndexedDB behind IDBFS) so
+that a reload, or a phone suspending the tab, does not lose a game: the tab's side of what
+node/storage/store.py's GameStore is for a desktop node.
+
+Per game a folder games/<game id hex>/ holds:
+  genesis.bin   the signed genesis;
+  meta.json     {"seat", "names", "broker"}: this tab's seat, the seats' names, the broker url;
+  secrets.bin   wire {"secret": the per-game secret, "committed": the Player's committed
+                values (Player.secrets())}, as the desktop's: no one else holds them;
+  messages.log  every message this seat accepted or signed, in order, in the desktop's
+                format (a magic line, then [4-byte length, 4-byte CRC-32, message] records).
+
+A write lands in the in-memory file system at once; only `flush()` (tab_store.synced: the
+whole folder to IndexedDB) makes it survive a reload. TabSeat flushes before any frame
+leaves once it signed something, so a reload never makes the tab sign a second, different
+message at a seq it already sent. On load a torn last record (a crash mid-write) is dropped;
+any other damage is a GameFileError naming the file and the cause, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+import zlib
+from pathlib import Path
+from typing import Any
+
+from protocol import genesis as G, wire
+from protocol.errors import Rejected
+
+import tab_store
+
+GAMES = "games"
+LOG_MAGIC = b"CARAVAN-LOG\x02\n"
+MAX_RECORD = 1 << 20
+_HEADER = struct.Struct(">II")          # length, CRC-32 of the message
+
+
+class GameFileError(ValueError):
+    """A stored game's file is missing or damaged: one line naming the file and the cause."""
+
+
+def _root() -> Path:
+    return tab_store.data_dir() / GAMES
+
+
+def _write(path: Path, data: bytes) -> None:
+    """Whole or not at all (a reload mid-write leaves the old file)."""
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def parse_log(data: bytes, path: Path) -> list[bytes]:
+    """The messages of a log's bytes: a torn last record (cut short, or failing its checksum
+    at the very end) is dropped; damage followed by more data raises GameFileError."""
+    if len(data) < len(LOG_MAGIC) and LOG_MAGIC.startswith(data):
+        return []                                            # torn while being created
+    if not data.startswith(LOG_MAGIC):
+        raise GameFileError(f"{path} is not a Caravan message log (bad header)")
+    out, pos = [], len(LOG_MAGIC)
+    while pos < len(data):
+        if pos + _HEADER.size > len(data) or not any(data[pos:]):
+            return out                                       # a torn header, or zeros a crash left
+        n, crc = _HEADER.unpack_from(data, pos)
+        end = pos + _HEADER.size + n
+        if end >= len(data) and (end > len(data) or zlib.crc32(data[pos + _HEADER.size:end]) != crc):
+            return out                                       # the last record, cut short or torn
+        if n == 0 or n > MAX_RECORD or zlib.crc32(data[pos + _HEADER.size:end]) != crc:
+            raise GameFileError(f"{path} is damaged at offset {pos} (a record fails its checksum or "
+                                f"has a length of {n} bytes, with more data after it)")
+        out.append(data[pos + _HEADER.size:end])
+        pos = end
+    return out
+
+
+class StoredGame:
+    """One game's folder (see the module doc)."""
+
+    def __init__(self, folder: Path):
+        self.dir = folder
+        self.game_id = bytes.fromhex(folder.name)
+
+    # -- reading, each damaged file named
+    def _read(self, name: str) -> bytes:
+        path = self.dir / name
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            raise GameFileError(f"{path} is missing") from None
+        except OSError as exc:
+            raise GameFileError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+    def genesis(self) -> bytes:
+        """The signed genesis, checked (it is this folder's game)."""
+        path, raw = self.dir / "genesis.bin", self._read("genesis.bin")
+        try:
+            parsed = G.parse(raw)
+        except Rejected as exc:
+            raise GameFileError(f"{path} is damaged ({exc.reason})") from None
+        if parsed.game_id != self.game_id:
+            raise GameFileError(f"{path} holds another game's genesis")
+        return raw
+
+    def meta(self) -> dict[str, Any]:
+        path = self.dir / "meta.json"
+        try:
+            meta = json.loads(self._read("meta.json"))
+        except ValueError as exc:
+            raise GameFileError(f"{path} is damaged (not JSON: {exc})") from None
+        if type(meta) is not dict or type(meta.get("seat")) is not int or type(meta.get("names")) is not list:
+            raise GameFileError(f"{path} is damaged (it needs a seat and the names)")
+        return meta
+
+    def secrets(self) -> dict[str, bytes]:
+        """{"secret", "committed"}: the per-game secret and the Player's committed values."""
+        path = self.dir / "secrets.bin"
+        try:
+            s = wire.decode(self._read("secrets.bin"))
+        except wire.WireError as exc:
+            raise GameFileError(f"{path} is damaged ({exc})") from None
+        if type(s) is not dict or type(s.get("secret")) is not bytes or type(s.get("committed")) is not bytes:
+            raise GameFileError(f"{path} is damaged (it needs the secret and the committed values)")
+        return s
+
+    def messages(self) -> list[bytes]:
+        path = self.dir / "messages.log"
+        return parse_log(self._read("messages.log"), path) if path.exists() else []
+
+    # -- writing (in memory until `flush`)
+    def append(self, raw: bytes) -> None:
+        """Add one message to the log; `flush` keeps it across a reload."""
+        path = self.dir / "messages.log"
+        with open(path, "ab") as fh:
+            if fh.tell() == 0:
+                fh.write(LOG_MAGIC)
+            fh.write(_HEADER.pack(len(raw), zlib.crc32(raw)) + raw)
+
+    def save_committed(self, committed: bytes) -> bool:
+        """Keep the Player's committed values (Player.secrets()); False if they were kept already."""
+        s = self.secrets()
+        if s["committed"] == committed:
+            return False
+        _write(self.dir / "secrets.bin", wire.encode({**s, "committed": committed}))
+        return True
+
+    async def flush(self) -> None:
+        """Everything written so far to IndexedDB: it survives a reload once this returns."""
+        await tab_store.synced()
+
+    def summary(self) -> dict[str, Any]:
+        """What the games list shows (nothing secret)."""
+        g, meta = G.parse(self.genesis()), self.meta()
+        self.secrets()                                       # checked: a game it cannot resume says so
+        return {"game_id": self.game_id.hex(), "game": g.game, "seat": meta["seat"], "names": meta["names"],
+                "broker": meta.get("broker"), "messages": len(self.messages())}
+
+
+def create(genesis_raw: bytes, seat: int, secret: bytes, names: list[str], broker: str | None) -> StoredGame:
+    """A new game's folder (ValueError if this game is stored already: resume it instead).
+    The genesis is written last: a folder without it is no game (a reload mid-create)."""
+    g = G.parse(genesis_raw)
+    folder = _root() / g.game_id.hex()
+    if (folder / "genesis.bin").exists():
+        raise ValueError(f"game {g.game_id.hex()[:16]} is stored in this tab already: resume it (game_resume)")
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "messages.log").unlink(missing_ok=True)
+    _write(folder / "secrets.bin", wire.encode({"secret": secret, "committed": wire.encode([])}))
+    _write(folder / "meta.json", json.dumps({"seat": seat, "names": names, "broker": broker}).encode())
+    _write(folder / "genesis.bin", genesis_raw)
+    return StoredGame(folder)
+
+
+def load(game_id: str | bytes) -> StoredGame:
+    """The stored game `game_id` (bytes, or its hex or a unique prefix of it): its files checked."""
+    prefix = game_id.hex() if isinstance(game_id, bytes) else str(game_id).lower()
+    root = _root()
+    found = sorted(p for p in root.glob(f"{prefix}*") if (p / "genesis.bin").exists()) if prefix and root.exists() else []
+    if not found:
+        raise LookupError(f"no stored game {prefix[:16]!r} in this tab")
+    if len(found) > 1:
+        raise LookupError(f"{prefix!r} matches {len(found)} stored games; give more of the id")
+    game = StoredGame(found[0])
+    game.genesis(), game.meta(), game.secrets(), game.messages()      # each damaged file named now
+    return game
+
+
+def games() -> list[dict[str, Any]]:
+    """A summary of each stored game; a damaged one says which file and why instead."""
+    root = _root()
+    out = []
+    for folder in sorted(root.iterdir()) if root.exists() else []:
+        if not (folder / "genesis.bin").exists():
+            continue
+        try:
+            out.append(StoredGame(folder).summary())
+        except (GameFileError, ValueError) as exc:
+            out.append({"game_id": folder.name, "error": str(exc)})
+    return out

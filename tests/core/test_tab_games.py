@@ -1,0 +1,172 @@
+"""The tab's game store (clients/tab/py/tab_games.py) in CPython, its data folder in tmp_path
+behind a stand-in for the worker's IDBFS: writes land in a memory folder, `sync()` copies it
+to the "IndexedDB" folder, and a reload puts back only what was synced. A stored game comes
+back whole; a torn last record is dropped and other damage names the file; a TabSeat stopped
+right after it sent a move and rebuilt from its store finishes the game with the others, with
+identical transcripts that verify, never having signed two different messages at one seq."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from clients.bot import make_bot
+from protocol import chain
+from protocol.verify import verify_bytes
+from tests.helpers import timeout
+from tests.tab_seats import N, Net, genesis, seat, tab_module, tab_seat
+
+tab_module("tab_backup", "tab_backup")
+tab_store = tab_module("tab_store", "tab_store")
+tab_games = tab_module("tab_games", "tab_games")
+
+
+class FakeIDB:
+    """The worker's `_caravan_store` (worker.js mountStore): `dir` is in memory, `sync()` writes
+    it to IndexedDB; `reload()` is the page reloaded (memory lost, IndexedDB read back)."""
+    busy = None
+
+    def __init__(self, tmp: Path):
+        self.mem, self.saved = tmp / "mem", tmp / "idb"
+        self.mem.mkdir()
+        self.dir = str(self.mem)
+        self.syncs = 0
+
+    async def sync(self) -> None:
+        shutil.rmtree(self.saved, ignore_errors=True)
+        shutil.copytree(self.mem, self.saved)
+        self.syncs += 1
+
+    def reload(self) -> None:
+        shutil.rmtree(self.mem)
+        shutil.copytree(self.saved, self.mem) if self.saved.exists() else self.mem.mkdir()
+
+
+@pytest.fixture
+def idb(tmp_path, monkeypatch) -> FakeIDB:
+    fake = FakeIDB(tmp_path)
+    monkeypatch.setitem(sys.modules, "_caravan_store", fake)
+    return fake
+
+
+def stored(seed: int = 3):
+    keys, secrets, g = genesis(seed)
+    game = tab_games.create(g.to_wire(), 0, secrets[0], ["ann", "bob", "cy"], "ws://broker:9001")
+    return keys, secrets, g, game
+
+
+def test_a_stored_game_comes_back_after_a_reload_with_what_was_flushed(idb):
+    keys, secrets, g, game = stored()
+    game.append(b"first message")
+    game.append(b"second")
+    assert game.save_committed(b"committed values") and not game.save_committed(b"committed values")
+    asyncio.run(game.flush())
+    game.append(b"never flushed")
+    idb.reload()
+    back = tab_games.load(g.game_id.hex()[:10])
+    assert back.genesis() == g.to_wire() and back.messages() == [b"first message", b"second"]
+    assert back.secrets() == {"secret": secrets[0], "committed": b"committed values"}
+    assert back.meta() == {"seat": 0, "names": ["ann", "bob", "cy"], "broker": "ws://broker:9001"}
+    [summary] = tab_games.games()
+    assert summary == {"game_id": g.game_id.hex(), "game": g.game, "seat": 0, "names": ["ann", "bob", "cy"],
+                       "broker": "ws://broker:9001", "messages": 2}
+    assert secrets[0].hex() not in repr(summary)
+    with pytest.raises(ValueError, match="stored in this tab already: resume it"):
+        tab_games.create(g.to_wire(), 0, secrets[0], [], None)
+    with pytest.raises(LookupError, match="no stored game 'ffff'"):
+        tab_games.load("ffff")
+
+
+def test_a_torn_last_record_is_dropped_and_other_damage_names_the_file(idb):
+    _, _, g, game = stored()
+    for raw in (b"one", b"two", b"three"):
+        game.append(raw)
+    log = game.dir / "messages.log"
+    whole = log.read_bytes()
+    log.write_bytes(whole[:-2])                              # a crash mid-write: the last record cut short
+    assert tab_games.load(g.game_id).messages() == [b"one", b"two"]
+    log.write_bytes(whole[:-1] + bytes([whole[-1] ^ 1]))     # the last record torn (fails its checksum)
+    assert tab_games.load(g.game_id).messages() == [b"one", b"two"]
+    log.write_bytes(whole + bytes(12))                       # zeros a crash left
+    assert tab_games.load(g.game_id).messages() == [b"one", b"two", b"three"]
+    bad = bytearray(whole)
+    bad[len(tab_games.LOG_MAGIC) + 8] ^= 1                   # the first record damaged, more after it
+    log.write_bytes(bytes(bad))
+    with pytest.raises(tab_games.GameFileError, match=rf"{log} is damaged at offset {len(tab_games.LOG_MAGIC)} "):
+        tab_games.load(g.game_id)
+    log.write_bytes(whole)
+    for name, junk, why in (("meta.json", b"{", "not JSON"), ("secrets.bin", b"\xc1", "malformed msgpack"),
+                            ("genesis.bin", b"junk", "")):
+        path = game.dir / name
+        kept = path.read_bytes()
+        path.write_bytes(junk)
+        with pytest.raises(tab_games.GameFileError, match=rf"^{path} is damaged.*{why}"):
+            tab_games.load(g.game_id)
+        [listed] = tab_games.games()
+        assert listed["game_id"] == g.game_id.hex() and listed["error"].startswith(f"{path} is damaged"), listed
+        path.write_bytes(kept)
+    (game.dir / "secrets.bin").unlink()
+    with pytest.raises(tab_games.GameFileError, match=rf"^{game.dir / 'secrets.bin'} is missing$"):
+        tab_games.load(g.game_id)
+
+
+def test_a_seat_stopped_after_a_move_and_rebuilt_from_its_store_finishes_the_game(idb):
+    """Seat 0 is stopped right after it sent its second move (the page reloaded): what it had
+    not flushed is lost. Rebuilt from its store with another bot, it replays its log and plays
+    on; it never signs a second message at a seq it used (a move it sent but had not stored
+    would be chosen again, likely differently)."""
+    seed = 11
+    keys, secrets, g = genesis(seed)
+    net = Net(random.Random(seed), delay=0.005)
+    sent: dict[int, set[bytes]] = {}
+    moves, stop = [], asyncio.Event()
+    carry = net.carry
+
+    def watching(src: int, dst: int, frame: dict) -> None:
+        if src == 0 and frame.get("t") == "msg":
+            msg = chain.parse(frame["m"])
+            if msg.author == keys[0].public:
+                sent.setdefault(msg.seq, set()).add(frame["m"])
+                if msg.kind == "act" and frame["m"] not in moves:
+                    moves.append(frame["m"])
+                    if len(moves) == 2:
+                        stop.set()
+        carry(src, dst, frame)
+
+    net.carry = watching
+    game = tab_games.create(g.to_wire(), 0, secrets[0], ["tab", "b", "c"], None)
+    first = tab_seat.TabSeat(g.to_wire(), keys[0], secrets[0],
+                             tab_seat.bot_decider(make_bot("random", g.game, seed=1)), net.links(0),
+                             time.monotonic, sync_interval=0.02, linger=2.0, store=game)
+    others = [seat(g, keys, secrets, i, net.links(i), seed) for i in (1, 2)]
+
+    async def main() -> tab_seat.TabSeat:
+        running = [asyncio.ensure_future(s.run()) for s in others]
+        task = asyncio.ensure_future(first.run())
+        await asyncio.wait_for(stop.wait(), timeout(60))
+        task.cancel()                                        # the page reloads: memory gone
+        await asyncio.gather(task, return_exceptions=True)
+        assert first.outcome is None
+        idb.reload()
+        await asyncio.sleep(0.2)                             # the others go on meanwhile
+        again = tab_seat.TabSeat.resume(tab_games.load(g.game_id), keys[0],
+                                        tab_seat.bot_decider(make_bot("random", g.game, seed=999)),
+                                        net.links(0), time.monotonic, sync_interval=0.02, linger=2.0)
+        assert again.replayed >= 2
+        await asyncio.wait_for(asyncio.gather(again.run(), *running), timeout(90))
+        return again
+
+    again = asyncio.run(main())
+    seats = [again] + others
+    assert [s.outcome.kind for s in seats] == ["complete"] * N, [s.outcome for s in seats]
+    assert {s.transcript() for s in seats} == {others[0].transcript()}
+    report = verify_bytes(again.transcript())
+    assert report.ok and report.complete, report.to_json()
+    assert all(len(raws) == 1 for raws in sent.values()), {seq: len(r) for seq, r in sent.items()}
+    assert len(tab_games.load(g.game_id).messages()) == len(again.session.log)
