@@ -14,6 +14,7 @@ once proven, the peer's key."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import time
 from typing import Any, Callable
@@ -270,3 +271,164 @@ async def _run_handshake(link: TabRelayLink, shake: Handshake) -> None:
         raise HandshakeError("the peer closed the link during the handshake")
     shake.receive(answer, time.monotonic())
     link.seal(shake.push, shake.pull)
+
+
+# ---------------------------------------------------------------- a seat's lasting links
+REDIAL = (0.5, 8.0)
+"""A link this tab dials that fails or closes is dialled again after the first pause, doubled
+on each failure up to the second (s); back to the first once a link stayed up STEADY s."""
+STEADY = 10.0
+log = logging.getLogger("caravan.tab.relay")
+
+
+class LastingLink:
+    """A TabSeat's link to one other seat that outlives the relay links under it: their frames
+    go into `inbox` (never None: the seat waits for the next link), `send` raises
+    ConnectionError while none is up (the seat's resync covers the loss)."""
+
+    def __init__(self, seat: int):
+        self.seat = seat
+        self.inbox: asyncio.Queue = asyncio.Queue()
+        self.link: TabRelayLink | None = None
+        self.lost = asyncio.Event()                   # set while no link is up
+        self.lost.set()
+        self.made = 0                                 # relay links this one had
+        self._reader: asyncio.Future | None = None
+
+    def attach(self, link: TabRelayLink) -> None:
+        """`link` (handshaken, proven to be this seat's) replaces the current one."""
+        old, self.link = self.link, link
+        if self._reader is not None:
+            self._reader.cancel()
+        if old is not None:
+            old.close()
+        self.made += 1
+        self.lost.clear()
+        self._reader = asyncio.ensure_future(self._read(link))
+
+    async def _read(self, link: TabRelayLink) -> None:
+        try:
+            while (frame := await link.recv()) is not None:
+                await self.inbox.put(frame)
+            why = "closed by the peer"
+        except FrameError as exc:
+            why = str(exc)
+        if self.link is link:
+            log.info("the link to seat %d (%s) is down: %s", self.seat, link.address, why)
+            link.close()
+            self.link = None
+            self.lost.set()
+
+    async def send(self, frame: dict) -> None:
+        link = self.link
+        if link is None:
+            raise ConnectionError(f"no link to seat {self.seat} now")
+        await link.send(frame)
+
+    def close(self) -> None:
+        if self._reader is not None:
+            self._reader.cancel()
+        if self.link is not None:
+            self.link.close()
+            self.link = None
+
+
+class SeatLinks:
+    """One seat's lasting links to every other seat of a game through the broker, as a desktop
+    node keeps them: it dials the seats after it (again, with a bounded backoff, whenever a link
+    fails or closes) and takes the links any seat opens to its inbox (a peer that lost its link,
+    or reloaded, dials again), each proving the seat's key."""
+
+    def __init__(self, broker: TabBroker, key: SigningKey, scope: bytes, seats: list[bytes], within: float,
+                 endpoint: TabEndpoint | None = None):
+        self.broker, self.key, self.scope, self.seats, self.within = broker, key, scope, seats, within
+        self.me = seats.index(key.public)
+        self.links = {s: LastingLink(s) for s in range(len(seats)) if s != self.me}
+        self.endpoint = endpoint or TabEndpoint(broker, key, scope)
+        """The game's inbox (one listened on already: a lobby's joiner's, tab_lobby)."""
+        self._tasks: set[asyncio.Future] = set()
+
+    def _spawn(self, job: Any) -> None:
+        task = asyncio.ensure_future(job)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def start(self, wait: bool = True) -> None:
+        """Listen and dial; with `wait`, until every link is up (ValueError naming the seats
+        missing after `within` s, everything closed)."""
+        if self.broker.prefixes.get(self.endpoint.prefix) is None:
+            await self.endpoint.listen()
+        self._spawn(self._accept())
+        for peer in range(self.me + 1, len(self.seats)):
+            self._spawn(self._keep(peer))
+        if not wait:
+            return
+        try:
+            await asyncio.wait_for(asyncio.gather(*(self._up(s) for s in self.links)), self.within)
+        except asyncio.TimeoutError:
+            missing = sorted(s for s, link in self.links.items() if link.link is None)
+            self.close()
+            raise ValueError(f"no link to seats {missing} within {self.within:g} s") from None
+
+    async def _up(self, seat: int) -> None:
+        while self.links[seat].link is None:
+            await asyncio.sleep(0.05)
+
+    async def _keep(self, peer: int) -> None:
+        """Keep a link to `peer` up: dial it whenever there is none."""
+        lasting, delay, up_at = self.links[peer], REDIAL[0], None
+        while True:
+            await lasting.lost.wait()
+            if up_at is not None:                     # it was up: pause before dialling again
+                delay = REDIAL[0] if time.monotonic() - up_at >= STEADY else delay
+                await asyncio.sleep(delay)
+                delay = min(REDIAL[1], delay * 2)
+                up_at = None
+                if not lasting.lost.is_set():
+                    continue                          # the peer dialled meanwhile
+            try:
+                link = await dial(self.broker, self.key, self.scope, inbox_of(self.seats[peer]), timeout=self.within)
+            except (HandshakeError, FrameError, BrokerError) as exc:
+                log.info("dialling seat %d failed: %s; again in %g s", peer, exc, delay)
+                await asyncio.sleep(delay)
+                delay = min(REDIAL[1], delay * 2)
+                continue
+            if link.peer_key != self.seats[peer]:
+                log.warning("the node at seat %d's inbox proved another key (%s)", peer, fingerprint(link.peer_key))
+                link.close()
+                await asyncio.sleep(delay)
+                continue
+            lasting.attach(link)
+            up_at = time.monotonic()
+
+    async def _accept(self) -> None:
+        while True:
+            link = await self.endpoint.next_link(3600)
+            if link is not None:
+                self._spawn(self._take(link))
+
+    async def _take(self, link: TabRelayLink) -> None:
+        try:
+            link = await handshake(link, self.key, self.scope, dialer=False, timeout=self.within)
+        except (HandshakeError, FrameError) as exc:
+            log.info("a link opened to this tab failed its handshake: %s", exc)
+            return
+        seat = self.seats.index(link.peer_key) if link.peer_key in self.seats else None
+        if seat is None or seat == self.me:
+            log.warning("a link opened to this tab proved key %s, which holds no other seat; dropped",
+                        fingerprint(link.peer_key))
+            link.close()
+            return
+        self.links[seat].attach(link)
+
+    def close(self) -> None:
+        """Stop dialling and taking links; close every link."""
+        for task in list(self._tasks):
+            task.cancel()
+        for lasting in self.links.values():
+            lasting.close()
+        if self.broker.prefixes.pop(self.endpoint.prefix, None) is not None:
+            try:
+                self.broker.unsubscribe_soon(self.endpoint.prefix + "+/+")
+            except BrokerError:                       # the connection is gone: nothing to undo
+                pass

@@ -12,6 +12,14 @@ or from no other seat)}; "seat_result" the transcript and what it refused. "seat
 seat_start, plus {within?}) runs the seat over relay links through the broker the tab is
 connected to (tab_net), as a desktop node's; "seat_state" says where it stands.
 
+Over relay links the tab's links last (tab_relay.SeatLinks): one that fails or closes is
+dialled again with a bounded backoff, and links the peers open are taken again, so a seat
+reconnects after a broker hiccup or a reload. With {"store": true} `seat_relay` first keeps
+the game in the tab's store (tab_games, IndexedDB; {names?} the seats' names) and the seat
+keeps every message there; "game_resume" {game_id, seed, within?, key?} runs a stored game's
+seat again after a reload, its log replayed, through the broker the tab is connected to;
+"games_list" lists the stored games (nothing secret).
+
 The key and the per-game secret come in the op for now: a table made in the tab (its key
 from tab_store, the genesis signed in a lobby) is the next step (issue 32, item 3). The bot
 is a seeded random choice: the bots of clients/ are not in the bundle."""
@@ -109,15 +117,25 @@ def _decider(args: dict[str, Any]) -> Any:
     return RandomDecider(int(args["seed"]))
 
 
-def _run(args: dict[str, Any], key: SigningKey, links: dict[int, Any], outbox: list[list[Any]]) -> dict[str, Any]:
-    decider = _decider(args)
-    seat = TabSeat(args["genesis"], key, args["secret"], decider, links, time.monotonic,
-                   sync_interval=float(args.get("sync", 0.25)))
+def _run(args: dict[str, Any], key: SigningKey, links: dict[int, Any], outbox: list[list[Any]],
+         store: Any = None, closing: Any = None) -> dict[str, Any]:
+    decider, sync = _decider(args), float(args.get("sync", 0.25))
+    seat = (TabSeat.resume(store, key, decider, links, time.monotonic, sync_interval=sync) if store is not None
+            else TabSeat(args["genesis"], key, args["secret"], decider, links, time.monotonic, sync_interval=sync))
     _state.seat, _state.outbox, _state.bad_frames = seat, outbox, 0
-    _state.task = asyncio.ensure_future(seat.run())
+    _state.task = asyncio.ensure_future(_played(seat, closing))
     if hasattr(decider, "attach"):
         decider.attach(seat, _state.task)
     return {"key": fingerprint(key.public), **_status()}
+
+
+async def _played(seat: TabSeat, closing: Any) -> Any:
+    """The seat's run; then its links closed (`closing`: they would be dialled again)."""
+    try:
+        return await seat.run()
+    finally:
+        if closing is not None:
+            closing()
 
 
 async def seat_start(data: bytes | None) -> dict[str, Any]:
@@ -127,32 +145,11 @@ async def seat_start(data: bytes | None) -> dict[str, Any]:
     return _run(args, key, links, outbox)
 
 
-class RelayLink:
-    """A TabSeat's link over a sealed relay link (tab_relay.TabRelayLink): a task moves what
-    the link receives into `inbox` (None once it closed or failed)."""
-
-    def __init__(self, link: Any):
-        self.link = link
-        self.inbox: asyncio.Queue = asyncio.Queue()
-        self.task = asyncio.ensure_future(self._read())
-
-    async def _read(self) -> None:
-        try:
-            while (frame := await self.link.recv()) is not None:
-                await self.inbox.put(frame)
-        except FrameError:
-            pass
-        await self.inbox.put(None)
-
-    async def send(self, frame: dict) -> None:
-        await self.link.send(frame)
-
-
 async def seat_relay(data: bytes | None) -> dict[str, Any]:
     """As seat_start, the seat linked to every other seat's node through the broker the tab is
     connected to (broker_connect), as desktop nodes link in a game: it dials the seats after
     it and takes the links the seats before it open, each proving its key; then it plays.
-    {within?}: seconds to wait for those links."""
+    {within?}: seconds to wait for those links. {store?, names?}: keep the game in the tab."""
     args = request(data, "seat_relay", "genesis", "key", "secret", "seed")
     return await relay_seat(args, SigningKey.from_seed(args["key"]))
 
@@ -160,34 +157,52 @@ async def seat_relay(data: bytes | None) -> dict[str, Any]:
 async def relay_seat(args: dict[str, Any], key: SigningKey, endpoint: Any = None) -> dict[str, Any]:
     """`seat_relay` for `args` {genesis, secret, seed, within?, sync?} and `key`; `endpoint`: the
     game's inbox already listened on (a lobby's joiner listens before it signs, tab_lobby)."""
+    import tab_games
     import tab_net
-    from protocol.link.handshake import inbox_of
-    from tab_relay import TabEndpoint, dial, handshake
 
     genesis, me = _seat_of(args, key)
-    broker, scope, seats = tab_net.broker(), genesis.game_id, genesis.seats
-    within = float(args.get("within", 30.0))
-    if endpoint is None:
-        endpoint = TabEndpoint(broker, key, scope)
-        if me > 0:
-            await endpoint.listen()
-    links: dict[int, Any] = {}
-    for peer in range(me + 1, len(seats)):
-        link = await dial(broker, key, scope, inbox_of(seats[peer]), timeout=within)
-        if link.peer_key != seats[peer]:
-            link.close()
-            raise ValueError(f"the node at seat {peer}'s inbox proved another key ({fingerprint(link.peer_key)})")
-        links[peer] = RelayLink(link)
-    while len(links) < len(seats) - 1:
-        link = await endpoint.next_link(within)
-        if link is None:
-            raise ValueError(f"seats {sorted(set(range(me)) - set(links))} opened no link within {within:g} s")
-        link = await handshake(link, key, scope, dialer=False, timeout=within)
-        if link.peer_key in seats[:me] and seats.index(link.peer_key) not in links:
-            links[seats.index(link.peer_key)] = RelayLink(link)
-        else:
-            link.close()
-    return _run(args, key, links, [])
+    store = None
+    if args.get("store"):                  # stored before anything is signed here (the genesis is, already)
+        names = args.get("names") or [f"seat {i}" for i in range(len(genesis.seats))]
+        store = tab_games.create(args["genesis"], me, args["secret"], [str(n) for n in names], tab_net.broker().url)
+        await store.flush()
+    return await _relay(args, key, genesis, store, endpoint, wait=True)
+
+
+async def _relay(args: dict[str, Any], key: SigningKey, genesis: G.Genesis, store: Any, endpoint: Any,
+                 wait: bool) -> dict[str, Any]:
+    """The seat over lasting relay links (tab_relay.SeatLinks); with `wait`, once all are up."""
+    import tab_net
+    from tab_relay import SeatLinks
+
+    links = SeatLinks(tab_net.broker(), key, genesis.game_id, genesis.seats, float(args.get("within", 30.0)),
+                      endpoint)
+    await links.start(wait=wait)
+    return _run(args, key, links.links, [], store=store, closing=links.close)
+
+
+async def game_resume(data: bytes | None) -> dict[str, Any]:
+    """{game_id (hex, or a unique prefix), seed, within?, key?}: the stored game's seat runs again
+    (its log replayed, its committed values restored) over relay links through the broker the
+    tab is connected to, dialling and taking links as they come. `key`: the seat's key seed
+    (default: the tab's own key)."""
+    import tab_games
+    import tab_store
+
+    args = request(data, "game_resume", "game_id", "seed")
+    store = tab_games.load(args["game_id"])
+    key = SigningKey.from_seed(args["key"]) if args.get("key") is not None else tab_store.identity()
+    genesis, me = _seat_of({**args, "genesis": store.genesis()}, key)
+    if me != store.meta()["seat"]:
+        raise ValueError(f"the key {fingerprint(key.public)} is not seat {store.meta()['seat']} of stored game "
+                         f"{genesis.game_id.hex()[:16]}")
+    answer = await _relay(args, key, genesis, store, None, wait=False)
+    return {**answer, "game_id": genesis.game_id.hex(), "replayed": _seat().replayed}
+
+
+async def games_list(_: bytes | None) -> dict[str, Any]:
+    import tab_games
+    return {"games": tab_games.games()}
 
 
 async def seat_state(_: bytes | None) -> dict[str, Any]:
@@ -219,4 +234,4 @@ async def seat_result(_: bytes | None) -> dict[str, Any]:
 
 
 OPS = {"seat_start": seat_start, "seat_feed": seat_feed, "seat_result": seat_result, "seat_relay": seat_relay,
-       "seat_state": seat_state}
+       "seat_state": seat_state, "game_resume": game_resume, "games_list": games_list}
