@@ -1,0 +1,118 @@
+"""The tab keeps its game and survives a reload (issue 32): a seat in the browser tab plays
+with two desktop nodes through a real broker, its game kept in the tab's store (seat_relay
+{"store": true}: IndexedDB); mid-game the page is reloaded (its worker, its Python and every
+link gone), connects to the broker again and resumes the stored game (game_resume): its log
+replayed, it dials the desktops again, and the game completes with the tab's transcript equal
+to the desktops', and valid. The games list shows the game, and nothing secret.
+
+The desktop seats run in a trio thread as in tests/web/test_tab_seat_relay.py (a local copy:
+that code is moving to tests/tab_seats.py)."""
+
+from __future__ import annotations
+
+import base64
+import threading
+import time
+
+import msgpack
+import pytest
+import trio
+
+from node.app.game import GameNode
+from node.net import relay as desk_relay
+from node.storage.store import GameStore
+from protocol import wire
+from protocol.verify import verify_bytes
+from tests.helpers import timeout as scaled
+from tests.node.conftest import bot_decider
+from tests.tab_seats import genesis, key_seed
+from tests.web.tab_fixtures import bundle, driver, server, tab  # noqa: F401 - fixtures
+from tests.web.tab_page import CALL, READY, call
+from tests.web.test_tab_net import broker  # noqa: F401 - the fixture
+
+pytestmark = pytest.mark.xdist_group("tab")
+
+SEED = 23
+
+
+def desktop_seats(g, keys, secrets, tcp_url: str, dirs: dict) -> tuple[threading.Thread, list]:
+    """Seats 1 and 2 as desktop GameNodes on the broker, in a trio thread: (the thread, the
+    errors it met), once both are listening."""
+    started, failed = threading.Event(), []
+
+    def desktops() -> None:
+        async def one(i: int, task_status) -> None:
+            GameStore.create(dirs[i], g.to_wire(), g.game_id, {"secret": secrets[i], "committed": wire.encode([])}, {})
+            async with desk_relay.connect(tcp_url, keys[i].public, scopes=[g.game_id]) as relay:
+                node = GameNode(GameStore(dirs[i], g.game_id), keys[i], bot_decider(i), ("127.0.0.1", 0), {},
+                                relay=relay.endpoint(g.game_id))
+                await node.run(task_status=task_status)
+
+        async def main() -> None:
+            with trio.fail_after(scaled(300)):
+                async with trio.open_nursery() as nursery:
+                    for i in (1, 2):
+                        await nursery.start(one, i)
+                    started.set()
+        try:
+            trio.run(main)
+        except BaseException as exc:                   # noqa: BLE001 - reported by the test
+            failed.append(exc)
+            started.set()
+
+    thread = threading.Thread(target=desktops, daemon=True)
+    thread.start()
+    assert started.wait(scaled(60)) and not failed, failed
+    return thread, failed
+
+
+def until_done(page, deadline: float) -> dict:
+    while (state := call(page, "seat_state")["result"])["running"]:
+        assert time.monotonic() < deadline, state
+        time.sleep(0.5)
+    return state
+
+
+def test_a_tab_seat_reloaded_mid_game_resumes_its_stored_game_and_finishes_it(tab, broker, tmp_path):  # noqa: F811
+    page, _ = tab
+    tcp_url, ws_url = broker
+    keys, secrets, g = genesis(SEED, time_limit=0)
+    dirs = {i: tmp_path / f"seat{i}" for i in (1, 2)}
+    thread, failed = desktop_seats(g, keys, secrets, tcp_url, dirs)
+
+    assert call(page, "broker_connect", msgpack.packb({"url": ws_url}))["result"].get("connected") == ws_url
+    joined = call(page, "seat_relay", msgpack.packb({"genesis": g.to_wire(), "key": key_seed(SEED, 0),
+                                                     "secret": secrets[0], "seed": 5, "within": scaled(30),
+                                                     "store": True, "names": ["tab", "b", "c"]}))["result"]
+    assert joined["seat"] == 0 and joined["running"], joined
+    deadline = time.monotonic() + scaled(120)
+    while (state := call(page, "seat_state")["result"])["messages"] < 40:
+        assert state["running"] and time.monotonic() < deadline, state
+        time.sleep(0.2)
+
+    page.refresh()                                     # mid-game: the worker and its links are gone
+    ready = page.execute_async_script(READY)
+    assert ready["ok"], ready
+    listed = call(page, "games_list")["result"]["games"]
+    [mine] = [one for one in listed if one["game_id"] == g.game_id.hex()]
+    assert mine["seat"] == 0 and mine["names"] == ["tab", "b", "c"] and mine["broker"] == ws_url, mine
+    assert mine["messages"] >= 1 and secrets[0].hex() not in repr(listed), mine
+    assert call(page, "broker_connect", msgpack.packb({"url": ws_url}))["result"].get("connected") == ws_url
+    resumed = call(page, "game_resume", msgpack.packb({"game_id": g.game_id.hex()[:16], "key": key_seed(SEED, 0),
+                                                      "seed": 6, "within": scaled(30)}))["result"]
+    assert "error" not in resumed and resumed["running"] and resumed["replayed"] == mine["messages"], resumed
+    assert secrets[0].hex() not in repr(resumed)
+
+    until_done(page, time.monotonic() + scaled(240))
+    result = call(page, "seat_result")["result"]
+    thread.join(scaled(60))
+    assert not thread.is_alive() and not failed, failed
+    assert result["outcome"]["kind"] == "complete" and result["refused"] == [], result
+    transcript = bytes.fromhex(result["transcript"])
+    desk = {(dirs[i] / "games" / g.game_id.hex() / "transcript.caravan").read_bytes() for i in (1, 2)}
+    assert desk == {transcript}
+    report = verify_bytes(transcript)
+    assert report.ok and report.complete and report.messages == result["messages"] > 0, report.to_json()
+    unknown = base64.b64encode(msgpack.packb({"game_id": "ffff", "seed": 1})).decode()
+    again = page.execute_async_script(CALL, "game_resume", unknown)
+    assert again == {"ok": False, "error": "game_resume failed: LookupError: no stored game 'ffff' in this tab"}, again
