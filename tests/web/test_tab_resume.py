@@ -35,10 +35,11 @@ pytestmark = pytest.mark.xdist_group("tab")
 SEED = 23
 
 
-def desktop_seats(g, keys, secrets, tcp_url: str, dirs: dict) -> tuple[threading.Thread, list]:
+def desktop_seats(g, keys, secrets, tcp_url: str, dirs: dict, nodes: dict | None = None) -> tuple[threading.Thread, list]:
     """Seats 1 and 2 as desktop GameNodes on the broker, in a trio thread: (the thread, the
-    errors it met), once both are listening."""
+    errors it met), once both are listening; `nodes` gets each node and the thread's trio token."""
     started, failed = threading.Event(), []
+    nodes = {} if nodes is None else nodes
 
     def desktops() -> None:
         async def one(i: int, task_status) -> None:
@@ -46,9 +47,11 @@ def desktop_seats(g, keys, secrets, tcp_url: str, dirs: dict) -> tuple[threading
             async with desk_relay.connect(tcp_url, keys[i].public, scopes=[g.game_id]) as relay:
                 node = GameNode(GameStore(dirs[i], g.game_id), keys[i], bot_decider(i), ("127.0.0.1", 0), {},
                                 relay=relay.endpoint(g.game_id))
+                nodes[i] = node
                 await node.run(task_status=task_status)
 
         async def main() -> None:
+            nodes["token"] = trio.lowlevel.current_trio_token()
             with trio.fail_after(scaled(300)):
                 async with trio.open_nursery() as nursery:
                     for i in (1, 2):
@@ -116,3 +119,36 @@ def test_a_tab_seat_reloaded_mid_game_resumes_its_stored_game_and_finishes_it(ta
     unknown = base64.b64encode(msgpack.packb({"game_id": "ffff", "seed": 1})).decode()
     again = page.execute_async_script(CALL, "game_resume", unknown)
     assert again == {"ok": False, "error": "game_resume failed: LookupError: no stored game 'ffff' in this tab"}, again
+
+
+def test_the_links_a_tab_dials_are_dialled_again_when_a_desktop_cuts_them(tab, broker, tmp_path):  # noqa: F811
+    """Mid-game both desktop nodes cut their links to the tab's seat 0 and refuse it for a
+    while: they never dial a seat before theirs, so only the tab dialling again (with its
+    backoff) brings the game to its end."""
+    page, _ = tab
+    tcp_url, ws_url = broker
+    keys, secrets, g = genesis(SEED + 1, time_limit=0)
+    dirs, nodes = {i: tmp_path / f"seat{i}" for i in (1, 2)}, {}
+    thread, failed = desktop_seats(g, keys, secrets, tcp_url, dirs, nodes)
+    assert call(page, "broker_connect", msgpack.packb({"url": ws_url}))["result"].get("connected") == ws_url
+    joined = call(page, "seat_relay", msgpack.packb({"genesis": g.to_wire(), "key": key_seed(SEED + 1, 0),
+                                                     "secret": secrets[0], "seed": 7, "within": scaled(30)}))["result"]
+    assert joined["running"], joined
+    deadline = time.monotonic() + scaled(120)
+    while (state := call(page, "seat_state")["result"])["messages"] < 40:
+        assert state["running"] and time.monotonic() < deadline, state
+        time.sleep(0.2)
+    for i in (1, 2):
+        trio.from_thread.run_sync(nodes[i].cut, 0, trio_token=nodes["token"])
+    time.sleep(3)                                      # the tab's redials are refused meanwhile
+    cut_at = call(page, "seat_state")["result"]
+    assert cut_at["running"], cut_at
+    for i in (1, 2):
+        trio.from_thread.run_sync(nodes[i].restore, 0, trio_token=nodes["token"])
+    until_done(page, time.monotonic() + scaled(240))
+    result = call(page, "seat_result")["result"]
+    thread.join(scaled(60))
+    assert not thread.is_alive() and not failed, failed
+    assert result["outcome"]["kind"] == "complete" and result["messages"] > cut_at["messages"], result
+    desk = {(dirs[i] / "games" / g.game_id.hex() / "transcript.caravan").read_bytes() for i in (1, 2)}
+    assert desk == {bytes.fromhex(result["transcript"])}
