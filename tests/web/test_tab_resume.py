@@ -35,9 +35,10 @@ pytestmark = pytest.mark.xdist_group("tab")
 SEED = 23
 
 
-def desktop_seats(g, keys, secrets, tcp_url: str, dirs: dict, nodes: dict | None = None) -> tuple[threading.Thread, list]:
-    """Seats 1 and 2 as desktop GameNodes on the broker, in a trio thread: (the thread, the
-    errors it met), once both are listening; `nodes` gets each node and the thread's trio token."""
+def desktop_seats(g, keys, secrets, tcp_url: str, dirs: dict,
+                  nodes: dict | None = None) -> tuple[threading.Thread, list]:
+    """The seats of `dirs` as desktop GameNodes on the broker, in a trio thread: (the thread,
+    the errors it met), once all are listening; `nodes` gets each node and the thread's trio token."""
     started, failed = threading.Event(), []
     nodes = {} if nodes is None else nodes
 
@@ -54,7 +55,7 @@ def desktop_seats(g, keys, secrets, tcp_url: str, dirs: dict, nodes: dict | None
             nodes["token"] = trio.lowlevel.current_trio_token()
             with trio.fail_after(scaled(300)):
                 async with trio.open_nursery() as nursery:
-                    for i in (1, 2):
+                    for i in dirs:
                         await nursery.start(one, i)
                     started.set()
         try:
@@ -76,18 +77,21 @@ def until_done(page, deadline: float) -> dict:
     return state
 
 
-def test_a_tab_seat_reloaded_mid_game_resumes_its_stored_game_and_finishes_it(tab, broker, tmp_path):  # noqa: F811
+@pytest.mark.parametrize("me", [0, 2])
+def test_a_tab_seat_reloaded_mid_game_resumes_its_stored_game_and_finishes_it(tab, broker, tmp_path, me):  # noqa: F811
+    """As seat 0 the tab dials both desktops again; as seat 2 the desktops dial it again (once
+    their links to the gone tab fall idle) and it takes their links."""
     page, _ = tab
     tcp_url, ws_url = broker
-    keys, secrets, g = genesis(SEED, time_limit=0)
-    dirs = {i: tmp_path / f"seat{i}" for i in (1, 2)}
+    keys, secrets, g = genesis(SEED + me, time_limit=0)
+    dirs = {i: tmp_path / f"seat{i}" for i in range(3) if i != me}
     thread, failed = desktop_seats(g, keys, secrets, tcp_url, dirs)
 
     assert call(page, "broker_connect", msgpack.packb({"url": ws_url}))["result"].get("connected") == ws_url
-    joined = call(page, "seat_relay", msgpack.packb({"genesis": g.to_wire(), "key": key_seed(SEED, 0),
-                                                     "secret": secrets[0], "seed": 5, "within": scaled(30),
+    joined = call(page, "seat_relay", msgpack.packb({"genesis": g.to_wire(), "key": key_seed(SEED + me, me),
+                                                     "secret": secrets[me], "seed": 5, "within": scaled(30),
                                                      "store": True, "names": ["tab", "b", "c"]}))["result"]
-    assert joined["seat"] == 0 and joined["running"], joined
+    assert joined["seat"] == me and joined["running"], joined
     deadline = time.monotonic() + scaled(120)
     while (state := call(page, "seat_state")["result"])["messages"] < 40:
         assert state["running"] and time.monotonic() < deadline, state
@@ -98,13 +102,13 @@ def test_a_tab_seat_reloaded_mid_game_resumes_its_stored_game_and_finishes_it(ta
     assert ready["ok"], ready
     listed = call(page, "games_list")["result"]["games"]
     [mine] = [one for one in listed if one["game_id"] == g.game_id.hex()]
-    assert mine["seat"] == 0 and mine["names"] == ["tab", "b", "c"] and mine["broker"] == ws_url, mine
-    assert mine["messages"] >= 1 and secrets[0].hex() not in repr(listed), mine
+    assert mine["seat"] == me and mine["names"] == ["tab", "b", "c"] and mine["broker"] == ws_url, mine
+    assert mine["messages"] >= 1 and secrets[me].hex() not in repr(listed), mine
     assert call(page, "broker_connect", msgpack.packb({"url": ws_url}))["result"].get("connected") == ws_url
-    resumed = call(page, "game_resume", msgpack.packb({"game_id": g.game_id.hex()[:16], "key": key_seed(SEED, 0),
+    resumed = call(page, "game_resume", msgpack.packb({"game_id": g.game_id.hex()[:16], "key": key_seed(SEED + me, me),
                                                       "seed": 6, "within": scaled(30)}))["result"]
     assert "error" not in resumed and resumed["running"] and resumed["replayed"] == mine["messages"], resumed
-    assert secrets[0].hex() not in repr(resumed)
+    assert secrets[me].hex() not in repr(resumed)
 
     until_done(page, time.monotonic() + scaled(240))
     result = call(page, "seat_result")["result"]
@@ -112,7 +116,7 @@ def test_a_tab_seat_reloaded_mid_game_resumes_its_stored_game_and_finishes_it(ta
     assert not thread.is_alive() and not failed, failed
     assert result["outcome"]["kind"] == "complete" and result["refused"] == [], result
     transcript = bytes.fromhex(result["transcript"])
-    desk = {(dirs[i] / "games" / g.game_id.hex() / "transcript.caravan").read_bytes() for i in (1, 2)}
+    desk = {(dirs[i] / "games" / g.game_id.hex() / "transcript.caravan").read_bytes() for i in dirs}
     assert desk == {transcript}
     report = verify_bytes(transcript)
     assert report.ok and report.complete and report.messages == result["messages"] > 0, report.to_json()
@@ -127,11 +131,11 @@ def test_the_links_a_tab_dials_are_dialled_again_when_a_desktop_cuts_them(tab, b
     backoff) brings the game to its end."""
     page, _ = tab
     tcp_url, ws_url = broker
-    keys, secrets, g = genesis(SEED + 1, time_limit=0)
+    keys, secrets, g = genesis(SEED + 5, time_limit=0)
     dirs, nodes = {i: tmp_path / f"seat{i}" for i in (1, 2)}, {}
     thread, failed = desktop_seats(g, keys, secrets, tcp_url, dirs, nodes)
     assert call(page, "broker_connect", msgpack.packb({"url": ws_url}))["result"].get("connected") == ws_url
-    joined = call(page, "seat_relay", msgpack.packb({"genesis": g.to_wire(), "key": key_seed(SEED + 1, 0),
+    joined = call(page, "seat_relay", msgpack.packb({"genesis": g.to_wire(), "key": key_seed(SEED + 5, 0),
                                                      "secret": secrets[0], "seed": 7, "within": scaled(30)}))["result"]
     assert joined["running"], joined
     deadline = time.monotonic() + scaled(120)

@@ -175,7 +175,9 @@ def load(game_id: str | bytes) -> StoredGame:
     """The stored game `game_id` (bytes, or its hex or a unique prefix of it): its files checked."""
     prefix = game_id.hex() if isinstance(game_id, bytes) else str(game_id).lower()
     root = _root()
-    found = sorted(p for p in root.glob(f"{prefix}*") if (p / "genesis.bin").exists()) if prefix and root.exists() else []
+    found = []
+    if prefix and root.exists():
+        found = sorted(p for p in root.glob(f"{prefix}*") if (p / "genesis.bin").exists())
     if not found:
         raise LookupError(f"no stored game {prefix[:16]!r} in this tab")
     if len(found) > 1:
