@@ -82,6 +82,8 @@ def test_a_stored_game_comes_back_after_a_reload_with_what_was_flushed(idb):
         tab_games.create(g.to_wire(), 0, secrets[0], [], None)
     with pytest.raises(LookupError, match="no stored game 'ffff'"):
         tab_games.load("ffff")
+    with pytest.raises(LookupError, match=r"'\*' is not a game id"):
+        tab_games.load("*")
 
 
 def test_a_torn_last_record_is_dropped_and_other_damage_names_the_file(idb):

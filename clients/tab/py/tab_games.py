@@ -174,9 +174,11 @@ def create(genesis_raw: bytes, seat: int, secret: bytes, names: list[str], broke
 def load(game_id: str | bytes) -> StoredGame:
     """The stored game `game_id` (bytes, or its hex or a unique prefix of it): its files checked."""
     prefix = game_id.hex() if isinstance(game_id, bytes) else str(game_id).lower()
+    if not prefix or any(c not in "0123456789abcdef" for c in prefix):
+        raise LookupError(f"{prefix[:20]!r} is not a game id (hex)")
     root = _root()
     found = []
-    if prefix and root.exists():
+    if root.exists():
         found = sorted(p for p in root.glob(f"{prefix}*") if (p / "genesis.bin").exists())
     if not found:
         raise LookupError(f"no stored game {prefix[:16]!r} in this tab")

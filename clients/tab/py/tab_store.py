@@ -2,7 +2,7 @@
 worker mounts Emscripten's IDBFS at a data folder, loads it from IndexedDB before Python
 starts, and `synced()` writes it back (after each write). First in it: the tab's identity
 key (its 32-byte seed, made here from libsodium's randomness; it never leaves the tab but
-inside an encrypted backup, tab_backup); a folder for game stores comes later (issue 32).
+inside an encrypted backup, tab_backup); then the games the tab plays (tab_games: games/).
 
 Ops for the page (tab_net.ASYNC_OPS), their arguments as JSON: "identity" (the key's
 fingerprint, made on first use), "backup_make" (the backup file) and "backup_restore" (a
