@@ -149,3 +149,70 @@ $("restore").addEventListener("click", async () => {
     $("restore-passphrase").value = "";
   }
 });
+
+// Joining a game: the invite (typed, or from a link `#invite=...`), the seats while the lobby
+// fills (lobby_state), then the table page of the joined game (kept in the tab's store, so the
+// table page resumes it: table.html#game=ID). Your games lists the stored ones.
+const tableUrl = async (gameId) => `${(await loaded).manifest.files["table.html"].path}#game=${gameId}`;
+const invited = new URLSearchParams(location.hash.slice(1)).get("invite");
+if (invited) $("join-invite").value = invited;
+$("join-name").value = localStorage.getItem("caravan.name") || "";
+
+function joinStatus(text, good) {
+  $("join-status").textContent = text.replace(/^lobby_join: /, "");
+  $("join-status").className = good ? "good" : "bad";
+}
+
+function showSeats({ seats, title, players }) {
+  const list = $("join-seats");
+  list.hidden = !seats.length;
+  list.replaceChildren(...seats.map((s) => {
+    const li = document.createElement("li");
+    li.textContent = s.you ? `${s.name || "you"} (you)` : s.taken ? s.name || "taken" : "free";
+    li.className = s.you ? "you" : s.taken ? "" : "free";
+    return li;
+  }));
+  if (seats.length) {
+    const free = seats.filter((s) => !s.taken).length;
+    joinStatus(`Seated at ${title} for ${players} players: ${free ? `waiting for ${free} more` : "everyone is here, signing the start"}…`, true);
+  }
+}
+
+async function showGames() {
+  const { games } = await window.caravanTab.call("games_list");
+  $("games-none").hidden = games.length > 0;
+  $("games").replaceChildren(...await Promise.all(games.map(async (g) => {
+    const li = document.createElement("li");
+    if (g.error) { li.textContent = g.error; return li; }
+    const a = document.createElement("a");
+    a.href = await tableUrl(g.game_id);
+    a.textContent = `${g.game}, seat ${g.seat} of ${g.names.length}: ${g.names.join(", ")}`;
+    li.append(a, ` (${g.messages} messages)`);
+    return li;
+  })));
+}
+
+ready.then(() => {
+  $("join").disabled = false;
+  showGames().catch((error) => { $("games-none").textContent = error.message; });
+}, () => {});
+
+$("join").addEventListener("click", async () => {
+  const invite = $("join-invite").value.trim();
+  if (!invite) return joinStatus("Paste the invite first.", false);
+  const name = $("join-name").value.trim();
+  localStorage.setItem("caravan.name", name);
+  $("join").disabled = true;
+  joinStatus("Asking the host…", true);
+  const poll = setInterval(() => window.caravanTab.call("lobby_state").then((s) => s.joining && showSeats(s), () => {}), 500);
+  try {
+    const joined = await window.caravanTab.call("lobby_join", asJson({ invite, name }));
+    joinStatus(`The game starts: you are seat ${joined.seat} of ${joined.players}. Opening the table…`, true);
+    location.href = await tableUrl(joined.game_id);
+  } catch (error) {
+    joinStatus(error.message, false);
+    $("join").disabled = false;
+  } finally {
+    clearInterval(poll);
+  }
+});

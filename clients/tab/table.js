@@ -4,6 +4,7 @@
 // and run from blobs, app.js given `window.caravanSocket`: a WebSocket-like object whose lines
 // come from the worker (tab_table.py pushes them as the seat advances) and whose sends go to
 // it. `window.caravanTab` is the way in for the page's tests, as on the tab's first page.
+// Opened as `table.html#game=ID` it resumes that stored game with its seat decided here.
 
 const { fetchChecked, loadManifest, start } = window.caravanPython;   // python.js
 const lines = (window.caravanTableLines = []);                       // every line shown (tests)
@@ -15,6 +16,10 @@ window.caravanTab = {
   async call(op, data) { return (await ready).call(op, data); },
 };
 
+// The game this page plays (`#game=ID`, as the tab's first page links it): resumed from the
+// tab's store (IndexedDB), so a reload or a phone that dropped the page goes on where it was.
+const game = new URLSearchParams(location.hash.slice(1)).get("game");
+
 // What app.js takes for its WebSocket (readyState, onopen, onmessage, onclose, send).
 class WorkerSocket {
   constructor() {
@@ -24,6 +29,10 @@ class WorkerSocket {
       this.python = python;
       // a line pushed before the page's snapshot is in the snapshot: only later ones are new
       python.onPage((text) => { if (this.readyState === 1) this.deliver(text); });
+      if (game) {            // table.html#game=ID: this tab's stored game, its seat decided here
+        const asked = { game_id: game, seed: 0, decider: "page" };
+        await python.call("game_resume", new TextEncoder().encode(JSON.stringify(asked)));
+      }
       const { lines: snapshot } = await python.call("table_open");
       this.readyState = 1;
       if (this.onopen) this.onopen();

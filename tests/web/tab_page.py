@@ -86,6 +86,23 @@ def call(driver, op: str, data: bytes | None = None) -> dict:
     return answer
 
 
+def click_a_move(page) -> bool:
+    """When the page shows a decision, click its first move (or its first group's)."""
+    from selenium.webdriver.common.by import By
+
+    if page.find_element(By.ID, "decide").get_attribute("hidden") is not None:
+        return False
+    buttons = page.find_elements(By.CSS_SELECTOR, "#moves button.move") or page.find_elements(
+        By.CSS_SELECTOR, "#groups button.group")
+    if not buttons:
+        return False
+    try:
+        buttons[0].click()
+    except Exception:              # noqa: BLE001 - the decision went away meanwhile: the next poll sees
+        return False
+    return True
+
+
 def tab_module(name: str, directory: Path = TAB_PY) -> ModuleType:
     """The tab's Python module `name` (clients/tab/py) for CPython, loaded by path: its folder
     also holds the tab's `nacl` shim, which must not shadow PyNaCl here."""

@@ -32,7 +32,7 @@ from protocol.verify import verify_bytes
 from tests.helpers import timeout as scaled, wait_until
 from tests.tab_seats import Net, genesis, key_seed, seat, shuttle, tab_module
 from tests.web.tab_fixtures import bundle, driver, server  # noqa: F401 - fixtures
-from tests.web.tab_page import READY, call
+from tests.web.tab_page import READY, call, click_a_move
 from tests.web.test_tab import tampered  # noqa: F401 - fixture: a served copy of the bundle, one file changed
 
 pytestmark = pytest.mark.xdist_group("tab")
@@ -168,21 +168,6 @@ def test_bad_page_input_is_one_clear_line():
     asyncio.run(main())
 
 
-def _click_a_move(page) -> bool:
-    """When the page shows a decision, click its first move (or its first group's)."""
-    if page.find_element(By.ID, "decide").get_attribute("hidden") is not None:
-        return False
-    buttons = page.find_elements(By.CSS_SELECTOR, "#moves button.move") or page.find_elements(
-        By.CSS_SELECTOR, "#groups button.group")
-    if not buttons:
-        return False
-    try:
-        buttons[0].click()
-    except Exception:              # noqa: BLE001 - the decision went away meanwhile: the next poll sees
-        return False
-    return True
-
-
 @pytest.fixture(scope="module")
 def table_page(driver, server, bundle):  # noqa: F811
     """The bundle's table.html loaded, Python ready in its worker: the driver."""
@@ -207,7 +192,7 @@ def test_a_seat_decided_on_the_tabs_table_page_plays_a_whole_game(table_page):
 
     async def feed(data: bytes) -> dict:
         answer = (await asyncio.to_thread(call, page, "seat_feed", data))["result"]
-        if await asyncio.to_thread(_click_a_move, page):
+        if await asyncio.to_thread(click_a_move, page):
             clicks.append(True)
             if len(clicks) == 3 and not shot:         # the table mid-game, on a phone
                 shot.append(PHONE)

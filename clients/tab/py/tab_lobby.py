@@ -20,18 +20,17 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import msgpack
-
+from protocol import games as engines
 from protocol.identity import fingerprint
 from protocol.link.framing import FrameError
 from protocol.link.handshake import HandshakeError, pin_inbox
 from protocol.link.relay_url import WS_PATH, parse_invite
 from protocol.seat.joiner import ANSWER_TIMEOUT, READY, Joiner, JoinRefused, sealed_advert
 
+import tab_games
 import tab_net
 import tab_seat_ops
 import tab_store
-from tab_broker import BrokerError
 from tab_relay import TabEndpoint, TabRelayLink, dial
 from tab_requests import request
 
@@ -64,18 +63,6 @@ _joining: list[str] = []
 """The lobby a join is under way in (at most one)."""
 _waiting: list[Joiner] = []
 """Its joiner once the host's advert checked, for `lobby_state`."""
-
-
-async def _connected(url: str) -> Any:
-    """The tab's broker connection to `url` (made now unless it is the one already open)."""
-    try:
-        broker = tab_net.broker()
-        if broker.url == url:
-            return broker
-    except BrokerError:
-        pass
-    await tab_net.broker_connect(msgpack.packb({"url": url}))
-    return tab_net.broker()
 
 
 async def _dial_lobby(broker: Any, invite: Any, within: float) -> TabRelayLink:
@@ -123,7 +110,7 @@ async def lobby_join(data: bytes | None) -> dict[str, Any]:
     _joining.append(invite.lobby)
     link = None
     try:
-        link = await _dial_lobby(await _connected(url), invite, float(args.get("within", JOIN_WITHIN)))
+        link = await _dial_lobby(await tab_net.connected(url), invite, float(args.get("within", JOIN_WITHIN)))
         joiner, endpoint = await _join(link, key, secret, invite, args)
     except JoinRefused as exc:
         raise LobbyRefused(f"lobby at {link.address} failed: {exc}" if exc.wrapped else str(exc)) from None
@@ -137,6 +124,7 @@ async def lobby_join(data: bytes | None) -> dict[str, Any]:
     joined = joiner.joined
     assert joined is not None
     games[joined.game_id] = JoinedGame(joined.genesis_raw, secret, joined.seat, joined.names, url, endpoint)
+    await tab_games.create(joined.genesis_raw, joined.seat, secret, joined.names, url).flush()   # survives a reload
     return {"game_id": joined.game_id.hex(), "seat": joined.seat, "game": joined.genesis.game,
             "players": len(joined.genesis.seats), "names": joined.names, "key": fingerprint(key.public)}
 
@@ -169,7 +157,8 @@ async def lobby_state(_: bytes | None) -> dict[str, Any]:
     if not _waiting:
         return {"joining": False, "seats": [], "joined": sorted(g.hex() for g in games)}
     joiner = _waiting[0]
-    return {"joining": True, "state": joiner.state, "game": joiner.info.get("game"),
+    game = joiner.info.get("game")
+    return {"joining": True, "state": joiner.state, "game": game, "title": engines.get(game).title,
             "players": joiner.info.get("players"), "seats": joiner.seats}
 
 
@@ -184,8 +173,7 @@ async def joined_play(data: bytes | None) -> dict[str, Any]:
     game = games.get(gid) if type(gid) is bytes else None
     if game is None:
         raise LobbyRefused(f"no joined game {args['game_id']!r} in this tab (lobby_join first)")
-    return await tab_seat_ops.relay_seat({"genesis": game.genesis, "secret": game.secret, "seed": args["seed"],
-                                          "within": args.get("within", 30.0)}, tab_store.identity(), game.endpoint)
+    return await tab_seat_ops.play_stored({**args, "game_id": gid.hex()}, game.endpoint)
 
 
 OPS = {"lobby_join": lobby_join, "lobby_state": lobby_state, "joined_play": joined_play}

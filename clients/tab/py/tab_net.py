@@ -68,6 +68,14 @@ async def broker_connect(data: bytes | None) -> dict[str, Any]:
     return {"connected": broker.url, "inbox": inbox_of(key.public), "key": fingerprint(key.public)}
 
 
+async def connected(url: str) -> TabBroker:
+    """The tab's broker connection to `url`: the one open, or made now (replacing another)."""
+    if _state.broker is not None and _state.broker.url == url:
+        return _state.broker
+    await broker_connect(msgpack.packb({"url": url}))
+    return _broker()
+
+
 async def broker_close(_: bytes | None) -> dict[str, Any]:
     broker = _broker()
     _drop_link()

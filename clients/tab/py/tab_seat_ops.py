@@ -182,21 +182,33 @@ async def _relay(args: dict[str, Any], key: SigningKey, genesis: G.Genesis, stor
 
 
 async def game_resume(data: bytes | None) -> dict[str, Any]:
-    """{game_id (hex, or a unique prefix), seed, within?, key?}: the stored game's seat runs again
-    (its log replayed, its committed values restored) over relay links through the broker the
-    tab is connected to, dialling and taking links as they come. `key`: the seat's key seed
+    """{game_id (hex, or a unique prefix), seed, within?, key?, decider?}: the stored game's
+    seat runs again (its log replayed, its committed values restored) over relay links through
+    the game's broker, dialling and taking links as they come. `key`: the seat's key seed
     (default: the tab's own key)."""
+    args = request(data, "game_resume", "game_id", "seed")
+    return await play_stored(args)
+
+
+async def play_stored(args: dict[str, Any], endpoint: Any = None) -> dict[str, Any]:
+    """Play the stored game `args["game_id"]` (see `game_resume`): the tab connects to the
+    broker the game was made through (kept with it) unless it is connected there; the table
+    page's names are the stored ones unless given. `endpoint`: the game's inbox already
+    listened on (a lobby listens before it signs, tab_lobby)."""
     import tab_games
+    import tab_net
     import tab_store
 
-    args = request(data, "game_resume", "game_id", "seed")
     store = tab_games.load(args["game_id"])
+    meta = store.meta()
     key = SigningKey.from_seed(args["key"]) if args.get("key") is not None else tab_store.identity()
     genesis, me = _seat_of({**args, "genesis": store.genesis()}, key)
-    if me != store.meta()["seat"]:
-        raise ValueError(f"the key {fingerprint(key.public)} is not seat {store.meta()['seat']} of stored game "
+    if me != meta["seat"]:
+        raise ValueError(f"the key {fingerprint(key.public)} is not seat {meta['seat']} of stored game "
                          f"{genesis.game_id.hex()[:16]}")
-    answer = await _relay(args, key, genesis, store, None, wait=False)
+    if meta.get("broker"):
+        await tab_net.connected(meta["broker"])
+    answer = await _relay({"names": meta["names"], **args}, key, genesis, store, endpoint, wait=False)
     return {**answer, "game_id": genesis.game_id.hex(), "replayed": _seat().replayed}
 
 
