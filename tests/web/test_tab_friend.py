@@ -92,7 +92,8 @@ def test_a_friend_joins_from_a_phone_tab_by_the_invite_link_and_plays_to_the_end
                 page.execute_script("window.scrollTo(0, 0)")
                 time.sleep(0.3)
                 page.save_screenshot(str(out / "tab-table-phone.png"))
-                page.execute_script("document.getElementById('status').scrollIntoView({block: 'start'}); window.scrollBy(0, -48)")
+                page.execute_script("document.getElementById('status').scrollIntoView({block: 'start'});"
+                                    "window.scrollBy(0, -48)")
                 time.sleep(0.3)
                 page.save_screenshot(str(out / "tab-move-phone.png"))
             if click_a_move(page):
