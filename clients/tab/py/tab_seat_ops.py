@@ -22,7 +22,7 @@ import random
 import time
 from typing import Any
 
-from protocol import genesis as G
+from protocol import games, genesis as G
 from protocol.identity import SigningKey, fingerprint
 from protocol.link.framing import FrameError, decode, encode
 
@@ -88,6 +88,8 @@ def _seat_args(data: bytes | None, op: str) -> tuple[dict[str, Any], SigningKey,
         raise ValueError("a seat is already running in this tab")
     key = SigningKey.from_seed(args["key"])
     genesis = G.parse(args["genesis"])
+    if genesis.game not in games.names():          # refused before any link is dialled
+        raise ValueError(f"this tab cannot play this table: {games.UnknownGame(genesis.game)}")
     if key.public not in genesis.seats:
         raise ValueError(f"the key {fingerprint(key.public)} holds no seat in this genesis")
     return args, key, genesis, genesis.seats.index(key.public)
