@@ -111,10 +111,12 @@ def key_seed(seed: int, i: int) -> bytes:
     return random.Random(seed * 100 + i).randbytes(32)
 
 
-def genesis(seed: int, time_limit: int = 0, game: str | None = None) -> tuple[list, list[bytes], Any]:
+def genesis(seed: int, time_limit: int = 0, game: str | None = None,
+            players: int | None = None) -> tuple[list, list[bytes], Any]:
     """(keys, secrets, genesis) of a short game: of `quick_game(N)` for N seats, or of `game`
-    with its short game's seats (short_game)."""
-    players, options = (N, short_game(quick_game(N))[1]) if game is None else short_game(game)
+    with its short game's seats (short_game) unless `players` says."""
+    seats, options = (N, short_game(quick_game(N))[1]) if game is None else short_game(game)
+    players = players or seats
     game = game or quick_game(N)
     engine = games.get(game)
     keys = [SigningKey.from_seed(key_seed(seed, i)) for i in range(players)]
