@@ -31,6 +31,8 @@ from tab_seat import TabSeat
 
 WAIT = 0.05
 """How long `seat_feed` waits, at most, for the seat to send something."""
+REDIAL = 0.5
+"""`seat_relay`: the pause before dialling again a seat whose inbox did not answer."""
 
 
 class PageLink:
@@ -131,14 +133,30 @@ class RelayLink:
         await self.link.send(frame)
 
 
+async def _dial_until(broker: Any, key: SigningKey, scope: bytes, inbox: str, until: float) -> Any:
+    """A link to `inbox`, dialled again while nobody answers there until the loop's time
+    `until` (its node or tab may not listen yet: an open nobody took is lost), as a desktop
+    node dials a seat again and again; the last failure once the time is up."""
+    from tab_relay import dial
+    loop = asyncio.get_running_loop()
+    while True:
+        try:
+            return await dial(broker, key, scope, inbox, timeout=max(1.0, until - loop.time()))
+        except FrameError:                            # nobody answered (a refused handshake is final)
+            if loop.time() + REDIAL >= until:
+                raise
+            await asyncio.sleep(REDIAL)
+
+
 async def seat_relay(data: bytes | None) -> dict[str, Any]:
     """As seat_start, the seat linked to every other seat's node through the broker the tab is
     connected to (broker_connect), as desktop nodes link in a game: it dials the seats after
-    it and takes the links the seats before it open, each proving its key; then it plays.
+    it (again while one does not answer yet) and takes the links the seats before it open,
+    each proving its key; then it plays.
     {within?}: seconds to wait for those links."""
     import tab_net
     from protocol.link.handshake import inbox_of
-    from tab_relay import TabEndpoint, dial, handshake
+    from tab_relay import TabEndpoint, handshake
 
     args, key, genesis, me = _seat_args(data, "seat_relay")
     broker, scope, seats = tab_net.broker(), genesis.game_id, genesis.seats
@@ -147,8 +165,9 @@ async def seat_relay(data: bytes | None) -> dict[str, Any]:
     if me > 0:
         await endpoint.listen()
     links: dict[int, Any] = {}
+    until = asyncio.get_running_loop().time() + within
     for peer in range(me + 1, len(seats)):
-        link = await dial(broker, key, scope, inbox_of(seats[peer]), timeout=within)
+        link = await _dial_until(broker, key, scope, inbox_of(seats[peer]), until)
         if link.peer_key != seats[peer]:
             link.close()
             raise ValueError(f"the node at seat {peer}'s inbox proved another key ({fingerprint(link.peer_key)})")
