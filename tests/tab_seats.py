@@ -1,8 +1,9 @@
 """Seats of a game on the tab's driver (clients/tab/py/tab_seat.py) for tests: the driver loaded
 in CPython, an in-memory network between seats (lossy if asked), a game's genesis, and the
 shuttle that carries one seat's frames through its worker ops (tab_seat_ops: `seat_feed`),
-whether those run here or in a browser tab. tests/core/test_tab_seat.py and
-tests/web/test_tab_seat.py use it."""
+whether those run here or in a browser tab, and desktop seats (GameNodes, trio) run in a
+thread beside a test's tab seat (`desktop_seats`). tests/core/test_tab_seat.py,
+tests/web/test_tab_seat*.py and tests/node/test_tab_seat_mixed.py use it."""
 
 from __future__ import annotations
 
@@ -10,12 +11,15 @@ import asyncio
 import importlib.util
 import random
 import sys
+import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Iterator
 
 import msgpack
+import trio
 
 from clients.bot import make_bot
 from protocol import chain, games
@@ -107,13 +111,17 @@ def key_seed(seed: int, i: int) -> bytes:
     return random.Random(seed * 100 + i).randbytes(32)
 
 
-def genesis(seed: int, time_limit: int = 0) -> tuple[list, list[bytes], Any]:
-    """(keys, secrets, genesis) of a short game of `quick_game(N)`."""
-    game = quick_game(N)
+def genesis(seed: int, time_limit: int = 0, game: str | None = None,
+            players: int | None = None) -> tuple[list, list[bytes], Any]:
+    """(keys, secrets, genesis) of a short game: of `quick_game(N)` for N seats, or of `game`
+    with its short game's seats (short_game) unless `players` says."""
+    seats, options = (N, short_game(quick_game(N))[1]) if game is None else short_game(game)
+    players = players or seats
+    game = game or quick_game(N)
     engine = games.get(game)
-    options = {**engine.default_options(N), **short_game(game)[1]}
-    keys = [SigningKey.from_seed(key_seed(seed, i)) for i in range(N)]
-    return make_genesis(game, options, N, random.Random(seed), keys=keys, time_limit=time_limit)
+    keys = [SigningKey.from_seed(key_seed(seed, i)) for i in range(players)]
+    return make_genesis(game, {**engine.default_options(players), **options}, players, random.Random(seed),
+                        keys=keys, time_limit=time_limit)
 
 
 def seat(g: Any, keys: list, secrets: list[bytes], i: int, links: dict[int, Any], seed: int) -> Any:
@@ -195,3 +203,34 @@ class TcpLink:
         if self.task is not None:
             self.task.cancel()
         self.writer.close()
+
+
+@contextmanager
+def desktop_seats(start: Callable[[trio.Nursery, int], Awaitable[Any]], seats: list[int],
+                  within: float, started_within: float) -> Iterator[None]:
+    """Desktop seats (GameNodes on trio) beside a test's tab seat: `start(nursery, seat)` starts
+    each, in a trio run in a thread of its own (asyncio, or the test waiting on a browser,
+    holds this one). Enters once all started; leaves once they stopped, within `within` s of
+    the start; a failure of theirs (one raised, or too slow) fails the test saying what."""
+    started, failed = threading.Event(), []
+
+    def run() -> None:
+        async def main() -> None:
+            with trio.fail_after(within):
+                async with trio.open_nursery() as nursery:
+                    for i in seats:
+                        await start(nursery, i)
+                    started.set()
+        try:
+            trio.run(main)
+        except BaseException as exc:                   # noqa: BLE001 - reported by the test
+            failed.append(exc)
+            started.set()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    assert started.wait(started_within) and not failed, f"the desktop seats did not start: {failed}"
+    yield
+    thread.join(within)
+    assert not thread.is_alive(), f"the desktop seats {seats} did not stop within {within:g} s"
+    assert not failed, f"the desktop seats failed: {failed}"

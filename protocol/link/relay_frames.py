@@ -236,7 +236,7 @@ class RelayFrames:
                 return False
             return self._deliver_unsealed(body)
         if seq < self.expect:                        # a duplicate (QoS 1 redelivery) or a replay
-            if self.taken.get(seq, _digest(body)) != _digest(body):
+            if seq in self.taken and self.taken[seq] != _digest(body):   # one digest, only for a seq kept
                 self._refuse()
             return False
         return self._deliver_sealed(seq, body, now)

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
 
 import pytest
-import trio
 
 from clients.bot import make_bot
 from node.app.game import GameNode
@@ -21,7 +19,7 @@ from protocol.verify import verify_bytes
 from tests.games.pick import quick_game, short_game
 from tests.helpers import timeout as scaled
 from tests.node.conftest import Cluster
-from tests.tab_seats import N, Tamper, TcpLink, cheat, tab_seat
+from tests.tab_seats import N, Tamper, TcpLink, cheat, desktop_seats, tab_seat
 
 
 class Tampered:
@@ -45,24 +43,6 @@ def play(tmp_path, cheat_kind: str | None = None) -> tuple[Cluster, object, byte
     engine = games.get(game)
     cluster = Cluster(tmp_path, N, engine=engine, options={**engine.default_options(N), **short_game(game)[1]},
                       seed=21)
-    started, failed = threading.Event(), []
-
-    def desktop() -> None:
-        async def main() -> None:
-            with trio.fail_after(scaled(90)):
-                async with trio.open_nursery() as nursery:
-                    for i in (1, 2):
-                        await cluster.start(nursery, i)
-                    started.set()
-        try:
-            trio.run(main)
-        except BaseException as exc:                   # noqa: BLE001 - reported by the test below
-            failed.append(exc)
-            started.set()
-
-    thread = threading.Thread(target=desktop, daemon=True)
-    thread.start()
-    assert started.wait(scaled(30)) and not failed, failed
     g = cluster.genesis
 
     async def tab() -> tuple[object, bytes]:
@@ -76,9 +56,8 @@ def play(tmp_path, cheat_kind: str | None = None) -> tuple[Cluster, object, byte
             await link.close()
         return outcome, seat.transcript()
 
-    outcome, transcript = asyncio.run(asyncio.wait_for(tab(), scaled(90)))
-    thread.join(scaled(30))
-    assert not thread.is_alive() and not failed, failed
+    with desktop_seats(cluster.start, [1, 2], scaled(90), scaled(30)):
+        outcome, transcript = asyncio.run(asyncio.wait_for(tab(), scaled(90)))
     return cluster, outcome, transcript
 
 

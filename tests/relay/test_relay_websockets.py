@@ -6,17 +6,13 @@ namespace the test makes (only its loopback is up), never on the machine's own a
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-
 import pytest
 
 from protocol import games
 from protocol.verify import verify_bytes
 from tests.fixture_game import ENGINE
-from tests.helpers import missing_system_package, timeout
 from tests.node.procs import finish, node, read_until
+from tests.relay import netns
 from tests.relay.broker import Broker
 
 WS_PORT = 9001
@@ -24,22 +20,10 @@ WS_PORT = 9001
 
 
 @pytest.fixture
-def namespace(tmp_path):
-    """A network namespace with only its loopback up, removed afterwards."""
-    if shutil.which("ip") is None:
-        missing_system_package("iproute2 (the ip command)", "apt-get install iproute2 to run the network-namespace tests")
-    ns = f"cvrws{os.getpid() % 100000}"
-    made = subprocess.run(["ip", "netns", "add", ns], capture_output=True, text=True, timeout=timeout(20))
-    if made.returncode != 0:
-        missing_system_package(f"the right to create network namespaces ({made.stderr.strip() or 'no privileges'})",
-                               "run as root to create the test's network namespaces")
-    try:
-        up = subprocess.run(["ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up"], capture_output=True,
-                            text=True, timeout=timeout(20))
-        assert up.returncode == 0, up.stderr
-        yield ["ip", "netns", "exec", ns]
-    finally:
-        subprocess.run(["ip", "netns", "delete", ns], capture_output=True, timeout=timeout(20))
+def namespace():
+    """A network namespace with only its loopback up (tests/relay/netns.py), removed afterwards."""
+    with netns.namespace("cvrws") as prefix:
+        yield prefix
 
 
 def test_a_websockets_host_and_a_tcp_friend_play_through_one_broker(tmp_path, namespace):

@@ -31,15 +31,29 @@ def server(bundle):
         yield url
 
 
-@pytest.fixture(scope="module")
-def driver(bundle):
-    """A Chromium of its own (loading Python takes seconds: one page serves every test here)
-    that logs its network requests."""
+def _chromium():
+    """A Chromium that logs its network requests, with a profile of its own: chromedriver
+    gives each session a fresh user-data dir, so two never share IndexedDB or a Web Lock."""
     from tests.web.conftest import find_chromium, INSTALL as CHROMIUM
     if find_chromium() is None:
         missing_system_package("Chromium or its driver", CHROMIUM)
     d = new_chromium(performance=True)
     d.set_script_timeout(scaled(180))
+    return d
+
+
+@pytest.fixture(scope="module")
+def driver(bundle):
+    """A Chromium of its own (loading Python takes seconds: one page serves every test here)."""
+    d = _chromium()
+    yield d
+    d.quit()
+
+
+@pytest.fixture(scope="module")
+def second_driver(bundle):
+    """Another Chromium, for a second tab (a second player): its own profile, as a friend's."""
+    d = _chromium()
     yield d
     d.quit()
 
@@ -50,3 +64,11 @@ def tab(driver, server):
     ready = open_tab(driver, server)
     assert ready["ok"], ready
     return driver, ready
+
+
+@pytest.fixture(scope="module")
+def second_tab(second_driver, server):
+    """The tab page in the second Chromium, Python ready: (driver, what `ready` gave)."""
+    ready = open_tab(second_driver, server)
+    assert ready["ok"], ready
+    return second_driver, ready

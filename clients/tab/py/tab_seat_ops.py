@@ -31,7 +31,7 @@ import random
 import time
 from typing import Any
 
-from protocol import genesis as G
+from protocol import games, genesis as G
 from protocol.identity import SigningKey, fingerprint
 from protocol.link.framing import FrameError, decode, encode
 
@@ -102,6 +102,8 @@ def _seat_of(args: dict[str, Any], key: SigningKey) -> tuple[G.Genesis, int]:
     if _state.task is not None and not _state.task.done():
         raise ValueError("a seat is already running in this tab")
     genesis = G.parse(args["genesis"])
+    if genesis.game not in games.names():          # refused before any link is dialled
+        raise ValueError(f"this tab cannot play this table: {games.UnknownGame(genesis.game)}")
     if key.public not in genesis.seats:
         raise ValueError(f"the key {fingerprint(key.public)} holds no seat in this genesis")
     return genesis, genesis.seats.index(key.public)
