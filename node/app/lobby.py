@@ -1,8 +1,9 @@
 """The lobby: a host opens a game, joiners take seats, and everyone signs the genesis.
 
-The host only gathers keys and beacon tips and relays the genesis for signing; each
-joiner checks the body (its own key and tip at its seat, the advertised game and
-options) before it signs. After the genesis the host is a peer like any other.
+The host only gathers keys and beacon tips and relays the genesis for signing (what it
+decides is protocol/seat/hosting.py's, shared with the browser tab's host; the links, their
+bounds and the lines are here); each joiner checks the body (its own key and tip at its
+seat, the advertised game and options) before it signs. After the genesis the host is a peer like any other.
 
 Frames (after the mutual handshake bound to the lobby id):
 host -> joiner: {"t": "lobby", ...} before the handshake (it says what answered) and again
@@ -146,7 +147,6 @@ class Lobby:
                                 pace=pace, spectators=spectators, spectators_chat=spectators_chat, friends=friends)
         except HostRefused as exc:
             raise LobbyError(str(exc)) from None
-        self.key, self.game, self.players, self.options = key, game, players, options
         self.handshakes = HandshakeSlots(MAX_PENDING)
         self.full = trio.Event()
         self.done = trio.Event()
@@ -160,6 +160,10 @@ class Lobby:
         self.watchers = 0
 
     # what the core holds, as the Lobby always showed it (read and set there)
+    key = _core("key")
+    game = _core("game")
+    players = _core("players")
+    options = _core("options")
     name = _core("name")
     time_limit = _core("time_limit")
     pace = _core("pace")

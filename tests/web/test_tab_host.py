@@ -2,8 +2,8 @@
 sans-I/O host of protocol/seat/hosting.py over the tab's relay links), two desktop nodes join
 by its invite (`caravan join INVITE` processes with a bot), the tab shows who took which
 seat, signs the genesis once the lobby is full and plays seat 0 to the end (`joined_play`):
-every seat ends with the same transcript, which verifies. A bad game or bad options are
-refused in one line. Mosquitto runs in a network namespace of the test's own
+every seat ends with the same transcript, which verifies. A joiner leaving frees its seat.
+A bad game or bad options, or a second lobby while one is open, are refused in one line. Mosquitto runs in a network namespace of the test's own
 (tests/web/test_tab_net.py says why)."""
 
 from __future__ import annotations
@@ -87,3 +87,26 @@ def test_a_tab_refuses_to_host_an_unknown_game_or_bad_options_in_one_line(tab, b
     assert refused.startswith("lobby_host: ") and "players" in refused, refused
     refused = refusal(page, "lobby_host", {"url": str(tcp_url), "game": GAME, "players": 3})
     assert "not reachable from a tab" in refused, refused
+
+
+def test_a_joiner_leaving_the_tabs_lobby_frees_its_seat(tab, broker, tmp_path):  # noqa: F811
+    page, _ = tab
+    _, ws_url = broker
+    hosted = call(page, "lobby_host", msgpack.packb({"url": ws_url, "game": GAME, "players": 3,
+                                                     "options": OPTIONS}))["result"]
+    assert "error" not in hosted, hosted
+    proc = node(["join", hosted["invite"], "--bot", "random", "--name", "Leaver"], tmp_path / "leaver",
+                tmp_path / "leaver.log")
+    try:
+        seated = wait_for(page, "lobby_state", lambda s: s["seats"][1]["taken"], 60)
+        assert seated["seats"][1]["name"] == "Leaver" and seated["state"] == "hosting", seated
+        proc.terminate()                               # a joiner that stops closes its link
+        left = wait_for(page, "lobby_state", lambda s: not s["seats"][1]["taken"], 60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+    assert left["state"] == "hosting" and not any(s["taken"] for s in left["seats"][1:]), left
+    assert any(line.startswith("Leaver (key ") and " left (1/3 seated" in line for line in left["log"]), left["log"]
+    refused = refusal(page, "lobby_host", {"url": ws_url, "game": GAME, "players": 3})
+    assert refused == "lobby_host: this tab already hosts a lobby", refused

@@ -403,10 +403,6 @@ async def lobby_host(data: bytes | None) -> dict[str, Any]:
     """Open a lobby through the broker {url} for {game, players, options?, name?, time_limit?}
     with the tab's own key (see the module doc): its invite."""
     args = request(data, "lobby_host", "url", "game", "players")
-    if _hosted and _hosted[0].state in (HOSTING, SIGNING):
-        raise LobbyRefused("this tab already hosts a lobby")
-    if _joining:
-        raise LobbyRefused("this tab is joining a lobby")
     try:
         url = parse_relay_url(str(args["url"]))
     except ValueError as exc:
@@ -420,6 +416,10 @@ async def lobby_host(data: bytes | None) -> dict[str, Any]:
                        name=str(args.get("name", "")), time_limit=time_limit)
     except (HostRefused, UnknownGame, GameLoadError, BadOptions) as exc:
         raise LobbyRefused(str(exc)) from None
+    if _hosted and _hosted[0].state in (HOSTING, SIGNING):
+        raise LobbyRefused("this tab already hosts a lobby")
+    if _joining:
+        raise LobbyRefused("this tab is joining a lobby")
     broker = await _connected(f"{url}{WS_PATH}")
     endpoint = TabEndpoint(broker, core.key, core.lobby_id)
     await endpoint.listen()
