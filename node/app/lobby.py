@@ -1,8 +1,9 @@
 """The lobby: a host opens a game, joiners take seats, and everyone signs the genesis.
 
-The host only gathers keys and beacon tips and relays the genesis for signing; each
-joiner checks the body (its own key and tip at its seat, the advertised game and
-options) before it signs. After the genesis the host is a peer like any other.
+The host only gathers keys and beacon tips and relays the genesis for signing (what it
+decides is protocol/seat/hosting.py's, shared with the browser tab's host; the links, their
+bounds and the lines are here); each joiner checks the body (its own key and tip at its
+seat, the advertised game and options) before it signs. After the genesis the host is a peer like any other.
 
 Frames (after the mutual handshake bound to the lobby id):
 host -> joiner: {"t": "lobby", ...} before the handshake (it says what answered) and again
@@ -29,19 +30,18 @@ from typing import Any, Awaitable, Callable
 
 import trio
 
-from protocol import games, genesis as G
-from protocol.identity import SigningKey, fingerprint, verify
-from protocol.player import beacon_chain
+from protocol import genesis as G
+from protocol.identity import SigningKey, fingerprint  # noqa: F401 - fingerprint: as the lobby always offered it
+from protocol.seat.hosting import BEACON_LENGTH, Guest, HostRefused, Hosting, named
 from protocol.seat.joiner import (READY, WRONG_HOST, Joiner, JoinRefused, advert, advert_pace, clean_name,
                                   host_key_problem, offered_genesis_problem, seats_shape_ok, sealed_advert)
 
 from ..net.frames import Connection, FrameError
-from ..net.handshake import HandshakeError, HandshakeSlots, handshake, key_pin, parse_pin, pin_inbox
+from ..net.handshake import HandshakeError, HandshakeSlots, handshake, parse_pin, pin_inbox
 from .spectators import REFUSED_NO
 
 log = logging.getLogger("caravan.lobby")
 
-BEACON_LENGTH = 8192
 MAX_LOBBY_WATCHERS = 8
 """Spectators that may wait in an open lobby for its game to start."""
 LOBBY_TIMEOUT = 30.0
@@ -104,13 +104,10 @@ class Setup:
     `spectators`)."""
 
 
-@dataclass
-class _Joiner:
-    conn: Connection
-    key: bytes
-    host: str
-    port: int
-    name: str = ""
+@dataclass(eq=False)
+class _Joiner(Guest):
+    """A seated joiner with its link (and what its welcome task waits on)."""
+    conn: Connection = field(default=None)  # type: ignore[assignment]
     waiting: trio.CancelScope = field(default_factory=trio.CancelScope)
     idle: trio.Event = field(default_factory=trio.Event)
 
@@ -122,11 +119,6 @@ def _peer_host(stream: Any) -> str:
         return "?"
 
 
-def named(name: str, key: bytes) -> str:
-    """Someone by the name they chose, with their key's fingerprint (which is what counts) beside it."""
-    return f"{name} (key {fingerprint(key)})" if name else f"key {fingerprint(key)}"
-
-
 async def _expect(conn: Connection, kind: str, timeout: float = LOBBY_TIMEOUT, also: tuple[str, ...] = ()) -> dict:
     with trio.fail_after(timeout):
         frame = await conn.recv()
@@ -136,27 +128,25 @@ async def _expect(conn: Connection, kind: str, timeout: float = LOBBY_TIMEOUT, a
     return frame
 
 
+def _core(attr: str, doc: str | None = None) -> Any:
+    """A Lobby attribute that is its Hosting core's (`self.core.<attr>`)."""
+    return property(lambda self: getattr(self.core, attr), lambda self, v: setattr(self.core, attr, v), doc=doc)
+
+
 class Lobby:
-    """The host's side. `run` returns the Setup once every seat has signed."""
+    """The host's side over trio links: what it decides is protocol/seat/hosting.py's `Hosting`
+    (`self.core`); here are the links, their bounds and the lines. `run` returns the Setup
+    once every seat has signed."""
 
     def __init__(self, key: SigningKey, game: str, players: int, options: dict[str, Any],
                  on_status: Callable[[str], None] = lambda s: None, time_limit: int = 0, name: str = "",
                  spectators: bool = True, friends: frozenset[bytes] = frozenset(), spectators_chat: bool = True,
                  pace: str = G.LIVE):
-        self.name = clean_name(name)
-        engine = games.get(game)
-        if not engine.min_players <= players <= engine.max_players:
-            raise LobbyError(f"{engine.title} is for {engine.min_players}-{engine.max_players} players")
-        engine.new_game(options, players)          # BadOptions now, not after everyone joined
-        self.key, self.game, self.players, self.options = key, game, players, options
-        if pace not in G.PACES:
-            raise LobbyError(f"unknown pace {pace!r} (use {' or '.join(G.PACES)})")
-        self.time_limit, self.pace = time_limit, pace
-        self.title = engine.title
-        self.lobby_id = os.urandom(16)
-        self.pin = key_pin(key.public)
-        """The pin of the host's key: what an invite or `HOST:PORT/KEY` tells joiners to expect."""
-        self.joiners: list[_Joiner] = []
+        try:
+            self.core = Hosting(key, game, players, options, os.urandom(16), name=name, time_limit=time_limit,
+                                pace=pace, spectators=spectators, spectators_chat=spectators_chat, friends=friends)
+        except HostRefused as exc:
+            raise LobbyError(str(exc)) from None
         self.handshakes = HandshakeSlots(MAX_PENDING)
         self.full = trio.Event()
         self.done = trio.Event()
@@ -167,16 +157,26 @@ class Lobby:
         self.port = 0
         self.relayed = False
         self._watching: list[Connection] = []      # their links: told the game id at the start
-        self.spectators = spectators
-        self.spectators_chat = spectators and spectators_chat
-        """May the spectators read the table talk: told every seat in the `start` frame."""
         self.watchers = 0
-        self.friends = friends
-        """The seats of the game this lobby plays again (Play again): only they may join it, or
-        decline it (once each)."""
-        self.declined: set[bytes] = set()
-        self.places: dict[bytes, int] = {}
-        """Joiners whose seat is chosen beforehand (the home's bots): key -> seat."""
+
+    # what the core holds, as the Lobby always showed it (read and set there)
+    key = _core("key")
+    game = _core("game")
+    players = _core("players")
+    options = _core("options")
+    name = _core("name")
+    time_limit = _core("time_limit")
+    pace = _core("pace")
+    title = _core("title")
+    lobby_id = _core("lobby_id")
+    pin = _core("pin", "The pin of the host's key: what an invite or `HOST:PORT/KEY` tells joiners to expect.")
+    spectators = _core("spectators")
+    spectators_chat = _core("spectators_chat", "May the spectators read the table talk: told every seat in the "
+                                               "`start` frame.")
+    friends = _core("friends")
+    declined = _core("declined")
+    places = _core("places", "Joiners whose seat is chosen beforehand (the home's bots): key -> seat.")
+    joiners = _core("guests", "The seated joiners (_Joiner), in the order they came.")
 
     def invite(self, url: Any) -> str:
         """What joiners join this lobby with through the broker `url` (a relay_url.RelayUrl)."""
@@ -187,41 +187,14 @@ class Lobby:
         """A joiner by the name it chose (its key's fingerprint, which is what counts, beside it)."""
         return named(joiner.name, joiner.key)
 
-    def seating(self) -> list["_Joiner | None"]:
-        """Seats 1.. in order: a joiner with a chosen seat (`places`) sits there, the others in
-        the order they joined; None for a seat still empty."""
-        seats: list[_Joiner | None] = [None] * (self.players - 1)
-        rest = []
-        for j in self.joiners:
-            want = self.places.get(j.key)
-            if want is not None and 1 <= want < self.players and seats[want - 1] is None:
-                seats[want - 1] = j
-            else:
-                rest.append(j)
-        for i, seat in enumerate(seats):
-            if seat is None and rest and not (i + 1) in self.places.values():
-                seats[i] = rest.pop(0)
-        for i, seat in enumerate(seats):               # a chosen seat whose bot never came: whoever is left
-            if seat is None and rest:
-                seats[i] = rest.pop(0)
-        return seats
+    def seating(self) -> list[Any]:
+        return self.core.seating()
 
     def seats_text(self) -> str:
-        """"2/3 seated: seat 0 Ann (host), seat 1 Bob; empty: seat 2" — for the lobby's lines."""
-        taken = [f"seat 0 {self.name or 'the host'}" + (" (host)" if self.name else "")]
-        seating = self.seating()
-        taken += [f"seat {i} {j.name or fingerprint(j.key)}" for i, j in enumerate(seating, start=1) if j]
-        empty = [f"seat {i}" for i, j in enumerate(seating, start=1) if j is None]
-        return (f"{1 + len(self.joiners)}/{self.players} seated: {', '.join(taken)}"
-                + (f"; empty: {', '.join(empty)}" if empty else ""))
+        return self.core.seats_text()
 
     def seats_for(self, me: "_Joiner | None" = None) -> list[dict[str, Any]]:
-        """The seats as a waiting joiner `me` is shown them (its own marked `you`)."""
-        seats = [{"seat": 0, "name": self.name, "taken": True, "you": False}]
-        for i, j in enumerate(self.seating(), start=1):
-            seats.append({"seat": i, "name": (j.name or fingerprint(j.key)) if j else "", "taken": j is not None,
-                          "you": j is not None and j is me})
-        return seats
+        return self.core.seats_for(me)
 
     async def _tell_seats(self) -> None:
         """Every joiner still waiting learns who sits where now (one that does not take it
@@ -231,24 +204,18 @@ class Lobby:
         for j in list(self.joiners):
             with trio.move_on_after(1):
                 try:
-                    await j.conn.send({"t": "seats", "seats": self.seats_for(j)})
+                    await j.conn.send(self.core.seats_frame(j))
                 except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                     pass
 
     def status(self) -> dict[str, Any]:
-        return {"lobby": self.lobby_id.hex(), "game": self.game, "title": self.title,
-                "players": self.players, "seated": 1 + len(self.joiners), "port": self.port,
-                "spectators": self.spectators}
+        return self.core.status(self.port)
 
     async def _welcome(self, stream: trio.SocketStream) -> None:
         await self._welcome_link(Connection(stream, _peer_host(stream)))
 
     def _advert(self) -> dict[str, Any]:
-        advert = {"t": "lobby", **self.status(), "options": self.options, "time_limit": self.time_limit,
-                  "spectators_chat": self.spectators_chat}
-        if self.pace != G.LIVE:
-            advert["pace"] = self.pace                 # absent for a live table, as before tables had a pace
-        return advert
+        return self.core.advert(self.port)
 
     async def _authenticate(self, conn: Connection) -> bytes | None:
         """The handshake of a new link, one of at most MAX_PENDING (for a new one the oldest
@@ -265,6 +232,12 @@ class Lobby:
         log.warning("lobby: %s dropped: %d newer links were in their handshake", conn.address, MAX_PENDING)
         return None
 
+    async def _refused(self, conn: Connection, exc: HostRefused) -> LobbyError:
+        """Tell the joiner why (when the core says it is told), then the line the host logs."""
+        if exc.why is not None:
+            await conn.send({"t": "refused", "why": exc.why})
+        return LobbyError(str(exc))
+
     async def _welcome_link(self, conn: Connection) -> None:
         """A joiner's link (TCP, or through the relay: then it names no port, as no one dials it)."""
         try:
@@ -277,34 +250,21 @@ class Lobby:
                 await self._watcher(conn)
                 return
             if join["t"] == "decline":                # a friend's Play again: "not this time"
-                if peer not in self.friends or peer in self.declined:
-                    await conn.send({"t": "refused", "why": "only a player of the last game declines its Play "
-                                                            "again, once"})
-                    raise LobbyError(f"decline from {fingerprint(peer)}, not a player of the last game "
-                                     "(or said already)")
-                self.declined.add(peer)
+                try:
+                    self.core.decline(peer)
+                except HostRefused as exc:
+                    raise await self._refused(conn, exc) from None
                 self.on_status(f"{named(clean_name(join.get('name')), peer)} declined to play again "
                                f"({self.seats_text()})")
                 await conn.send({"t": "noted"})
                 await conn.aclose()
                 return
-            if self.friends and peer not in self.friends:   # Play again: only the last game's seats
-                await conn.send({"t": "refused", "why": "this table plays a game again: only its players may "
-                                                        "join it"})
-                raise LobbyError(f"join from {fingerprint(peer)}, not a player of the last game")
-            port = join.get("port")
-            if not self.relayed and (type(port) is not int or not 0 < port < 65536):
-                raise LobbyError("join without a valid port")
-            if self.full.is_set():
-                await conn.send({"t": "refused", "why": "the lobby is full"})
-                raise LobbyError("lobby full")
-            if peer == self.key.public or any(j.key == peer for j in self.joiners):
-                await conn.send({"t": "refused", "why": "this key already holds a seat"})
-                raise LobbyError("key already seated")
-            joiner = _Joiner(conn, peer, conn.address, port if type(port) is int else 0, clean_name(join.get("name")))
-            self.joiners.append(joiner)
+            try:
+                joiner = self.core.admit(peer, join, relayed=self.relayed, guest=_Joiner(conn=conn, host=conn.address))
+            except HostRefused as exc:
+                raise await self._refused(conn, exc) from None
             self.on_status(f"{self._who(joiner)} joined from {conn.address} ({self.seats_text()})")
-            if 1 + len(self.joiners) == self.players:
+            if self.core.full:
                 self.full.set()
                 for j in self.joiners:
                     j.waiting.cancel()
@@ -312,7 +272,7 @@ class Lobby:
             # notice a joiner who leaves before the lobby is full (the joiner sends nothing now)
             with joiner.waiting:
                 if await _gone(conn):
-                    self.joiners.remove(joiner)
+                    self.core.leave(joiner)
                     self.on_status(f"{self._who(joiner)} left ({self.seats_text()})")
                     await conn.aclose()
                     await self._tell_seats()
@@ -384,46 +344,34 @@ class Lobby:
         return setup
 
     async def _sign(self, secret: bytes, listen: Listen) -> Setup:
-        nonce = os.urandom(16)
-        joiners = [j for j in self.seating() if j is not None]
-        for j in joiners:
-            await j.idle.wait()          # its welcome task no longer reads the stream
-        keys = [self.key.public] + [j.key for j in joiners]
-        tips = [beacon_chain(secret, nonce, 0, BEACON_LENGTH)[0]]
+        """The lobby is full: the seats, the tips, the body, every signature, the start (the
+        core checks each answer; a bad one names the key)."""
+        core = self.core
         try:
-            for seat, j in enumerate(joiners, start=1):
-                await j.conn.send({"t": "seated", "seat": seat, "nonce": nonce, "players": self.players,
-                                   "beacon_length": BEACON_LENGTH})
-            for j in joiners:
-                tip = (await _expect(j.conn, "tip")).get("tip")
-                if type(tip) is not bytes or len(tip) != 32:
-                    raise LobbyError(f"{fingerprint(j.key)} sent no valid beacon tip")
-                tips.append(tip)
-            body = G.make_body(self.game, self.options, keys, tips, nonce, BEACON_LENGTH, self.time_limit, self.pace)
-            gid = G.game_id_of(body)
-            sigs = [G.sign(self.key, body)]
-            for j in joiners:
-                await j.conn.send({"t": "sign", "body": body})
-            for j in joiners:
-                sig = (await _expect(j.conn, "signature")).get("sig")
-                if type(sig) is not bytes or not verify(j.key, sig, b"caravan/genesis-sig/v1" + gid):
-                    raise LobbyError(f"{fingerprint(j.key)} did not sign the genesis")
-                sigs.append(sig)
-            raw = G.Genesis(self.game, self.options, keys, tips, BEACON_LENGTH, nonce, body, sigs,
-                            self.time_limit, self.pace).to_wire()
-            G.parse(raw)
-            peers = [None] + [[j.host, j.port] for j in joiners]
-            names = [self.name] + [j.name for j in joiners]
+            seated = core.begin(secret, os.urandom(16))
+            for j, _ in seated:
+                await j.idle.wait()          # its welcome task no longer reads the stream
+            for j, frame in seated:
+                await j.conn.send(frame)
+            for j, _ in seated:
+                core.take_tip(j, (await _expect(j.conn, "tip")).get("tip"))
+            for j, frame in core.sign_frames():
+                await j.conn.send(frame)
+            for j, _ in seated:
+                core.take_signature(j, (await _expect(j.conn, "signature")).get("sig"))
+            raw, gid = core.genesis(), core.game_id
             await listen(gid)
             setup = Setup(raw, gid, 0, secret,
-                          {seat: (j.host, j.port) for seat, j in enumerate(joiners, start=1)}, names, self.spectators,
-                          spectators_chat=self.spectators_chat)
+                          {seat: (j.host, j.port) for seat, (j, _) in enumerate(seated, start=1)}, core.names(),
+                          self.spectators, spectators_chat=self.spectators_chat)
             if self.before_start is not None:
                 self.before_start(setup)
-            for j in joiners:
-                await j.conn.send({"t": "start", "genesis": raw, "peers": peers, "names": names,
-                                   "spectators": self.spectators, "spectators_chat": self.spectators_chat})
+            start = core.start_frame(raw)
+            for j, _ in seated:
+                await j.conn.send(start)
             setup.watchers = await self._tell_watchers(gid)
+        except HostRefused as exc:
+            raise LobbyError(str(exc)) from None
         except (FrameError, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
             raise LobbyError(f"a player dropped out while the genesis was signed: {exc}") from None
         return setup

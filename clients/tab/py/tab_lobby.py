@@ -1,4 +1,4 @@
-"""A friend in the tab takes a seat in a relayed lobby (issue 32): given the invite a host's
+"""A friend in the tab takes a seat in a relayed lobby, or hosts one (issue 32): given the invite a host's
 `caravan host GAME --relay URL` prints, the tab dials the lobby through the broker
 (tab_relay, pinned to the invite's host key), takes a seat with its own key
 (tab_store.identity), checks the offered genesis exactly as a desktop joiner does (the
@@ -10,28 +10,40 @@ be), within? (seconds to keep asking a silent lobby)} -> {game_id, seat, game, p
 names}; "lobby_state" the seats while a join waits; "joined_play" {game_id, seed, within?}
 plays a joined game with the seeded random decider. The per-game secret is made here and
 stays in this worker: no answer, log line or page ever holds it. A refusal is an op error of
-one line naming its cause."""
+one line naming its cause.
+
+The tab hosts too: "lobby_host" {url (the broker's ws:// or wss:// URL), game, players,
+options?, name?, time_limit?} -> {invite, lobby_id, ...} opens a lobby with the tab's own key,
+listening for joiners on its inbox in the lobby's scope; the sans-I/O host of
+protocol/seat/hosting.py decides who sits where and builds the genesis (as a desktop host's
+node/app/lobby.py does). When the lobby is full the tab signs, the game starts and is kept
+like a joined game (seat 0), so "joined_play" plays it; "lobby_state" shows a hosting tab
+who has taken which seat, then the game id."""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from protocol import games as engines
+from protocol.engine import BadOptions
+from protocol.games import GameLoadError, UnknownGame
 from protocol.identity import fingerprint
 from protocol.link.framing import FrameError
 from protocol.link.handshake import HandshakeError, pin_inbox
-from protocol.link.relay_url import WS_PATH, parse_invite
+from protocol.link.relay_url import WS_PATH, RelayUrl, parse_invite, parse_relay_url
+from protocol.seat.hosting import Guest, HostRefused, Hosting, named
 from protocol.seat.joiner import ANSWER_TIMEOUT, READY, Joiner, JoinRefused, sealed_advert
 
 import tab_games
 import tab_net
 import tab_seat_ops
 import tab_store
-from tab_relay import TabEndpoint, TabRelayLink, dial
+from tab_broker import BrokerError
+from tab_relay import TabEndpoint, TabRelayLink, dial, handshake
 from tab_requests import request
 
 JOIN_WITHIN = 60.0
@@ -45,20 +57,20 @@ class LobbyRefused(ValueError):
     """A join that did not happen: one line naming the cause (the worker's op error)."""
 
 
-@dataclass
-class JoinedGame:
-    """A game this tab signed into: what `joined_play` needs (the secret never leaves here)."""
-    genesis: bytes
-    secret: bytes
-    seat: int
-    names: list[str]
-    broker_url: str
-    endpoint: TabEndpoint
-    """The game's inbox, listened on before this tab's signature left (peers dial it at once)."""
+games: dict[bytes, TabEndpoint] = {}
+"""The games this worker joined or hosted, by id: each game's inbox, listened on before this
+tab's signature left (peers dial it at once). The games themselves are in the tab's store."""
 
 
-games: dict[bytes, JoinedGame] = {}
-"""The joined games of this worker, by game id."""
+async def _keep(genesis_raw: bytes, seat: int, secret: bytes, names: list[str], url: str,
+                endpoint: TabEndpoint) -> None:
+    """A game this tab signed into, kept in its store (IndexedDB: it survives a reload; the
+    table page resumes it) before the game starts here, its inbox kept for `joined_play`."""
+    store = tab_games.create(genesis_raw, seat, secret, names, url)
+    await store.flush()
+    games[store.game_id] = endpoint
+
+
 _joining: list[str] = []
 """The lobby a join is under way in (at most one)."""
 _waiting: list[Joiner] = []
@@ -93,6 +105,13 @@ async def _next(link: TabRelayLink, joiner: Joiner) -> Any:
         raise JoinRefused(joiner.expired(time.monotonic()) or "the host did not answer in time") from None
 
 
+def _reachable(url: RelayUrl, whose: str, ask: str) -> None:
+    """A tab reaches a broker by websockets only: else a refusal naming the URL."""
+    if not url.websockets:
+        raise LobbyRefused(f"{whose} {url} is not reachable from a tab: a tab reaches a broker by ws:// or wss:// "
+                           f"only ({ask})")
+
+
 async def lobby_join(data: bytes | None) -> dict[str, Any]:
     """Take a seat in the lobby of {invite} (see the module doc)."""
     args = request(data, "lobby_join", "invite")
@@ -100,12 +119,12 @@ async def lobby_join(data: bytes | None) -> dict[str, Any]:
         invite = parse_invite(str(args["invite"]))
     except ValueError as exc:
         raise LobbyRefused(str(exc)) from None
-    if not invite.url.websockets:
-        raise LobbyRefused(f"the invite's broker {invite.url} is not reachable from a tab: a tab reaches a broker "
-                           "by ws:// or wss:// only (ask the host for an invite through the broker's websockets "
-                           "listener)")
+    _reachable(invite.url, "the invite's broker", "ask the host for an invite through the broker's websockets "
+                                                  "listener")
     if _joining:
         raise LobbyRefused("this tab is already joining a lobby")
+    if _hosted and _hosted[0].state in (HOSTING, SIGNING):
+        raise LobbyRefused("this tab is hosting a lobby")
     key, secret, url = tab_store.identity(), os.urandom(SECRET_BYTES), f"{invite.url}{WS_PATH}"
     _joining.append(invite.lobby)
     link = None
@@ -123,8 +142,7 @@ async def lobby_join(data: bytes | None) -> dict[str, Any]:
         _joining.clear()
     joined = joiner.joined
     assert joined is not None
-    games[joined.game_id] = JoinedGame(joined.genesis_raw, secret, joined.seat, joined.names, url, endpoint)
-    await tab_games.create(joined.genesis_raw, joined.seat, secret, joined.names, url).flush()   # survives a reload
+    await _keep(joined.genesis_raw, joined.seat, secret, joined.names, url, endpoint)
     return {"game_id": joined.game_id.hex(), "seat": joined.seat, "game": joined.genesis.game,
             "players": len(joined.genesis.seats), "names": joined.names, "key": fingerprint(key.public)}
 
@@ -153,7 +171,10 @@ async def _join(link: TabRelayLink, key: Any, secret: bytes, invite: Any,
 
 
 async def lobby_state(_: bytes | None) -> dict[str, Any]:
-    """While a join waits: the lobby's game and who has taken which seat (the host's "seats")."""
+    """While a join waits: the lobby's game and who has taken which seat (the host's "seats");
+    while this tab hosts: the same, from its own lobby, then the game it started."""
+    if _hosted and not _waiting:
+        return _hosted[0].state_now()
     if not _waiting:
         return {"joining": False, "seats": [], "joined": sorted(g.hex() for g in games)}
     joiner = _waiting[0]
@@ -170,10 +191,232 @@ async def joined_play(data: bytes | None) -> dict[str, Any]:
         gid = bytes.fromhex(gid) if type(gid) is str else gid
     except ValueError:
         gid = None
-    game = games.get(gid) if type(gid) is bytes else None
-    if game is None:
+    if type(gid) is not bytes or gid not in games:
         raise LobbyRefused(f"no joined game {args['game_id']!r} in this tab (lobby_join first)")
-    return await tab_seat_ops.play_stored({**args, "game_id": gid.hex()}, game.endpoint)
+    return await tab_seat_ops.play_stored({**args, "game_id": gid.hex()}, games[gid])
 
 
-OPS = {"lobby_join": lobby_join, "lobby_state": lobby_state, "joined_play": joined_play}
+# ---------------------------------------------------------------- hosting a lobby
+
+HOSTING, SIGNING, STARTED, FAILED = "hosting", "signing", "started", "failed"
+MAX_WELCOMES = 32
+"""Links in their handshake or join at once (the desktop's MAX_PENDING): more are closed, so a
+flood of links that never finish holds at most this many tasks (the desktop evicts the oldest
+unproven one instead: a tab's lobby is for friends who have its invite)."""
+
+
+@dataclass(eq=False)
+class TabGuest(Guest):
+    """A seated joiner with its relay link (and, once it no longer reads it, `idle`)."""
+    link: TabRelayLink | None = None
+    idle: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class HostedLobby:
+    """The lobby this tab hosts: the core's decisions over relay links (as node/app/lobby.py
+    `Lobby` over trio links), the log of what happened, and the game once it started."""
+
+    def __init__(self, core: Hosting, url: RelayUrl, broker: Any, endpoint: TabEndpoint):
+        self.core, self.url, self.broker, self.endpoint = core, url, broker, endpoint
+        self.secret = os.urandom(SECRET_BYTES)
+        self.state, self.error, self.game_id = HOSTING, "", b""
+        self.full = asyncio.Event()
+        self.log: list[str] = []
+        self.task: asyncio.Future | None = None
+
+    @property
+    def invite(self) -> str:
+        return self.url.invite(self.core.lobby_id.hex(), self.core.pin)
+
+    def say(self, line: str) -> None:
+        self.log.append(line)
+        del self.log[:-64]
+
+    def state_now(self) -> dict[str, Any]:
+        """What `lobby_state` answers while (and after) this tab hosts."""
+        core = self.core
+        seats = core.seats_for(None)
+        seats[0]["you"] = True
+        return {"joining": False, "hosting": True, "state": self.state, "error": self.error, "game": core.game,
+                "players": core.players, "seats": seats, "invite": self.invite, "lobby_id": core.lobby_id.hex(),
+                "game_id": self.game_id.hex(), "log": list(self.log), "joined": sorted(g.hex() for g in games)}
+
+    async def serve(self) -> None:
+        """Take joiners' links until the lobby is full, then sign and start the game."""
+        welcomes: set[asyncio.Future] = set()
+        try:
+            while not self.full.is_set():
+                link = await self.endpoint.next_link(0.5)
+                welcomes = {w for w in welcomes if not w.done()}
+                if link is not None and len(welcomes) >= MAX_WELCOMES:
+                    self.say(f"{link.address} dropped: {MAX_WELCOMES} links are already being welcomed")
+                    link.close()
+                elif link is not None:
+                    welcomes.add(asyncio.ensure_future(self.welcome(link)))
+            await self.start()
+        except HostRefused as exc:
+            self.state, self.error = FAILED, str(exc)
+        except (FrameError, HandshakeError, BrokerError, asyncio.TimeoutError) as exc:
+            self.state, self.error = FAILED, f"a player dropped out while the genesis was signed: {exc}"
+        except Exception as exc:                      # noqa: BLE001 - said in lobby_state, never lost in a task
+            self.state, self.error = FAILED, f"{type(exc).__name__}: {exc}"
+        finally:
+            for w in welcomes:
+                w.cancel()
+            self.stop_listening()
+            if self.state != STARTED:                 # (once started, each joiner closes its own)
+                for g in self.core.guests:
+                    assert isinstance(g, TabGuest) and g.link is not None
+                    g.link.close()
+            if self.error:
+                self.say(f"lobby failed: {self.error}")
+
+    def stop_listening(self) -> None:
+        """No more opens in the lobby's scope."""
+        prefix = self.endpoint.prefix
+        if self.broker.prefixes.pop(prefix, None) is not None:
+            self.broker.unsubscribe_soon(prefix + "+/+")
+
+    async def welcome(self, link: TabRelayLink) -> None:
+        """A joiner's link: the advert, the handshake, its join; then it waits for the others,
+        and leaving frees its seat (as `Lobby._welcome_link`)."""
+        core = self.core
+        try:
+            await link.send(core.advert())            # unsealed, as a desktop host: says what answered
+            await handshake(link, core.key, core.lobby_id, dialer=False, timeout=ANSWER_TIMEOUT)
+            await link.send(core.advert())
+            join = await asyncio.wait_for(link.recv(), ANSWER_TIMEOUT)
+            if type(join) is not dict or join.get("t") != "join":
+                got = join.get("t") if type(join) is dict else type(join).__name__
+                if got in ("watch", "decline"):
+                    await link.send({"t": "refused", "why": "a tab's lobby takes players only"})
+                raise HostRefused(f"expected 'join', got {got!r}")
+            try:
+                guest = core.admit(link.peer_key, join, relayed=True, guest=TabGuest(host=link.address, link=link))
+            except HostRefused as exc:
+                if exc.why is not None:
+                    await link.send({"t": "refused", "why": exc.why})
+                raise
+            assert isinstance(guest, TabGuest)
+            self.say(f"{named(guest.name, guest.key)} joined ({core.seats_text()})")
+            if core.full:
+                self.full.set()
+            await self.tell_seats()
+            if not self.full.is_set() and await self.gone(link):
+                core.leave(guest)
+                self.say(f"{named(guest.name, guest.key)} left ({core.seats_text()})")
+                link.close()
+                await self.tell_seats()
+                return
+            guest.idle.set()
+        except (HostRefused, HandshakeError, FrameError, BrokerError, asyncio.TimeoutError) as exc:
+            self.say(f"{link.address} dropped: {str(exc) or type(exc).__name__}")
+            link.close()
+        except asyncio.CancelledError:               # the lobby ended (full, or failed) while it was welcomed
+            link.close()
+            raise
+
+    async def gone(self, link: TabRelayLink) -> bool:
+        """Wait for a seated joiner (who sends nothing until the lobby is full) to leave, or the
+        lobby to fill: True when its link closed or broke."""
+        left = asyncio.ensure_future(link.recv())
+        full = asyncio.ensure_future(self.full.wait())
+        await asyncio.wait({left, full}, return_when=asyncio.FIRST_COMPLETED)
+        full.cancel()
+        if not left.done():
+            left.cancel()
+            return False
+        try:
+            return left.result() is None
+        except FrameError:
+            return True
+
+    async def tell_seats(self) -> None:
+        """Every joiner still waiting learns who sits where now."""
+        if self.full.is_set():
+            return                                   # "seated" comes next: the seats are final
+        for g in list(self.core.guests):
+            assert isinstance(g, TabGuest) and g.link is not None
+            try:
+                await asyncio.wait_for(g.link.send(self.core.seats_frame(g)), 1.0)
+            except (FrameError, BrokerError, asyncio.TimeoutError):
+                pass
+
+    async def start(self) -> None:
+        """The lobby is full: the seats, the tips, the body, every signature, the game's inbox
+        listened on, the start; the game kept like a joined one (seat 0)."""
+        core = self.core
+        self.state = SIGNING
+        seated = core.begin(self.secret, os.urandom(16))
+        for g, _ in seated:
+            await asyncio.wait_for(g.idle.wait(), ANSWER_TIMEOUT)   # its welcome no longer reads the link
+        for g, frame in seated:
+            await g.link.send(frame)
+        for g, _ in seated:
+            core.take_tip(g, (await _expect(g.link, "tip")).get("tip"))
+        for g, frame in core.sign_frames():
+            await g.link.send(frame)
+        for g, _ in seated:
+            core.take_signature(g, (await _expect(g.link, "signature")).get("sig"))
+        raw, gid = core.genesis(), core.game_id
+        endpoint = TabEndpoint(self.broker, core.key, gid)
+        await endpoint.listen()                       # before the start (with this tab's signature) leaves
+        await _keep(raw, 0, self.secret, core.names(), f"{self.url}{WS_PATH}", endpoint)
+        start = core.start_frame(raw)
+        for g, _ in seated:
+            await g.link.send(start)
+        self.state, self.game_id = STARTED, gid
+        self.say(f"every seat signed the genesis; game {gid.hex()[:8]} starts")
+
+
+async def _expect(link: TabRelayLink, kind: str) -> dict:
+    """A joiner's next frame, of `kind`, within ANSWER_TIMEOUT (else HostRefused naming the key)."""
+    who = fingerprint(link.peer_key) if link.peer_key else link.address
+    try:
+        frame = await asyncio.wait_for(link.recv(), ANSWER_TIMEOUT)
+    except asyncio.TimeoutError:
+        raise HostRefused(f"{who} sent no {kind!r} in {ANSWER_TIMEOUT:.0f} s") from None
+    if type(frame) is not dict or frame.get("t") != kind:
+        got = frame.get("t") if type(frame) is dict else type(frame).__name__
+        raise HostRefused(f"{who}: expected {kind!r}, got {got!r}")
+    return frame
+
+
+_hosted: list[HostedLobby] = []
+"""The lobby this tab hosts (at most one), kept after its game started for `lobby_state`."""
+
+
+async def lobby_host(data: bytes | None) -> dict[str, Any]:
+    """Open a lobby through the broker {url} for {game, players, options?, name?, time_limit?}
+    with the tab's own key (see the module doc): its invite."""
+    args = request(data, "lobby_host", "url", "game", "players")
+    try:
+        url = parse_relay_url(str(args["url"]))
+    except ValueError as exc:
+        raise LobbyRefused(str(exc)) from None
+    _reachable(url, "the broker", "use the broker's websockets listener")
+    options, time_limit = args.get("options") or {}, args.get("time_limit", 0)
+    if type(options) is not dict or type(time_limit) is not int or time_limit < 0:
+        raise LobbyRefused("options must be a map and time_limit a whole number of seconds")
+    try:
+        core = Hosting(tab_store.identity(), str(args["game"]), args["players"], options, os.urandom(16),
+                       name=str(args.get("name", "")), time_limit=time_limit)
+    except (HostRefused, UnknownGame, GameLoadError, BadOptions) as exc:
+        raise LobbyRefused(str(exc)) from None
+    if _hosted and _hosted[0].state in (HOSTING, SIGNING):
+        raise LobbyRefused("this tab already hosts a lobby")
+    if _joining:
+        raise LobbyRefused("this tab is joining a lobby")
+    broker = await tab_net.connected(f"{url}{WS_PATH}")
+    endpoint = TabEndpoint(broker, core.key, core.lobby_id)
+    await endpoint.listen()
+    hosted = HostedLobby(core, url, broker, endpoint)
+    _hosted[:] = [hosted]
+    hosted.task = asyncio.ensure_future(hosted.serve())
+    hosted.say(f"hosting {core.title} for {core.players} players: lobby {core.lobby_id.hex()[:8]} through the "
+               f"broker {url}")
+    return {"invite": hosted.invite, "lobby_id": core.lobby_id.hex(), "game": core.game, "title": core.title,
+            "players": core.players, "key": fingerprint(core.key.public)}
+
+
+OPS = {"lobby_join": lobby_join, "lobby_host": lobby_host, "lobby_state": lobby_state, "joined_play": joined_play}
