@@ -22,12 +22,16 @@ import msgpack
 import trio
 
 from clients.bot import make_bot
-from protocol import chain, games
+from node.app.game import GameNode
+from node.net import relay as desk_relay
+from node.storage.store import GameStore
+from protocol import chain, games, wire
 from protocol.identity import SigningKey
 from protocol.link.framing import FrameError, TcpFraming, decode, encode
 from protocol.link.handshake import Handshake, HandshakeError
 from protocol.local_table import make_genesis
 from tests.games.pick import quick_game, short_game
+from tests.node.conftest import bot_decider
 
 N = 3
 TAB_PY = Path(__file__).resolve().parents[1] / "clients" / "tab" / "py"
@@ -234,3 +238,19 @@ def desktop_seats(start: Callable[[trio.Nursery, int], Awaitable[Any]], seats: l
     thread.join(within)
     assert not thread.is_alive(), f"the desktop seats {seats} did not stop within {within:g} s"
     assert not failed, f"the desktop seats failed: {failed}"
+
+
+def relayed_desktops(tcp_url: Any, g: Any, keys: list, secrets: list[bytes], dirs: dict[int, Path],
+                     nodes: dict | None = None) -> Callable[[trio.Nursery, int], Awaitable[Any]]:
+    """What starts desktop seat i for `desktop_seats`: a GameNode with a random bot, its own
+    store in dirs[i], relayed through the broker at `tcp_url` (paho). `nodes`, if given, gets
+    each node by seat and, under "token", the trio token of their run (to act on them)."""
+    async def one(i: int, task_status=trio.TASK_STATUS_IGNORED) -> None:
+        GameStore.create(dirs[i], g.to_wire(), g.game_id, {"secret": secrets[i], "committed": wire.encode([])}, {})
+        async with desk_relay.connect(tcp_url, keys[i].public, scopes=[g.game_id]) as relay:
+            node = GameNode(GameStore(dirs[i], g.game_id), keys[i], bot_decider(i), ("127.0.0.1", 0), {},
+                            relay=relay.endpoint(g.game_id))
+            if nodes is not None:
+                nodes[i], nodes["token"] = node, trio.lowlevel.current_trio_token()
+            await node.run(task_status=task_status)
+    return lambda nursery, i: nursery.start(one, i)

@@ -5,27 +5,20 @@ link gone), connects to the broker again and resumes the stored game (game_resum
 replayed, it dials the desktops again, and the game completes with the tab's transcript equal
 to the desktops', and valid. The games list shows the game, and nothing secret.
 
-The desktop seats run in a trio thread as in tests/web/test_tab_seat_relay.py (a local copy:
-that code is moving to tests/tab_seats.py)."""
+The desktop seats run in a trio thread (tests/tab_seats.py desktop_seats, relayed_desktops)."""
 
 from __future__ import annotations
 
 import base64
-import threading
 import time
 
 import msgpack
 import pytest
 import trio
 
-from node.app.game import GameNode
-from node.net import relay as desk_relay
-from node.storage.store import GameStore
-from protocol import wire
 from protocol.verify import verify_bytes
 from tests.helpers import timeout as scaled
-from tests.node.conftest import bot_decider
-from tests.tab_seats import genesis, key_seed
+from tests.tab_seats import desktop_seats, genesis, key_seed, relayed_desktops
 from tests.web.tab_fixtures import bundle, driver, server, tab  # noqa: F401 - fixtures
 from tests.web.tab_page import CALL, READY, call
 from tests.web.test_tab_net import broker  # noqa: F401 - the fixture
@@ -33,41 +26,6 @@ from tests.web.test_tab_net import broker  # noqa: F401 - the fixture
 pytestmark = pytest.mark.xdist_group("tab")
 
 SEED = 23
-
-
-def desktop_seats(g, keys, secrets, tcp_url: str, dirs: dict,
-                  nodes: dict | None = None) -> tuple[threading.Thread, list]:
-    """The seats of `dirs` as desktop GameNodes on the broker, in a trio thread: (the thread,
-    the errors it met), once all are listening; `nodes` gets each node and the thread's trio token."""
-    started, failed = threading.Event(), []
-    nodes = {} if nodes is None else nodes
-
-    def desktops() -> None:
-        async def one(i: int, task_status) -> None:
-            GameStore.create(dirs[i], g.to_wire(), g.game_id, {"secret": secrets[i], "committed": wire.encode([])}, {})
-            async with desk_relay.connect(tcp_url, keys[i].public, scopes=[g.game_id]) as relay:
-                node = GameNode(GameStore(dirs[i], g.game_id), keys[i], bot_decider(i), ("127.0.0.1", 0), {},
-                                relay=relay.endpoint(g.game_id))
-                nodes[i] = node
-                await node.run(task_status=task_status)
-
-        async def main() -> None:
-            nodes["token"] = trio.lowlevel.current_trio_token()
-            with trio.fail_after(scaled(300)):
-                async with trio.open_nursery() as nursery:
-                    for i in dirs:
-                        await nursery.start(one, i)
-                    started.set()
-        try:
-            trio.run(main)
-        except BaseException as exc:                   # noqa: BLE001 - reported by the test
-            failed.append(exc)
-            started.set()
-
-    thread = threading.Thread(target=desktops, daemon=True)
-    thread.start()
-    assert started.wait(scaled(60)) and not failed, failed
-    return thread, failed
 
 
 def until_done(page, deadline: float) -> dict:
@@ -85,35 +43,33 @@ def test_a_tab_seat_reloaded_mid_game_resumes_its_stored_game_and_finishes_it(ta
     tcp_url, ws_url = broker
     keys, secrets, g = genesis(SEED + me, time_limit=0)
     dirs = {i: tmp_path / f"seat{i}" for i in range(3) if i != me}
-    thread, failed = desktop_seats(g, keys, secrets, tcp_url, dirs)
+    with desktop_seats(relayed_desktops(tcp_url, g, keys, secrets, dirs), list(dirs), scaled(300), scaled(60)):
+        assert call(page, "broker_connect", msgpack.packb({"url": ws_url}))["result"].get("connected") == ws_url
+        joined = call(page, "seat_relay", msgpack.packb({"genesis": g.to_wire(), "key": key_seed(SEED + me, me),
+                                                         "secret": secrets[me], "seed": 5, "within": scaled(30),
+                                                         "store": True, "names": ["tab", "b", "c"]}))["result"]
+        assert joined["seat"] == me and joined["running"], joined
+        deadline = time.monotonic() + scaled(120)
+        while (state := call(page, "seat_state")["result"])["messages"] < 40:
+            assert state["running"] and time.monotonic() < deadline, state
+            time.sleep(0.2)
 
-    assert call(page, "broker_connect", msgpack.packb({"url": ws_url}))["result"].get("connected") == ws_url
-    joined = call(page, "seat_relay", msgpack.packb({"genesis": g.to_wire(), "key": key_seed(SEED + me, me),
-                                                     "secret": secrets[me], "seed": 5, "within": scaled(30),
-                                                     "store": True, "names": ["tab", "b", "c"]}))["result"]
-    assert joined["seat"] == me and joined["running"], joined
-    deadline = time.monotonic() + scaled(120)
-    while (state := call(page, "seat_state")["result"])["messages"] < 40:
-        assert state["running"] and time.monotonic() < deadline, state
-        time.sleep(0.2)
+        page.refresh()                                     # mid-game: the worker and its links are gone
+        ready = page.execute_async_script(READY)
+        assert ready["ok"], ready
+        listed = call(page, "games_list")["result"]["games"]
+        [mine] = [one for one in listed if one["game_id"] == g.game_id.hex()]
+        assert mine["seat"] == me and mine["names"] == ["tab", "b", "c"] and mine["broker"] == ws_url, mine
+        assert mine["messages"] >= 1 and secrets[me].hex() not in repr(listed), mine
+        assert call(page, "broker_connect", msgpack.packb({"url": ws_url}))["result"].get("connected") == ws_url
+        resumed = call(page, "game_resume", msgpack.packb({"game_id": g.game_id.hex()[:16],
+                                                          "key": key_seed(SEED + me, me), "seed": 6,
+                                                          "within": scaled(30)}))["result"]
+        assert "error" not in resumed and resumed["running"] and resumed["replayed"] == mine["messages"], resumed
+        assert secrets[me].hex() not in repr(resumed)
 
-    page.refresh()                                     # mid-game: the worker and its links are gone
-    ready = page.execute_async_script(READY)
-    assert ready["ok"], ready
-    listed = call(page, "games_list")["result"]["games"]
-    [mine] = [one for one in listed if one["game_id"] == g.game_id.hex()]
-    assert mine["seat"] == me and mine["names"] == ["tab", "b", "c"] and mine["broker"] == ws_url, mine
-    assert mine["messages"] >= 1 and secrets[me].hex() not in repr(listed), mine
-    assert call(page, "broker_connect", msgpack.packb({"url": ws_url}))["result"].get("connected") == ws_url
-    resumed = call(page, "game_resume", msgpack.packb({"game_id": g.game_id.hex()[:16], "key": key_seed(SEED + me, me),
-                                                      "seed": 6, "within": scaled(30)}))["result"]
-    assert "error" not in resumed and resumed["running"] and resumed["replayed"] == mine["messages"], resumed
-    assert secrets[me].hex() not in repr(resumed)
-
-    until_done(page, time.monotonic() + scaled(240))
-    result = call(page, "seat_result")["result"]
-    thread.join(scaled(60))
-    assert not thread.is_alive() and not failed, failed
+        until_done(page, time.monotonic() + scaled(240))
+        result = call(page, "seat_result")["result"]
     assert result["outcome"]["kind"] == "complete" and result["refused"] == [], result
     transcript = bytes.fromhex(result["transcript"])
     desk = {(dirs[i] / "games" / g.game_id.hex() / "transcript.caravan").read_bytes() for i in dirs}
@@ -133,26 +89,26 @@ def test_the_links_a_tab_dials_are_dialled_again_when_a_desktop_cuts_them(tab, b
     tcp_url, ws_url = broker
     keys, secrets, g = genesis(SEED + 5, time_limit=0)
     dirs, nodes = {i: tmp_path / f"seat{i}" for i in (1, 2)}, {}
-    thread, failed = desktop_seats(g, keys, secrets, tcp_url, dirs, nodes)
-    assert call(page, "broker_connect", msgpack.packb({"url": ws_url}))["result"].get("connected") == ws_url
-    joined = call(page, "seat_relay", msgpack.packb({"genesis": g.to_wire(), "key": key_seed(SEED + 5, 0),
-                                                     "secret": secrets[0], "seed": 7, "within": scaled(30)}))["result"]
-    assert joined["running"], joined
-    deadline = time.monotonic() + scaled(120)
-    while (state := call(page, "seat_state")["result"])["messages"] < 40:
-        assert state["running"] and time.monotonic() < deadline, state
-        time.sleep(0.2)
-    for i in (1, 2):
-        trio.from_thread.run_sync(nodes[i].cut, 0, trio_token=nodes["token"])
-    time.sleep(3)                                      # the tab's redials are refused meanwhile
-    cut_at = call(page, "seat_state")["result"]
-    assert cut_at["running"], cut_at
-    for i in (1, 2):
-        trio.from_thread.run_sync(nodes[i].restore, 0, trio_token=nodes["token"])
-    until_done(page, time.monotonic() + scaled(240))
-    result = call(page, "seat_result")["result"]
-    thread.join(scaled(60))
-    assert not thread.is_alive() and not failed, failed
+    with desktop_seats(relayed_desktops(tcp_url, g, keys, secrets, dirs, nodes), list(dirs), scaled(300),
+                       scaled(60)):
+        assert call(page, "broker_connect", msgpack.packb({"url": ws_url}))["result"].get("connected") == ws_url
+        joined = call(page, "seat_relay", msgpack.packb({"genesis": g.to_wire(), "key": key_seed(SEED + 5, 0),
+                                                         "secret": secrets[0], "seed": 7,
+                                                         "within": scaled(30)}))["result"]
+        assert joined["running"], joined
+        deadline = time.monotonic() + scaled(120)
+        while (state := call(page, "seat_state")["result"])["messages"] < 40:
+            assert state["running"] and time.monotonic() < deadline, state
+            time.sleep(0.2)
+        for i in (1, 2):
+            trio.from_thread.run_sync(nodes[i].cut, 0, trio_token=nodes["token"])
+        time.sleep(3)                                      # the tab's redials are refused meanwhile
+        cut_at = call(page, "seat_state")["result"]
+        assert cut_at["running"], cut_at
+        for i in (1, 2):
+            trio.from_thread.run_sync(nodes[i].restore, 0, trio_token=nodes["token"])
+        until_done(page, time.monotonic() + scaled(240))
+        result = call(page, "seat_result")["result"]
     assert result["outcome"]["kind"] == "complete" and result["messages"] > cut_at["messages"], result
     desk = {(dirs[i] / "games" / g.game_id.hex() / "transcript.caravan").read_bytes() for i in (1, 2)}
     assert desk == {bytes.fromhex(result["transcript"])}

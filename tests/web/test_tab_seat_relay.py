@@ -17,22 +17,17 @@ import time
 import tomllib
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 import msgpack
 import pytest
-import trio
 
 from node.app.game import GameNode
-from node.net import relay as desk_relay
-from node.storage.store import GameStore
-from protocol import wire
 from protocol.verify import verify_bytes
 from tests.games.pick import installed
 from tests.helpers import timeout as scaled
-from tests.node.conftest import bot_decider
 from tests.node.procs import ROOT, env
-from tests.tab_seats import cheat, desktop_seats, genesis, key_seed
+from tests.tab_seats import cheat, desktop_seats, genesis, key_seed, relayed_desktops
 from tests.web.tab_fixtures import bundle, driver, server, tab  # noqa: F401 - fixtures
 from tests.web.tab_page import CALL, call
 from tests.web.test_tab_net import broker  # noqa: F401 - the fixture
@@ -41,18 +36,6 @@ pytestmark = pytest.mark.xdist_group("tab")
 
 GAME_WITHIN = 300
 """Seconds (scaled) a whole short game may take, deck proofs in Pyodide included."""
-
-
-def _desktop(tcp_url: Any, g: Any, keys: list, secrets: list[bytes],
-             dirs: dict[int, Path]) -> Callable[[trio.Nursery, int], Awaitable[Any]]:
-    """What starts desktop seat i: a GameNode with a random bot, its own store, relayed (paho)."""
-    async def one(i: int, task_status=trio.TASK_STATUS_IGNORED) -> None:
-        GameStore.create(dirs[i], g.to_wire(), g.game_id, {"secret": secrets[i], "committed": wire.encode([])}, {})
-        async with desk_relay.connect(tcp_url, keys[i].public, scopes=[g.game_id]) as relay:
-            node = GameNode(GameStore(dirs[i], g.game_id), keys[i], bot_decider(i), ("127.0.0.1", 0), {},
-                            relay=relay.endpoint(g.game_id))
-            await node.run(task_status=task_status)
-    return lambda nursery, i: nursery.start(one, i)
 
 
 def _join(page: Any, ws_url: str, g: Any, seed: int, i: int, secret: bytes) -> dict:
@@ -81,7 +64,7 @@ def play(pages: dict[int, Any], broker: tuple[Any, str], g: Any, seed: int, keys
     tcp_url, ws_url = broker
     desks = [i for i in range(len(g.seats)) if i not in pages]
     dirs = {i: tmp_path / f"seat{i}" for i in desks}
-    with desktop_seats(_desktop(tcp_url, g, keys, secrets, dirs), desks, scaled(GAME_WITHIN), scaled(60)), \
+    with desktop_seats(relayed_desktops(tcp_url, g, keys, secrets, dirs), desks, scaled(GAME_WITHIN), scaled(60)), \
             ThreadPoolExecutor(len(pages)) as pool:
         joins = []
         for i in sorted(pages):
