@@ -18,7 +18,8 @@ listening for joiners on its inbox in the lobby's scope; the sans-I/O host of
 protocol/seat/hosting.py decides who sits where and builds the genesis (as a desktop host's
 node/app/lobby.py does). When the lobby is full the tab signs, the game starts and is kept
 like a joined game (seat 0), so "joined_play" plays it; "lobby_state" shows a hosting tab
-who has taken which seat, then the game id."""
+who has taken which seat, then the game id. "games_offered" lists the games the bundle carries
+(title, players, default options, presets) for the first page's "Host a game" form."""
 
 from __future__ import annotations
 
@@ -419,4 +420,25 @@ async def lobby_host(data: bytes | None) -> dict[str, Any]:
             "players": core.players, "key": fingerprint(core.key.public)}
 
 
-OPS = {"lobby_join": lobby_join, "lobby_host": lobby_host, "lobby_state": lobby_state, "joined_play": joined_play}
+async def games_offered(_: bytes | None) -> dict[str, Any]:
+    """The games this bundle carries, for the first page's "Host a game" form: each one's name,
+    title, players, default options by number of players and presets (the game's options.py
+    PRESETS over the defaults for its fewest players), as the desktop home's New table offers them."""
+    offered = []
+    for name in engines.names():
+        try:
+            engine = engines.get(name)
+            presets = getattr(engines.options_module(name), "PRESETS", {}) or {}
+        except GameLoadError as exc:
+            offered.append({"game": name, "error": str(exc)})
+            continue
+        counts = range(engine.min_players, engine.max_players + 1)
+        defaults = {str(n): engine.default_options(n) for n in counts}
+        offered.append({"game": name, "title": engine.title, "min": engine.min_players, "max": engine.max_players,
+                        "defaults": defaults,
+                        "presets": [{"name": p, "options": dict(o)} for p, o in presets.items()]})
+    return {"games": offered}
+
+
+OPS = {"games_offered": games_offered, "lobby_join": lobby_join, "lobby_host": lobby_host, "lobby_state": lobby_state,
+       "joined_play": joined_play}
