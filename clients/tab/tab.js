@@ -282,6 +282,8 @@ async function copy(text) {
   }
 }
 
+let hostedTitle = "";             // the game the lobby is for, as lobby_host said
+
 function showHostSeats({ seats, players, state, error }) {
   $("host-seats").replaceChildren(...seats.map((s) => {
     const li = document.createElement("li");
@@ -291,11 +293,14 @@ function showHostSeats({ seats, players, state, error }) {
   }));
   const free = seats.filter((s) => !s.taken).length;
   if (state === "failed") hostStatus(`The lobby failed: ${error}`, false);
-  else if (state === "hosting") hostStatus(`Hosting for ${players} players: waiting for ${free} more…`, true);
+  else if (state === "hosting") hostStatus(`Hosting ${hostedTitle} for ${players} players: waiting for ${free} more…`, true);
   else hostStatus("Everyone is here: signing the start…", true);
 }
 
-function hostForm(disabled) {
+// The form while a lobby opens (disabled), while it is open (hidden: the invite and seats take
+// its place) and once it failed (usable again).
+function hostForm(disabled, hidden = false) {
+  $("host-form").hidden = hidden;
   for (const id of ["host-url", "host-game", "host-players", "host-preset", "host-options", "host-name", "host"]) {
     $(id).disabled = disabled;
   }
@@ -336,6 +341,8 @@ $("host-form").addEventListener("submit", async (event) => {
     $("host-invite").value = hosted.invite;
     $("host-link").href = shareLink(hosted.invite);
     $("host-lobby").hidden = false;
+    hostedTitle = hosted.title;
+    hostForm(true, true);
     await watchLobby();
   } catch (error) {
     hostStatus(error.message, false);

@@ -115,7 +115,9 @@ def test_a_phone_hosts_from_the_first_page_two_desktops_join_by_its_invite_and_i
             if i == 1:
                 wait_until(lambda: seats() == ["Ada (you)", "Desk1", "free"], 60, "the first joiner's seat",
                            why=seats)
-                assert "waiting for 1 more" in page.find_element(By.ID, "host-status").text
+                status = page.find_element(By.ID, "host-status").text
+                assert f"Hosting {engines.get(GAME).title} for 3 players: waiting for 1 more" in status, status
+                assert not page.find_element(By.ID, "host-form").is_displayed()    # the invite takes its place
                 page.execute_script("document.getElementById('host-title').scrollIntoView({block: 'start'})")
                 time.sleep(0.3)
                 page.save_screenshot(str(out / "tab-host-phone.png"))
