@@ -11,6 +11,7 @@ runs in a network namespace of the test's own (tests/web/test_tab_net.py says wh
 
 from __future__ import annotations
 
+import json
 import time
 from urllib.parse import quote
 
@@ -19,6 +20,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
 from node.storage.store import GameStore
+from node.tab import build as tab_build
 from protocol import games as engines
 from protocol import genesis as G
 from protocol.verify import verify_bytes
@@ -67,6 +69,31 @@ def refused(page) -> str:
     assert "\n" not in text and "Traceback" not in text, text
     assert page.find_element(By.ID, "host-lobby").get_attribute("hidden") is not None
     return text
+
+
+def options_shown(page) -> dict:
+    return json.loads(page.find_element(By.ID, "host-options").get_attribute("value"))
+
+
+def test_the_host_form_offers_the_bundles_games_by_title_with_their_players_and_presets(
+        bundle, driver, server):  # noqa: F811
+    page = driver
+    open_page(page, server)
+    titles = [o.text for o in Select(page.find_element(By.ID, "host-game")).options]
+    assert titles == [engines.get(name).title for name in tab_build.bundled_games()], titles
+    engine = engines.get(GAME)
+    Select(page.find_element(By.ID, "host-game")).select_by_visible_text(engine.title)
+    players = [o.text for o in Select(page.find_element(By.ID, "host-players")).options]
+    assert players == [str(n) for n in range(engine.min_players, engine.max_players + 1)], players
+    assert options_shown(page) == engine.default_options(engine.min_players)
+    Select(page.find_element(By.ID, "host-players")).select_by_value(str(engine.max_players))
+    assert options_shown(page) == engine.default_options(engine.max_players)
+    presets = getattr(engines.options_module(GAME), "PRESETS", {})
+    shown = [o.text for o in Select(page.find_element(By.ID, "host-preset")).options]
+    assert shown == ["The default options", *presets], shown
+    for name, preset in presets.items():
+        Select(page.find_element(By.ID, "host-preset")).select_by_visible_text(name)
+        assert options_shown(page) == {**engine.default_options(engine.max_players), **preset}, name
 
 
 def test_the_host_form_refuses_bad_input_in_one_line(driver, server, broker):  # noqa: F811
