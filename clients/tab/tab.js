@@ -218,7 +218,8 @@ $("join").addEventListener("click", async () => {
 });
 
 // Hosting a game: the broker (remembered), the game of this bundle (games_offered), the players,
-// a preset or the game's default options, your name; "Open the table" opens the lobby with this
+// a preset or the game's default options, the time limit per move (live, 300 s as a desktop
+// host's default), your name; "Open the table" opens the lobby with this
 // tab's key (lobby_host), shows the invite (copy, share link `#invite=...` as a friend opens it)
 // and the seats as they fill (lobby_state), then the table page of the game once all signed.
 let offered = [];                 // games_offered: {game, title, min, max, defaults, presets}
@@ -301,7 +302,7 @@ function showHostSeats({ seats, players, state, error }) {
 // its place) and once it failed (usable again).
 function hostForm(disabled, hidden = false) {
   $("host-form").hidden = hidden;
-  for (const id of ["host-url", "host-game", "host-players", "host-preset", "host-options", "host-name", "host"]) {
+  for (const id of ["host-url", "host-game", "host-players", "host-preset", "host-options", "host-time-limit", "host-name", "host"]) {
     $(id).disabled = disabled;
   }
 }
@@ -336,7 +337,8 @@ $("host-form").addEventListener("submit", async (event) => {
   hostForm(true);
   hostStatus(`Opening the table through ${url}…`, true);
   try {
-    const args = { url, game: $("host-game").value, players: Number($("host-players").value), options, name };
+    const args = { url, game: $("host-game").value, players: Number($("host-players").value), options, name,
+                   time_limit: Number($("host-time-limit").value) };
     const hosted = await window.caravanTab.call("lobby_host", asJson(args));
     $("host-invite").value = hosted.invite;
     $("host-link").href = shareLink(hosted.invite);

@@ -4,8 +4,9 @@ players and a name; "Open the table" shows the invite (with its share link, `#in
 the tab's own URL, as a friend opens it) and the seats filling in as two desktop `caravan join
 INVITE --bot random` processes join by the invite read from the page; once every seat signed,
 the page opens the table of the game and the host plays seat 0 by clicking moves to the end:
-the tab's transcript equals the desktops' and verifies. Bad input (an unknown broker scheme,
-a broker nobody answers at, bad options) is refused in one line beside the form. With
+the tab's transcript equals the desktops' and verifies (a live table, 300 s per move as a
+desktop host's default). Bad input (an unknown broker scheme, a broker nobody answers at, bad
+options, a time limit out of range) is refused in one line beside the form. With
 CARAVAN_TAB_SHOTS=DIR the README's picture (tab-host-phone.png) is written there. Mosquitto
 runs in a network namespace of the test's own (tests/web/test_tab_net.py says why)."""
 
@@ -45,9 +46,10 @@ def open_page(page, server: str) -> None:  # noqa: F811
     wait_until(lambda: page.find_element(By.ID, "host").is_enabled(), 30, "the Open the table button")
 
 
-def fill(page, url: str, players: int, name: str, options: str | None = None) -> None:
-    """The form: the broker, the game by its title, the players, the name (and options typed in)."""
-    for field, value in (("host-url", url), ("host-name", name)):
+def fill(page, url: str, players: int, name: str, options: str | None = None, time_limit: str = "300") -> None:
+    """The form: the broker, the game by its title, the players, the name, the time limit (and
+    options typed in)."""
+    for field, value in (("host-url", url), ("host-name", name), ("host-time-limit", time_limit)):
         page.find_element(By.ID, field).clear()
         page.find_element(By.ID, field).send_keys(value)
     Select(page.find_element(By.ID, "host-game")).select_by_visible_text(engines.get(GAME).title)
@@ -61,6 +63,7 @@ def fill(page, url: str, players: int, name: str, options: str | None = None) ->
 
 def refused(page) -> str:
     """The one line the page shows beside the form once it refused, the form usable again."""
+    page.execute_script("const s = document.getElementById('host-status'); s.textContent = ''; s.className = ''")
     page.find_element(By.ID, "host").click()
     wait_until(lambda: page.find_element(By.ID, "host-status").get_attribute("class") == "bad", 60,
                "the refusal beside the form", why=lambda: page.find_element(By.ID, "host-status").text)
@@ -108,6 +111,8 @@ def test_the_host_form_refuses_bad_input_in_one_line(driver, server, broker):  #
     fill(page, "ws://127.0.0.1:9/mqtt", 3, "Ada")
     unreachable = refused(page)
     assert "ws://127.0.0.1:9/mqtt did not answer" in unreachable, unreachable
+    fill(page, ws_url, 3, "Ada", time_limit="90000")
+    assert "time_limit a whole number of seconds, 0 (none) to 86400" in refused(page)
     fill(page, ws_url, 3, "Ada", options='{"no such option": 1}')
     assert "no such option" in refused(page)
     fill(page, ws_url, 3, "Ada", options="{not json")
@@ -178,3 +183,4 @@ def test_a_phone_hosts_from_the_first_page_two_desktops_join_by_its_invite_and_i
     assert verify_bytes(transcript).ok
     genesis = G.parse(GameStore(dirs[0], bytes.fromhex(game_id)).genesis())
     assert genesis.seats[0].hex() == me["public"]             # the tab's own key holds seat 0
+    assert genesis.time_limit == 300 and genesis.pace == G.LIVE   # the form's default: a desktop host's

@@ -32,6 +32,7 @@ from typing import Any
 from protocol import games as engines
 from protocol.engine import BadOptions
 from protocol.games import GameLoadError, UnknownGame
+from protocol.genesis import MAX_LIVE_LIMIT
 from protocol.identity import fingerprint
 from protocol.link.framing import FrameError
 from protocol.link.handshake import HandshakeError, pin_inbox
@@ -397,8 +398,9 @@ async def lobby_host(data: bytes | None) -> dict[str, Any]:
         raise LobbyRefused(str(exc)) from None
     _reachable(url, "the broker", "use the broker's websockets listener")
     options, time_limit = args.get("options") or {}, args.get("time_limit", 0)
-    if type(options) is not dict or type(time_limit) is not int or time_limit < 0:
-        raise LobbyRefused("options must be a map and time_limit a whole number of seconds")
+    if type(options) is not dict or type(time_limit) is not int or not 0 <= time_limit <= MAX_LIVE_LIMIT:
+        raise LobbyRefused(f"options must be a map and time_limit a whole number of seconds, 0 (none) to "
+                           f"{MAX_LIVE_LIMIT}")
     try:
         core = Hosting(tab_store.identity(), str(args["game"]), args["players"], options, os.urandom(16),
                        name=str(args.get("name", "")), time_limit=time_limit)
