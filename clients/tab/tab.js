@@ -216,3 +216,158 @@ $("join").addEventListener("click", async () => {
     clearInterval(poll);
   }
 });
+
+// Hosting a game: the broker (remembered), the game of this bundle (games_offered), the players,
+// a preset or the game's default options, the time limit per move (live, 300 s as a desktop
+// host's default), your name; "Open the table" opens the lobby with this
+// tab's key (lobby_host), shows the invite (copy, share link `#invite=...` as a friend opens it)
+// and the seats as they fill (lobby_state), then the table page of the game once all signed.
+let offered = [];                 // games_offered: {game, title, min, max, defaults, presets}
+let optionsEdited = false;        // typed in by hand: a change of players keeps them
+$("host-url").value = localStorage.getItem("caravan.broker") || "";
+$("host-name").value = localStorage.getItem("caravan.name") || "";
+
+function hostStatus(text, good) {
+  $("host-status").textContent = text.replace(/^(lobby_host|lobby_state|games_offered): /, "");
+  $("host-status").className = good ? "good" : "bad";
+}
+
+const option = (value, text) => Object.assign(document.createElement("option"), { value, textContent: text });
+const chosenGame = () => offered.find((g) => g.game === $("host-game").value);
+
+function fillOptions() {
+  const g = chosenGame();
+  if (!g) return;
+  const preset = g.presets[Number($("host-preset").value)];
+  const options = { ...g.defaults[$("host-players").value], ...($("host-preset").value && preset ? preset.options : {}) };
+  $("host-options").value = JSON.stringify(options, null, 1);
+  optionsEdited = false;
+}
+
+function chooseGame() {
+  const g = chosenGame();
+  if (!g) return;
+  const players = [];
+  for (let n = g.min; n <= g.max; n++) players.push(option(String(n), String(n)));
+  $("host-players").replaceChildren(...players);
+  $("host-preset-row").hidden = g.presets.length === 0;
+  $("host-preset").replaceChildren(option("", "The default options"), ...g.presets.map((p, i) => option(String(i), p.name)));
+  fillOptions();
+}
+
+async function showOffered() {
+  ({ games: offered } = await window.caravanTab.call("games_offered"));
+  offered = offered.filter((g) => !g.error);
+  $("host-game").replaceChildren(...offered.map((g) => option(g.game, g.title)));
+  chooseGame();
+  $("host").disabled = offered.length === 0;
+}
+
+ready.then(() => showOffered().catch((error) => hostStatus(error.message, false)), () => {});
+$("host-game").addEventListener("change", chooseGame);
+$("host-preset").addEventListener("change", fillOptions);
+$("host-players").addEventListener("change", () => { if (!optionsEdited) fillOptions(); });
+$("host-options").addEventListener("input", () => { optionsEdited = true; });
+
+const shareLink = (invite) => `${location.origin}${location.pathname}#invite=${encodeURIComponent(invite)}`;
+
+async function copy(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {                                      // (no clipboard API here: a selection's copy)
+    const area = Object.assign(document.createElement("textarea"), { value: text });
+    document.body.append(area);
+    area.select();
+    document.execCommand("copy");
+    area.remove();
+  }
+}
+
+let hostedTitle = "";             // the game the lobby is for, as lobby_host said
+
+function showHostSeats({ seats, players, state, error }) {
+  $("host-seats").replaceChildren(...seats.map((s) => {
+    const li = document.createElement("li");
+    li.textContent = s.you ? `${s.name || "you"} (you)` : s.taken ? s.name || "taken" : "free";
+    li.className = s.you ? "you" : s.taken ? "" : "free";
+    return li;
+  }));
+  const free = seats.filter((s) => !s.taken).length;
+  if (state === "failed") hostStatus(`The lobby failed: ${error}`, false);
+  else if (state === "hosting") hostStatus(`Hosting ${hostedTitle} for ${players} players: waiting for ${free} more…`, true);
+  else hostStatus("Everyone is here: signing the start…", true);
+}
+
+// The form while a lobby opens (disabled), while it is open (hidden: the invite and seats take
+// its place) and once it failed (usable again).
+function hostForm(disabled, hidden = false) {
+  $("host-form").hidden = hidden;
+  for (const id of ["host-url", "host-game", "host-players", "host-preset", "host-options", "host-time-limit", "host-name", "host"]) {
+    $(id).disabled = disabled;
+  }
+}
+
+async function watchLobby() {
+  for (;;) {
+    const state = await window.caravanTab.call("lobby_state");
+    if (!state.hosting) throw new Error("the lobby is gone");
+    showHostSeats(state);
+    if (state.state === "started") {
+      hostStatus("Every seat signed: the game starts. Opening the table…", true);
+      location.href = await tableUrl(state.game_id);
+      return;
+    }
+    if (state.state === "failed") return hostForm(false);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+$("host-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const url = $("host-url").value.trim(), name = $("host-name").value.trim();
+  if (!url) return hostStatus("Type the broker's address first (ws://… or wss://…).", false);
+  let options;
+  try {
+    options = JSON.parse($("host-options").value || "{}");
+  } catch (error) {
+    return hostStatus(`The options are not JSON: ${error.message}`, false);
+  }
+  localStorage.setItem("caravan.broker", url);
+  localStorage.setItem("caravan.name", name);
+  hostForm(true);
+  hostStatus(`Opening the table through ${url}…`, true);
+  try {
+    const args = { url, game: $("host-game").value, players: Number($("host-players").value), options, name,
+                   time_limit: Number($("host-time-limit").value) };
+    const hosted = await window.caravanTab.call("lobby_host", asJson(args));
+    $("host-invite").value = hosted.invite;
+    $("host-link").href = shareLink(hosted.invite);
+    $("host-lobby").hidden = false;
+    hostedTitle = hosted.title;
+    hostForm(true, true);
+    await watchLobby();
+  } catch (error) {
+    hostStatus(error.message, false);
+    hostForm(false);
+  }
+});
+
+$("host-copy").addEventListener("click", async () => {
+  await copy($("host-invite").value);
+  $("host-copy").textContent = "Copied";
+  setTimeout(() => { $("host-copy").textContent = "Copy"; }, 2000);
+});
+
+$("host-share").addEventListener("click", async () => {
+  const url = $("host-link").href;
+  if (navigator.share) {
+    try {
+      return await navigator.share({ title: "Caravan", text: "Join my game of Caravan", url });
+    } catch (error) {
+      if (error.name === "AbortError") return;     // the player closed the share sheet
+    }
+  }
+  await copy(url);
+  $("host-share").textContent = "Link copied";
+  setTimeout(() => { $("host-share").textContent = "Share the link"; }, 2000);
+});

@@ -18,7 +18,8 @@ listening for joiners on its inbox in the lobby's scope; the sans-I/O host of
 protocol/seat/hosting.py decides who sits where and builds the genesis (as a desktop host's
 node/app/lobby.py does). When the lobby is full the tab signs, the game starts and is kept
 like a joined game (seat 0), so "joined_play" plays it; "lobby_state" shows a hosting tab
-who has taken which seat, then the game id."""
+who has taken which seat, then the game id. "games_offered" lists the games the bundle carries
+(title, players, default options, presets) for the first page's "Host a game" form."""
 
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ from typing import Any
 from protocol import games as engines
 from protocol.engine import BadOptions
 from protocol.games import GameLoadError, UnknownGame
+from protocol.genesis import MAX_LIVE_LIMIT
 from protocol.identity import fingerprint
 from protocol.link.framing import FrameError
 from protocol.link.handshake import HandshakeError, pin_inbox
@@ -396,8 +398,9 @@ async def lobby_host(data: bytes | None) -> dict[str, Any]:
         raise LobbyRefused(str(exc)) from None
     _reachable(url, "the broker", "use the broker's websockets listener")
     options, time_limit = args.get("options") or {}, args.get("time_limit", 0)
-    if type(options) is not dict or type(time_limit) is not int or time_limit < 0:
-        raise LobbyRefused("options must be a map and time_limit a whole number of seconds")
+    if type(options) is not dict or type(time_limit) is not int or not 0 <= time_limit <= MAX_LIVE_LIMIT:
+        raise LobbyRefused(f"options must be a map and time_limit a whole number of seconds, 0 (none) to "
+                           f"{MAX_LIVE_LIMIT}")
     try:
         core = Hosting(tab_store.identity(), str(args["game"]), args["players"], options, os.urandom(16),
                        name=str(args.get("name", "")), time_limit=time_limit)
@@ -419,4 +422,25 @@ async def lobby_host(data: bytes | None) -> dict[str, Any]:
             "players": core.players, "key": fingerprint(core.key.public)}
 
 
-OPS = {"lobby_join": lobby_join, "lobby_host": lobby_host, "lobby_state": lobby_state, "joined_play": joined_play}
+async def games_offered(_: bytes | None) -> dict[str, Any]:
+    """The games this bundle carries, for the first page's "Host a game" form: each one's name,
+    title, players, default options by number of players and presets (the game's options.py
+    PRESETS over the defaults for its fewest players), as the desktop home's New table offers them."""
+    offered = []
+    for name in engines.names():
+        try:
+            engine = engines.get(name)
+            presets = getattr(engines.options_module(name), "PRESETS", {}) or {}
+        except GameLoadError as exc:
+            offered.append({"game": name, "error": str(exc)})
+            continue
+        counts = range(engine.min_players, engine.max_players + 1)
+        defaults = {str(n): engine.default_options(n) for n in counts}
+        offered.append({"game": name, "title": engine.title, "min": engine.min_players, "max": engine.max_players,
+                        "defaults": defaults,
+                        "presets": [{"name": p, "options": dict(o)} for p, o in presets.items()]})
+    return {"games": offered}
+
+
+OPS = {"games_offered": games_offered, "lobby_join": lobby_join, "lobby_host": lobby_host, "lobby_state": lobby_state,
+       "joined_play": joined_play}
