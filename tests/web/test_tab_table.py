@@ -161,7 +161,7 @@ def test_bad_page_input_is_one_clear_line():
         assert await tab_table.table_act(b'{"type": "act"}') == {
             "lines": [{"type": "error", "message": "no game at this table yet"}]}
         table = tab_table.PageTable(post=lambda msg: None)
-        assert table.take({"type": "chat", "text": "hi"})[0]["type"] == "chat_refused"
+        assert (await table.say({"type": "chat", "text": "hi"}))["type"] == "chat_refused"   # no seat yet
         assert table.take({"type": "act", "decision": 1, "action": 0}) == [
             {"type": "error", "message": "that decision is not open (the game has moved on)"}]
 

@@ -8,7 +8,9 @@ Per game a folder games/<game id hex>/ holds:
   secrets.bin   wire {"secret": the per-game secret, "committed": the Player's committed
                 values (Player.secrets())}, as the desktop's: no one else holds them;
   messages.log  every message this seat accepted or signed, in order, in the desktop's
-                format (a magic line, then [4-byte length, 4-byte CRC-32, message] records).
+                format (a magic line, then [4-byte length, 4-byte CRC-32, message] records);
+  chat.jsonl    the table talk, as the desktop's (protocol/seat/chat.py records, one JSON line
+                each, at most chat.MAX_FILE bytes: past that, rewritten with its newest lines).
 
 A write lands in the in-memory file system at once; only `flush()` (tab_store.synced: the
 whole folder to IndexedDB) makes it survive a reload. TabSeat flushes before any frame
@@ -27,10 +29,12 @@ from typing import Any
 
 from protocol import genesis as G, wire
 from protocol.errors import Rejected
+from protocol.seat import chat as talk
 
 import tab_store
 
 GAMES = "games"
+CHAT = "chat.jsonl"
 LOG_MAGIC = b"CARAVAN-LOG\x02\n"
 MAX_RECORD = 1 << 20
 _HEADER = struct.Struct(">II")          # length, CRC-32 of the message
@@ -143,6 +147,25 @@ class StoredGame:
             return False
         _write(self.dir / "secrets.bin", wire.encode({**s, "committed": committed}))
         return True
+
+    def chat(self) -> bytes:
+        """The kept table talk (b"" when there is none, or it cannot be read: talk is never
+        worth refusing a game over)."""
+        try:
+            return (self.dir / CHAT).read_bytes()
+        except OSError:
+            return b""
+
+    def keep_chat(self, line: bytes) -> None:
+        """Append one line of talk (protocol/seat/chat.py `record_line`); past chat.MAX_FILE the
+        file is rewritten with its newest lines, as the desktop's chat.jsonl."""
+        path = self.dir / CHAT
+        size = path.stat().st_size if path.exists() else 0
+        if size + len(line) <= talk.MAX_FILE:
+            with open(path, "ab") as fh:
+                fh.write(line)
+        else:
+            _write(path, talk.newest_lines(self.chat() + line, talk.MAX_FILE // 2))
 
     async def flush(self) -> None:
         """Everything written so far to IndexedDB: it survives a reload once this returns."""

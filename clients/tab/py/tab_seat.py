@@ -16,6 +16,11 @@ something no frame leaves until the store is flushed (to IndexedDB), so a reload
 it sign a second, different message at a seq it sent. Built on a store that holds messages
 (`TabSeat.resume`), it replays them first (as GameNode does) and goes on where it was.
 
+Table talk rides the same links: a `chat` frame goes to `chat` (TabChat: protocol/seat/chat.py's
+rules, the desktop's, on the wall clock), `say` signs and sends this seat's line to every seat,
+and with a store the lines are kept beside the game (tab_games chat.jsonl) so a reload shows
+them again. Talk never stops a game: a refused line is counted and logged, naming why.
+
 What a peer sends that is refused (a forged or illegal message) is kept in `refused` with
 the peer it came from and logged naming the signer; a frame the core does not know is
 dropped and logged naming the peer."""
@@ -24,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Protocol
 
@@ -36,6 +42,7 @@ from protocol.seat.core import SeatCore
 from protocol.seat.turn import Turn
 from protocol.seat.vote import Hooks
 from protocol.seat.watch import Watchdog
+from protocol.seat import chat as talk
 from protocol.session import Session
 
 log = logging.getLogger("caravan.tab.seat")
@@ -89,6 +96,29 @@ class Outcome:
     refused: list[Refusal] = field(default_factory=list)
 
 
+class TabChat(talk.Lines):
+    """This seat's table talk: the desktop's rules (protocol/seat/chat.py) with the lines kept
+    in the game's store, when there is one (loaded back on a resume)."""
+
+    def __init__(self, genesis: G.Genesis, key: SigningKey, names: list[str], store: Any = None,
+                 clock: Callable[[], float] = time.time):
+        super().__init__(genesis.game_id, list(genesis.seats), names, clock, key=key)
+        self.store = store
+        if store is not None:
+            self.load(store.chat())
+
+    def _keep(self, record: dict[str, Any]) -> None:
+        if self.store is not None:
+            try:
+                self.store.keep_chat(talk.record_line(record))
+            except OSError as exc:
+                log.warning("seat %s: could not keep a chat line: %s", self.seat, exc.strerror or exc)
+
+    def _refused(self, link_seat: int, error: talk.ChatError) -> None:
+        log.warning("seat %s: chat line from the link of seat %d refused: %s (%d refused so far)",
+                    self.seat, link_seat, error, self.refused)
+
+
 class TabSeat:
     """One seat of a game (see the module doc)."""
 
@@ -125,6 +155,9 @@ class TabSeat:
         self._durable = asyncio.Event()            # clear while own messages wait for the store's flush
         self._durable.set()
         self.replayed = self._replay() if store is not None else 0
+        names = store.meta()["names"] if store is not None else []
+        names = [str(names[s]) if s < len(names) else f"seat {s}" for s in range(len(self.genesis.seats))]
+        self.chat = TabChat(self.genesis, key, names, store)
 
     @classmethod
     def resume(cls, store: Any, key: SigningKey, decider: Decider, links: dict[int, Link],
@@ -209,8 +242,24 @@ class TabSeat:
             self._wake()
         for reply in reaction.replies:
             await self._send(peer, reply)
+        if reaction.kind == "chat":
+            await self._heard(peer, frame)
         if reaction.kind == "genesis?":
             await self._send(peer, {"t": "genesis", "g": self.genesis_raw, "peers": {}})
+
+    async def _heard(self, peer: int, frame: dict) -> None:
+        """A peer's line of talk: shown (the chat's listeners) and kept when it passes the rules."""
+        if self.chat.receive(peer, frame) is not None and self.store is not None:
+            await self.store.flush()
+
+    async def say(self, text: Any) -> dict[str, Any]:
+        """Sign, keep and send one line typed at this seat (talk.ChatError when it is refused:
+        empty, too long, too fast); the shown line."""
+        line, frame = self.chat.sign(text)
+        if self.store is not None:
+            await self.store.flush()
+        await self._send_all(frame)
+        return line
 
     async def _ingest(self, raw: bytes, peer: int) -> None:
         intake = self.mesh.receive(raw, peer)        # deck proofs checked inline: no threads here

@@ -8,9 +8,15 @@ advances (worker.js's `{page: text}` messages), and the page answers through the
 Every line is built from this seat's own view (its narration Table with its own knowledge,
 the decision's view): nothing in them holds another seat's hidden value.
 
+The table talk is the seat's (TabSeat.chat, TabSeat.say): its lines go to the page as they
+come ("chat"), a (re)opened page gets them all ("chat_history"), and the page's
+{"type": "chat", "text"} is signed and sent to every seat, answered "chat_said" or
+"chat_refused" with the reason, as the desktop page server answers (node/pages/web.py).
+
 Ops (JSON-able dicts out): "table_open" (the page's socket opened: the lines a fresh page
 needs, `lines`), "table_act" (a line the page sent, JSON bytes: {"type": "act", "decision",
-"action"}; an answer that is not an offered id gets an "error" line, as the client API's)."""
+"action"} or {"type": "chat", "text"}; an answer that is not an offered id gets an "error"
+line, as the client API's)."""
 
 from __future__ import annotations
 
@@ -23,6 +29,7 @@ from typing import Any, Callable
 
 from clients import narrate, table_lines
 from protocol import engine as E, games
+from protocol.seat.chat import ChatError
 
 log = logging.getLogger("caravan.tab.table")
 
@@ -67,6 +74,8 @@ class PageTable:
                                         "names": self.names, "options": g.options, "game_id": g.game_id.hex(),
                                         "time_limit": g.time_limit, "pace": g.pace, "spectators_read_chat": False})
         self._send(self.hello)
+        seat.chat.names[:] = self.names
+        seat.chat.listeners.append(self._send)
         seat.on_events = self.on_events
         run.add_done_callback(lambda _: self.finish())
         self._draw()
@@ -157,11 +166,20 @@ class PageTable:
             self._send({"type": "decided", "decision": decided})
         return legal[choice]
 
+    async def say(self, msg: dict[str, Any]) -> dict[str, Any]:
+        """The page's {"type": "chat", "text"}: signed and sent to every seat. The page is
+        answered either way, so that it clears its box only for a line that was said."""
+        typed = msg.get("text")
+        if self.seat is None:
+            return {"type": "chat_refused", "text": typed, "message": "chat opens when the game starts"}
+        try:
+            line = await self.seat.say(typed)
+        except ChatError as exc:
+            return {"type": "chat_refused", "text": typed, "message": str(exc)}
+        return {"type": "chat_said", "text": typed, "said": line["text"]}
+
     def take(self, msg: Any) -> list[dict[str, Any]]:
-        """A line from the page: [] when taken, else the lines that answer it (an error)."""
-        if isinstance(msg, dict) and msg.get("type") == "chat":
-            return [{"type": "chat_refused", "text": msg.get("text"),
-                     "message": "table talk is not in the tab yet"}]
+        """A move from the page: [] when taken, else the lines that answer it (an error)."""
         pending = self.pending
         refused = table_lines.act_error(msg, None if pending is None else pending["decision"], len(self._legal))
         if refused is None and (self._answer is None or self._answer.done()):
@@ -175,6 +193,8 @@ class PageTable:
         """What a page that opens now needs, in order."""
         lines = [m for m in (self.hello,) if m]
         lines.append({"type": "history", "events": list(self.history)})
+        if self.seat is not None:
+            lines.append({"type": "chat_history", "lines": list(self.seat.chat.lines)})
         return lines + [m for m in (self.board, self.pending, self.result) if m]
 
     def _send(self, msg: dict[str, Any]) -> None:
@@ -215,6 +235,8 @@ async def table_act(data: bytes | None) -> dict[str, Any]:
     table = _tables.current
     if table is None:
         return {"lines": [table_lines.error("no game at this table yet")]}
+    if isinstance(msg, dict) and msg.get("type") == "chat":
+        return {"lines": [await table.say(msg)]}
     return {"lines": table.take(msg)}
 
 
