@@ -11,6 +11,10 @@ receiver apply to the same numbers), the last KEEP lines in memory and about MAX
 on disk (the newest lines). A table whose host allowed it (`--spectators-chat`) also shows
 its talk to spectators: each player's node passes on the signed lines it holds, and the
 spectator checks them with the same `Lines` code (specs/node.md "Spectators").
+
+The rules themselves (signing, checking, the rate rule, the kept records) are
+protocol/seat/chat.py's, shared with the browser tab; this module is the desktop's shell:
+the wall clock, the window of $CARAVAN_CHAT_WINDOW, the log, the async `say`, chat.jsonl.
 """
 
 from __future__ import annotations
