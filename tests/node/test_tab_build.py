@@ -72,8 +72,13 @@ def test_hashed_names_carry_the_content_hash():
     assert tab_build.hashed_name("worker.js", data) == f"worker.{h}.js"
 
 
+def page_files() -> dict[str, bytes]:
+    """The bundle's page files as the builder gathers them: clients/tab's and the table page's."""
+    return {**{name: (tab_build.SOURCES / name).read_bytes() for name in tab_build.PAGE_FILES}, **tab_build.table_page()}
+
+
 def test_files_that_name_others_point_at_their_hashed_names():
-    files = {name: (tab_build.SOURCES / name).read_bytes() for name in tab_build.PAGE_FILES}
+    files = page_files()
     out, manifest = tab_build.assemble(files, {})
     entries = json.loads(manifest)["files"]
     app = json.loads(out[entries["app.webmanifest"]["path"]])
@@ -82,10 +87,14 @@ def test_files_that_name_others_point_at_their_hashed_names():
     for name in ("tab.js", "tab.css", "app.webmanifest", "icon-192.png"):
         assert f'"{entries[name]["path"]}"' in page
     assert tab_build.PLACEHOLDER.search(page) is None
+    table = out[entries["table.html"]["path"]].decode()
+    for name in ("python.js", "table.js", "style.css"):
+        assert f'"{entries[name]["path"]}"' in table
+    assert tab_build.PLACEHOLDER.search(table) is None and 'id="board"' in table   # the desktop page's body
 
 
 def test_an_unknown_placeholder_is_refused():
-    files = {name: (tab_build.SOURCES / name).read_bytes() for name in tab_build.PAGE_FILES}
+    files = page_files()
     files["app.webmanifest"] = b'{"icons": [{"src": "@nothing.png@"}]}'
     with pytest.raises(tab_build.BuildError, match="app.webmanifest has a placeholder the builder does not know: @nothing.png@"):
         tab_build.assemble(files, {})

@@ -14,7 +14,7 @@ from selenium.webdriver.common.by import By
 
 from protocol.verify import verify_bytes
 from tests.games.pick import cli_options, installed, option_args, quick, short_game
-from tests.helpers import timeout as scaled
+from tests.helpers import timeout as scaled, wait_until
 from tests.web.conftest import console_errors, web_game
 
 GAMES = [(game, players, cli_options(options)) for game in installed() for players, options in [short_game(game)]]
@@ -107,6 +107,12 @@ def play_by_clicking(driver, url: str, seed: int, timeout: float, reload_after: 
     raise AssertionError(f"no result within {scaled(timeout):g} s after {stats}; page says {conn!r}, {status!r}")
 
 
+FILES = """const box = document.getElementById("result-files");
+const badge = box.querySelector(".badge.ok");
+const links = [...box.querySelectorAll("a")].map((a) => a.textContent);
+return badge && links.includes("download the transcript") ? {badge: badge.textContent, links} : null;"""
+"""The game-over box's verify badge and links, read in one go (null until both are there)."""
+
 @pytest.mark.parametrize("game,players,options", GAMES, ids=[g[0] for g in GAMES])
 def test_a_whole_game_in_the_browser(tmp_path: Path, browser, game: str, players: int, options: list[str]):
     host, bots, url = web_game(tmp_path, game, players, options)
@@ -119,12 +125,10 @@ def test_a_whole_game_in_the_browser(tmp_path: Path, browser, game: str, players
         assert "Won by" in browser.find_element(By.ID, "result-text").text
         # game over: the score table, the verify badge and the transcript to keep
         assert browser.find_elements(By.CSS_SELECTOR, "#result-table tbody tr")
-        deadline = time.monotonic() + scaled(15)              # they follow the result
-        while not browser.find_elements(By.CSS_SELECTOR, "#result-files .badge") and time.monotonic() < deadline:
-            time.sleep(0.1)                                   # a poll's pause inside the bounded wait
-        assert "Verified" in browser.find_element(By.CSS_SELECTOR, "#result-files .badge.ok").text
-        links = [a.text for a in browser.find_elements(By.CSS_SELECTOR, "#result-files a")]
-        assert "download the transcript" in links
+        # they follow the result, each as it is ready (the box is drawn again each time: read it in one go)
+        files = wait_until(lambda: browser.execute_script(FILES), 15, "the verify badge and the transcript link",
+                           why=lambda: browser.execute_script(FILES))
+        assert files["badge"].startswith("Verified") and "download the transcript" in files["links"], files
         transcript = host.wait_for("transcript", timeout=60)
         assert transcript["verified"] is True
         assert verify_bytes(Path(transcript["path"]).read_bytes()).ok
