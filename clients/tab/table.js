@@ -19,6 +19,7 @@ window.caravanTab = {
 // The game this page plays (`#game=ID`, as the tab's first page links it): resumed from the
 // tab's store (IndexedDB), so a reload or a phone that dropped the page goes on where it was.
 const game = new URLSearchParams(location.hash.slice(1)).get("game");
+window.addEventListener("hashchange", () => location.reload());   // another game's link: that game's page
 
 // What app.js takes for its WebSocket (readyState, onopen, onmessage, onclose, send).
 class WorkerSocket {
@@ -55,7 +56,7 @@ class WorkerSocket {
     this.readyState = 3;
     const conn = document.getElementById("conn");
     if (this.onclose) this.onclose({ code: 4403 });     // app.js: no retry
-    if (conn) conn.textContent = `Refused: ${error.message}`;
+    if (conn) conn.textContent = `Refused: ${error.message.replace(/^[a-z_]+: /, "")}`;   // the refusal, not the op
   }
 }
 

@@ -10,6 +10,7 @@ in a network namespace of the test's own (tests/web/test_tab_net.py says why).""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -123,3 +124,31 @@ def test_a_friend_joins_from_a_phone_tab_by_the_invite_link_and_plays_to_the_end
     assert cli.returncode == 0, cli.stdout + cli.stderr
     genesis = G.parse(GameStore(g.dirs[0], bytes.fromhex(game_id)).genesis())
     assert genesis.seats[1].hex() == me["public"]             # the tab's own key holds its seat
+
+
+def test_a_table_link_to_a_game_this_tab_does_not_hold_says_so(driver, server, bundle):  # noqa: F811
+    """`table.html#game=ID` of a game not in this browser's store (a link from another phone, a
+    store cleared): the table page says why in one line, and nothing else happens."""
+    manifest = json.loads((bundle.out / "manifest.json").read_bytes())
+    driver.get("about:blank")                          # not a hash change of a table page already open
+    driver.get(f"{server}{manifest['files']['table.html']['path']}#game=ffff")
+    ready(driver)
+    said = wait_until(lambda: refused(driver, "ffff"), 30, "the table page's refusal", why=lambda: conn(driver))
+    assert said == ("Refused: no stored game 'ffff' in this browser (a game is kept in the browser "
+                    "that joined it: open it from there)"), said
+    assert not driver.find_element(By.ID, "decide").is_displayed()
+    driver.execute_script("location.hash = 'game=eeee'")   # another game's link on the open page: that game's page
+    wait_until(lambda: refused(driver, "eeee"), 30, "the other game's refusal", why=lambda: conn(driver))
+
+
+def conn(driver) -> str:
+    """The table page's connection line ("" while the page is loading)."""
+    try:
+        return driver.find_element(By.ID, "conn").text
+    except Exception:                  # noqa: BLE001 - the page is (re)loading: nothing to read yet
+        return ""
+
+
+def refused(driver, game: str) -> str | None:
+    said = conn(driver)
+    return said if said.startswith("Refused:") and f"'{game}'" in said else None

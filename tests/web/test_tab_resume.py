@@ -78,7 +78,8 @@ def test_a_tab_seat_reloaded_mid_game_resumes_its_stored_game_and_finishes_it(ta
     assert report.ok and report.complete and report.messages == result["messages"] > 0, report.to_json()
     unknown = base64.b64encode(msgpack.packb({"game_id": "ffff", "seed": 1})).decode()
     again = page.execute_async_script(CALL, "game_resume", unknown)
-    assert again == {"ok": False, "error": "game_resume failed: LookupError: no stored game 'ffff' in this tab"}, again
+    assert again == {"ok": False, "error": "game_resume: no stored game 'ffff' in this browser (a game is "
+                                              "kept in the browser that joined it: open it from there)"}, again
 
 
 def test_the_links_a_tab_dials_are_dialled_again_when_a_desktop_cuts_them(tab, broker, tmp_path):  # noqa: F811

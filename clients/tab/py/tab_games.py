@@ -40,6 +40,11 @@ MAX_RECORD = 1 << 20
 _HEADER = struct.Struct(">II")          # length, CRC-32 of the message
 
 
+class NoSuchGame(LookupError, ValueError):
+    """A game id this tab's store does not hold (or not one game): a refusal in one line (a
+    ValueError, as the worker's refusals are)."""
+
+
 class GameFileError(ValueError):
     """A stored game's file is missing or damaged: one line naming the file and the cause."""
 
@@ -198,15 +203,16 @@ def load(game_id: str | bytes) -> StoredGame:
     """The stored game `game_id` (bytes, or its hex or a unique prefix of it): its files checked."""
     prefix = game_id.hex() if isinstance(game_id, bytes) else str(game_id).lower()
     if not prefix or any(c not in "0123456789abcdef" for c in prefix):
-        raise LookupError(f"{prefix[:20]!r} is not a game id (hex)")
+        raise NoSuchGame(f"{prefix[:20]!r} is not a game id (hex)")
     root = _root()
     found = []
     if root.exists():
         found = sorted(p for p in root.glob(f"{prefix}*") if (p / "genesis.bin").exists())
     if not found:
-        raise LookupError(f"no stored game {prefix[:16]!r} in this tab")
+        raise NoSuchGame(f"no stored game {prefix[:16]!r} in this browser (a game is kept in the browser "
+                         "that joined it: open it from there)")
     if len(found) > 1:
-        raise LookupError(f"{prefix!r} matches {len(found)} stored games; give more of the id")
+        raise NoSuchGame(f"{prefix!r} matches {len(found)} stored games; give more of the id")
     game = StoredGame(found[0])
     game.genesis(), game.meta(), game.secrets(), game.messages()      # each damaged file named now
     return game
