@@ -16,6 +16,7 @@ from typing import Any, Awaitable, Callable
 import trio
 
 from protocol import games, genesis as G, wire
+from protocol.link.relay_url import tab_link
 
 from ..net import discovery, mdns
 from . import lobby, mail_lobby
@@ -245,6 +246,9 @@ async def _host_relayed(the_lobby: lobby.Lobby, seat: Seat, bots: list[str], tas
                         lobby=the_lobby.lobby_id.hex(), port=None, relay=str(seat.relay),
                         host_key=the_lobby.pin.hex())
             seat.status(f"others join with:  caravan join {invite}", "invite", invite=invite)
+            if seat.tab:
+                link = tab_link(seat.tab, invite)
+                seat.status(f"friends in a browser tab (a phone too) open:  {link}", "tab_link", link=link)
             relay.announce(the_lobby.lobby_id, {**the_lobby.status(), "port": None})
             helpers = start_bots(list(bots), invite, seat) if bots else []
             the_lobby.places = dict(seat.bot_places)

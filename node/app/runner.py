@@ -69,6 +69,8 @@ class Seat:
     """--relay / an invite: the MQTT broker (a relay_url.RelayUrl) all links go through."""
     relay_auth: str | None = None
     """--relay-auth FILE: USER:PASSWORD for the broker (an invite's or a resumed game's)."""
+    tab: str | None = None
+    """host --tab URL: the browser tab's address; the host also prints the link that opens it with the invite."""
     join_timeout: float = lobby.JOIN_TIMEOUT
     """--join-timeout: how long a joiner keeps asking a lobby through a broker that does not answer."""
     bot_homes: list[str] = field(default_factory=list)

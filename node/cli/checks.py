@@ -126,6 +126,22 @@ def relay(url: str | None, auth_file: str | None) -> Any:
         raise UsageError(str(exc) if str(exc).startswith("--") else f"--relay {exc}") from None
 
 
+def tab(url: str | None, relay: Any) -> str | None:
+    """--tab URL: the browser tab's address, checked now (an http(s) URL; a broker a tab
+    reaches: --relay ws:// or wss://); None without --tab."""
+    from protocol.link.relay_url import tab_address
+
+    if url is None:
+        return None
+    if relay is None or not relay.websockets:
+        raise UsageError("--tab needs --relay ws://HOST:PORT or wss://... (a tab reaches a broker by its websockets "
+                         "listener only)")
+    try:
+        return tab_address(url)
+    except ValueError as exc:
+        raise UsageError(f"--tab: {exc}") from None
+
+
 def invite(text: str, auth_file: str | None) -> Any:
     """A join target that is an invite (caravan+mqtt://HOST:PORT/LOBBY_ID/HOST_KEY): its broker, with
     --relay-auth FILE's credentials."""

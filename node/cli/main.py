@@ -154,6 +154,7 @@ def cmd_host(args: argparse.Namespace) -> int:
         raise UsageError("--until-idle is for a turn-based table through a broker: add --pace turn-based and "
                          "--relay URL (its seats' nodes then need not run at the same time)")
     seat = _seat(args)
+    seat.tab = check.tab(args.tab, seat.relay)
     setup_logging(args, seat.status)
     return _run_node(args, lambda seat: app.host(args.game, args.players, options, seat,
                                                   announce=not args.no_discovery,
@@ -590,6 +591,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "listener; mqtt://USER:PASSWORD@HOST "
                         "or --relay-auth FILE to log in): prints an invite, caravan+mqtt://HOST:PORT/LOBBY_ID/HOST_KEY, "
                         "for the others to join with")
+    h.add_argument("--tab", metavar="URL",
+                   help="the address of the browser tab your group uses (a copy of make tab's bundle; caravan tab "
+                        "--check URL): also prints a link that opens it with the invite, for friends who join from "
+                        "a browser or a phone (needs --relay ws:// or wss://)")
     _node_args(h)
     _until_idle_arg(h, "once the table's advert and this seat's postbox are on the broker (its lobby goes by "
                        "mail: go on with caravan resume LOBBY_ID --until-idle)")

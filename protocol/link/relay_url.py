@@ -120,3 +120,23 @@ def parse_invite(text: str) -> Invite:
                          "which ends with /LOBBY_ID/HOST_KEY")
     pin = parse_pin(path[1], repr(text))
     return Invite(_url(parts, port, parts.scheme.removeprefix(INVITE_PREFIX)), lobby, pin)
+
+
+def tab_address(tab: str) -> str:
+    """`tab` if it is the address of a browser tab (an http(s) URL with no #fragment, where a
+    group keeps a copy of `make tab`'s bundle); ValueError of one line otherwise."""
+    parts = urlsplit(tab)
+    if parts.scheme not in ("https", "http") or not parts.netloc or parts.fragment:
+        raise ValueError(f"{tab!r} is not a tab's address: an https:// (or http://) URL with no #fragment, "
+                         "where your group keeps a copy of the tab (make tab; caravan tab --check URL)")
+    return tab
+
+
+def tab_link(tab: str, invite: str) -> str:
+    """The link that opens the browser tab at `tab` with `invite` filled in (`#invite=`,
+    URL-encoded): what a friend on a phone follows. ValueError (one line) for an address that
+    is not a tab's, or an invite through a broker a tab cannot reach (not ws:// or wss://)."""
+    if not parse_invite(invite).url.websockets:
+        raise ValueError("a tab reaches a broker by its websockets listener only: host with --relay ws://... or "
+                         "wss://...")
+    return f"{tab_address(tab)}#invite={quote(invite, safe='')}"

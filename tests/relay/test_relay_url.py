@@ -3,10 +3,12 @@ anything starts) for everything that does not."""
 
 import subprocess
 import sys
+from urllib.parse import unquote
 
 import pytest
 
 from node.net.relay_url import Invite, RelayUrl, parse_invite, parse_relay_url, with_auth
+from protocol.link.relay_url import tab_link
 from tests.games.pick import some_game
 from tests.helpers import timeout
 from tests.node.procs import ROOT, env
@@ -82,6 +84,18 @@ def test_bad_invites(text, says):
     with pytest.raises(ValueError) as exc:
         parse_invite(text)
     assert says in str(exc.value) and "\n" not in str(exc.value)
+
+
+def test_a_tab_link_opens_the_tab_with_the_invite_filled_in():
+    invite = parse_relay_url("ws://broker.example.org:9001").invite("ab" * 16, bytes(range(16)))
+    link = tab_link("https://tab.example.org/", invite)
+    assert link == "https://tab.example.org/#invite=" + invite.replace(":", "%3A").replace("/", "%2F").replace("+", "%2B")
+    assert parse_invite(unquote(link.split("#invite=", 1)[1])).lobby == "ab" * 16
+    with pytest.raises(ValueError, match="websockets listener only"):
+        tab_link("https://tab.example.org/", parse_relay_url("mqtt://broker.example.org").invite("ab" * 16, bytes(16)))
+    for bad in ("tab.example.org", "ftp://tab.example.org/", "https://tab.example.org/#x", "https://"):
+        with pytest.raises(ValueError, match="is not a tab's address"):
+            tab_link(bad, invite)
 
 
 def test_relay_auth_file(tmp_path):

@@ -1,12 +1,13 @@
 """A friend joins from a phone's browser tab, as the README shows it (issue 32): a desktop
-`caravan host --relay ws://...` prints an invite; the friend opens the tab's link carrying it
-(`#invite=...`), types a name and takes a seat; the tab shows the seats while the lobby fills
-(a desktop joiner comes last), then opens the table page of the game it stored; the friend
-plays by clicking moves; the page is reloaded mid-game and the game goes on from the tab's
-store; the game ends with the tab's transcript byte-identical to the desktops', verified on
-the page and by `caravan verify`. All at 390×844. With CARAVAN_TAB_SHOTS=DIR the pictures
-the README shows are written there (tab-join-phone.png, tab-table-phone.png, tab-move-phone.png). Mosquitto runs
-in a network namespace of the test's own (tests/web/test_tab_net.py says why)."""
+`caravan host --relay ws://... --tab URL` prints an invite and the link that opens the tab with
+it; the friend opens that link (`URL#invite=...`), types a name and takes a seat; the tab shows
+the seats while the lobby fills (a desktop joiner comes last), then opens the table page of the
+game it stored; the friend plays by clicking moves; the page is reloaded mid-game and the game
+goes on from the tab's store; the game ends with the tab's transcript byte-identical to the
+desktops', verified on the page and by `caravan verify`. All at 390×844. With
+CARAVAN_TAB_SHOTS=DIR the pictures the README shows are written there (tab-join-phone.png,
+tab-table-phone.png, tab-move-phone.png). Mosquitto runs in a network namespace of the test's
+own (tests/web/test_tab_net.py says why)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from protocol import genesis as G
 from protocol.verify import verify_bytes
 from tests.games.pick import cli_options, quick_game, short_game
 from tests.helpers import wait_until
-from tests.node.procs import ROOT, env
+from tests.node.procs import ROOT, env, read_until
 from tests.relay.nodes import RelayedGame
 from tests.web.tab_fixtures import bundle, driver, server  # noqa: F401 - fixtures
 from tests.web.tab_page import READY, call, click_a_move
@@ -55,10 +56,12 @@ def test_a_friend_joins_from_a_phone_tab_by_the_invite_link_and_plays_to_the_end
     page, out = driver, shots(tmp_path)
     _, ws_url = broker
     page.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", PHONE)
-    g = RelayedGame(tmp_path, ws_url, GAME, 3, OPTIONS, host_args=["--name", "Ada"], join_args=["--name", "Cy"],
-                    joiners=0)
+    g = RelayedGame(tmp_path, ws_url, GAME, 3, OPTIONS, host_args=["--name", "Ada", "--tab", server],
+                    join_args=["--name", "Cy"], joiners=0)
     try:
-        page.get(f"{server}#invite={quote(g.invite, safe='')}")
+        link = read_until(g.host, "tab_link", timeout=20)["link"]      # what `caravan host --tab URL` printed
+        assert link == f"{server}#invite={quote(g.invite, safe='')}", link
+        page.get(link)
         ready(page)
         assert page.find_element(By.ID, "join-invite").get_attribute("value") == g.invite
         fingerprint = wait_until(lambda: page.find_element(By.ID, "key-fingerprint").text.strip("…"), 30,
