@@ -2,14 +2,15 @@
 `caravan host GAME --relay URL` prints, the tab dials the lobby through the broker
 (tab_relay, pinned to the invite's host key), takes a seat with its own key
 (tab_store.identity), checks the offered genesis exactly as a desktop joiner does (the
-sans-I/O joiner of protocol/seat/joiner.py), signs it, and then plays the game over its
-relay links (tab_seat_ops.relay_seat).
+sans-I/O joiner of protocol/seat/joiner.py), signs it, keeps the game in its store
+(tab_games) and then plays it over its relay links (tab_seat_ops.play_stored).
 
 Ops (msgpack in, a JSON-able dict out): "lobby_join" {invite, name?, game? (the game it must
 be), within? (seconds to keep asking a silent lobby)} -> {game_id, seat, game, players,
-names}; "lobby_state" the seats while a join waits; "joined_play" {game_id, seed, within?}
-plays a joined game with the seeded random decider. The per-game secret is made here and
-stays in this worker: no answer, log line or page ever holds it. A refusal is an op error of
+names}; "lobby_state" the seats while a join waits; "joined_play" {game_id, seed, within?,
+decider?} plays a joined game (the table page opens it with `game_resume` instead, from the
+store). The per-game secret is made here and kept in the tab's store: no answer, log line or
+page ever holds it. A refusal is an op error of
 one line naming its cause.
 
 The tab hosts too: "lobby_host" {url (the broker's ws:// or wss:// URL), game, players,

@@ -20,9 +20,10 @@ keeps every message there; "game_resume" {game_id, seed, within?, key?} runs a s
 seat again after a reload, its log replayed, through the broker the tab is connected to;
 "games_list" lists the stored games (nothing secret).
 
-The key and the per-game secret come in the op for now: a table made in the tab (its key
-from tab_store, the genesis signed in a lobby) is the next step (issue 32, item 3). The bot
-is a seeded random choice: the bots of clients/ are not in the bundle."""
+Here the key seed and the per-game secret come in the op (tests, benchmarks); a game the tab
+joins or hosts (tab_lobby) has the tab's own key and is played from its store (`play_stored`).
+The decider is the table page ({"decider": "page"}) or a seeded random choice (the bots of
+clients/ are not in the bundle)."""
 
 from __future__ import annotations
 
@@ -152,23 +153,16 @@ async def seat_relay(data: bytes | None) -> dict[str, Any]:
     connected to (broker_connect), as desktop nodes link in a game: it dials the seats after
     it and takes the links the seats before it open, each proving its key; then it plays.
     {within?}: seconds to wait for those links. {store?, names?}: keep the game in the tab."""
-    args = request(data, "seat_relay", "genesis", "key", "secret", "seed")
-    return await relay_seat(args, SigningKey.from_seed(args["key"]))
-
-
-async def relay_seat(args: dict[str, Any], key: SigningKey, endpoint: Any = None) -> dict[str, Any]:
-    """`seat_relay` for `args` {genesis, secret, seed, within?, sync?} and `key`; `endpoint`: the
-    game's inbox already listened on (a lobby's joiner listens before it signs, tab_lobby)."""
     import tab_games
     import tab_net
 
-    genesis, me = _seat_of(args, key)
+    args, key, genesis, me = _seat_args(data, "seat_relay")
     store = None
     if args.get("store"):                  # stored before anything is signed here (the genesis is, already)
         names = args.get("names") or [f"seat {i}" for i in range(len(genesis.seats))]
         store = tab_games.create(args["genesis"], me, args["secret"], [str(n) for n in names], tab_net.broker().url)
         await store.flush()
-    return await _relay(args, key, genesis, store, endpoint, wait=True)
+    return await _relay(args, key, genesis, store, None, wait=True)
 
 
 async def _relay(args: dict[str, Any], key: SigningKey, genesis: G.Genesis, store: Any, endpoint: Any,
