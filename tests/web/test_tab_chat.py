@@ -112,10 +112,13 @@ def test_the_tab_and_desktop_nodes_talk_at_the_table_and_a_reload_shows_the_talk
         wait_until(lambda: "you: hello from the tab" in _log(page), 30, "the tab's own line on its page")
         wait_until(lambda: box.get_attribute("value") == "", 30, "the box cleared once the line was said")
 
-        # a desktop's line shows on the tab's page with its name
+        # a desktop's line shows on the tab's page with its name, and at the other desktop
+        # once their link is up (a line said while a link is down is lost to that seat)
+        wait_until(lambda: 2 in desks.nodes[1].conns and 1 in desks.nodes[2].conns, 60, "the desktops' link")
         desks.say(1, "hi from desk one")
         wait_until(lambda: "Desk1: hi from desk one" in _log(page), 60, "the desktop's line on the page",
                    why=lambda: _log(page))
+        wait_until(lambda: "hi from desk one" in desks.texts(2), 60, "desk one's line at desk two")
 
         # seat 2's node sends a line of seat 1 under its own key (forged), then an honest line:
         # the honest one shows, the forged one never does (the links keep their order)
@@ -125,6 +128,8 @@ def test_the_tab_and_desktop_nodes_talk_at_the_table_and_a_reload_shows_the_talk
         desks.say(2, "honest desk two")
         wait_until(lambda: "Desk2: honest desk two" in _log(page), 60, "the honest line after the forged one")
         assert not any("forged" in line for line in _log(page)), _log(page)
+        wait_until(lambda: "honest desk two" in desks.texts(1), 60, "desk two's line at desk one")
+        assert not any("forged" in text for text in desks.texts(1)), desks.texts(1)
 
         # the page reloaded: the stored game resumes, and its talk shows again
         said = ["you: hello from the tab", "Desk1: hi from desk one", "Desk2: honest desk two"]
