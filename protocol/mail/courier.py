@@ -68,7 +68,7 @@ class _Held:
 
 
 @dataclass
-class _Seat:
+class _Side:
     """One other seat's side of the courier: its letters waiting for the game, the one the
     game is handling, the last heads sent to it, when its last letter came."""
     held: deque[_Held] = field(default_factory=deque)
@@ -91,7 +91,7 @@ class Courier:
         self.last_activity = 0.0
         """When a letter was last handed to the game or an envelope sealed (the shell's clock)."""
         self.refused = 0
-        self._seats = {s: _Seat() for s in mailbox.others}
+        self._sides = {s: _Side() for s in mailbox.others}
         self._delivered: set[tuple[int, bytes, int]] = set()   # letters handed to the links in this run
         self._gap_since: float | None = None
 
@@ -114,9 +114,9 @@ class Courier:
                 counts = [0] * len(self.seats)
                 counts[author] = msg.seq + 1
         elif type(frame) is dict and frame.get("t") == "heads":
-            if frame.get("h") == self._seats[seat].last_heads:
+            if frame.get("h") == self._sides[seat].last_heads:
                 return False
-            self._seats[seat].last_heads = list(frame.get("h") or [])
+            self._sides[seat].last_heads = list(frame.get("h") or [])
         self.outbox.append((seat, self.mailbox.seal(seat, frame, counts)))
         self.last_activity = now
         return True
@@ -142,7 +142,7 @@ class Courier:
         if letter is None or key in self._delivered:
             return Arrival(ack=True)                     # a duplicate
         self._delivered.add(key)
-        side = self._seats[letter.sender]
+        side = self._sides[letter.sender]
         side.last_letter = now
         body = letter.body
         if type(body) is not dict or body.get("t") not in FRAMES:
@@ -159,7 +159,7 @@ class Courier:
         """The game handled the letter from `seat` it was given last (it asks for the next one):
         that letter's copies are duplicates from now on, and its envelope is acknowledged with the
         next batch (`due`). False: none was being handled."""
-        side = self._seats[seat]
+        side = self._sides[seat]
         if side.taking is None:
             return False
         self.mailbox.mark(side.taking.letter)
@@ -170,7 +170,7 @@ class Courier:
     def hand(self, seat: int, now: float) -> Any:
         """The body of the next letter from `seat` for the game (None: none waits); call `taken`
         first. A valid `heads` tells the mailbox what the seat holds and which of ours it took."""
-        side = self._seats[seat]
+        side = self._sides[seat]
         if not side.held:
             return None
         held = side.taking = side.held.popleft()
@@ -185,13 +185,13 @@ class Courier:
 
     def waiting(self, seat: int) -> int:
         """Letters from `seat` handed to its link and not yet taken by the game."""
-        side = self._seats[seat]
+        side = self._sides[seat]
         return len(side.held) + (side.taking is not None)
 
     def busy(self) -> bool:
         """Something is still on its way in or out of the courier (the postbox's own publishes
         in flight are the shell's to add)."""
-        return bool(self.outbox or self.to_ack or any(self.waiting(s) for s in self._seats))
+        return bool(self.outbox or self.to_ack or any(self.waiting(s) for s in self._sides))
 
     # ------------------------------------------------------------------ upkeep
     def check(self, now: float) -> list[str]:
@@ -200,7 +200,7 @@ class Courier:
         seat that kept writing has not acknowledged for RESEND_AFTER are presumed lost."""
         self._settle_gaps(now)
         notes = []
-        for seat, side in self._seats.items():
+        for seat, side in self._sides.items():
             unacked = self.mailbox.unacked(seat)
             if unacked <= 0:
                 side.unacked_since = None
@@ -224,7 +224,7 @@ class Courier:
         elif now - self._gap_since >= GAP_WAIT:
             self.mailbox.settle()
             self._gap_since = None
-            for side in self._seats.values():
+            for side in self._sides.values():
                 side.last_heads = None                   # the next heads goes out, with the new ack
 
     def reported(self) -> dict[int, list[int]]:
