@@ -300,7 +300,7 @@ class Mailbox:
 
     def mark(self, letter: Letter) -> None:
         """Count `letter` as taken (its duplicates are dropped from now on): at once in `open`,
-        or, with mark=False there, once the node has taken it (node/net/mail_links.py: a letter
+        or, with mark=False there, once the node has taken it (protocol/mail/courier.py: a letter
         opened but not taken when the node stops must come again at its next run)."""
         by = self.streams[letter.sender]
         stream = by.get(letter.epoch)

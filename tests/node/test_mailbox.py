@@ -183,20 +183,22 @@ class FakePostbox:
 
 
 async def test_a_running_node_resends_what_a_writing_seat_never_acknowledged(table, tmp_path):
-    from node.net.mail_links import RESEND_AFTER, MailTransport
+    from node.net.mail_links import MailTransport
+    from protocol.mail.courier import RESEND_AFTER
 
     _, _, (a, b, _) = table
     ta = MailTransport(FakePostbox(), a, tmp_path)
     ta.post(ta.links[1], {"t": "msg", "m": b"not a chain message"})     # not parsable: never sent
-    assert ta._outbox == []
+    assert ta.courier.outbox == []
     ta.post(ta.links[1], {"t": "heads", "h": [1, 0, 0]})
     ta.post(ta.links[1], {"t": "heads", "h": [1, 0, 0]})                # unchanged: not sent twice
-    assert len(ta._outbox) == 1
+    assert len(ta.courier.outbox) == 1
     a.sent[1] = [1, 0, 0]                                   # as if our first message had gone out
     await ta.push()
     assert len(ta.postbox.sent) == 1 and (tmp_path / "mailbox.json").exists()
     ta.check(0.0)
-    ta._last_letter[1] = RESEND_AFTER * 0.75                # seat 1 keeps writing, acking nothing
+    writes = b.seal(0, {"t": "chat", "x": "hi"})            # seat 1 keeps writing, acking nothing
+    assert ta.courier.parcel(writes, None, RESEND_AFTER * 0.75).seat == 1
     ta.check(RESEND_AFTER / 2)
     assert a.owed(1, [1, 0, 0]) == []
     ta.check(RESEND_AFTER)
@@ -248,7 +250,7 @@ async def test_a_transport_hands_each_letter_once_and_acks_only_what_was_taken(t
         assert sorted(box.acked) == [3, 4, 5]                    # the duplicate, the dance, the junk
         with trio.move_on_after(0.05):
             await link.recv()                                    # asks for a 4th: the 3rd is taken now
-        assert sorted(tb._to_ack, key=lambda p: p.mid)[-1].mid == 6
+        assert sorted(tb.courier.to_ack, key=lambda p: p.mid)[-1].mid == 6
         await tb.push()                                          # (the game's store is durable here)
         assert sorted(box.acked) == [1, 2, 3, 4, 5, 6]
         nursery.cancel_scope.cancel()
