@@ -23,7 +23,7 @@ from typing import Any
 import msgpack
 import trio
 
-from protocol.mail.courier import Courier
+from protocol.mail.courier import Batch, Courier
 from protocol.mail.mailbox import Mailbox
 
 from ..storage.files import write_atomic
@@ -120,18 +120,24 @@ class MailTransport:
     async def pump(self, durable: Any) -> None:
         """Publish what was sealed and acknowledge what was taken, each batch once `durable()`
         (the game node's store fsync'd everything written before it) returned True and the
-        mailbox state (numbers, what was sent) is saved."""
+        mailbox state (numbers, what was sent) is saved. The batch is taken before `durable()`
+        is asked: what is sealed while the store syncs waits for the next one, as its message
+        may have been written after the sync began."""
         while True:
             await self._kick.wait()
             self._kick = trio.Event()
             await trio.sleep(PUMP_INTERVAL)                # gather a batch
+            batch = self.courier.due()
             if not await durable():
                 return
-            await self.push()
+            self.deliver(batch)
 
     async def push(self) -> None:
         """Save the mailbox state, then publish and acknowledge (the game's store is durable)."""
-        batch = self.courier.due()
+        self.deliver(self.courier.due())
+
+    def deliver(self, batch: Batch | None) -> None:
+        """Save a batch's mailbox state, then publish and acknowledge it."""
         if batch is None:
             return
         write_atomic(self.folder / STATE_FILE, json.dumps(batch.state, sort_keys=True).encode())

@@ -255,3 +255,31 @@ async def test_a_transport_hands_each_letter_once_and_acks_only_what_was_taken(t
         assert sorted(box.acked) == [1, 2, 3, 4, 5, 6]
         nursery.cancel_scope.cancel()
     assert b.streams[0][a.epoch].ack == 3 and b.heads[0] == [2, 0, 0]
+
+
+async def test_what_is_sealed_while_the_store_syncs_waits_for_the_next_batch(table, tmp_path):
+    """The pump takes its batch before it asks the store to sync: a frame sealed meanwhile (its
+    message may have been written after the sync began) is published only after the next sync."""
+    import trio
+    from node.net.mail_links import MailTransport
+
+    _, _, (a, _, _) = table
+    ta = MailTransport(FakePostbox(), a, tmp_path)
+    syncs: list[int] = []
+
+    async def durable() -> bool:
+        syncs.append(len(ta.postbox.sent))
+        if len(syncs) == 1:                                  # a frame sealed while this sync runs
+            ta.post(ta.links[2], {"t": "heads", "h": [0, 0, 1]})
+        await trio.sleep(0)
+        return True
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(ta.pump, durable)
+        ta.post(ta.links[1], {"t": "heads", "h": [0, 0, 0]})
+        with trio.fail_after(5):
+            while len(ta.postbox.sent) < 2:
+                await trio.sleep(0.01)
+        nursery.cancel_scope.cancel()
+    assert syncs == [0, 1]                                   # the second envelope went out after a second sync
+    assert [inbox for inbox, _ in ta.postbox.sent] == [ta.courier.inboxes[1], ta.courier.inboxes[2]]
