@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from clients.bot import make_bot
-from protocol import chain
+from protocol import chain, message_log
 from protocol.verify import verify_bytes
 from tests.helpers import timeout
 from tests.tab_seats import N, Net, genesis, seat, tab_module, tab_seat
@@ -99,9 +99,9 @@ def test_a_torn_last_record_is_dropped_and_other_damage_names_the_file(idb):
     log.write_bytes(whole + bytes(12))                       # zeros a crash left
     assert tab_games.load(g.game_id).messages() == [b"one", b"two", b"three"]
     bad = bytearray(whole)
-    bad[len(tab_games.LOG_MAGIC) + 8] ^= 1                   # the first record damaged, more after it
+    bad[len(message_log.MAGIC) + 8] ^= 1                     # the first record damaged, more after it
     log.write_bytes(bytes(bad))
-    with pytest.raises(tab_games.GameFileError, match=rf"{log} is damaged at offset {len(tab_games.LOG_MAGIC)} "):
+    with pytest.raises(tab_games.GameFileError, match=rf"{log} is damaged at offset {len(message_log.MAGIC)} "):
         tab_games.load(g.game_id)
     log.write_bytes(whole)
     for name, junk, why in (("meta.json", b"{", "not JSON"), ("secrets.bin", b"\xc1", "malformed msgpack"),
