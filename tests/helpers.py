@@ -3,6 +3,7 @@ exchange only bytes (protocol.local_table), wait with timeouts, skip without a s
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import subprocess
@@ -92,6 +93,18 @@ async def wait_until_async(predicate: Callable[[], T | Awaitable[T]], within: fl
         if trio.current_time() >= deadline:
             raise AssertionError(f"timed out after {timeout(within):g} s waiting for {what}")
         await trio.sleep(interval)
+
+
+async def wait_until_asyncio(predicate: Callable[[], T], within: float, what: str, interval: float = 0.01) -> T:
+    """wait_until for asyncio code (the tab's seats in CPython): the pause is asyncio.sleep."""
+    async def poll() -> T:
+        while not (value := predicate()):
+            await asyncio.sleep(interval)
+        return value
+    try:
+        return await asyncio.wait_for(poll(), timeout(within))
+    except asyncio.TimeoutError:
+        raise AssertionError(f"timed out after {timeout(within):g} s waiting for {what}") from None
 
 
 def wait_exit(proc: subprocess.Popen, within: float, what: str) -> int:
