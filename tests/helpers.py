@@ -9,7 +9,8 @@ import socket
 import subprocess
 import threading
 import time
-from typing import Any, Awaitable, Callable, NoReturn, TypeVar
+from contextlib import contextmanager
+from typing import Any, Awaitable, Callable, Iterator, NoReturn, TypeVar
 
 import pytest
 
@@ -127,6 +128,20 @@ def communicate(proc: subprocess.Popen, within: float, what: str, input: Any = N
         proc.kill()
         proc.communicate()
         raise AssertionError(f"{what} did not exit within {timeout(within):g} s") from None
+
+
+@contextmanager
+def killed_on_exit() -> Iterator[list[subprocess.Popen]]:
+    """A list for a test's processes: those still running when the block ends (an assertion
+    failed, or they hung) are killed and reaped, so that none outlives the test."""
+    procs: list[subprocess.Popen] = []
+    try:
+        yield procs
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
 
 
 def join(thread: threading.Thread, within: float, what: str) -> None:
