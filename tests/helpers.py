@@ -3,12 +3,14 @@ exchange only bytes (protocol.local_table), wait with timeouts, skip without a s
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import subprocess
 import threading
 import time
-from typing import Any, Awaitable, Callable, NoReturn, TypeVar
+from contextlib import contextmanager
+from typing import Any, Awaitable, Callable, Iterator, NoReturn, TypeVar
 
 import pytest
 
@@ -94,6 +96,18 @@ async def wait_until_async(predicate: Callable[[], T | Awaitable[T]], within: fl
         await trio.sleep(interval)
 
 
+async def wait_until_asyncio(predicate: Callable[[], T], within: float, what: str, interval: float = 0.01) -> T:
+    """wait_until for asyncio code (the tab's seats in CPython): the pause is asyncio.sleep."""
+    async def poll() -> T:
+        while not (value := predicate()):
+            await asyncio.sleep(interval)
+        return value
+    try:
+        return await asyncio.wait_for(poll(), timeout(within))
+    except asyncio.TimeoutError:
+        raise AssertionError(f"timed out after {timeout(within):g} s waiting for {what}") from None
+
+
 def wait_exit(proc: subprocess.Popen, within: float, what: str) -> int:
     """The process's exit code; if it has not exited within `within` seconds (scaled), kill it
     and fail naming `what` (a hang is a failure, never a pass or a skip)."""
@@ -114,6 +128,20 @@ def communicate(proc: subprocess.Popen, within: float, what: str, input: Any = N
         proc.kill()
         proc.communicate()
         raise AssertionError(f"{what} did not exit within {timeout(within):g} s") from None
+
+
+@contextmanager
+def killed_on_exit() -> Iterator[list[subprocess.Popen]]:
+    """A list for a test's processes: those still running when the block ends (an assertion
+    failed, or they hung) are killed and reaped, so that none outlives the test."""
+    procs: list[subprocess.Popen] = []
+    try:
+        yield procs
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
 
 
 def join(thread: threading.Thread, within: float, what: str) -> None:

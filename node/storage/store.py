@@ -1,13 +1,13 @@
 """On-disk state of a node: its identity key, and per game an append-only message log,
 the genesis, the peers' addresses and the per-game secrets (0600).
 
-The message log is a magic header and then records of [4-byte length, 4-byte CRC-32,
-message]; each is written whole and checked before it is sent or acted on (so it survives
-the process), and fsync'd behind the game by `sync` in a worker thread (so it survives the
-machine, once that returns: specs/node.md, "Store"). On load a torn tail (a crash or a full
-disk mid-write) is cut; a damaged record anywhere else stops the node with the file and
-offset named, never a silent truncation. A damaged genesis, secrets, identity or peers file gives one line that
-names the file and what to do.
+The message log (protocol/message_log.py: a magic header, then records of [4-byte length,
+4-byte CRC-32, message]) has each record written whole and checked before it is sent or acted
+on (so it survives the process), and fsync'd behind the game by `sync` in a worker thread (so
+it survives the machine, once that returns: specs/node.md, "Store"). On load a torn tail (a
+crash or a full disk mid-write) is cut; a damaged record anywhere else stops the node with the
+file and offset named, never a silent truncation. A damaged genesis, secrets, identity or peers
+file gives one line that names the file and what to do.
 """
 
 from __future__ import annotations
@@ -17,24 +17,19 @@ import fcntl
 import json
 import logging
 import os
-import struct
-import zlib
 from pathlib import Path
 from typing import Any
 
-from protocol import genesis as G, transcript, wire
+from protocol import genesis as G, message_log, transcript, wire
 from protocol.errors import Rejected
 from protocol.identity import SigningKey
 
 from .files import NOFOLLOW, fsync_dir as _fsync_dir, write_all as _write_all, write_atomic
 
-LOG_MAGIC = b"CARAVAN-LOG\x02\n"
 BODY_FILE = "genesis-body.bin"
 """The genesis body this seat signed, kept from before its signature leaves it until the
 signed genesis is stored (`GameStore.prepare`)."""
-MAX_RECORD = 1 << 20
 log = logging.getLogger("caravan.store")
-_HEADER = struct.Struct(">II")          # length, CRC-32 of the message
 
 
 class StoreError(ValueError):
@@ -90,41 +85,18 @@ def load_identity(data_dir: Path) -> SigningKey:
 
 
 def parse_log(data: bytes, path: Path | str = "messages.log") -> tuple[list[bytes], int]:
-    """(messages, length of the good part) of a message log's bytes. A torn tail — a last
-    record cut short, or failing its checksum, or zero bytes a crash left — ends the good
-    part; a bad record followed by more data raises StoreError naming the offset."""
-    if len(data) < len(LOG_MAGIC):
-        if LOG_MAGIC.startswith(data):
-            return [], 0                                         # torn while being created
-        raise StoreError(f"{path} is not a Caravan message log (too short and wrong header)")
-    if not data.startswith(LOG_MAGIC):
+    """(messages, length of the good part) of a message log's bytes (protocol/message_log.py
+    `scan`: a torn tail ends the good part); damage raises StoreError naming the offset."""
+    try:
+        return message_log.scan(data)
+    except message_log.NotALog:
+        if len(data) < len(message_log.MAGIC):
+            raise StoreError(f"{path} is not a Caravan message log (too short and wrong header)") from None
         raise StoreError(f"{path} is not a Caravan message log (bad header at offset 0); move it away and "
-                         "resume: your messages are recovered from the peers")
-    out, pos = [], len(LOG_MAGIC)
-    while pos < len(data):
-        problem = None
-        if pos + _HEADER.size > len(data):
-            problem = "a record header is cut short"
-        else:
-            n, crc = _HEADER.unpack_from(data, pos)
-            end = pos + _HEADER.size + n
-            if n == 0 or n > MAX_RECORD:
-                problem = f"a record length of {n} bytes"
-            elif end > len(data):
-                problem = "a record is cut short"
-            elif zlib.crc32(data[pos + _HEADER.size:end]) != crc:
-                problem = "a record fails its checksum"
-                if end == len(data):
-                    return out, pos                              # the last record: torn
-        if problem is not None:
-            torn = problem.endswith("cut short") or not any(data[pos:])
-            if torn:
-                return out, pos
-            raise StoreError(f"{path} is damaged at offset {pos} ({problem}, with more data after it); "
-                             "move the file away and resume: your messages are recovered from the peers")
-        out.append(data[pos + _HEADER.size:end])
-        pos = end
-    return out, pos
+                         "resume: your messages are recovered from the peers") from None
+    except message_log.LogDamaged as exc:
+        raise StoreError(f"{path} is damaged at offset {exc.offset} ({exc.problem}, with more data after it); "
+                         "move the file away and resume: your messages are recovered from the peers") from None
 
 
 _LOCKS_HELD: set[Path] = set()
@@ -354,11 +326,11 @@ class GameStore:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | NOFOLLOW, 0o600)
         try:
             if os.fstat(fd).st_size == 0:
-                _write_all(fd, LOG_MAGIC)
+                _write_all(fd, message_log.MAGIC)
                 os.fsync(fd)
                 _fsync_dir(self.dir)
                 if self._log_size in (None, 0):
-                    self._log_size = len(LOG_MAGIC)
+                    self._log_size = len(message_log.MAGIC)
         except OSError:
             os.close(fd)
             raise
@@ -394,7 +366,7 @@ class GameStore:
                 self._log_fd = self._open_log()
             if own:
                 self._check_unchanged(self._log_fd)
-            record = _HEADER.pack(len(raw), zlib.crc32(raw)) + raw
+            record = message_log.record(raw)
             _write_all(self._log_fd, record)
             self._unsynced = True
             if self._log_size is not None:

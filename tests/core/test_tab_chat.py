@@ -15,7 +15,7 @@ import pytest
 from protocol import wire
 from protocol.seat import chat as talk
 from tests.core.test_tab_games import idb, tab_games  # noqa: F401 - the fixture, and the module it stands behind
-from tests.helpers import timeout
+from tests.helpers import wait_until_asyncio
 from tests.tab_seats import Net, genesis, tab_seat
 
 SEED = 23
@@ -38,16 +38,6 @@ def _seats(net: Net, keys: list, secrets: list[bytes], g: Any, stores: dict[int,
             for i in range(3)}
 
 
-async def _until(predicate: Any, what: str, within: float = 10) -> None:
-    async def poll() -> None:
-        while not predicate():
-            await asyncio.sleep(0.01)
-    try:
-        await asyncio.wait_for(poll(), timeout(within))
-    except asyncio.TimeoutError:
-        raise AssertionError(f"timed out waiting for {what}") from None
-
-
 def _texts(seat: Any) -> list[str]:
     return [line["text"] for line in seat.chat.lines]
 
@@ -67,21 +57,21 @@ def test_a_line_reaches_every_seat_a_forged_one_is_refused_and_a_flood_slowed(id
         try:
             line = await seats[0].say("  hello\nall ")
             assert line["text"] == "hello all" and line["seat"] == 0
-            await _until(lambda: shown[1] and shown[2], "the line at seats 1 and 2")
+            await wait_until_asyncio(lambda: shown[1] and shown[2], 10, "the line at seats 1 and 2")
             assert shown[1][0]["name"] == "Ann" and shown[1][0]["text"] == "hello all"
             # seat 0's link to seat 1 carries a line of seat 0 signed by seat 2's key, then an honest one
             n = int(time.time() * 1000) + 1
             body = wire.encode([talk.DOMAIN, g.game_id, keys[0].public, n, "forged"])
             seats[1].links[0].inbox.put_nowait({"t": "chat", "b": body, "s": keys[2].sign(body)})
             await seats[0].say("honest")
-            await _until(lambda: "honest" in _texts(seats[1]), "the honest line after the forged one")
+            await wait_until_asyncio(lambda: "honest" in _texts(seats[1]), 10, "the honest line after the forged one")
             assert "forged" not in _texts(seats[1]) and seats[1].chat.refused == 1
             for i in range(talk.RATE_LINES - 1):
                 await seats[2].say(f"line {i}")
             await seats[2].say("the fifth")
             with pytest.raises(talk.ChatError, match="slow down"):
                 await seats[2].say("one too many")
-            await _until(lambda: "the fifth" in _texts(seats[0]), "seat 2's lines at seat 0")
+            await wait_until_asyncio(lambda: "the fifth" in _texts(seats[0]), 10, "seat 2's lines at seat 0")
             assert "one too many" not in _texts(seats[0]) and seats[0].chat.refused == 0
         finally:
             for task in tasks:

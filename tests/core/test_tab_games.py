@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from clients.bot import make_bot
-from protocol import chain
+from protocol import chain, message_log
 from protocol.verify import verify_bytes
-from tests.helpers import timeout
+from tests.helpers import timeout, wait_until_asyncio
 from tests.tab_seats import N, Net, genesis, seat, tab_module, tab_seat
 
 tab_module("tab_backup", "tab_backup")
@@ -99,9 +99,9 @@ def test_a_torn_last_record_is_dropped_and_other_damage_names_the_file(idb):
     log.write_bytes(whole + bytes(12))                       # zeros a crash left
     assert tab_games.load(g.game_id).messages() == [b"one", b"two", b"three"]
     bad = bytearray(whole)
-    bad[len(tab_games.LOG_MAGIC) + 8] ^= 1                   # the first record damaged, more after it
+    bad[len(message_log.MAGIC) + 8] ^= 1                     # the first record damaged, more after it
     log.write_bytes(bytes(bad))
-    with pytest.raises(tab_games.GameFileError, match=rf"{log} is damaged at offset {len(tab_games.LOG_MAGIC)} "):
+    with pytest.raises(tab_games.GameFileError, match=rf"{log} is damaged at offset {len(message_log.MAGIC)} "):
         tab_games.load(g.game_id)
     log.write_bytes(whole)
     for name, junk, why in (("meta.json", b"{", "not JSON"), ("secrets.bin", b"\xc1", "malformed msgpack"),
@@ -128,7 +128,7 @@ def test_a_seat_stopped_as_its_commitment_leaves_and_rebuilt_from_its_store_fini
     keys, secrets, g = genesis(seed)
     net = Net(random.Random(seed), delay=0.005)
     sent: dict[int, set[bytes]] = {}
-    stop, running = asyncio.Event(), []
+    stop, running, commitment = asyncio.Event(), [], []
     carry = net.carry
 
     def watching(src: int, dst: int, frame: dict) -> None:
@@ -137,6 +137,7 @@ def test_a_seat_stopped_as_its_commitment_leaves_and_rebuilt_from_its_store_fini
             if msg.author == keys[0].public:
                 sent.setdefault(msg.seq, set()).add(frame["m"])
                 if msg.kind == "commit" and not stop.is_set():
+                    commitment.append(frame["m"])
                     running[0].cancel()                      # the page reloads as this commitment leaves
                     stop.set()
         carry(src, dst, frame)
@@ -156,7 +157,8 @@ def test_a_seat_stopped_as_its_commitment_leaves_and_rebuilt_from_its_store_fini
         await asyncio.gather(task, return_exceptions=True)
         assert first.outcome is None
         idb.reload()
-        await asyncio.sleep(0.2)                             # the others go on meanwhile
+        await wait_until_asyncio(lambda: all(commitment[0] in s.session.log for s in others), 10,
+                                 "the others to go on with the commitment that left")
         again = tab_seat.TabSeat.resume(tab_games.load(g.game_id), keys[0],
                                         tab_seat.bot_decider(make_bot("random", g.game, seed=999)),
                                         net.links(0), time.monotonic, sync_interval=0.02, linger=2.0)

@@ -14,7 +14,7 @@ from pathlib import Path
 import trio
 from trio_websocket import open_websocket_url
 
-from node.storage.store import LOG_MAGIC
+from protocol import message_log
 from protocol.verify import verify_bytes
 from tests.web.home_fixtures import api, start_home
 
@@ -110,13 +110,13 @@ def test_a_bot_that_keeps_failing_ends_the_table_naming_it_and_continue_finishes
         pid = _bot_pid(data, 2, game_id)
         log = data / "bots" / "bot2" / "games" / game_id / "messages.log"
         with log.open("r+b") as fh:                  # a damaged record with more after it: resume refuses
-            fh.seek(len(LOG_MAGIC))                  # the first record's length
+            fh.seek(len(message_log.MAGIC))          # the first record's length
             fh.write(b"\xff\xff\xff\xff")
         os.kill(pid, signal.SIGKILL)
         ended = wait_until(lambda: (lambda t: t if t["state"] == "failed" else None)(_table(url, table["key"])),
                            timeout(90), "the table ended")
         assert ended["error"].startswith("bot 2 stopped (exit 1: caravan resume: "), ended["error"]
-        assert f"messages.log is damaged at offset {len(LOG_MAGIC)}" in ended["error"]          # the bot's own error line
+        assert f"messages.log is damaged at offset {len(message_log.MAGIC)}" in ended["error"]  # the bot's own error line
         assert "4 times; the game stops here" in ended["error"]
         assert sum("bot 2 stopped" in line for line in ended["lines"]) == 3, ended["lines"]
         os.rename(log, log.with_name("messages.log.damaged"))      # as its line advises

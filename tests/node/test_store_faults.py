@@ -17,7 +17,7 @@ import pytest
 
 from node.storage import store as S
 from node.storage.store import GameStore, StoreError, StoreWriteError, parse_log
-from protocol import wire
+from protocol import message_log, wire
 from tests.helpers import communicate, make_genesis, missing_system_package, timeout
 from tests.node.procs import ROOT, env
 from tests.node.stalls import collect, resume_and_finish, start
@@ -91,7 +91,7 @@ def test_damage_in_the_middle_is_named_never_silently_dropped(tmp_path):
     store, msgs = _store(tmp_path)
     path = store.dir / "messages.log"
     data = bytearray(path.read_bytes())
-    offset = len(S.LOG_MAGIC) + 8 + len(msgs[0])         # the second record
+    offset = len(message_log.MAGIC) + 8 + len(msgs[0])    # the second record
     data[offset + 9] ^= 0xFF
     path.write_bytes(bytes(data))
     with pytest.raises(StoreError, match=rf"messages.log is damaged at offset {offset} \(a record fails its checksum"):
@@ -147,7 +147,7 @@ def test_damaged_files_give_one_clear_line(tmp_path):
         if damage is None:
             path = store.dir / "messages.log"
             data = bytearray(path.read_bytes())
-            data[len(S.LOG_MAGIC) + 8 + 2] ^= 0xFF
+            data[len(message_log.MAGIC) + 8 + 2] ^= 0xFF
             path.write_bytes(bytes(data))
         else:
             damage(store.dir)

@@ -15,7 +15,7 @@ from node.storage.store import GameStore
 from protocol import genesis as G
 from protocol.verify import verify_bytes
 from tests.games.pick import quick_game, short_game
-from tests.helpers import timeout as scaled
+from tests.helpers import killed_on_exit, timeout as scaled
 from tests.node.procs import finish, node, read_until
 from tests.web.tab_fixtures import bundle, driver, server, tab  # noqa: F401 - fixtures
 from tests.web.tab_page import call
@@ -42,8 +42,7 @@ def test_a_tab_hosts_a_relayed_lobby_two_desktops_join_by_its_invite_and_the_gam
     assert [(s["seat"], s["name"], s["taken"], s["you"]) for s in state["seats"]] == [
         (0, "Tab", True, True), (1, "", False, False), (2, "", False, False)], state
     dirs = [tmp_path / f"seat{i}" for i in (1, 2)]
-    procs = []
-    try:
+    with killed_on_exit() as procs:
         for i, d in enumerate(dirs, start=1):
             procs.append(node(["join", hosted["invite"], "--bot", "random", "--seed", str(i), "--name", f"Desk{i}"],
                               d, tmp_path / f"seat{i}.log"))
@@ -63,11 +62,6 @@ def test_a_tab_hosts_a_relayed_lobby_two_desktops_join_by_its_invite_and_the_gam
         state = wait_for(page, "seat_state", lambda s: not s["running"], 240)
         result = call(page, "seat_result")["result"]
         assert finish(procs, scaled(120)) == [0, 0], [(tmp_path / f"seat{i}.log").read_text()[-2000:] for i in (1, 2)]
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
     assert result["outcome"]["kind"] == "complete" and result["refused"] == [], (state, result)
     transcript = bytes.fromhex(result["transcript"])
     assert {(d / "games" / game_id / "transcript.caravan").read_bytes() for d in dirs} == {transcript}
@@ -95,17 +89,13 @@ def test_a_joiner_leaving_the_tabs_lobby_frees_its_seat(tab, broker, tmp_path): 
     hosted = call(page, "lobby_host", msgpack.packb({"url": ws_url, "game": GAME, "players": 3,
                                                      "options": OPTIONS}))["result"]
     assert "error" not in hosted, hosted
-    proc = node(["join", hosted["invite"], "--bot", "random", "--name", "Leaver"], tmp_path / "leaver",
-                tmp_path / "leaver.log")
-    try:
+    with killed_on_exit() as procs:
+        procs.append(node(["join", hosted["invite"], "--bot", "random", "--name", "Leaver"], tmp_path / "leaver",
+                          tmp_path / "leaver.log"))
         seated = wait_for(page, "lobby_state", lambda s: s["seats"][1]["taken"], 60)
         assert seated["seats"][1]["name"] == "Leaver" and seated["state"] == "hosting", seated
-        proc.terminate()                               # a joiner that stops closes its link
+        procs[0].terminate()                           # a joiner that stops closes its link
         left = wait_for(page, "lobby_state", lambda s: not s["seats"][1]["taken"], 60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait()
     assert left["state"] == "hosting" and not any(s["taken"] for s in left["seats"][1:]), left
     assert any(line.startswith("Leaver (key ") and " left (1/3 seated" in line for line in left["log"]), left["log"]
     refused = refusal(page, "lobby_host", {"url": ws_url, "game": GAME, "players": 3})

@@ -26,7 +26,7 @@ from protocol import games as engines
 from protocol import genesis as G
 from protocol.verify import verify_bytes
 from tests.games.pick import quick_game, short_game
-from tests.helpers import timeout as scaled, wait_until
+from tests.helpers import killed_on_exit, timeout as scaled, wait_until
 from tests.node.procs import finish, node, read_until
 from tests.web.tab_fixtures import bundle, driver, server  # noqa: F401 - fixtures
 from tests.web.tab_page import READY, call, click_a_move
@@ -127,55 +127,52 @@ def test_a_phone_hosts_from_the_first_page_two_desktops_join_by_its_invite_and_i
     assert short_game(GAME)[1] == {}, "the form hosts with the game's default options"
     page.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", PHONE)
     dirs = [tmp_path / f"seat{i}" for i in (1, 2)]
-    procs = []
     try:
-        open_page(page, server)
-        me = call(page, "identity")["result"]
-        fill(page, ws_url, 3, "Ada")
-        page.find_element(By.ID, "host").click()
-        invite = wait_until(lambda: page.find_element(By.ID, "host-invite").get_attribute("value"), 60,
-                            "the invite on the page", why=lambda: page.find_element(By.ID, "host-status").text)
-        assert invite.startswith("caravan+ws://"), invite
-        link = page.find_element(By.ID, "host-link").get_attribute("href")
-        assert link == f"{server.split('#')[0]}#invite={quote(invite, safe='')}", (link, server)
-        seats = lambda: page.execute_script(  # noqa: E731 - read at once: the list is redrawn as it polls
-            "return [...document.querySelectorAll('#host-seats li')].map((li) => li.textContent)")
-        assert wait_until(lambda: seats() == ["Ada (you)", "free", "free"], 30, "the seats", why=seats)
-        for i, d in enumerate(dirs, start=1):
-            procs.append(node(["join", invite, "--bot", "random", "--seed", str(i), "--name", f"Desk{i}"],
-                              d, tmp_path / f"seat{i}.log"))
-            if i == 1:
-                wait_until(lambda: seats() == ["Ada (you)", "Desk1", "free"], 60, "the first joiner's seat",
-                           why=seats)
-                status = page.find_element(By.ID, "host-status").text
-                assert f"Hosting {engines.get(GAME).title} for 3 players: waiting for 1 more" in status, status
-                assert not page.find_element(By.ID, "host-form").is_displayed()    # the invite takes its place
-                page.execute_script("document.getElementById('host-title').scrollIntoView({block: 'start'})")
-                time.sleep(0.3)
-                page.save_screenshot(str(out / "tab-host-phone.png"))
-        wait_until(lambda: "#game=" in page.current_url, 90, "the table page of the game",
-                   why=lambda: page.find_element(By.ID, "host-status").text)
-        game_id = page.current_url.rsplit("#game=", 1)[1]
-        assert [read_until(p, "start", timeout=30)["game_id"] for p in procs] == [game_id, game_id]
-        answer = page.execute_async_script(READY)
-        assert answer["ok"], answer
-        assert "Ada, seat 0 of 3" in wait_until(lambda: page.find_element(By.ID, "me").text, 60, "who I am")
-        clicks, deadline = 0, time.monotonic() + scaled(300)
-        while not page.find_element(By.ID, "result").is_displayed():
-            assert time.monotonic() < deadline, page.find_element(By.ID, "status").text
-            clicks += click_a_move(page)
-            time.sleep(0.1)
-        assert clicks > 0
-        badge = wait_until(lambda: page.find_elements(By.CSS_SELECTOR, "#result-files .badge.ok"), 60,
-                           "the transcript's verdict on the page")
-        assert badge[0].text.startswith("Verified:")
-        result = call(page, "seat_result")["result"]
-        assert finish(procs, scaled(120)) == [0, 0], [(tmp_path / f"seat{i}.log").read_text()[-2000:] for i in (1, 2)]
+        with killed_on_exit() as procs:
+            open_page(page, server)
+            me = call(page, "identity")["result"]
+            fill(page, ws_url, 3, "Ada")
+            page.find_element(By.ID, "host").click()
+            invite = wait_until(lambda: page.find_element(By.ID, "host-invite").get_attribute("value"), 60,
+                                "the invite on the page", why=lambda: page.find_element(By.ID, "host-status").text)
+            assert invite.startswith("caravan+ws://"), invite
+            link = page.find_element(By.ID, "host-link").get_attribute("href")
+            assert link == f"{server.split('#')[0]}#invite={quote(invite, safe='')}", (link, server)
+            seats = lambda: page.execute_script(  # noqa: E731 - read at once: the list is redrawn as it polls
+                "return [...document.querySelectorAll('#host-seats li')].map((li) => li.textContent)")
+            assert wait_until(lambda: seats() == ["Ada (you)", "free", "free"], 30, "the seats", why=seats)
+            for i, d in enumerate(dirs, start=1):
+                procs.append(node(["join", invite, "--bot", "random", "--seed", str(i), "--name", f"Desk{i}"],
+                                  d, tmp_path / f"seat{i}.log"))
+                if i == 1:
+                    wait_until(lambda: seats() == ["Ada (you)", "Desk1", "free"], 60, "the first joiner's seat",
+                               why=seats)
+                    status = page.find_element(By.ID, "host-status").text
+                    assert f"Hosting {engines.get(GAME).title} for 3 players: waiting for 1 more" in status, status
+                    assert not page.find_element(By.ID, "host-form").is_displayed()    # the invite takes its place
+                    page.execute_script("document.getElementById('host-title').scrollIntoView({block: 'start'})")
+                    time.sleep(0.3)
+                    page.save_screenshot(str(out / "tab-host-phone.png"))
+            wait_until(lambda: "#game=" in page.current_url, 90, "the table page of the game",
+                       why=lambda: page.find_element(By.ID, "host-status").text)
+            game_id = page.current_url.rsplit("#game=", 1)[1]
+            assert [read_until(p, "start", timeout=30)["game_id"] for p in procs] == [game_id, game_id]
+            answer = page.execute_async_script(READY)
+            assert answer["ok"], answer
+            assert "Ada, seat 0 of 3" in wait_until(lambda: page.find_element(By.ID, "me").text, 60, "who I am")
+            clicks, deadline = 0, time.monotonic() + scaled(300)
+            while not page.find_element(By.ID, "result").is_displayed():
+                assert time.monotonic() < deadline, page.find_element(By.ID, "status").text
+                clicks += click_a_move(page)
+                time.sleep(0.1)
+            assert clicks > 0
+            badge = wait_until(lambda: page.find_elements(By.CSS_SELECTOR, "#result-files .badge.ok"), 60,
+                               "the transcript's verdict on the page")
+            assert badge[0].text.startswith("Verified:")
+            result = call(page, "seat_result")["result"]
+            assert finish(procs, scaled(120)) == [0, 0], [(tmp_path / f"seat{i}.log").read_text()[-2000:]
+                                                          for i in (1, 2)]
     finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
         page.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
     assert result["outcome"]["kind"] == "complete" and result["refused"] == [], result
     transcript = bytes.fromhex(result["transcript"])

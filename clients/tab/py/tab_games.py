@@ -8,7 +8,8 @@ Per game a folder games/<game id hex>/ holds:
   secrets.bin   wire {"secret": the per-game secret, "committed": the Player's committed
                 values (Player.secrets())}, as the desktop's: no one else holds them;
   messages.log  every message this seat accepted or signed, in order, in the desktop's
-                format (a magic line, then [4-byte length, 4-byte CRC-32, message] records);
+                format (protocol/message_log.py: a magic line, then [4-byte length, 4-byte
+                CRC-32, message] records);
   chat.jsonl    the table talk, as the desktop's (protocol/seat/chat.py records, one JSON line
                 each, at most chat.MAX_FILE bytes: past that, rewritten with its newest lines).
 
@@ -22,12 +23,10 @@ from __future__ import annotations
 
 import json
 import os
-import struct
-import zlib
 from pathlib import Path
 from typing import Any
 
-from protocol import genesis as G, wire
+from protocol import genesis as G, message_log, wire
 from protocol.errors import Rejected
 from protocol.seat import chat as talk
 
@@ -35,9 +34,6 @@ import tab_store
 
 GAMES = "games"
 CHAT = "chat.jsonl"
-LOG_MAGIC = b"CARAVAN-LOG\x02\n"
-MAX_RECORD = 1 << 20
-_HEADER = struct.Struct(">II")          # length, CRC-32 of the message
 
 
 class NoSuchGame(LookupError, ValueError):
@@ -58,29 +54,6 @@ def _write(path: Path, data: bytes) -> None:
     tmp = path.with_suffix(path.suffix + ".tmp")
     tmp.write_bytes(data)
     os.replace(tmp, path)
-
-
-def parse_log(data: bytes, path: Path) -> list[bytes]:
-    """The messages of a log's bytes: a torn last record (cut short, or failing its checksum
-    at the very end) is dropped; damage followed by more data raises GameFileError."""
-    if len(data) < len(LOG_MAGIC) and LOG_MAGIC.startswith(data):
-        return []                                            # torn while being created
-    if not data.startswith(LOG_MAGIC):
-        raise GameFileError(f"{path} is not a Caravan message log (bad header)")
-    out, pos = [], len(LOG_MAGIC)
-    while pos < len(data):
-        if pos + _HEADER.size > len(data) or not any(data[pos:]):
-            return out                                       # a torn header, or zeros a crash left
-        n, crc = _HEADER.unpack_from(data, pos)
-        end = pos + _HEADER.size + n
-        if end >= len(data) and (end > len(data) or zlib.crc32(data[pos + _HEADER.size:end]) != crc):
-            return out                                       # the last record, cut short or torn
-        if n == 0 or n > MAX_RECORD or zlib.crc32(data[pos + _HEADER.size:end]) != crc:
-            raise GameFileError(f"{path} is damaged at offset {pos} (a record fails its checksum or "
-                                f"has a length of {n} bytes, with more data after it)")
-        out.append(data[pos + _HEADER.size:end])
-        pos = end
-    return out
 
 
 class StoredGame:
@@ -133,8 +106,18 @@ class StoredGame:
         return s
 
     def messages(self) -> list[bytes]:
+        """The logged messages, a torn last record dropped (protocol/message_log.py); other
+        damage is a GameFileError naming the file."""
         path = self.dir / "messages.log"
-        return parse_log(self._read("messages.log"), path) if path.exists() else []
+        if not path.exists():
+            return []
+        try:
+            return message_log.parse(self._read("messages.log"))
+        except message_log.NotALog:
+            raise GameFileError(f"{path} is not a Caravan message log (bad header)") from None
+        except message_log.LogDamaged as exc:
+            raise GameFileError(f"{path} is damaged at offset {exc.offset} (a record fails its checksum or "
+                                f"has a length of {exc.length} bytes, with more data after it)") from None
 
     # -- writing (in memory until `flush`)
     def append(self, raw: bytes) -> None:
@@ -142,8 +125,8 @@ class StoredGame:
         path = self.dir / "messages.log"
         with open(path, "ab") as fh:
             if fh.tell() == 0:
-                fh.write(LOG_MAGIC)
-            fh.write(_HEADER.pack(len(raw), zlib.crc32(raw)) + raw)
+                fh.write(message_log.MAGIC)
+            fh.write(message_log.record(raw))
 
     def save_committed(self, committed: bytes) -> bool:
         """Keep the Player's committed values (Player.secrets()); False if they were kept already."""
