@@ -30,7 +30,9 @@ export function brokerModule(mqtt) {
   // Connect; resolves with the connection's id once the broker accepted it (CONNACK), rejects
   // on a refusal or when nothing answered within `timeoutMs` (the client is then ended).
   // (A login in the URL, ws://USER:PASSWORD@HOST, goes to mqtt.js; messages show the URL without it.)
-  // `maxPacket` > 0 opens a postbox (see above), which takes no packet over that many bytes.
+  // `maxPacket` > 0 opens a postbox (see above), which takes no packet over that many bytes and
+  // subscribes again itself after a reconnect to a broker that lost its session (mqtt.js would
+  // too, but without saying when the broker granted it; and it would then skip Python's call).
   function connect(url, clientId, cleanStart, sessionExpiry, timeoutMs, onMessage, onEvent, maxPacket = 0) {
     const shown = withoutLogin(url);
     if (!/^wss?:\/\//.test(url)) return Promise.reject(new Error(`${shown}: a tab reaches a broker by ws:// or wss:// only`));
@@ -38,13 +40,14 @@ export function brokerModule(mqtt) {
     if (maxPacket > 0) properties.maximumPacketSize = maxPacket;
     const options = {
       protocolVersion: 5, clientId, clean: cleanStart, reconnectPeriod: 1000, connectTimeout: timeoutMs,
-      keepalive: 15, forceNativeWebSocket: true, resubscribe: true, properties,
+      keepalive: 15, forceNativeWebSocket: true, resubscribe: !(maxPacket > 0), properties,
     };
     return new Promise((resolve, reject) => {
       let settled = false;
       const id = ++next;
       const c = mqtt.connect(url, options);
-      c.connection = 0;
+      c.connection = 0;        // CONNACKs so far: counted as it comes, before the messages after it
+      c.on("packetreceive", (packet) => { if (packet.cmd === "connack") c.connection += 1; });
       if (maxPacket > 0) c.handleMessage = (packet, callback) => callback(packet.qos > 0 ? HELD : undefined);
       const fail = (why) => {
         if (settled) return;
@@ -55,7 +58,6 @@ export function brokerModule(mqtt) {
       };
       const timer = setTimeout(() => fail(`did not answer within ${(timeoutMs / 1000).toFixed(0)} s`), timeoutMs);
       c.on("connect", (ack) => {
-        c.connection += 1;
         onEvent("connect", ack && ack.sessionPresent ? "session present" : "new session");
         if (settled) return;
         settled = true;
@@ -88,6 +90,11 @@ export function brokerModule(mqtt) {
     if (qos !== 1 || connection !== c.connection || !c.connected) return false;
     c._sendPacket({ cmd: "puback", messageId: mid, reasonCode: 0 });
     return true;
+  }
+
+  // A connection's number: its CONNACKs so far (a postbox's parcels carry theirs).
+  function connection(id) {
+    return client(id).connection;
   }
 
   function withoutLogin(url) {
@@ -141,5 +148,5 @@ export function brokerModule(mqtt) {
     });
   }
 
-  return { connect, subscribe, unsubscribe, publish, ack, end };
+  return { connect, subscribe, unsubscribe, publish, ack, connection, end };
 }

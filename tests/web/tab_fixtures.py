@@ -25,16 +25,16 @@ TCP_PORT, WS_PORT = 1883, 9001
 
 
 @contextmanager
-def namespaced_broker(work: Path, tag: str, **options) -> Iterator[tuple[RelayUrl, str]]:
+def namespaced_broker(work: Path, tag: str, **options) -> Iterator[tuple[RelayUrl, str, Broker]]:
     """Mosquitto in a network namespace of its own (Broker's `options`: users, persistent), as
-    (its TCP URL, its ws:// URL), both on the machine's 127.0.0.1. Mosquitto 2.0 binds its
+    (its TCP URL, its ws:// URL, both on the machine's 127.0.0.1, and the broker, to restart). Mosquitto 2.0 binds its
     websockets listener on every address whatever the configuration says (tests/relay/netns.py):
     in the namespace only forwarders on the machine's 127.0.0.1 reach it."""
     with namespace(tag) as prefix:
         b = Broker(work, host="127.0.0.1", port=TCP_PORT, prefix=prefix, websockets_port=WS_PORT, **options).start()
         try:
             with forward(prefix, TCP_PORT) as tcp, forward(prefix, WS_PORT) as ws:
-                yield RelayUrl("127.0.0.1", tcp), f"ws://127.0.0.1:{ws}/mqtt"
+                yield RelayUrl("127.0.0.1", tcp), f"ws://127.0.0.1:{ws}/mqtt", b
         finally:
             b.stop()
 

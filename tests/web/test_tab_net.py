@@ -46,15 +46,15 @@ PASSWORD = "s3cret-Pw-4-ann"
 @pytest.fixture(scope="module")
 def broker(tmp_path_factory):
     """Mosquitto in a namespace of its own: (its TCP URL, its ws:// URL), both on the machine's 127.0.0.1."""
-    with namespaced_broker(tmp_path_factory.mktemp("broker"), "cvrtab") as urls:
-        yield urls
+    with namespaced_broker(tmp_path_factory.mktemp("broker"), "cvrtab") as (tcp, ws, _):
+        yield tcp, ws
 
 
 @pytest.fixture(scope="module")
 def login_broker(tmp_path_factory):
     """A second Mosquitto, in a namespace of its own, that takes only USER ann with her
     password: its ws:// URL (without the login)."""
-    with namespaced_broker(tmp_path_factory.mktemp("login-broker"), "cvrtlg", users={"ann": PASSWORD}) as (_, ws):
+    with namespaced_broker(tmp_path_factory.mktemp("login-broker"), "cvrtlg", users={"ann": PASSWORD}) as (_, ws, _b):
         yield ws
 
 

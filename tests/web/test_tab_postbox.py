@@ -4,7 +4,8 @@ that keeps its sessions (persistence) in a network namespace of its own: a deskt
 listener) exchange envelopes both ways under the same names; envelopes sent while the tab's
 postbox is closed wait on the broker; a parcel the tab did not acknowledge comes again, an
 acknowledged one does not; junk at QoS 0 is taken and never acknowledged (the connection is not
-cut); the inbox queue's bound drops and counts, and what it dropped comes again."""
+cut); the inbox queue's bound drops and counts, and what it dropped comes again; a broker that
+lost the seat's session says so after the reconnect, and the postbox goes on."""
 
 from __future__ import annotations
 
@@ -35,8 +36,8 @@ HOUR = 3600
 @pytest.fixture(scope="module")
 def broker(tmp_path_factory):
     """Mosquitto with persistence in a namespace of its own: (its TCP URL, its ws:// URL)."""
-    with namespaced_broker(tmp_path_factory.mktemp("postbox-broker"), "cvrtpb", persistent=True) as urls:
-        yield urls
+    with namespaced_broker(tmp_path_factory.mktemp("postbox-broker"), "cvrtpb", persistent=True) as (tcp, ws, _):
+        yield tcp, ws
 
 
 def bounded(main) -> None:
@@ -188,10 +189,33 @@ def test_the_inbox_queue_bound_drops_counts_and_what_it_dropped_comes_again(tab,
     assert drained["drained"] is True and drained["queued"] == 3 and drained["dropped"] == 2, drained
     kept = take(tab, 3)
     assert [envelope(p) for p in kept] == sent[:3]
-    assert all(ack(tab, p) for p in kept)
+    for p in kept:
+        assert ack(tab, p), (p, run(tab, "postbox_state"))
     run(tab, "postbox_close")
     opened(tab, ws, game)
     again = take(tab, 2)                                          # never acknowledged: sent again
     assert sorted(envelope(p) for p in again) == sent[3:], again
-    assert all(ack(tab, p) for p in again)
+    for p in again:
+        assert ack(tab, p), (p, run(tab, "postbox_state"))
     run(tab, "postbox_close")
+
+
+def test_a_broker_that_lost_the_session_is_named_after_the_reconnect(tab, tmp_path):
+    """A broker restarted without its store: mqtt.js reconnects (subscribing again), the tab's
+    postbox says in one line that what waited is lost, and takes envelopes again."""
+    with namespaced_broker(tmp_path, "cvrtpl") as (tcp, ws, b):
+        game = os.urandom(32)
+        mine = opened(tab, ws, game)
+        b.stop()
+        b.start()
+        wait_until(lambda: run(tab, "postbox_state")["connection"] == 2, 20, "the tab's postbox reconnecting")
+        back = run(tab, "postbox_drained", {"quiet": scaled(0.5), "timeout": scaled(20)})
+        assert back["drained"] is True and back["ready"] is True, back
+        [lost, gone] = back["log"]
+        assert f"connection to {ws} lost; reconnecting" in lost, back
+        assert f"the broker {ws} no longer held this seat's session" in gone, back
+        desk_sends(tcp, game, mine["inbox"], [b"after"])
+        [after] = take(tab, 1)
+        assert envelope(after) == b"after" and after["connection"] == 2, after
+        assert ack(tab, after)
+        run(tab, "postbox_close")

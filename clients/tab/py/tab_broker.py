@@ -145,6 +145,10 @@ class TabBroker:
             raise BrokerError(f"QoS {qos}: a tab publishes with QoS 0 or 1")
         return _js().publish(self._need(), topic, to_js(payload), qos, retain, int(expiry))
 
+    def connection(self) -> int:
+        """Which connection is up: mqtt.js counts its CONNACKs (a reconnect starts a new one)."""
+        return int(_js().connection(self._need()))
+
     def ack(self, connection: int, mid: int, qos: int) -> bool:
         """A postbox connection's PUBACK of message `mid` (see broker.js `ack`): sent or not."""
         return bool(_js().ack(self._need(), connection, mid, qos))

@@ -60,15 +60,20 @@ class TabPostbox:
         self.closing = False
         self.last_arrival = 0.0                    # time.monotonic(): when an envelope last came
         self.dropped = 0
-        self.connection = 0                        # connections so far (a reconnect starts a new one)
         self.queued_bytes = 0                      # bytes of the parcels in `parcels`
         self.log: list[str] = []                   # warnings, for the page
         self._unacknowledged = 0                   # our publishes the broker has not acknowledged
         self._changed = asyncio.Event()            # set at each acknowledgement of ours
+        self._resubscribing: asyncio.Future[None] | None = None   # after a reconnect to a lost session
 
     @property
     def url(self) -> str:
         return self.broker.url
+
+    @property
+    def connection(self) -> int:
+        """Connections so far (a reconnect starts a new one; a parcel's mid means nothing on another)."""
+        return self.broker.connection()
 
     async def open(self, url: str, timeout: float) -> None:
         """Connect (resuming this seat's session) and subscribe; BrokerError (one line) if not."""
@@ -91,14 +96,24 @@ class TabPostbox:
             self.ready = asyncio.Event()
 
     def _connected(self, session_present: bool) -> None:
-        self.connection += 1
         if self.session_present is None:
             self.session_present = session_present
             return
-        if not session_present:
-            self._warn(f"postbox {self.topic}: the broker {self.url} no longer held this seat's session "
-                       "(restarted without its store?): what waited for it is lost; the others send it again")
-        self.ready.set()                           # mqtt.js subscribed again if the session was gone
+        if session_present:
+            self.ready.set()
+            return
+        self._warn(f"postbox {self.topic}: the broker {self.url} no longer held this seat's session "
+                   "(restarted without its store?): what waited for it is lost; the others send it again")
+        self._resubscribing = asyncio.ensure_future(self._resubscribe())
+
+    async def _resubscribe(self) -> None:
+        """Ready again once the broker granted the inbox's subscription to the new session."""
+        try:
+            await self.broker.subscribe(self.topic, 1)
+        except BrokerError as e:
+            self._warn(f"postbox {self.topic}: {e}")
+            return
+        self.ready.set()
 
     def _warn(self, line: str) -> None:
         log.warning("%s", line)
@@ -139,10 +154,9 @@ class TabPostbox:
         """The node has taken `parcel` (and stored what it changed): the broker may forget it.
         One from an earlier connection is not acknowledged (the broker sends it again), nor one
         that came at QoS 0 (anyone may publish one to a seat's inbox; a PUBACK of its number 0
-        would make the broker cut this connection). True if the PUBACK went out."""
-        if parcel.connection != self.connection or parcel.qos == 0:
-            return False
-        return self.broker.ack(parcel.connection, parcel.mid, parcel.qos)
+        would make the broker cut this connection). True if the PUBACK went out; broker.js
+        checks the connection (its count moves at the CONNACK, before the messages after it)."""
+        return parcel.qos > 0 and self.broker.ack(parcel.connection, parcel.mid, parcel.qos)
 
     def send(self, inbox: str, envelope: bytes) -> None:
         """Publish `envelope` to seat `inbox`'s postbox (QoS 1: the broker keeps it for that seat
