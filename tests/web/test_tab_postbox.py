@@ -86,8 +86,7 @@ def desk_sends(tcp, game: bytes, inbox: str, envelopes: list[bytes]) -> None:
 
 
 def test_a_desktop_and_the_tab_exchange_envelopes_through_their_postboxes(tab, broker):
-    """Both ways, under the same names (client id and inbox topic: protocol/mail/postbox_names);
-    the tab's flush waits for the broker's acks; its retained publish carries its expiry."""
+    """Both ways, under the same inbox topics (protocol/mail/postbox_names); the tab's flush waits for the broker's acks; its retained publish carries its expiry."""
     tcp, ws = broker
     game, desk = os.urandom(32), SigningKey.generate()
     retained: list = []
