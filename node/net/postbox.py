@@ -25,37 +25,15 @@ import trio
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
+from protocol.link.relay_url import PACKET_OVERHEAD
 from protocol.mail.mailbox import MAX_ENVELOPE
+from protocol.mail.postbox_names import INBOUND, INBOUND_BYTES, client_id, inbox_topic, session_expiry
 
 from .handshake import inbox_of
-from .relay import (CONNECT_TIMEOUT, PACKET_OVERHEAD, ROOT, PahoBridge, RelayError, new_client, scope_of,
-                    stop_client)
+from .relay import CONNECT_TIMEOUT, PahoBridge, RelayError, new_client, stop_client
 from .relay_url import RelayUrl
 
 log = logging.getLogger("caravan.postbox")
-
-MIN_EXPIRY = 7 * 24 * 3600
-"""A postbox session outlives its node by at least this many seconds (plus 4 time limits)."""
-MAX_EXPIRY = 0xFFFFFFFE
-"""MQTT's largest finite Session Expiry Interval."""
-INBOUND = 4096
-INBOUND_BYTES = 32 << 20
-"""Envelopes (and their bytes) queued for the node, not yet taken: more are dropped here (a
-flood trio cannot keep up with) and, never acknowledged, delivered again at the next
-connection."""
-
-
-def inbox_topic(game_id: bytes, inbox: str) -> str:
-    return f"{ROOT}/{scope_of(game_id)}/box/{inbox}"
-
-
-def client_id(game_id: bytes, inbox: str) -> str:
-    return f"caravan-box-{scope_of(game_id)}-{inbox}"
-
-
-def session_expiry(time_limit: float) -> int:
-    """How long the broker keeps a postbox session after its node left (seconds)."""
-    return int(min(MAX_EXPIRY, 4 * max(0.0, time_limit) + MIN_EXPIRY))
 
 
 @dataclass

@@ -40,6 +40,8 @@ from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
+from protocol.link.relay_url import PACKET_OVERHEAD, ROOT, scope_of
+
 from .frames import MAX_FRAME
 from .handshake import inbox_of
 from .relay_link import ACCEPT, OPEN, PING_INTERVAL, RelayLink
@@ -47,7 +49,6 @@ from .relay_url import WS_PATH, RelayUrl
 
 log = logging.getLogger("caravan.relay")
 
-ROOT = "caravan/v1"
 CONNECT_TIMEOUT = 10.0
 """The broker must accept the first connection within this many seconds."""
 DIAL_TIMEOUT = 3.0
@@ -66,18 +67,10 @@ with) new messages are dropped there, at no cost; a genuine link that loses one 
 redials (its gap), as after any lost frame."""
 EARLY_OPENS = 32
 """Opens held for an endpoint not registered yet (a game a peer started a moment earlier)."""
-PACKET_OVERHEAD = 1024
-"""What an MQTT PUBLISH adds to a link's frame (header, topic, properties, the link's own seq,
-type byte and seal), with room to spare: a connection's Maximum Packet Size is its largest
-frame plus this."""
 
 
 class RelayError(OSError):
     """The broker cannot be reached or refused us; one line naming the broker and why."""
-
-
-def scope_of(scope: bytes) -> str:
-    return scope[:16].hex()
 
 
 def lobby_topic(lobby: bytes) -> str:

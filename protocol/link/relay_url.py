@@ -21,8 +21,19 @@ DEFAULT_PORTS = {"mqtt": 1883, "mqtts": 8883, "ws": 80, "wss": 443}
 SCHEMES = tuple(DEFAULT_PORTS)
 WS_PATH = "/mqtt"
 """The websockets path (mqtt.js's default; Mosquitto takes any)."""
+ROOT = "caravan/v1"
+"""The root of every topic Caravan uses on a broker (relay links, lobbies, postboxes)."""
+PACKET_OVERHEAD = 1024
+"""What an MQTT PUBLISH adds to a link's frame (header, topic, properties, the link's own seq,
+type byte and seal), with room to spare: a connection's Maximum Packet Size is its largest
+frame plus this."""
 INVITE_PREFIX = "caravan+"
 LOBBY_ID_HEX = 32
+
+
+def scope_of(scope: bytes) -> str:
+    """A game's (or lobby's) level in a topic: its first 16 bytes in hex."""
+    return scope[:16].hex()
 
 
 @dataclass(frozen=True)

@@ -5,13 +5,38 @@ once with Python ready in its worker. A test module imports the ones it uses."""
 from __future__ import annotations
 
 import shutil
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
 
 import pytest
 
+from node.net.relay_url import RelayUrl
 from node.tab import build as tab_build
 from tests.helpers import missing_system_package, timeout as scaled
+from tests.relay.broker import Broker
+from tests.relay.netns import forward, namespace
 from tests.web.conftest import new_chromium
 from tests.web.tab_page import INSTALL, open_tab, tab_server
+
+
+TCP_PORT, WS_PORT = 1883, 9001
+"""A namespaced broker's listeners, inside the test's own namespace: nothing else listens there."""
+
+
+@contextmanager
+def namespaced_broker(work: Path, tag: str, **options) -> Iterator[tuple[RelayUrl, str, Broker]]:
+    """Mosquitto in a network namespace of its own (Broker's `options`: users, persistent), as
+    (its TCP URL, its ws:// URL, both on the machine's 127.0.0.1, and the broker, to restart). Mosquitto 2.0 binds its
+    websockets listener on every address whatever the configuration says (tests/relay/netns.py):
+    in the namespace only forwarders on the machine's 127.0.0.1 reach it."""
+    with namespace(tag) as prefix:
+        b = Broker(work, host="127.0.0.1", port=TCP_PORT, prefix=prefix, websockets_port=WS_PORT, **options).start()
+        try:
+            with forward(prefix, TCP_PORT) as tcp, forward(prefix, WS_PORT) as ws:
+                yield RelayUrl("127.0.0.1", tcp), f"ws://127.0.0.1:{ws}/mqtt", b
+        finally:
+            b.stop()
 
 
 @pytest.fixture(scope="session")

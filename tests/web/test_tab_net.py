@@ -35,41 +35,27 @@ from tests.helpers import timeout as scaled
 from tests.relay.broker import Broker
 from tests.relay.netns import forward, namespace
 from tests.web.tab_page import CALL, open_tab, tab_module
+from tests.web.tab_fixtures import TCP_PORT, WS_PORT, namespaced_broker
 from tests.web.tab_fixtures import bundle, driver, server  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.xdist_group("tab")
 
-TCP_PORT, WS_PORT = 1883, 9001
-"""Inside the test's own namespace: nothing else listens there."""
 PASSWORD = "s3cret-Pw-4-ann"
 
 
 @pytest.fixture(scope="module")
 def broker(tmp_path_factory):
     """Mosquitto in a namespace of its own: (its TCP URL, its ws:// URL), both on the machine's 127.0.0.1."""
-    work = tmp_path_factory.mktemp("broker")
-    with namespace("cvrtab") as prefix:
-        b = Broker(work, host="127.0.0.1", port=TCP_PORT, prefix=prefix, websockets_port=WS_PORT).start()
-        try:
-            with forward(prefix, TCP_PORT) as tcp, forward(prefix, WS_PORT) as ws:
-                yield RelayUrl("127.0.0.1", tcp), f"ws://127.0.0.1:{ws}/mqtt"
-        finally:
-            b.stop()
+    with namespaced_broker(tmp_path_factory.mktemp("broker"), "cvrtab") as (tcp, ws, _):
+        yield tcp, ws
 
 
 @pytest.fixture(scope="module")
 def login_broker(tmp_path_factory):
     """A second Mosquitto, in a namespace of its own, that takes only USER ann with her
     password: its ws:// URL (without the login)."""
-    work = tmp_path_factory.mktemp("login-broker")
-    with namespace("cvrtlg") as prefix:
-        b = Broker(work, host="127.0.0.1", port=TCP_PORT, prefix=prefix, websockets_port=WS_PORT,
-                   users={"ann": PASSWORD}).start()
-        try:
-            with forward(prefix, WS_PORT) as ws:
-                yield f"ws://127.0.0.1:{ws}/mqtt"
-        finally:
-            b.stop()
+    with namespaced_broker(tmp_path_factory.mktemp("login-broker"), "cvrtlg", users={"ann": PASSWORD}) as (_, ws, _b):
+        yield ws
 
 
 @pytest.fixture(scope="module")

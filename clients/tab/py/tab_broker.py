@@ -7,7 +7,9 @@ the broker sends are queued as they come (mqtt.js calls `_received` on the worke
 bounded in count and bytes: past either bound a message is dropped and counted (a flood must
 not eat the phone's memory; a relay link that loses a frame redials, as on the desktop).
 A subscriber may instead take each message of a topic at once (`routes`), which is what the
-relay link does (its own state machine holds and bounds what it keeps)."""
+relay link does (its own state machine holds and bounds what it keeps). A postbox's connection
+(tab_postbox) hands each message with its packet number to its own taker instead, and holds
+its acknowledgement until `ack`."""
 
 from __future__ import annotations
 
@@ -60,20 +62,24 @@ class TabBroker:
         self.routes: dict[str, Callable[[bytes], None]] = {}    # topic -> who takes it (not queued)
         self.prefixes: dict[str, Callable[[str, bytes], None]] = {}   # topic prefix -> taker (an inbox)
         self.on_lost: dict[str, Callable[[str], None]] = {}     # told when the connection drops
+        self.watchers: list[Callable[[str, str], None]] = []     # told every event (kind, detail)
         self._arrived = asyncio.Event()
         self._id: int | None = None
         self._proxies: list[Any] = []
 
     async def connect(self, url: str, client_id: str, *, clean_start: bool = True, session_expiry: int = 0,
-                      timeout: float = CONNECT_TIMEOUT) -> "TabBroker":
+                      timeout: float = CONNECT_TIMEOUT, postbox: Callable[..., None] | None = None,
+                      max_packet: int = 0) -> "TabBroker":
         """Connect (MQTT 5) as `client_id`; with clean_start False and a session_expiry (s),
-        the broker keeps this client's subscriptions and its QoS 1 messages while it is away."""
+        the broker keeps this client's subscriptions and its QoS 1 messages while it is away.
+        With `postbox` (and a `max_packet` size, bytes), every message goes to
+        postbox(topic, payload, mid, qos, dup, connection) and is acknowledged only by `ack`."""
         from pyodide.ffi import JsException, create_proxy
         self.url = public_url(check_url(url))
-        self._proxies = [create_proxy(self._received), create_proxy(self._event)]
+        self._proxies = [create_proxy(postbox or self._received), create_proxy(self._event)]
         try:
             self._id = await _js().connect(url, client_id, clean_start, int(session_expiry), int(timeout * 1000),
-                                           *self._proxies)
+                                           *self._proxies, max_packet if postbox else 0)
         except JsException as e:
             self._drop_proxies()
             raise BrokerError(_message(e)) from None
@@ -104,6 +110,8 @@ class TabBroker:
     def _event(self, kind: str, detail: str) -> None:
         self.events.append(f"{kind}: {detail}" if detail else kind)
         del self.events[:-32]
+        for watcher in list(self.watchers):
+            watcher(kind, detail)
         if kind == "close":                       # mqtt.js reconnects; what ran over it must start again
             for hook in list(self.on_lost.values()):
                 hook(f"the connection to the broker {self.url} was lost")
@@ -128,13 +136,22 @@ class TabBroker:
             forget = lambda *_: self.routes.pop(topic, None)      # noqa: E731 - either way, forget the topic
             _js().unsubscribe(self._id, topic).then(forget, forget)
 
-    def publish_soon(self, topic: str, payload: bytes, qos: int = 1) -> Any:
+    def publish_soon(self, topic: str, payload: bytes, qos: int = 1, *, retain: bool = False, expiry: int = 0) -> Any:
         """Queue a message in mqtt.js at once (in call order, so frames keep their order):
-        the promise of its being written (QoS 0) or acknowledged (QoS 1)."""
+        the promise of its being written (QoS 0) or acknowledged (QoS 1). `retain`: left on
+        the topic for later subscribers, for `expiry` s if > 0."""
         from pyodide.ffi import to_js
         if qos not in (0, 1):
             raise BrokerError(f"QoS {qos}: a tab publishes with QoS 0 or 1")
-        return _js().publish(self._need(), topic, to_js(payload), qos)
+        return _js().publish(self._need(), topic, to_js(payload), qos, retain, int(expiry))
+
+    def connection(self) -> int:
+        """Which connection is up: mqtt.js counts its CONNACKs (a reconnect starts a new one)."""
+        return int(_js().connection(self._need()))
+
+    def ack(self, connection: int, mid: int, qos: int) -> bool:
+        """A postbox connection's PUBACK of message `mid` (see broker.js `ack`): sent or not."""
+        return bool(_js().ack(self._need(), connection, mid, qos))
 
     async def publish(self, topic: str, payload: bytes, qos: int = 1) -> None:
         from pyodide.ffi import JsException

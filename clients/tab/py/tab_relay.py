@@ -24,20 +24,16 @@ from protocol.link.framing import FrameError, encode
 from protocol.link.handshake import Handshake, HandshakeError, inbox_of
 from protocol.link.relay_frames import (ACCEPT, CLOSE, CLOSED, DATA, GAP_WAIT, IDLE_TIMEOUT, OPEN, PING_INTERVAL, WAIT,
                                         RelayFrames)
+from protocol.link.relay_url import ROOT, scope_of
 
 from tab_broker import BrokerError, TabBroker
 
-ROOT = "caravan/v1"
 DIAL_TIMEOUT = 3.0
 HANDSHAKE_TIMEOUT = 20.0
 PEER_SEAL_WAIT = 2.0
 LOG_KEPT = 64
 WAITING_LINKS = 8
 """Links a peer opened that wait for the tab to take them; more opens are refused (a flood)."""
-
-
-def scope_of(scope: bytes) -> str:
-    return scope[:16].hex()
 
 
 class TabRelayLink:

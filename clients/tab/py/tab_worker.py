@@ -5,8 +5,8 @@ Ops: "selftest" (tab_checks: the project's crypto checks in this tab), "verify" 
 transcript's bytes through protocol.verify, the report `caravan verify --json` gives),
 "bench" (one of tab_bench's measures, named with its arguments in JSON bytes: `make bench`),
 and "link_start", "link_feed" (tab_link: one link end on the transport-free core); the
-ops that wait are tab_net's (the broker, a relay link, the store) and tab_seat_ops' (one
-seat of a game whose frames the page carries).
+ops that wait are tab_net's (the broker, a relay link, the store), tab_postbox_ops' (a
+turn-based seat's postbox) and tab_seat_ops' (one seat of a game whose frames the page carries).
 Bad input gives {"error": ...}, never a traceback to the page."""
 
 from __future__ import annotations
@@ -99,13 +99,15 @@ def handle(op: str, data: Any = None) -> str:
 # its event loop (Pyodide's asyncio runs there) and keeps taking the page's other calls.
 # The seat ops (tab_seat_ops: one seat of a game whose frames the page carries) wait too, and
 # the lobby ops (tab_lobby: join a relayed lobby by its invite, then play the joined game), and
-# the table page's (tab_table) take their turn with them.
+# the table page's (tab_table) take their turn with them, as do a turn-based seat's postbox
+# ops (tab_postbox_ops).
 def _async_table() -> dict[str, Any]:
     import tab_lobby
     import tab_net
+    import tab_postbox_ops
     import tab_seat_ops
     import tab_table
-    return {**tab_net.ASYNC_OPS, **tab_seat_ops.OPS, **tab_lobby.OPS, **tab_table.OPS}
+    return {**tab_net.ASYNC_OPS, **tab_seat_ops.OPS, **tab_lobby.OPS, **tab_table.OPS, **tab_postbox_ops.OPS}
 
 
 def async_ops() -> list[str]:
