@@ -120,17 +120,18 @@ class MailTransport:
     async def pump(self, durable: Any) -> None:
         """Publish what was sealed and acknowledge what was taken, each batch once `durable()`
         (the game node's store fsync'd everything written before it) returned True and the
-        mailbox state (numbers, what was sent) is saved. The batch is taken before `durable()`
-        is asked: what is sealed while the store syncs waits for the next one, as its message
-        may have been written after the sync began."""
+        mailbox state (numbers, what was sent) is saved. The batch is marked before `durable()`
+        is asked: what is sealed or taken while the store syncs waits for the next one, as its
+        message may have been written after the sync began (and a pump cancelled meanwhile
+        leaves it all to the last `push`)."""
         while True:
             await self._kick.wait()
             self._kick = trio.Event()
             await trio.sleep(PUMP_INTERVAL)                # gather a batch
-            batch = self.courier.due()
+            mark = self.courier.mark()
             if not await durable():
                 return
-            self.deliver(batch)
+            self.deliver(self.courier.due(mark))
 
     async def push(self) -> None:
         """Save the mailbox state, then publish and acknowledge (the game's store is durable)."""

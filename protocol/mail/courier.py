@@ -16,6 +16,7 @@ No clock, no I/O, no trio: `now` comes with each call that needs it."""
 
 from __future__ import annotations
 
+import copy
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,6 +50,14 @@ class Arrival:
     ack: bool = False
     note: str | None = None
     signer: int | None = None
+
+
+@dataclass(frozen=True)
+class Mark:
+    """How many envelopes were sealed and letters taken, and the mailbox state then."""
+    sealed: int
+    taken: int
+    state: dict[str, Any]
 
 
 @dataclass
@@ -121,14 +130,22 @@ class Courier:
         self.last_activity = now
         return True
 
-    def due(self) -> Batch | None:
-        """What was sealed and what was taken since the last batch (None: nothing), for the shell
-        to save, publish and acknowledge now that the game's store is durable."""
-        out, self.outbox = self.outbox, []
-        acks, self.to_ack = self.to_ack, []
+    def mark(self) -> Mark:
+        """What was sealed and taken so far, and the mailbox state now: the shell marks before
+        it asks its store to sync, and then publishes only up to the mark (`due`)."""
+        return Mark(len(self.outbox), len(self.to_ack), copy.deepcopy(self.mailbox.state()))
+
+    def due(self, mark: Mark | None = None) -> Batch | None:
+        """What was sealed and what was taken up to `mark` (default: now), with the state then,
+        for the shell to save, publish and acknowledge now that the game's store is durable
+        (None: nothing). What came after the mark stays for the next batch: its message may
+        have been written after the store's sync began."""
+        mark = mark or self.mark()
+        out, self.outbox = self.outbox[:mark.sealed], self.outbox[mark.sealed:]
+        acks, self.to_ack = self.to_ack[:mark.taken], self.to_ack[mark.taken:]
         if not out and not acks:
             return None
-        return Batch(self.mailbox.state(), [(self.inboxes[s], e) for s, e in out], acks)
+        return Batch(mark.state, [(self.inboxes[s], e) for s, e in out], acks)
 
     # ------------------------------------------------------------------ incoming
     def parcel(self, envelope: bytes, handle: Any, now: float) -> Arrival:

@@ -283,3 +283,29 @@ async def test_what_is_sealed_while_the_store_syncs_waits_for_the_next_batch(tab
         nursery.cancel_scope.cancel()
     assert syncs == [0, 1]                                   # the second envelope went out after a second sync
     assert [inbox for inbox, _ in ta.postbox.sent] == [ta.courier.inboxes[1], ta.courier.inboxes[2]]
+
+
+async def test_a_pump_stopped_while_the_store_syncs_leaves_its_batch_to_the_last_push(table, tmp_path):
+    """The game ends (the pump is cancelled) while the store syncs: nothing sealed is lost, the
+    node's last push publishes it."""
+    import trio
+    from node.net.mail_links import MailTransport
+
+    _, _, (a, _, _) = table
+    ta = MailTransport(FakePostbox(), a, tmp_path)
+    syncing = trio.Event()
+
+    async def durable() -> bool:
+        syncing.set()
+        await trio.sleep_forever()
+        return True
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(ta.pump, durable)
+        ta.post(ta.links[1], {"t": "heads", "h": [0, 0, 0]})
+        with trio.fail_after(5):
+            await syncing.wait()
+        nursery.cancel_scope.cancel()
+    assert ta.postbox.sent == []
+    await ta.push()
+    assert [inbox for inbox, _ in ta.postbox.sent] == [ta.courier.inboxes[1]]
