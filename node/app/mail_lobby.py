@@ -13,8 +13,9 @@ signature; once every signature is in, the host stores the game and posts the si
 to every joiner, and play goes on through the game's postboxes (node/net/mail_links.py).
 Each node keeps its side in `lobbies/<lobby id>/lobby.json` (0600) across runs, and takes a
 letter from the broker (acknowledges it) only once what it changed is saved. The letters:
-protocol/mail/lobby_letters.py; the design: specs/node.md "Turn-based tables: the lobby through
-postboxes"."""
+protocol/mail/lobby_letters.py; what a joiner decides: protocol/mail/lobby_join.py (here are
+its postboxes, files and lines); the design: specs/node.md "Turn-based tables: the lobby
+through postboxes"."""
 
 from __future__ import annotations
 
@@ -26,11 +27,15 @@ from typing import Any
 
 import trio
 
-from protocol import games, genesis as G, wire
+from protocol import genesis as G, wire
 from protocol.identity import SigningKey, fingerprint, verify
-from protocol.mail.lobby_letters import hide, open_advert, open_letter, seal, sign_advert
+from protocol.mail.lobby_join import (DROPPED, NOT_SIGNED, REFUSED, SIGNED, UNREADABLE, MailJoiner,
+                                      MailRefused, Offer, Post, Step, full_problem, read_advert)
+from protocol.mail.lobby_letters import hide, open_frame, seal, sign_advert
 from protocol.mail.mailbox import MailError
 from protocol.player import beacon_chain
+from protocol.seat.hosting import BEACON_LENGTH, named
+from protocol.seat.joiner import clean_name
 
 from ..net.handshake import inbox_of
 from ..net.handshake import key_pin
@@ -40,7 +45,7 @@ from ..net.relay_url import parse_relay_url, with_auth
 from ..storage import seat_memory
 from ..storage.store import GameStore, load_identity, write_private
 from .game import MAIL_QUIET
-from .lobby import BEACON_LENGTH, Lobby, LobbyError, Setup, clean_name, named, offered_genesis_problem
+from .lobby import Lobby, LobbyError, Setup
 from .runner import Seat, store_genesis
 
 log = logging.getLogger("caravan.mail_lobby")
@@ -101,28 +106,40 @@ def _idle(seat: Seat, lobby_id: bytes, text: str, waiting_for: list[int]) -> Non
                 "--until-idle", "idle", lobby=lobby_id.hex(), waiting_for=waiting_for)
 
 
-async def _letters(box: Postbox, key: SigningKey, lobby_id: bytes, seat: Seat):
-    """(sender, body, parcel) of each letter from the broker; ends once none came for
-    MAIL_QUIET s with --until-idle (never without). A letter that fails is dropped, naming why."""
-    dropped = 0
+async def _parcels(box: Postbox, seat: Seat):
+    """Each parcel from the broker; ends once none came for MAIL_QUIET s with --until-idle
+    (never without)."""
     while True:
         with trio.move_on_after(MAIL_QUIET if seat.until_idle else float("inf")) as quiet:
             parcel = await box.parcels.receive()
         if quiet.cancelled_caught:
             return
         box.took(parcel)
+        yield parcel
+
+
+class _Drops:
+    """The letters of one run that did not open: each logged, naming why, up to LOGGED_DROPS."""
+
+    def __init__(self, lobby_id: bytes):
+        self.lobby_id, self.count = lobby_id, 0
+
+    def __call__(self, why: str) -> None:
+        self.count += 1
+        if self.count <= LOGGED_DROPS or self.count % 1000 == 0:     # a flood's thousands cost no more lines
+            log.warning("lobby %s: a letter dropped (%d so far in this run): %s", self.lobby_id.hex()[:8], self.count,
+                        why)
+
+
+async def _letters(box: Postbox, key: SigningKey, lobby_id: bytes, seat: Seat):
+    """(sender, body, parcel) of each lobby frame from the broker (`_parcels`). A letter that
+    fails is dropped, naming why."""
+    drops = _Drops(lobby_id)
+    async for parcel in _parcels(box, seat):
         try:
-            sender, body = open_letter(key, lobby_id, parcel.envelope)
+            sender, body = open_frame(key, lobby_id, parcel.envelope)
         except MailError as exc:
-            why = str(exc)
-        else:
-            why = None if type(body) is dict and type(body.get("t")) is str else \
-                f"a letter from {fingerprint(sender)} that is no lobby frame"
-        if why is not None:
-            dropped += 1
-            if dropped <= LOGGED_DROPS or dropped % 1000 == 0:     # a flood's thousands cost no more lines
-                log.warning("lobby %s: a letter dropped (%d so far in this run): %s", lobby_id.hex()[:8], dropped,
-                            why)
+            drops(str(exc))
             box.ack(parcel)
             continue
         yield sender, body, parcel
@@ -305,120 +322,87 @@ async def join(announcement: dict[str, Any], pin: bytes, lobby_id: bytes, seat: 
     """Join the table whose announcement (`by_mail`) the broker held: post the join and wait
     (or, with --until-idle, stop) for the host; its Setup once the game starts."""
     try:
-        fields, signed = open_advert(by_mail(announcement), pin, lobby_id)
-    except MailError as exc:
+        fields, signed = read_advert(by_mail(announcement), pin, lobby_id)
+    except MailRefused as exc:
         raise LobbyError(str(exc)) from None
-    if fields.get("game") not in games.names() or type(fields.get("players")) is not int or \
-            not 1 < fields["players"] <= 16 or fields.get("beacon_length") != BEACON_LENGTH:
-        raise LobbyError(f"lobby {lobby_id.hex()[:8]} is for {fields.get('game')!r}, a game or table this "
-                         "Caravan does not have (a different version?)")
     folder = seat.data_dir / LOBBIES / lobby_id.hex()
     key = load_identity(seat.data_dir)
     if (folder / STATE).is_file():
         return await _join_run(folder, _load(folder), seat, key)
-    if announcement.get("seated") == fields["players"]:     # the host refuses it too, when it next runs
-        raise LobbyError(f"lobby {lobby_id.hex()[:8]} is full: its {fields['players']} seats are taken")
+    full = full_problem(fields, announcement.get("seated"))
+    if full:
+        raise LobbyError(full)
     folder.mkdir(parents=True, exist_ok=True)
     os.chmod(folder, 0o700)
-    state = {"role": "join", "advert": signed, "secret": os.urandom(32), "relay": seat.relay.with_credentials()}
-    _save(folder, state)
+    joiner = MailJoiner.fresh(key, signed, os.urandom(32))
+    joiner.state["relay"] = seat.relay.with_credentials()
+    _save(folder, joiner.state)
     seat_memory.remember(folder, seat)
-    tips = [beacon_chain(state["secret"], fields["nonce"], s, BEACON_LENGTH)[0] for s in range(1, fields["players"])]
     async with open_postbox(seat.relay, lobby_id, key.public, fields["time_limit"]) as box:   # ours exists first
-        box.send(inbox_of(fields["host_key"]), seal(key, lobby_id, fields["host_key"],
-                                                    {"t": "join", "name": clean_name(seat.name or ""), "tips": tips}))
+        _post(box, joiner.join(seat.name or ""))
         seat.status(f"joined lobby {lobby_id.hex()[:8]} for {fields['title']} "
                     f"({G.pace_text(fields['pace'], fields['time_limit'])}) through the broker: the host seats you "
                     "when its node next runs", "lobby", lobby=lobby_id.hex())
-        return await _join_letters(folder, state, seat, key, box)
+        return await _join_letters(folder, joiner, seat, box)
 
 
 async def _join_run(folder: Path, state: dict[str, Any], seat: Seat, key: SigningKey) -> Setup | None:
-    fields = _advert(state)
-    async with open_postbox(seat.relay, fields["lobby"], key.public, fields["time_limit"]) as box:
-        return await _join_letters(folder, state, seat, key, box)
+    joiner = MailJoiner(key, state)
+    async with open_postbox(seat.relay, joiner.lobby_id, key.public, joiner.fields["time_limit"]) as box:
+        return await _join_letters(folder, joiner, seat, box)
 
 
-async def _join_letters(folder: Path, state: dict[str, Any], seat: Seat, key: SigningKey,
-                        box: Postbox) -> Setup | None:
-    """Take the host's letters: a refusal ends it (naming why), the body is checked and
-    signed, the signed genesis starts the game."""
-    fields = _advert(state)
-    lobby_id, host_key = fields["lobby"], fields["host_key"]
-    async for sender, body, parcel in _letters(box, key, lobby_id, seat):
-        if sender != host_key:
-            log.warning("lobby: a letter from %s, not the host, dropped", fingerprint(sender))
-        elif body["t"] == "refused":
-            box.ack(parcel)
-            raise LobbyError(f"the host refused: {str(body.get('why'))[:200]}")
-        elif body["t"] == "sign":
-            await _sign(folder, state, seat, key, box, body)
-        elif body["t"] == "start" and "body" in state:
-            setup = _started(state, body, key)
-            if setup is not None:
-                _save(folder, state)
-                box.ack(parcel)
-                return setup
+def _post(box: Postbox, post: Post) -> None:
+    box.send(inbox_of(post.to), post.letter)
+
+
+async def _join_letters(folder: Path, joiner: MailJoiner, seat: Seat, box: Postbox) -> Setup | None:
+    """Feed the host's letters to the joiner (protocol/mail/lobby_join.py): a refusal ends it
+    (naming why), a body to sign is signed once this seat can take it back, the signed genesis
+    starts the game."""
+    drops = _Drops(joiner.lobby_id)
+    async for parcel in _parcels(box, seat):
+        step = joiner.feed(parcel.envelope)
+        if step.offer is not None:                        # TO_SIGN: this seat is reachable before it signs
+            await _prepare(joiner, step.offer, seat)
+            step = joiner.sign()
+        if step.save:
+            _save(folder, joiner.state)
+        for post in step.posts:
+            _post(box, post)
+        _tell(step, seat, drops)
         box.ack(parcel)
+        if step.what == REFUSED:
+            raise LobbyError(step.text)
+        if step.started is not None:
+            s = step.started
+            return Setup(s.genesis_raw, s.game_id, s.seat, s.secret, {}, s.names, False, spectators_chat=False)
     await _flush(box, seat)
-    waiting = "the host to start the game" if "body" in state else "the host to seat you"
-    _idle(seat, lobby_id, f"waiting for {waiting}", [0])
+    _idle(seat, joiner.lobby_id, f"waiting for {joiner.waiting()}", [0])
     return None
 
 
-async def _sign(folder: Path, state: dict[str, Any], seat: Seat, key: SigningKey, box: Postbox,
-                frame: dict) -> None:
-    """Check the genesis body the host offers as a live joiner does; sign it (only it, ever)."""
-    fields = _advert(state)
-    body, at = frame.get("body"), frame.get("seat")
-    if type(body) is not bytes or type(at) is not int or not 0 < at < fields["players"]:
-        log.warning("lobby: a malformed genesis to sign, dropped")
-        return
-    if state.get("body", body) != body:
-        log.warning("lobby: the host offered a second, different genesis; this seat signs only the first")
-        return
-    tip = beacon_chain(state["secret"], fields["nonce"], at, BEACON_LENGTH)[0]
-    try:
-        offered = wire.decode(body)
-    except Exception:                                     # noqa: BLE001 - any undecodable input
-        offered = None
-    why = offered_genesis_problem(offered, fields, seat=at, key=key.public, tip=tip, host_key=fields["host_key"],
-                                  nonce=fields["nonce"], beacon_length=BEACON_LENGTH)
-    if why:
-        seat.status(f"the genesis offered for signing is not the advertised game with my seat: {why}; not signed",
-                    "warning")
-        return
-    game_id = G.game_id_of(body)
-    if "body" not in state:
-        async with open_postbox(seat.relay, game_id, key.public, fields["time_limit"]):
-            pass                                          # this seat's game postbox exists before anyone plays
-        store = GameStore.prepare(seat.data_dir, body, game_id,
-                                  {"secret": state["secret"], "committed": wire.encode([]), "seat": at},
-                                  {"peers": {}, "port": 0, "relay": seat.relay.with_credentials()})
-        seat_memory.remember(store.dir, seat)
-        state["body"], state["seat"] = body, at
-        _save(folder, state)
-    box.send(inbox_of(fields["host_key"]), seal(key, fields["lobby"], fields["host_key"],
-                                                {"t": "signature", "sig": G.sign(key, body)}))
-    seat.status(f"signed the genesis of game {game_id.hex()[:16]} (seat {at}); the host starts it when every seat "
-                "has signed", "lobby_seats")
+async def _prepare(joiner: MailJoiner, offer: Offer, seat: Seat) -> None:
+    """Before this seat's signature leaves: its game postbox exists (before anyone plays) and
+    it keeps what it needs to take its seat back (GameStore.prepare)."""
+    async with open_postbox(seat.relay, offer.game_id, joiner.key.public, joiner.fields["time_limit"]):
+        pass
+    store = GameStore.prepare(seat.data_dir, offer.body, offer.game_id,
+                              {"secret": offer.secret, "committed": wire.encode([]), "seat": offer.seat},
+                              {"peers": {}, "port": 0, "relay": seat.relay.with_credentials()})
+    seat_memory.remember(store.dir, seat)
 
 
-def _started(state: dict[str, Any], frame: dict, key: SigningKey) -> Setup | None:
-    """The Setup from the host's signed genesis, when it is the body this seat signed."""
-    try:
-        genesis = G.parse(frame.get("genesis"))
-    except (G.BadGenesis, TypeError, ValueError) as exc:
-        log.warning("lobby: the host's genesis does not parse (%s), dropped", exc)
-        return None
-    if genesis.body != state["body"]:
-        log.warning("lobby: the host started a different genesis than the one signed, dropped")
-        return None
-    names = frame.get("names")
-    names = [clean_name(n) for n in names] if type(names) is list and len(names) == len(genesis.seats) else []
-    state["game_id"], state["started"] = genesis.game_id, True
-    return Setup(frame["genesis"], genesis.game_id, state["seat"], state["secret"], {}, names, False,
-                 spectators_chat=False)
+def _tell(step: Step, seat: Seat, drops: _Drops) -> None:
+    """The line a letter's step is worth: a log line, or a status for the person."""
+    if step.what == UNREADABLE:
+        drops(step.text)
+    elif step.what == DROPPED:
+        log.warning("lobby: %s", step.text)
+    elif step.what == NOT_SIGNED:
+        seat.status(step.text, "warning")
+    elif step.what == SIGNED:
+        seat.status(step.text, "lobby_seats")
 
 
 # ---------------------------------------------------------------------------- resuming
