@@ -13,13 +13,12 @@ signature; once every signature is in, the host stores the game and posts the si
 to every joiner, and play goes on through the game's postboxes (node/net/mail_links.py).
 Each node keeps its side in `lobbies/<lobby id>/lobby.json` (0600) across runs, and takes a
 letter from the broker (acknowledges it) only once what it changed is saved. The letters:
-protocol/mail/lobby_letters.py; what a joiner decides: protocol/mail/lobby_join.py (here are
-its postboxes, files and lines); the design: specs/node.md "Turn-based tables: the lobby
+protocol/mail/lobby_letters.py; what the host and a joiner decide: protocol/mail/lobby_host.py
+and protocol/mail/lobby_join.py (here are their postboxes, files and lines); the design: specs/node.md "Turn-based tables: the lobby
 through postboxes"."""
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from pathlib import Path
@@ -28,17 +27,13 @@ from typing import Any
 import trio
 
 from protocol import genesis as G, wire
-from protocol.identity import SigningKey, fingerprint, verify
+from protocol.identity import SigningKey
+from protocol.mail.lobby_host import SEATED, MailHost
 from protocol.mail.lobby_join import (DROPPED, NOT_SIGNED, REFUSED, SIGNED, UNREADABLE, MailJoiner,
                                       MailRefused, Offer, Post, Step, full_problem, read_advert)
-from protocol.mail.lobby_letters import hide, open_frame, seal, sign_advert
-from protocol.mail.mailbox import MailError
-from protocol.player import beacon_chain
-from protocol.seat.hosting import BEACON_LENGTH, named
-from protocol.seat.joiner import clean_name
+from protocol.seat.hosting import BEACON_LENGTH
 
 from ..net.handshake import inbox_of
-from ..net.handshake import key_pin
 from ..net.postbox import Postbox, open_postbox, session_expiry
 from ..net.relay import lobby_topic
 from ..net.relay_url import parse_relay_url, with_auth
@@ -52,8 +47,6 @@ log = logging.getLogger("caravan.mail_lobby")
 
 LOBBIES = "lobbies"
 STATE = "lobby.json"
-MAX_REFUSALS = 32
-"""Refusals one run of the host's node posts: a flood of joins costs it at most this many letters."""
 LOGGED_DROPS = 8
 """Dropped letters named one by one in a run's log; after them, one line a thousand."""
 
@@ -97,10 +90,6 @@ def _save(folder: Path, state: dict[str, Any]) -> None:
     write_private(folder / STATE, wire.encode(state))
 
 
-def _advert(state: dict[str, Any]) -> dict[str, Any]:
-    return wire.decode(state["advert"])[1]
-
-
 def _idle(seat: Seat, lobby_id: bytes, text: str, waiting_for: list[int]) -> None:
     seat.status(f"lobby {lobby_id.hex()[:8]}: {text}; continue with  caravan resume {lobby_id.hex()[:16]} "
                 "--until-idle", "idle", lobby=lobby_id.hex(), waiting_for=waiting_for)
@@ -131,20 +120,6 @@ class _Drops:
                         why)
 
 
-async def _letters(box: Postbox, key: SigningKey, lobby_id: bytes, seat: Seat):
-    """(sender, body, parcel) of each lobby frame from the broker (`_parcels`). A letter that
-    fails is dropped, naming why."""
-    drops = _Drops(lobby_id)
-    async for parcel in _parcels(box, seat):
-        try:
-            sender, body = open_frame(key, lobby_id, parcel.envelope)
-        except MailError as exc:
-            drops(str(exc))
-            box.ack(parcel)
-            continue
-        yield sender, body, parcel
-
-
 # ---------------------------------------------------------------------------- the host
 
 async def host(the_lobby: Lobby, seat: Seat) -> Setup | None:
@@ -154,12 +129,12 @@ async def host(the_lobby: Lobby, seat: Seat) -> Setup | None:
               "players": the_lobby.players, "options": the_lobby.options, "time_limit": the_lobby.time_limit,
               "pace": the_lobby.pace, "nonce": nonce, "beacon_length": BEACON_LENGTH, "host_key": key.public,
               "name": the_lobby.name}
-    state = {"role": "host", "advert": sign_advert(key, fields), "secret": os.urandom(32), "joiners": [],
-             "relay": seat.relay.with_credentials()}
+    the_host = MailHost.fresh(key, fields, os.urandom(32))
+    the_host.state["relay"] = seat.relay.with_credentials()
     folder = seat.data_dir / LOBBIES / the_lobby.lobby_id.hex()
     folder.mkdir(parents=True, exist_ok=True)
     os.chmod(folder, 0o700)
-    _save(folder, state)
+    _save(folder, the_host.state)
     seat_memory.remember(folder, seat)
     invite = the_lobby.invite(seat.relay)
     seat.status(f"hosting {the_lobby.title} for {the_lobby.players} players "
@@ -167,137 +142,69 @@ async def host(the_lobby: Lobby, seat: Seat) -> Setup | None:
                 f"through the broker {seat.relay}; friends join when they like, never all at once", "lobby",
                 lobby=the_lobby.lobby_id.hex(), port=None, relay=str(seat.relay), host_key=the_lobby.pin.hex())
     seat.status(f"others join with:  caravan join {invite}", "invite", invite=invite)
-    return await _host_run(folder, state, seat, key)
+    return await _host_run(folder, the_host, seat)
 
 
-def _announcement(fields: dict[str, Any], state: dict[str, Any]) -> bytes:
-    """The retained announcement: what `caravan join` reads first (its `mail` field, the signed
-    advert sealed with the invite's pin, tells it to join by mail)."""
-    return json.dumps({"lobby": fields["lobby"].hex(), "game": fields["game"], "title": fields["title"],
-                       "players": fields["players"], "seated": 1 + len(state["joiners"]), "port": None,
-                       "spectators": False, "pace": fields["pace"],
-                       "mail": hide(state["advert"], key_pin(fields["host_key"])).hex()}).encode()
-
-
-async def _host_run(folder: Path, state: dict[str, Any], seat: Seat, key: SigningKey) -> Setup | None:
-    """One run of the host's node in its lobby: seat the joins that waited, post the genesis
-    to sign once full, gather the signatures, and start the game once all are in (its Setup;
-    None when it stopped idle first)."""
-    fields = _advert(state)
-    lobby_id, players, limit = fields["lobby"], fields["players"], fields["time_limit"]
-    refusals = 0
-    async with open_postbox(seat.relay, lobby_id, key.public, limit) as box:
-        if "body" not in state:
-            box.retain(lobby_topic(lobby_id), _announcement(fields, state), session_expiry(limit))
+async def _host_run(folder: Path, the_host: MailHost, seat: Seat) -> Setup | None:
+    """One run of the host's node in its lobby (protocol/mail/lobby_host.py decides): seat the
+    joins that waited, post the genesis to sign once full, gather the signatures, and start the
+    game once all are in (its Setup; None when it stopped idle first)."""
+    lobby_id, limit = the_host.lobby_id, the_host.fields["time_limit"]
+    async with open_postbox(seat.relay, lobby_id, the_host.key.public, limit) as box:
+        if "body" not in the_host.state:
+            box.retain(lobby_topic(lobby_id), the_host.announcement(), session_expiry(limit))
         while True:
-            setup = await _host_progress(folder, state, seat, key, box)
+            setup = await _host_progress(folder, the_host, seat, box)
             if setup is not None:
                 await _flush(box, seat)
-                state["started"] = True                   # every joiner's start is on the broker
-                _save(folder, state)
+                the_host.state["started"] = True              # every joiner's start is on the broker
+                _save(folder, the_host.state)
                 return setup
-            async for sender, body, parcel in _letters(box, key, lobby_id, seat):
-                why = _host_take(state, fields, sender, body, seat)
-                if why is not None and refusals < MAX_REFUSALS:
-                    refusals += 1
-                    box.send(inbox_of(sender), seal(key, lobby_id, sender, {"t": "refused", "why": why}))
-                _save(folder, state)
+            drops = _Drops(lobby_id)
+            async for parcel in _parcels(box, seat):
+                step = the_host.feed(parcel.envelope)
+                for post in step.posts:
+                    _post(box, post)
+                _save(folder, the_host.state)
                 box.ack(parcel)
-                if _changed(state):
+                _tell(step, seat, drops)
+                if the_host.changed():
                     break
             else:
                 await _flush(box, seat)
-                waiting = [s for s in range(1, players) if s > len(state["joiners"]) or not _signed(state, s)]
-                _idle(seat, lobby_id, _host_waits(state, players), waiting)
+                text, waiting = the_host.waiting()
+                _idle(seat, lobby_id, text, waiting)
                 return None
 
 
-def _changed(state: dict[str, Any]) -> bool:
-    """The table just filled up, or the last signature came: the host has something to do."""
-    full = len(state["joiners"]) == _advert(state)["players"] - 1
-    return (full and "body" not in state) or ("body" in state and all(state["sigs"][1:]))
-
-
-def _signed(state: dict[str, Any], seat_no: int) -> bool:
-    return "sigs" in state and state["sigs"][seat_no] is not None
-
-
-def _host_waits(state: dict[str, Any], players: int) -> str:
-    if "body" not in state:
-        return f"{1 + len(state['joiners'])}/{players} seated; waiting for {players - 1 - len(state['joiners'])} " \
-               "more to join"
-    missing = [str(s) for s in range(1, players) if not _signed(state, s)]
-    return f"the table is full; waiting for seat {', '.join(missing)} to sign the genesis"
-
-
-def _host_take(state: dict[str, Any], fields: dict[str, Any], sender: bytes, body: dict, seat: Seat) -> str | None:
-    """Apply one letter to the host's state; the refusal to post back, if any."""
-    keys = [j[0] for j in state["joiners"]]
-    if body["t"] == "join":
-        if sender in keys or sender == fields["host_key"]:
-            return None                                   # again (the broker may replay it): seated already
-        if "body" in state:
-            return "the lobby is full"
-        tips = body.get("tips")
-        if type(tips) is not list or len(tips) != fields["players"] - 1 or \
-                not all(type(t) is bytes and len(t) == 32 for t in tips):
-            return f"a join must carry one beacon tip for each of seats 1-{fields['players'] - 1}"
-        state["joiners"].append([sender, clean_name(body.get("name")), tips])
-        seat.status(f"{named(clean_name(body.get('name')), sender)} joined through the broker "
-                    f"({1 + len(state['joiners'])}/{fields['players']} seated)", "lobby_seats")
-    elif body["t"] == "signature" and "body" in state and sender in keys:
-        at = 1 + keys.index(sender)
-        sig = body.get("sig")
-        if verify(sender, sig, b"caravan/genesis-sig/v1" + G.game_id_of(state["body"])):
-            state["sigs"][at] = sig
-            seat.status(f"seat {at} signed the genesis", "lobby_seats")
-        else:
-            log.warning("lobby: a signature from seat %d that does not verify, dropped", at)
-    else:
-        log.warning("lobby: a %r letter from %s dropped (not expected now)", body["t"], fingerprint(sender))
-    return None
-
-
-async def _host_progress(folder: Path, state: dict[str, Any], seat: Seat, key: SigningKey,
-                         box: Postbox) -> Setup | None:
+async def _host_progress(folder: Path, the_host: MailHost, seat: Seat, box: Postbox) -> Setup | None:
     """What the host does once the table is full (post the body to sign) and once every
     signature is in (store the game, post the signed genesis): the Setup then."""
-    fields = _advert(state)
-    lobby_id, joiners = fields["lobby"], state["joiners"]
-    if len(joiners) < fields["players"] - 1:
+    if not the_host.full():
         return None
-    keys = [key.public] + [j[0] for j in joiners]
-    if "body" not in state:
-        tips = [beacon_chain(state["secret"], fields["nonce"], 0, BEACON_LENGTH)[0]]
-        tips += [j[2][s] for s, j in enumerate(joiners)]
-        body = G.make_body(fields["game"], fields["options"], keys, tips, fields["nonce"], BEACON_LENGTH,
-                           fields["time_limit"], fields["pace"])
-        async with open_postbox(seat.relay, G.game_id_of(body), key.public, fields["time_limit"]):
+    limit = the_host.fields["time_limit"]
+    body = the_host.to_sign()
+    if body is not None:
+        async with open_postbox(seat.relay, G.game_id_of(body), the_host.key.public, limit):
             pass                                          # this seat's game postbox exists before anyone plays
-        state["body"], state["sigs"] = body, [G.sign(key, body)] + [None] * len(joiners)
-        _save(folder, state)
-        box.retain(lobby_topic(lobby_id), _announcement(fields, state), session_expiry(fields["time_limit"]))
-        seat.status(f"the table is full; the genesis waits on the broker for seat "
-                    f"{', '.join(str(s) for s in range(1, len(keys)))} to sign it", "lobby_seats")
-    for s, j in enumerate(joiners, start=1):              # again at each run until all signed: lost is resent
-        if state["sigs"][s] is None:
-            box.send(inbox_of(j[0]), seal(key, lobby_id, j[0], {"t": "sign", "body": state["body"], "seat": s}))
-    if not all(state["sigs"]):
+        text = the_host.keep(body)
+        _save(folder, the_host.state)
+        box.retain(lobby_topic(the_host.lobby_id), the_host.announcement(), session_expiry(limit))
+        seat.status(text, "lobby_seats")
+    for post in the_host.asks():                          # again at each run until all signed: lost is resent
+        _post(box, post)
+    signed = the_host.genesis()
+    if signed is None:
         return None
-    game_id = G.game_id_of(state["body"])
-    tips = wire.decode(state["body"])["beacon"]
-    raw = G.Genesis(fields["game"], fields["options"], keys, tips, BEACON_LENGTH, fields["nonce"], state["body"],
-                    state["sigs"], fields["time_limit"], fields["pace"]).to_wire()
-    G.parse(raw)
-    names = [fields["name"]] + [j[1] for j in joiners]
-    setup = Setup(raw, game_id, 0, state["secret"], {}, names, False, spectators_chat=False)
-    if not GameStore(seat.data_dir, game_id).exists():
+    setup = Setup(signed.genesis_raw, signed.game_id, 0, the_host.state["secret"], {}, signed.names, False,
+                  spectators_chat=False)
+    if not GameStore(seat.data_dir, signed.game_id).exists():
         store_genesis(seat, setup)
-    state["game_id"] = game_id
-    _save(folder, state)
-    for j in joiners:                                     # posted at every run of the lobby: a lost one comes again
-        box.send(inbox_of(j[0]), seal(key, lobby_id, j[0], {"t": "start", "genesis": raw, "names": names}))
-    seat.status("every seat signed the genesis; play starts", "genesis", game_id=game_id.hex())
+    posts = the_host.start(signed)
+    _save(folder, the_host.state)
+    for post in posts:                                    # posted at every run of the lobby: a lost one comes again
+        _post(box, post)
+    seat.status("every seat signed the genesis; play starts", "genesis", game_id=signed.game_id.hex())
     return setup
 
 
@@ -401,7 +308,7 @@ def _tell(step: Step, seat: Seat, drops: _Drops) -> None:
         log.warning("lobby: %s", step.text)
     elif step.what == NOT_SIGNED:
         seat.status(step.text, "warning")
-    elif step.what == SIGNED:
+    elif step.what in (SIGNED, SEATED):
         seat.status(step.text, "lobby_seats")
 
 
@@ -416,5 +323,5 @@ async def resume(folder: Path, seat: Seat) -> Setup | None:
     seat.role = state["role"]
     seat.status(f"resuming lobby {folder.name[:16]} through the broker {seat.relay}", "resume")
     if state["role"] == "host":
-        return await _host_run(folder, state, seat, key)
+        return await _host_run(folder, MailHost(key, state), seat)
     return await _join_run(folder, state, seat, key)
