@@ -32,9 +32,9 @@ import trio
 
 from protocol import genesis as G
 from protocol.identity import SigningKey, fingerprint  # noqa: F401 - fingerprint: as the lobby always offered it
-from protocol.seat.hosting import BEACON_LENGTH, Guest, HostRefused, Hosting, named
+from protocol.seat.hosting import Guest, HostRefused, Hosting, named
 from protocol.seat.joiner import (READY, WRONG_HOST, Joiner, JoinRefused, advert, advert_pace, clean_name,
-                                  host_key_problem, offered_genesis_problem, seats_shape_ok, sealed_advert)
+                                  host_key_problem, seats_shape_ok, sealed_advert)
 
 from ..net.frames import Connection, FrameError
 from ..net.handshake import HandshakeError, HandshakeSlots, handshake, parse_pin, pin_inbox

@@ -99,6 +99,15 @@ def open_letter(key: SigningKey, lobby_id: bytes, envelope: bytes) -> tuple[byte
     return sender, body
 
 
+def open_frame(key: SigningKey, lobby_id: bytes, envelope: bytes) -> tuple[bytes, dict]:
+    """(sender's key, frame) of a letter whose body is a lobby frame (a map with a str "t"),
+    as both sides take them; MailError saying why not (naming the key it claims)."""
+    sender, body = open_letter(key, lobby_id, envelope)
+    if type(body) is not dict or type(body.get("t")) is not str:
+        raise MailError(f"a letter from {fingerprint(sender)} that is no lobby frame", claimed=sender)
+    return sender, body
+
+
 def _decoded(data: bytes, fields: int, tag: str, what: str) -> list:
     """`data` as the list of `fields` values starting with `tag`; MailError naming `what` otherwise."""
     try:

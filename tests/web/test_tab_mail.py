@@ -2,7 +2,10 @@
 on libsodium.js (clients/tab/py/tab_mail.py drives it), so an envelope or a lobby letter
 sealed by a desktop node (PyNaCl) opens in the tab and one sealed in the tab opens on the
 desktop, byte for byte the same bodies; a tampered or wrongly signed one is refused in the
-tab with the reason and the signer it claims. The tab's key is made in the tab."""
+tab with the reason and the signer it claims. The tab's key is made in the tab. And the tab
+takes a seat at a desktop host's table by mail with the desktop's joiner core
+(protocol/mail/lobby_join.py): its join opens at the host, a forged letter is dropped naming the
+key it claims, it signs the advertised body and the host's signed genesis starts it."""
 
 from __future__ import annotations
 
@@ -12,11 +15,13 @@ import msgpack
 import nacl.bindings as sodium
 import pytest
 
-from protocol import wire
-from protocol.identity import SigningKey, fingerprint
-from protocol.link.handshake import key_pin
+from protocol import genesis as G, wire
+from protocol.identity import SigningKey, fingerprint, verify
+from protocol.link.handshake import inbox_of, key_pin
 from protocol.mail import lobby_letters, mailbox as M
 from protocol.mail.mailbox import Mailbox, MailError
+from protocol.seat.hosting import BEACON_LENGTH
+from tests.games.pick import quick_game, short_game
 from tests.node.procs import ROOT
 from tests.web.tab_fixtures import bundle, driver, server, tab  # noqa: F401 - fixtures
 from tests.web.tab_page import CALL, call, tab_module
@@ -157,6 +162,54 @@ def test_a_wrongly_signed_lobby_letter_is_refused_in_the_tab_naming_the_key_it_c
                                 key_pin(host.public))                  # the invite's pin, another host's advert
     refused = ask(driver, "advert_open", {"hidden": hidden, "pin": key_pin(host.public), "lobby": lobby})
     assert "not " + key_pin(host.public).hex() in refused["refused"]
+
+
+def test_a_tab_takes_a_seat_at_a_desktop_hosts_table_by_mail(tab):
+    driver, _ = tab
+    tab_key = bytes.fromhex(ask(driver, "mail_key")["key"])
+    host, other = SigningKey.generate(), SigningKey.generate()
+    lobby, nonce, game = os.urandom(16), os.urandom(16), quick_game(3)
+    options = short_game(game)[1]
+    fields = {"lobby": lobby, "game": game, "title": game, "players": 3, "options": options, "time_limit": 3600,
+              "pace": G.TURN_BASED, "nonce": nonce, "beacon_length": BEACON_LENGTH, "host_key": host.public,
+              "name": "Ann"}
+    hidden = lobby_letters.hide(lobby_letters.sign_advert(host, fields), key_pin(host.public))
+    asked = {"hidden": hidden, "pin": key_pin(other.public), "lobby": lobby, "name": "Zoë"}
+    assert "does not open with the invite's host key" in ask(driver, "mail_join", asked)["refused"]
+
+    joined = ask(driver, "mail_join", {**asked, "pin": key_pin(host.public)})
+    [post] = joined["posts"]
+    assert post["inbox"] == inbox_of(host.public) and joined["waiting"] == "the host to seat you"
+    sender, join = lobby_letters.open_letter(host, lobby, bytes.fromhex(post["letter"]))
+    assert sender == tab_key and join["t"] == "join" and join["name"] == "Zoë" and len(join["tips"]) == 2
+
+    body = G.make_body(game, options, [host.public, tab_key, other.public], [b"\x01" * 32, join["tips"][0],
+                       b"\x02" * 32], nonce, BEACON_LENGTH, 3600, G.TURN_BASED)
+    sign = {"t": "sign", "body": body, "seat": 1}
+    inner = wire.encode([lobby_letters.TAG, lobby, host.public, tab_key, sign])
+    forged = sodium.crypto_box_seal(inner + other.sign(inner), M.curve_public(tab_key))
+    dropped = raw(driver, "mail_join_feed", forged)
+    assert dropped["what"] == "unreadable" and dropped["signer_key"] == fingerprint(host.public)
+    assert "not signed by it" in dropped["text"] and not dropped["posts"] and not dropped["save"]
+
+    offered = raw(driver, "mail_join_feed", lobby_letters.seal(host, lobby, tab_key, sign))
+    game_id = G.game_id_of(body)
+    assert offered["what"] == "to sign" and offered["offer"] == {"game_id": game_id.hex(), "seat": 1}
+    assert not offered["posts"]
+    signed = ask(driver, "mail_join_sign")
+    assert signed["what"] == "signed" and signed["save"] and signed["waiting"] == "the host to start the game"
+    [post] = signed["posts"]
+    sender, signature = lobby_letters.open_letter(host, lobby, bytes.fromhex(post["letter"]))
+    assert sender == tab_key and verify(tab_key, signature["sig"], b"caravan/genesis-sig/v1" + game_id)
+
+    sigs = [G.sign(host, body), signature["sig"], G.sign(other, body)]
+    genesis = G.Genesis(game, options, [host.public, tab_key, other.public], wire.decode(body)["beacon"],
+                        BEACON_LENGTH, nonce, body, sigs, 3600, G.TURN_BASED).to_wire()
+    start = lobby_letters.seal(host, lobby, tab_key, {"t": "start", "genesis": genesis, "names": ["Ann", "Zoë", ""]})
+    started = raw(driver, "mail_join_feed", start)
+    assert started["what"] == "started" and started["save"]
+    assert started["started"] == {"game_id": game_id.hex(), "seat": 1, "names": ["Ann", "Zoë", ""],
+                                  "genesis": genesis.hex()}
 
 
 def test_bad_requests_are_one_clear_line(tab):

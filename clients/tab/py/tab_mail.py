@@ -3,6 +3,12 @@ driven by the worker's ops, so a tab seals and opens the very envelopes and lobb
 desktop node does. A first driver, for the tab's tests; the tab node's own postbox (mqtt.js
 to the broker's websockets listener) is to come.
 
+A friend's side of a lobby by mail is protocol/mail/lobby_join.py's `MailJoiner` (the desktop's
+too): "mail_join" starts one with the tab's key, "mail_join_feed" gives it a letter's sealed
+bytes, "mail_join_sign" signs the body it found `to sign`; each answers the letters to post (to
+which inbox), whether its state changed (`save`: the state holds the beacon secret, so it stays
+in the worker, never in an answer) and what happened.
+
 Requests are msgpack maps (bytes stay bytes); answers are JSON-able: bytes as hex, a body as
 the hex of its canonical encoding (protocol.wire), so a test compares it byte for byte. An
 envelope or letter that must not reach the game is no error but an answer: {"refused": why,
@@ -10,10 +16,13 @@ envelope or letter that must not reach the game is no error but an answer: {"ref
 
 from __future__ import annotations
 
+import os
 from typing import Any, Callable
 
 from protocol import wire
 from protocol.identity import SigningKey, fingerprint
+from protocol.link.handshake import inbox_of
+from protocol.mail.lobby_join import MailJoiner, MailRefused, Step, read_advert
 from protocol.mail.lobby_letters import hide, open_advert, open_letter, seal, sign_advert
 from protocol.mail.mailbox import Mailbox, MailError
 
@@ -26,6 +35,7 @@ class _Driver:
     def __init__(self) -> None:
         self.key: SigningKey | None = None
         self.box: Mailbox | None = None
+        self.joiner: MailJoiner | None = None
 
 
 _tab = _Driver()
@@ -35,6 +45,12 @@ def _key() -> SigningKey:
     if _tab.key is None:
         raise RequestError("no key in this tab: call mail_key first")
     return _tab.key
+
+
+def _joiner() -> MailJoiner:
+    if _tab.joiner is None:
+        raise RequestError("no lobby by mail in this tab: call mail_join first")
+    return _tab.joiner
 
 
 def _box() -> Mailbox:
@@ -50,7 +66,7 @@ def _refused(exc: MailError, claimed: bytes | None) -> dict[str, Any]:
 
 def key(_: bytes | None) -> dict[str, Any]:
     """A fresh key made in the tab (libsodium's randomness): its public key."""
-    _tab.key, _tab.box = SigningKey.generate(), None
+    _tab.key, _tab.box, _tab.joiner = SigningKey.generate(), None, None
     return {"key": _tab.key.public.hex(), "fingerprint": fingerprint(_tab.key.public)}
 
 
@@ -118,10 +134,53 @@ def open_hidden_advert(data: bytes | None) -> dict[str, Any]:
     return {"fields": wire.encode(fields).hex()}
 
 
+def join_by_mail(data: bytes | None) -> dict[str, Any]:
+    """{"hidden", "pin", "lobby", "name"}: a join of the lobby by mail whose announcement held
+    `hidden` (its beacon secret made here): the join letter to post, or why not."""
+    asked = request(data, "mail_join", "hidden", "pin", "lobby", "name")
+    try:
+        _, signed = read_advert(asked["hidden"], asked["pin"], asked["lobby"])
+    except MailRefused as exc:
+        return {"refused": str(exc)}
+    joiner = _tab.joiner = MailJoiner.fresh(_key(), signed, os.urandom(32))
+    return {"posts": _posts([joiner.join(str(asked["name"]))]), "waiting": joiner.waiting()}
+
+
+def _posts(posts: list) -> list[dict[str, str]]:
+    return [{"to": p.to.hex(), "inbox": inbox_of(p.to), "letter": p.letter.hex()} for p in posts]
+
+
+def _step(step: Step) -> dict[str, Any]:
+    """A joiner's step as JSON (without the beacon secret)."""
+    out: dict[str, Any] = {"what": step.what, "text": step.text, "posts": _posts(step.posts), "save": step.save,
+                           "signer_key": fingerprint(step.signer) if step.signer is not None else None,
+                           "waiting": _joiner().waiting()}
+    if step.offer is not None:
+        out["offer"] = {"game_id": step.offer.game_id.hex(), "seat": step.offer.seat}
+    if step.started is not None:
+        out["started"] = {"game_id": step.started.game_id.hex(), "seat": step.started.seat,
+                          "names": step.started.names, "genesis": step.started.genesis_raw.hex()}
+    return out
+
+
+def join_feed(data: bytes | None) -> dict[str, Any]:
+    """A letter's sealed bytes from the tab's lobby postbox: what the joiner did with it."""
+    return _step(_joiner().feed(data or b""))
+
+
+def join_sign(_: bytes | None) -> dict[str, Any]:
+    """The signature of the body the last letter offered (once the seat is reachable)."""
+    try:
+        return _step(_joiner().sign())
+    except ValueError as exc:
+        raise RequestError(f"mail_join_sign: {exc}") from None
+
+
 OPS: dict[str, Callable[[bytes | None], dict[str, Any]]] = {
     "mail_key": key, "mail_start": start, "mail_seal": seal_envelope, "mail_open": open_envelope,
     "letter_seal": seal_letter, "letter_open": open_lobby_letter,
-    "advert_hide": hide_advert, "advert_open": open_hidden_advert}
+    "advert_hide": hide_advert, "advert_open": open_hidden_advert,
+    "mail_join": join_by_mail, "mail_join_feed": join_feed, "mail_join_sign": join_sign}
 
 
 def handle(op: str, data: bytes | None) -> dict[str, Any]:

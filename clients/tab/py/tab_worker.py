@@ -67,9 +67,10 @@ OPS = {"selftest": _selftest, "verify": _verify, "bench": _bench, "versions": _v
 
 # ---------------------------------------------------------------- turn-based mail (tab_mail)
 # "mail_key", "mail_start", "mail_seal", "mail_open" (a seat's envelopes, protocol/mail/mailbox)
-# and "letter_seal", "letter_open", "advert_hide", "advert_open" (the mail lobby's letters)
+# and "letter_seal", "letter_open", "advert_hide", "advert_open" (the mail lobby's letters),
+# "mail_join", "mail_join_feed", "mail_join_sign" (a friend's side of the lobby by mail)
 MAIL_OPS = ("mail_key", "mail_start", "mail_seal", "mail_open", "letter_seal", "letter_open", "advert_hide",
-            "advert_open")
+            "advert_open", "mail_join", "mail_join_feed", "mail_join_sign")
 
 
 def _mail_op(op: str):
