@@ -5,4 +5,5 @@ The trio node (node/app/game.py) is one shell around them; the browser tab's dri
 `mesh`: heads, catch-up, message intake and the gate that lets a seat sign again.
 `vote`: the abandon vote (proposals, signatures, records, the earliest record wins).
 `watch`: each tick of the stall watch (when to propose, send again, give up).
+`postbox`: a turn-based table's postbox seat (what is owed, the drained inbox, when idle).
 `joiner`: a joiner's side of a lobby (the offered genesis checked before it signs)."""
