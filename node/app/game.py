@@ -18,7 +18,8 @@ it its seat. A node that cannot form a record (its co-signers are gone) gives up
 stated time; one that hears from nobody at all stops too.
 
 The logic of both is sans-I/O in protocol/seat/ (`Mesh`: heads, catch-up, intake, the gate
-to signing; `Ballot`: the abandon vote; `Watchdog`: each tick of the stall watch), fed
+to signing; `Ballot`: the abandon vote; `Watchdog`: each tick of the stall watch;
+`PostboxSeat`: a turn-based table's postbox seat, its drained inbox and when it is idle), fed
 frames and trio's clock; this module is their shell: links, tasks, timers, the store, the
 decider and the log lines.
 """
@@ -39,6 +40,7 @@ from protocol.identity import SigningKey, fingerprint
 from protocol.player import Player
 from protocol.seat.core import SeatCore
 from protocol.seat.mesh import MAX_EARLY_BYTES, digest_of
+from protocol.seat.postbox import MAIL_DRAIN, MAIL_QUIET, PostboxSeat
 from protocol.seat.turn import Turn
 from protocol.seat.vote import Hooks, limit_text
 from protocol.seat.watch import Watchdog
@@ -67,13 +69,6 @@ MIN_GIVE_UP = 10.0
 """A node that sees a stall and no complete abandon record gives up (exit 1, unfinished
 transcript) GIVE_UP_FACTOR × the time limit (at least MIN_GIVE_UP s) after noticing it; a
 node holding a record keeps announcing it that long at most, until every peer has it."""
-MAIL_QUIET = 0.5
-MAIL_DRAIN = 30.0
-"""A postbox node takes what waited on the broker as all come once its inbox has been quiet
-for MAIL_QUIET s (a broker sends a session's queue at once), MAIL_DRAIN s at most; with
-`until_idle` it stops once it has had nothing to do for MAIL_QUIET s."""
-MAIL_STUCK = 30.0
-"""With `until_idle`, a turn of this seat's bot during which nothing happened this long is left."""
 ALONE_AFTER = float(os.environ.get("CARAVAN_TEST_ALONE_AFTER") or 60.0)     # the variable: tests only
 """A node that hears nothing from any other seat's node for this long after it starts (or,
 without a time limit, at any time) stops: a resumed node whose peers all finished or left
@@ -148,6 +143,8 @@ class GameNode:
         self.ballot = self.core.ballot      # the abandon vote
         self.watchdog = Watchdog(self.ballot, postbox=mail is not None)
         self.turn = Turn(self.core, self.player)    # the signing steps of the game loop
+        self.postseat = PostboxSeat(self.turn, self.watchdog, mail.mailbox) if mail is not None else None
+        """With `mail`: what this seat is owed, the drained inbox, when it is idle (protocol/seat/postbox.py)."""
         self.conns: dict[int, Connection] = {}
         self.scopes: dict[int, trio.CancelScope] = {}
         self.changed = trio.Event()
@@ -165,7 +162,6 @@ class GameNode:
         self.memory: VoteMemory | None = None    # a postbox node's vote kept across runs (node/storage/vote_memory.py)
         self._memory_saved = b""
         self._held_key: tuple[tuple[int, ...], float] | None = None
-        self.mail_drained = False                # a postbox node took what waited on the broker
         self.outcome: str | None = None          # "complete", "abandoned", "gave-up", "store-failed"
         self.outcome_text = ""
         self.handshakes = HandshakeSlots(MAX_UNAUTHENTICATED)
@@ -474,7 +470,7 @@ class GameNode:
             await self._ingest(reaction.message, seat, conn.address)
         if reaction.opened:
             self._opened()
-        if reaction.kind == "heads" and self.mail is not None:
+        if reaction.kind == "heads" and self.postseat is not None:
             await self._send_owed(seat, conn)
         for reply in reaction.replies:                   # a page of what it lacks, or a proposal
             await self._send(seat, conn, reply)
@@ -485,14 +481,14 @@ class GameNode:
                                           "peers": {str(s): list(a) for s, a in self.peer_addrs.items()}})
 
     async def _send_owed(self, seat: int, conn: Connection, everyone_s: bool = True) -> None:
-        """A postbox node: send `seat` every message it is owed (protocol/mail/mailbox.py `owed`: never
-        sent to it, or sent and learned lost), in log order, then the pending contributions;
-        no pages (its next heads may come days later). Other authors' messages only with
-        `everyone_s` (in answer to its heads: each author sends its own, and the others fill
-        in what a seat's heads show it lacks)."""
-        owed = [o for o in self.mail.mailbox.owed(seat, self.mesh.counts()) if everyone_s or o[0] == self.seat]
-        for frame in self.mesh.owed({author: first for author, first, _ in owed}):
+        """A postbox node: send `seat` what it is owed (PostboxSeat.owed)."""
+        for frame in self.postseat.owed(seat, everyone_s):
             await self._send(seat, conn, frame)
+
+    async def _send_own_owed(self) -> None:
+        """A postbox node: send every seat the messages of this seat it is owed."""
+        for seat, link in self.mail.links.items():
+            await self._send_owed(seat, link, everyone_s=False)
 
     def _check_recovered(self) -> None:
         """Open the gate to signing once every peer has said how many of this seat's
@@ -668,8 +664,8 @@ class GameNode:
     def _caught_up(self) -> bool:
         """A postbox node judges silence only once it has taken and applied everything that
         waited on the broker: a move made in time while this node was away is not silence."""
-        return self.mail is None or (self.mail_drained and not self.verifying
-                                     and not any(link.waiting() for link in self.mail.links.values()))
+        return self.postseat is None or self.postseat.caught_up(
+            bool(self.verifying), any(link.waiting() for link in self.mail.links.values()))
 
     async def _watch_company(self) -> None:
         """Stop when no other seat's node has sent anything for ALONE_AFTER seconds — since
@@ -829,65 +825,28 @@ class GameNode:
                 log.warning("seat %d: cannot keep the abandon votes in %s: %s", self.seat, self.store.dir, exc)
 
     async def _mail_drained(self) -> None:
-        """A postbox node: once what waited on the broker has come (the inbox was quiet for
-        MAIL_QUIET), the heads each other seat reported last (kept across runs) stand for any
-        it has not sent in this run, so that this node may sign (it holds at least as many of
-        its own messages as any seat ever reported); with `until_idle`, stop once nothing is
-        left to do."""
+        """A postbox node: once what waited on the broker has come, take it as all come
+        (PostboxSeat.drained_at) and send each seat what it is owed of this seat; then, left
+        running, look for losses every second, or with `until_idle` stop once idle."""
         await self.mail.postbox.drained(MAIL_QUIET, MAIL_DRAIN)
-        self.mail.mailbox.settle()
-        self.mail_drained = True
-        for seat, heads in self.mail.reported().items():
-            self.mesh.peer_heads.setdefault(seat, heads)
-        for seat in range(self.session.n):
-            if seat != self.seat:
-                self.mesh.peer_heads.setdefault(seat, [0] * self.session.n)
-        self._check_recovered()
-        for seat, link in self.mail.links.items():
-            await self._send_owed(seat, link, everyone_s=False)
-        if not self.mesh.recovered:
-            mine, theirs = self.mesh.counts()[self.seat], max(h[self.seat] for h in self.mesh.peer_heads.values())
+        drained = self.postseat.drained_at(self.mail.reported(), trio.current_time())
+        if drained.opened:
+            self._opened()
+        await self._send_own_owed()
+        if drained.shut is not None:
             log.warning("seat %d: the others reported %d messages of this seat, this node holds %d: it signs "
-                        "nothing until they send them back", self.seat, theirs, mine)
-        if not self.until_idle:
-            while not self.finished.is_set():           # a node left running: losses on the way
+                        "nothing until they send them back", self.seat, *drained.shut)
+        while not self.finished.is_set():
+            if not self.until_idle:                     # a node left running: losses on the way
                 await trio.sleep(1.0)
                 self.mail.check(trio.current_time())
-                for seat, link in self.mail.links.items():
-                    await self._send_owed(seat, link, everyone_s=False)
-            return
-        quiet_since = trio.current_time()
-        while not self.finished.is_set():
-            await trio.sleep(MAIL_QUIET / 4)
-            now = trio.current_time()
-            last_change = max(self.mail.last_activity, self.ballot.history[-1].since if self.ballot.history else 0.0)
-            mine = (self.decides_alone and self.may_sign() and self.seat in self.session.waiting_for()
-                    and now - last_change < MAIL_STUCK)        # (a bot that cannot move is not waited for)
-            if (mine or self.verifying or self.mail.busy() or self.mail.last_activity > quiet_since
-                    or self.watchdog.due(now)):
-                quiet_since = max(now, self.mail.last_activity)
+                await self._send_own_owed()
                 continue
-            if now - quiet_since >= MAIL_QUIET:           # (nothing left to publish: not busy)
-                self._finish("idle", self.idle_text())
+            await trio.sleep(MAIL_QUIET / 4)
+            if self.postseat.idle(trio.current_time(), self.mail.busy(), self.mail.last_activity,
+                                  bool(self.verifying), self.decides_alone, stopped=self.outcome is not None):
+                self._finish("idle", self.postseat.idle_text())
                 return
-
-    def idle_text(self) -> str:
-        """Why a postbox node has nothing to do now."""
-        if not self.mesh.recovered:
-            return ("nothing to do until the others send back this seat's own messages (they reported more "
-                    "than this node holds)")
-        waiting = self.session.waiting_for()
-        if self.ballot.vote is not None:
-            return "nothing to do: this seat signed an abandon statement; waiting for the other signers"
-        if self.ballot.latest_proposal is self.ballot.history[-1]:
-            seats = ", ".join(str(s) for s in self.ballot.latest_proposal.stalled)
-            return (f"nothing to do: this seat proposed to abandon seat {seats} (silent longer than the "
-                    f"{limit_text(self.genesis)}); waiting for the other signers to propose it too")
-        if self.seat in waiting:
-            return f"your move: {self.session.describe_need()}"
-        seats = ", ".join(str(s) for s in waiting)
-        return (f"nothing to do until seat{'s' if len(waiting) > 1 else ''} {seats} "
-                f"act{'' if len(waiting) > 1 else 's'} ({self.session.describe_need()})")
 
     def _linger(self) -> float:
         """How long to stay after the game for peers and spectators: LINGER, or longer while

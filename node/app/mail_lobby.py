@@ -32,6 +32,7 @@ from protocol.mail.lobby_host import SEATED, MailHost
 from protocol.mail.lobby_join import (DROPPED, NOT_SIGNED, REFUSED, SIGNED, UNREADABLE, MailJoiner,
                                       MailRefused, Offer, Post, Step, full_problem, read_advert)
 from protocol.seat.hosting import BEACON_LENGTH
+from protocol.seat.postbox import MAIL_QUIET
 
 from ..net.handshake import inbox_of
 from ..net.postbox import Postbox, open_postbox, session_expiry
@@ -39,7 +40,6 @@ from ..net.relay import lobby_topic
 from ..net.relay_url import parse_relay_url, with_auth
 from ..storage import seat_memory
 from ..storage.store import GameStore, load_identity, write_private
-from .game import MAIL_QUIET
 from .lobby import Lobby, LobbyError, Setup
 from .runner import Seat, store_genesis
 
