@@ -7,7 +7,9 @@ sans-I/O joiner of protocol/seat/joiner.py), signs it, keeps the game in its sto
 
 Ops (msgpack in, a JSON-able dict out): "lobby_join" {invite, name?, game? (the game it must
 be), within? (seconds to keep asking a silent lobby)} -> {game_id, seat, game, players,
-names}; "lobby_state" the seats while a join waits; "joined_play" {game_id, seed, within?,
+names}, or, when the lobby's retained announcement says it is a turn-based table whose lobby
+goes by mail, {"by_mail": true, ...} as tab_mail_lobby's join answers (the seat is asked for by
+mail; the game starts later); "lobby_state" the seats while a join waits; "joined_play" {game_id, seed, within?,
 decider?} plays a joined game (the table page opens it with `game_resume` instead, from the
 store). The per-game secret is made here and kept in the tab's store: no answer, log line or
 page ever holds it. A refusal is an op error of

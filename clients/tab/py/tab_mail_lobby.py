@@ -31,6 +31,7 @@ from protocol.mail.lobby_join import (NOT_SIGNED, REFUSED, MailJoiner, MailRefus
 import tab_games
 import tab_net
 import tab_store
+from tab_broker import TabBroker
 from tab_postbox import TabPostbox, open_postbox
 from tab_requests import request
 
@@ -65,17 +66,19 @@ def invite_of(text: Any) -> Invite:
 
 
 async def announcement(url: str, lobby_id: bytes) -> dict[str, Any] | None:
-    """The lobby's announcement the broker retains (its JSON), or None when it holds none."""
-    broker = await tab_net.connected(url)
-    topic, found = lobby_topic(lobby_id), asyncio.get_running_loop().create_future()
+    """The lobby's announcement the broker retains (its JSON), or None when it holds none. Read
+    on a short connection of its own: the tab's shared one (tab_net) may carry a live game."""
+    broker, topic = TabBroker(), lobby_topic(lobby_id)
+    found = asyncio.get_running_loop().create_future()
     broker.routes[topic] = lambda data: found.done() or found.set_result(data)
+    await broker.connect(url, f"caravan-tab-look-{os.urandom(8).hex()}")
     try:
         await broker.subscribe(topic, 1)
         payload = await asyncio.wait_for(found, LOOKUP)
     except asyncio.TimeoutError:
         return None
     finally:
-        broker.unsubscribe_soon(topic)
+        await broker.close()
     try:
         shown = json.loads(payload)
     except ValueError:
