@@ -183,14 +183,15 @@ function showSeats({ seats, title, players }) {
 // A turn-based table (its lobby by mail, tab_mail_lobby.py in the worker): where it stands,
 // in words a friend reads on a phone.
 const whose = (lobby) => (lobby.host ? `${lobby.host}'s` : "the host's");
+const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
 function lobbyText(lobby) {
   if (lobby.error) return lobby.error;
   const seat = lobby.seat === null ? "" : `You have seat ${lobby.seat}. `;
   const seats = lobby.seated === null ? "" : ` ${lobby.seated} of ${lobby.players} seats taken at the host's last run.`;
-  if (lobby.refused) return `${whose(lobby)} turn-based ${lobby.title} table: ${lobby.refused}.`;
-  return `${whose(lobby)} turn-based ${lobby.title} table (${lobby.per_move} per move).${seats} ${seat}` +
-    `Waiting for ${lobby.waiting}.${lobby.note ? ` ${lobby.note}.` : ""}`;
+  if (lobby.refused) return capital(`${whose(lobby)} turn-based ${lobby.title} table: ${lobby.refused}.`);
+  return capital(`${whose(lobby)} turn-based ${lobby.title} table (${lobby.per_move} per move).${seats} ${seat}` +
+    `Waiting for ${lobby.waiting}.${lobby.note ? ` ${lobby.note}.` : ""}`);
 }
 
 function joinedByMail(lobby) {
@@ -233,8 +234,8 @@ async function runLobbies(until) {
   while (pending.length && Date.now() < until) {
     for (const lobby of pending) {
       try {
-        await window.caravanTab.call("mail_lobby_run", asJson({ lobby_id: lobby.lobby_id }));
-        $("games-status").textContent = "";
+        const run = await window.caravanTab.call("mail_lobby_run", asJson({ lobby_id: lobby.lobby_id }));
+        $("games-status").textContent = run.unconfirmed ? `${lobby.title}: ${run.unconfirmed}.` : "";
       } catch (error) {
         $("games-status").textContent = `Checking a turn-based table failed: ${error.message.replace(/^mail_lobby_run: /, "")}`;
       }

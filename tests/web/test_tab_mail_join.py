@@ -79,7 +79,14 @@ def shot(page, element_id: str, path) -> None:
 
 
 def games_shown(page) -> list[str]:
-    return [li.text for li in page.find_elements(By.CSS_SELECTOR, "#games li")]
+    """Your games' lines, read at once (the page redraws the list at each of its runs)."""
+    return page.execute_script("return [...document.querySelectorAll('#games li')].map((li) => li.textContent)")
+
+
+def game_link(page, game_id: str) -> str | None:
+    """The text of Your games' link to the table of `game_id`, once it shows."""
+    return page.execute_script("const a = document.querySelector(`#games a[href$='#game=${arguments[0]}']`);"
+                               "return a && a.textContent", game_id)
 
 
 def forged_invite(tcp_url, invite: str) -> str:
@@ -146,9 +153,9 @@ def test_a_tab_takes_a_seat_at_a_turn_based_table_by_mail_and_its_game_starts(
         starts = [x for x in run_alone(g, 0, lobby) if x["type"] == "start"]
         assert starts, "the host's run that found every signature started no game"
         game_id = starts[0]["game_id"]
-        link = wait_until(lambda: page.find_elements(By.CSS_SELECTOR, f'#games a[href$="#game={game_id}"]'), 60,
-                          "the started game in Your games", why=lambda: games_shown(page))
-        assert "seat 1 of 3" in link[0].text, link[0].text
+        link = wait_until(lambda: game_link(page, game_id), 60, "the started game in Your games",
+                          why=lambda: games_shown(page))
+        assert "seat 1 of 3" in link, link
         shot(page, "games-title", out / "tab-mail-started-phone.png")
         assert call(page, "mail_lobbies")["result"] == {"lobbies": []}
         genesis = G.parse(GameStore(g.dirs[0], bytes.fromhex(game_id)).genesis())

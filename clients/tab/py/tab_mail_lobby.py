@@ -163,12 +163,11 @@ async def join(invite: Invite, found: dict[str, Any], name: str) -> dict[str, An
     if full:
         raise MailLobbyRefused(full)
     joiner = MailJoiner.fresh(tab_store.identity(), signed, os.urandom(32))
-    joiner.state.update(relay=url, seated=found.get("seated"))
+    joiner.state.update(relay=url, seated=_seated(found), name=name)
     await _save(folder, joiner.state)                 # before the join leaves: the beacon secret is kept
     _running.add(lobby_id.hex())
     try:
         async with open_postbox(url, lobby_id, joiner.key.public, fields["time_limit"]) as box:   # ours first
-            _post(box, joiner.join(name))
             return await _letters(folder, joiner, box, url)
     finally:
         _running.discard(lobby_id.hex())
@@ -185,11 +184,17 @@ async def run(lobby_id: str) -> dict[str, Any]:
     try:
         found = await announcement(url, joiner.lobby_id)
         if found is not None and "body" not in joiner.state:
-            joiner.state["seated"] = found.get("seated")
+            joiner.state["seated"] = _seated(found)
         async with open_postbox(url, joiner.lobby_id, joiner.key.public, joiner.fields["time_limit"]) as box:
             return await _letters(folder, joiner, box, url)
     finally:
         _running.discard(lobby_id)
+
+
+def _seated(found: dict[str, Any]) -> int | None:
+    """The seats the announcement says are taken (the broker's word, shown only), when a count."""
+    seated = found.get("seated")
+    return seated if type(seated) is int else None
 
 
 def _post(box: TabPostbox, post: Post) -> None:
@@ -198,7 +203,12 @@ def _post(box: TabPostbox, post: Post) -> None:
 
 async def _letters(folder: Path, joiner: MailJoiner, box: TabPostbox, url: str) -> dict[str, Any]:
     """Feed the letters that waited to the joiner, each acknowledged once what it changed is
-    kept; then wait for the broker to take what the tab posted. The lobby's summary."""
+    kept; then wait for the broker to take what the tab posted. The join is posted at each run
+    until the broker took it (a run that could not post it must not lose it; the host takes a
+    key's join once). The lobby's summary."""
+    unposted = not joiner.state.get("posted") and "body" not in joiner.state
+    if unposted:
+        _post(box, joiner.join(str(joiner.state.get("name", ""))))
     deadline = time.monotonic() + RUN_WITHIN
     while time.monotonic() < deadline:
         parcel = await box.next_parcel(QUIET)
@@ -215,8 +225,11 @@ async def _letters(folder: Path, joiner: MailJoiner, box: TabPostbox, url: str) 
         if step.what == REFUSED or step.started is not None:
             break
     if not await box.flush(FLUSH):
-        joiner.state["note"] = (f"the broker did not confirm {box.unacknowledged()} letter(s) within "
-                                f"{FLUSH:.0f} s; they are posted again at the next run")
+        return {**summary(joiner), "unconfirmed": f"the broker did not confirm {box.unacknowledged()} letter(s) "
+                                                  f"within {FLUSH:.0f} s; they are posted again at the next run"}
+    if unposted:
+        joiner.state["posted"] = True
+        await _save(folder, joiner.state)
     return summary(joiner)
 
 
