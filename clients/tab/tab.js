@@ -152,7 +152,9 @@ $("restore").addEventListener("click", async () => {
 
 // Joining a game: the invite (typed, or from a link `#invite=...`), the seats while the lobby
 // fills (lobby_state), then the table page of the joined game (kept in the tab's store, so the
-// table page resumes it: table.html#game=ID). Your games lists the stored ones.
+// table page resumes it: table.html#game=ID). A turn-based table's invite takes the seat by
+// mail instead: the page says so, and Your games shows where its lobby stands until the game
+// starts. Your games lists the stored games and those lobbies.
 const tableUrl = async (gameId) => `${(await loaded).manifest.files["table.html"].path}#game=${gameId}`;
 const invited = new URLSearchParams(location.hash.slice(1)).get("invite");
 if (invited) $("join-invite").value = invited;
@@ -178,10 +180,38 @@ function showSeats({ seats, title, players }) {
   }
 }
 
+// A turn-based table (its lobby by mail, tab_mail_lobby.py in the worker): where it stands,
+// in words a friend reads on a phone.
+const whose = (lobby) => (lobby.host ? `${lobby.host}'s` : "the host's");
+const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+
+function lobbyText(lobby) {
+  if (lobby.error) return lobby.error;
+  const seat = lobby.seat === null ? "" : `You have seat ${lobby.seat}. `;
+  const seats = lobby.seated === null ? "" : ` ${lobby.seated} of ${lobby.players} seats taken at the host's last run.`;
+  if (lobby.refused) return capital(`${whose(lobby)} turn-based ${lobby.title} table: ${lobby.refused}.`);
+  return capital(`${whose(lobby)} turn-based ${lobby.title} table (${lobby.per_move} per move).${seats} ${seat}` +
+    `Waiting for ${lobby.waiting}.${lobby.note ? ` ${lobby.note}.` : ""}`);
+}
+
+function joinedByMail(lobby) {
+  return `You asked for a seat at ${whose(lobby)} turn-based ${lobby.title} table (${lobby.per_move} per move): ` +
+    "the host's node gives you your seat when it next runs. The game starts once everyone has joined and the " +
+    "host's node has run again; keep this page, or open it again later.";
+}
+
 async function showGames() {
-  const { games } = await window.caravanTab.call("games_list");
-  $("games-none").hidden = games.length > 0;
-  $("games").replaceChildren(...await Promise.all(games.map(async (g) => {
+  const [{ games }, { lobbies }] = await Promise.all([window.caravanTab.call("games_list"),
+                                                       window.caravanTab.call("mail_lobbies")]);
+  $("games-none").hidden = games.length + lobbies.length > 0;
+  const pending = lobbies.map((lobby) => {
+    const li = document.createElement("li");
+    li.className = "lobby";
+    li.dataset.lobby = lobby.lobby_id;
+    li.textContent = lobbyText(lobby);
+    return li;
+  });
+  $("games").replaceChildren(...pending, ...await Promise.all(games.map(async (g) => {
     const li = document.createElement("li");
     if (g.error) { li.textContent = g.error; return li; }
     const a = document.createElement("a");
@@ -190,11 +220,42 @@ async function showGames() {
     li.append(a, ` (${g.messages} messages)`);
     return li;
   })));
+  return lobbies.filter((lobby) => !lobby.error && !lobby.refused && !lobby.started);
+}
+
+// While the page is open, each pending turn-based lobby runs every few seconds (what waited on
+// the broker is taken, the start is signed, the game kept), for at most an hour: a phone left
+// open does not poll forever.
+const LOBBY_EVERY_MS = 5000, LOBBY_RUNS_FOR_MS = 3600 * 1000;
+let lobbyRunner = null;
+
+async function runLobbies(until) {
+  let pending = await showGames();
+  while (pending.length && Date.now() < until) {
+    for (const lobby of pending) {
+      try {
+        const run = await window.caravanTab.call("mail_lobby_run", asJson({ lobby_id: lobby.lobby_id }));
+        $("games-status").textContent = run.unconfirmed ? `${lobby.title}: ${run.unconfirmed}.` : "";
+      } catch (error) {
+        $("games-status").textContent = `Checking a turn-based table failed: ${error.message.replace(/^mail_lobby_run: /, "")}`;
+      }
+    }
+    pending = await showGames();
+    if (pending.length) await new Promise((resolve) => setTimeout(resolve, LOBBY_EVERY_MS));
+  }
+  if (pending.length) $("games-status").textContent = "Stopped checking the turn-based tables after an hour: reload the page to check again.";
+}
+
+function keepLobbiesRunning() {
+  if (lobbyRunner) return;
+  lobbyRunner = runLobbies(Date.now() + LOBBY_RUNS_FOR_MS)
+    .catch((error) => { $("games-status").textContent = error.message; })
+    .finally(() => { lobbyRunner = null; });
 }
 
 ready.then(() => {
   $("join").disabled = false;
-  showGames().catch((error) => { $("games-none").textContent = error.message; });
+  keepLobbiesRunning();
 }, () => {});
 
 $("join").addEventListener("click", async () => {
@@ -207,6 +268,12 @@ $("join").addEventListener("click", async () => {
   const poll = setInterval(() => window.caravanTab.call("lobby_state").then((s) => s.joining && showSeats(s), () => {}), 500);
   try {
     const joined = await window.caravanTab.call("lobby_join", asJson({ invite, name }));
+    if (joined.by_mail) {                        // a turn-based table: the seat is taken by mail
+      joinStatus(joinedByMail(joined), true);
+      $("join").disabled = false;
+      keepLobbiesRunning();
+      return;
+    }
     joinStatus(`The game starts: you are seat ${joined.seat} of ${joined.players}. Opening the table…`, true);
     location.href = await tableUrl(joined.game_id);
   } catch (error) {

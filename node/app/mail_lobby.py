@@ -30,7 +30,7 @@ from protocol import genesis as G, wire
 from protocol.identity import SigningKey
 from protocol.mail.lobby_host import SEATED, MailHost
 from protocol.mail.lobby_join import (DROPPED, NOT_SIGNED, REFUSED, SIGNED, UNREADABLE, MailJoiner,
-                                      MailRefused, Offer, Post, Step, full_problem, read_advert)
+                                      MailRefused, Offer, Post, Step, by_mail, full_problem, read_advert)
 from protocol.seat.hosting import BEACON_LENGTH
 from protocol.seat.postbox import MAIL_QUIET
 
@@ -215,15 +215,6 @@ async def _flush(box: Postbox, seat: Seat) -> None:
 
 
 # ---------------------------------------------------------------------------- a joiner
-
-def by_mail(announcement: dict[str, Any] | None) -> bytes | None:
-    """The sealed advert in a lobby's announcement when it is joined by mail (None: a live lobby)."""
-    mail = (announcement or {}).get("mail")
-    try:
-        return bytes.fromhex(mail) if type(mail) is str else None
-    except ValueError:
-        return None
-
 
 async def join(announcement: dict[str, Any], pin: bytes, lobby_id: bytes, seat: Seat) -> Setup | None:
     """Join the table whose announcement (`by_mail`) the broker held: post the join and wait

@@ -40,7 +40,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
-from protocol.link.relay_url import PACKET_OVERHEAD, ROOT, scope_of
+from protocol.link.relay_url import PACKET_OVERHEAD, ROOT, lobby_topic, scope_of
 
 from .frames import MAX_FRAME
 from .handshake import inbox_of
@@ -71,11 +71,6 @@ EARLY_OPENS = 32
 
 class RelayError(OSError):
     """The broker cannot be reached or refused us; one line naming the broker and why."""
-
-
-def lobby_topic(lobby: bytes) -> str:
-    """Where lobby `lobby`'s announcement is retained on the broker."""
-    return f"{ROOT}/{scope_of(lobby)}/lobby"
 
 
 class PahoBridge:

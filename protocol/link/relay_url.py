@@ -36,6 +36,12 @@ def scope_of(scope: bytes) -> str:
     return scope[:16].hex()
 
 
+def lobby_topic(lobby: bytes) -> str:
+    """Where lobby `lobby`'s announcement is retained on the broker (the desktop and the tab
+    read and leave it alike)."""
+    return f"{ROOT}/{scope_of(lobby)}/lobby"
+
+
 @dataclass(frozen=True)
 class RelayUrl:
     """Where the broker is and how to log in (credentials never appear in `str`)."""

@@ -45,6 +45,16 @@ class MailRefused(Exception):
     """Why this node will not join the lobby: one line, nothing was sent or signed."""
 
 
+def by_mail(announcement: dict[str, Any] | None) -> bytes | None:
+    """The sealed advert in a lobby's announcement (its retained JSON) when it is joined by
+    mail (None: a live lobby)."""
+    mail = (announcement or {}).get("mail")
+    try:
+        return bytes.fromhex(mail) if type(mail) is str else None
+    except ValueError:
+        return None
+
+
 def read_advert(hidden: bytes | None, pin: bytes, lobby_id: bytes) -> tuple[dict[str, Any], bytes]:
     """(fields, signed advert) of the lobby `lobby_id` whose announcement holds `hidden`, once
     it proves to be signed by the key with the invite's `pin` and to be a table this Caravan

@@ -175,9 +175,9 @@ def test_a_tab_takes_a_seat_at_a_desktop_hosts_table_by_mail(tab):
               "name": "Ann"}
     hidden = lobby_letters.hide(lobby_letters.sign_advert(host, fields), key_pin(host.public))
     asked = {"hidden": hidden, "pin": key_pin(other.public), "lobby": lobby, "name": "Zoë"}
-    assert "does not open with the invite's host key" in ask(driver, "mail_join", asked)["refused"]
+    assert "does not open with the invite's host key" in ask(driver, "mail_join_start", asked)["refused"]
 
-    joined = ask(driver, "mail_join", {**asked, "pin": key_pin(host.public)})
+    joined = ask(driver, "mail_join_start", {**asked, "pin": key_pin(host.public)})
     [post] = joined["posts"]
     assert post["inbox"] == inbox_of(host.public) and joined["waiting"] == "the host to seat you"
     sender, join = lobby_letters.open_letter(host, lobby, bytes.fromhex(post["letter"]))

@@ -182,6 +182,11 @@ def create(genesis_raw: bytes, seat: int, secret: bytes, names: list[str], broke
     return StoredGame(folder)
 
 
+def stored(game_id: bytes) -> bool:
+    """Whether game `game_id` is kept in this tab (its genesis written: `create` is done)."""
+    return (_root() / game_id.hex() / "genesis.bin").exists()
+
+
 def load(game_id: str | bytes) -> StoredGame:
     """The stored game `game_id` (bytes, or its hex or a unique prefix of it): its files checked."""
     prefix = game_id.hex() if isinstance(game_id, bytes) else str(game_id).lower()

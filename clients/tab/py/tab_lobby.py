@@ -7,7 +7,9 @@ sans-I/O joiner of protocol/seat/joiner.py), signs it, keeps the game in its sto
 
 Ops (msgpack in, a JSON-able dict out): "lobby_join" {invite, name?, game? (the game it must
 be), within? (seconds to keep asking a silent lobby)} -> {game_id, seat, game, players,
-names}; "lobby_state" the seats while a join waits; "joined_play" {game_id, seed, within?,
+names}, or, when the lobby's retained announcement says it is a turn-based table whose lobby
+goes by mail, {"by_mail": true, ...} as tab_mail_lobby's join answers (the seat is asked for by
+mail; the game starts later); "lobby_state" the seats while a join waits; "joined_play" {game_id, seed, within?,
 decider?} plays a joined game (the table page opens it with `game_resume` instead, from the
 store). The per-game secret is made here and kept in the tab's store: no answer, log line or
 page ever holds it. A refusal is an op error of
@@ -37,11 +39,13 @@ from protocol.genesis import MAX_LIVE_LIMIT
 from protocol.identity import fingerprint
 from protocol.link.framing import FrameError
 from protocol.link.handshake import HandshakeError, pin_inbox
-from protocol.link.relay_url import WS_PATH, RelayUrl, parse_invite, parse_relay_url
+from protocol.link.relay_url import WS_PATH, RelayUrl, parse_relay_url
+from protocol.mail.lobby_join import by_mail
 from protocol.seat.hosting import Guest, HostRefused, Hosting, named
 from protocol.seat.joiner import ANSWER_TIMEOUT, READY, Joiner, JoinRefused, sealed_advert
 
 import tab_games
+import tab_mail_lobby
 import tab_net
 import tab_seat_ops
 import tab_store
@@ -108,27 +112,19 @@ async def _next(link: TabRelayLink, joiner: Joiner) -> Any:
         raise JoinRefused(joiner.expired(time.monotonic()) or "the host did not answer in time") from None
 
 
-def _reachable(url: RelayUrl, whose: str, ask: str) -> None:
-    """A tab reaches a broker by websockets only: else a refusal naming the URL."""
-    if not url.websockets:
-        raise LobbyRefused(f"{whose} {url} is not reachable from a tab: a tab reaches a broker by ws:// or wss:// "
-                           f"only ({ask})")
-
-
 async def lobby_join(data: bytes | None) -> dict[str, Any]:
     """Take a seat in the lobby of {invite} (see the module doc)."""
     args = request(data, "lobby_join", "invite")
-    try:
-        invite = parse_invite(str(args["invite"]))
-    except ValueError as exc:
-        raise LobbyRefused(str(exc)) from None
-    _reachable(invite.url, "the invite's broker", "ask the host for an invite through the broker's websockets "
-                                                  "listener")
+    invite = tab_mail_lobby.invite_of(args["invite"])
+    url = f"{invite.url}{WS_PATH}"
+    found = await tab_mail_lobby.announcement(url, bytes.fromhex(invite.lobby))
+    if by_mail(found) is not None:                    # a turn-based table: its lobby goes by mail
+        return {"by_mail": True, **await tab_mail_lobby.join(invite, found, str(args.get("name", "")))}
     if _joining:
         raise LobbyRefused("this tab is already joining a lobby")
     if _hosted and _hosted[0].state in (HOSTING, SIGNING):
         raise LobbyRefused("this tab is hosting a lobby")
-    key, secret, url = tab_store.identity(), os.urandom(SECRET_BYTES), f"{invite.url}{WS_PATH}"
+    key, secret = tab_store.identity(), os.urandom(SECRET_BYTES)
     _joining.append(invite.lobby)
     link = None
     try:
@@ -397,7 +393,7 @@ async def lobby_host(data: bytes | None) -> dict[str, Any]:
         url = parse_relay_url(str(args["url"]))
     except ValueError as exc:
         raise LobbyRefused(str(exc)) from None
-    _reachable(url, "the broker", "use the broker's websockets listener")
+    tab_net.reachable(url, "the broker", "use the broker's websockets listener")
     options, time_limit = args.get("options") or {}, args.get("time_limit", 0)
     if type(options) is not dict or type(time_limit) is not int or not 0 <= time_limit <= MAX_LIVE_LIMIT:
         raise LobbyRefused(f"options must be a map and time_limit a whole number of seconds, 0 (none) to "

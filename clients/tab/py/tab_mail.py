@@ -1,10 +1,11 @@
 """Turn-based mail in the tab (issues 32 and 33): protocol/mail run as it is on libsodium.js,
 driven by the worker's ops, so a tab seals and opens the very envelopes and lobby letters a
-desktop node does. A first driver, for the tab's tests; the tab node's own postbox (mqtt.js
-to the broker's websockets listener) is to come.
+desktop node does. A driver without a postbox, for the tab's tests; the tab's own lobby by
+mail, through its postbox and store, is tab_mail_lobby (its ops "mail_join", "mail_lobbies",
+"mail_lobby_run").
 
 A friend's side of a lobby by mail is protocol/mail/lobby_join.py's `MailJoiner` (the desktop's
-too): "mail_join" starts one with the tab's key, "mail_join_feed" gives it a letter's sealed
+too): "mail_join_start" starts one with the tab's key, "mail_join_feed" gives it a letter's sealed
 bytes, "mail_join_sign" signs the body it found `to sign`; each answers the letters to post (to
 which inbox), whether its state changed (`save`: the state holds the beacon secret, so it stays
 in the worker, never in an answer) and what happened.
@@ -49,7 +50,7 @@ def _key() -> SigningKey:
 
 def _joiner() -> MailJoiner:
     if _tab.joiner is None:
-        raise RequestError("no lobby by mail in this tab: call mail_join first")
+        raise RequestError("no lobby by mail in this tab: call mail_join_start first")
     return _tab.joiner
 
 
@@ -137,7 +138,7 @@ def open_hidden_advert(data: bytes | None) -> dict[str, Any]:
 def join_by_mail(data: bytes | None) -> dict[str, Any]:
     """{"hidden", "pin", "lobby", "name"}: a join of the lobby by mail whose announcement held
     `hidden` (its beacon secret made here): the join letter to post, or why not."""
-    asked = request(data, "mail_join", "hidden", "pin", "lobby", "name")
+    asked = request(data, "mail_join_start", "hidden", "pin", "lobby", "name")
     try:
         _, signed = read_advert(asked["hidden"], asked["pin"], asked["lobby"])
     except MailRefused as exc:
@@ -180,7 +181,7 @@ OPS: dict[str, Callable[[bytes | None], dict[str, Any]]] = {
     "mail_key": key, "mail_start": start, "mail_seal": seal_envelope, "mail_open": open_envelope,
     "letter_seal": seal_letter, "letter_open": open_lobby_letter,
     "advert_hide": hide_advert, "advert_open": open_hidden_advert,
-    "mail_join": join_by_mail, "mail_join_feed": join_feed, "mail_join_sign": join_sign}
+    "mail_join_start": join_by_mail, "mail_join_feed": join_feed, "mail_join_sign": join_sign}
 
 
 def handle(op: str, data: bytes | None) -> dict[str, Any]:

@@ -15,6 +15,7 @@ import msgpack
 from protocol.identity import SigningKey, fingerprint
 from protocol.link.framing import FrameError
 from protocol.link.handshake import HandshakeError, inbox_of
+from protocol.link.relay_url import RelayUrl
 
 import tab_store
 from tab_backup import BackupError
@@ -66,6 +67,13 @@ async def broker_connect(data: bytes | None) -> dict[str, Any]:
                          timeout=args.get("timeout", CONNECT_TIMEOUT))
     _state.broker = broker
     return {"connected": broker.url, "inbox": inbox_of(key.public), "key": fingerprint(key.public)}
+
+
+def reachable(url: RelayUrl, whose: str, ask: str) -> None:
+    """A tab reaches a broker by websockets only: else a refusal naming the URL."""
+    if not url.websockets:
+        raise BrokerError(f"{whose} {url} is not reachable from a tab: a tab reaches a broker by ws:// or wss:// "
+                          f"only ({ask})")
 
 
 async def connected(url: str) -> TabBroker:

@@ -68,9 +68,10 @@ OPS = {"selftest": _selftest, "verify": _verify, "bench": _bench, "versions": _v
 # ---------------------------------------------------------------- turn-based mail (tab_mail)
 # "mail_key", "mail_start", "mail_seal", "mail_open" (a seat's envelopes, protocol/mail/mailbox)
 # and "letter_seal", "letter_open", "advert_hide", "advert_open" (the mail lobby's letters),
-# "mail_join", "mail_join_feed", "mail_join_sign" (a friend's side of the lobby by mail)
+# "mail_join_start", "mail_join_feed", "mail_join_sign" (a friend's side of the lobby by mail,
+# without a postbox: the tab's own is tab_mail_lobby's, below)
 MAIL_OPS = ("mail_key", "mail_start", "mail_seal", "mail_open", "letter_seal", "letter_open", "advert_hide",
-            "advert_open", "mail_join", "mail_join_feed", "mail_join_sign")
+            "advert_open", "mail_join_start", "mail_join_feed", "mail_join_sign")
 
 
 def _mail_op(op: str):
@@ -101,14 +102,16 @@ def handle(op: str, data: Any = None) -> str:
 # The seat ops (tab_seat_ops: one seat of a game whose frames the page carries) wait too, and
 # the lobby ops (tab_lobby: join a relayed lobby by its invite, then play the joined game), and
 # the table page's (tab_table) take their turn with them, as do a turn-based seat's postbox
-# ops (tab_postbox_ops).
+# ops (tab_postbox_ops) and a turn-based table's lobby by mail (tab_mail_lobby).
 def _async_table() -> dict[str, Any]:
     import tab_lobby
+    import tab_mail_lobby
     import tab_net
     import tab_postbox_ops
     import tab_seat_ops
     import tab_table
-    return {**tab_net.ASYNC_OPS, **tab_seat_ops.OPS, **tab_lobby.OPS, **tab_table.OPS, **tab_postbox_ops.OPS}
+    return {**tab_net.ASYNC_OPS, **tab_seat_ops.OPS, **tab_lobby.OPS, **tab_table.OPS, **tab_postbox_ops.OPS,
+            **tab_mail_lobby.OPS}
 
 
 def async_ops() -> list[str]:
