@@ -216,7 +216,9 @@ async function showGames() {
     if (g.error) { li.textContent = g.error; return li; }
     const a = document.createElement("a");
     a.href = await tableUrl(g.game_id);
-    a.textContent = `${g.game}, seat ${g.seat} of ${g.names.length}: ${g.names.join(", ")}`;
+    // one name per player, "seat N" for a player who gave none; the pace of a turn-based table
+    const names = g.names.map((n, i) => (n || `seat ${i}`) + (i === g.seat ? " (you)" : ""));
+    a.textContent = `${g.title}${g.pace ? ` (${g.pace})` : ""}: ${names.join(", ")}`;
     li.append(a, ` (${g.messages} messages)`);
     return li;
   })));

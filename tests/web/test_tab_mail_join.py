@@ -155,7 +155,7 @@ def test_a_tab_takes_a_seat_at_a_turn_based_table_by_mail_and_its_game_starts(
         game_id = starts[0]["game_id"]
         link = wait_until(lambda: game_link(page, game_id), 60, "the started game in Your games",
                           why=lambda: games_shown(page))
-        assert "seat 1 of 3" in link, link
+        assert "turn-based" in link and link.split(": ", 1)[1].split(", ")[1].endswith("(you)"), link
         shot(page, "games-title", out / "tab-mail-started-phone.png")
         assert call(page, "mail_lobbies")["result"] == {"lobbies": []}
         genesis = G.parse(GameStore(g.dirs[0], bytes.fromhex(game_id)).genesis())
@@ -163,6 +163,7 @@ def test_a_tab_takes_a_seat_at_a_turn_based_table_by_mail_and_its_game_starts(
         assert genesis.seats[1].hex() == me["public"]     # the tab's own key holds its seat
         stored = call(page, "games_list")["result"]["games"]
         assert [(x["game_id"], x["seat"], x["broker"]) for x in stored] == [(game_id, 1, ws_url)], stored
+        assert stored[0]["pace"] == G.pace_text(G.TURN_BASED, genesis.time_limit) and stored[0]["title"], stored
     finally:
         g.kill()
     for i in range(2):

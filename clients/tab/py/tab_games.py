@@ -26,7 +26,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from protocol import genesis as G, message_log, wire
+from protocol import games as engines, genesis as G, message_log, wire
 from protocol.errors import Rejected
 from protocol.seat import chat as talk
 
@@ -163,8 +163,10 @@ class StoredGame:
         """What the games list shows (nothing secret)."""
         g, meta = G.parse(self.genesis()), self.meta()
         self.secrets()                                       # checked: a game it cannot resume says so
-        return {"game_id": self.game_id.hex(), "game": g.game, "seat": meta["seat"], "names": meta["names"],
-                "broker": meta.get("broker"), "messages": len(self.messages())}
+        return {"game_id": self.game_id.hex(), "game": g.game, "title": engines.get(g.game).title,
+                "pace": G.pace_text(g.pace, g.time_limit) if g.pace != G.LIVE else "",
+                "seat": meta["seat"], "names": meta["names"], "broker": meta.get("broker"),
+                "messages": len(self.messages())}
 
 
 def create(genesis_raw: bytes, seat: int, secret: bytes, names: list[str], broker: str | None) -> StoredGame:
