@@ -26,11 +26,13 @@ from node.app.game import GameNode
 from node.net import relay as desk_relay
 from node.storage.store import GameStore
 from protocol import chain, games, wire
+from protocol.genesis import LIVE
 from protocol.identity import SigningKey
 from protocol.link.framing import FrameError, TcpFraming, decode, encode
 from protocol.link.handshake import Handshake, HandshakeError
 from protocol.local_table import make_genesis
 from tests.games.pick import quick_game, short_game
+from tests.helpers import timeout as scaled
 from tests.node.conftest import bot_decider
 
 N = 3
@@ -116,16 +118,17 @@ def key_seed(seed: int, i: int) -> bytes:
 
 
 def genesis(seed: int, time_limit: int = 0, game: str | None = None,
-            players: int | None = None) -> tuple[list, list[bytes], Any]:
+            players: int | None = None, pace: str = LIVE) -> tuple[list, list[bytes], Any]:
     """(keys, secrets, genesis) of a short game: of `quick_game(N)` for N seats, or of `game`
-    with its short game's seats (short_game) unless `players` says."""
+    with its short game's seats (short_game) unless `players` says; `pace` turn-based for a
+    table played through postboxes (it needs a time limit)."""
     seats, options = (N, short_game(quick_game(N))[1]) if game is None else short_game(game)
     players = players or seats
     game = game or quick_game(N)
     engine = games.get(game)
     keys = [SigningKey.from_seed(key_seed(seed, i)) for i in range(players)]
     return make_genesis(game, {**engine.default_options(players), **options}, players, random.Random(seed),
-                        keys=keys, time_limit=time_limit)
+                        keys=keys, time_limit=time_limit, pace=pace)
 
 
 def seat(g: Any, keys: list, secrets: list[bytes], i: int, links: dict[int, Any], seed: int) -> Any:
@@ -253,4 +256,28 @@ def relayed_desktops(tcp_url: Any, g: Any, keys: list, secrets: list[bytes], dir
             if nodes is not None:
                 nodes[i], nodes["token"] = node, trio.lowlevel.current_trio_token()
             await node.run(task_status=task_status)
+    return lambda nursery, i: nursery.start(one, i)
+
+
+def mailed_desktops(tcp_url: Any, g: Any, keys: list, secrets: list[bytes], dirs: dict[int, Path],
+                    nodes: dict | None = None) -> Callable[[trio.Nursery, int], Awaitable[Any]]:
+    """As `relayed_desktops`, for a turn-based genesis: each GameNode talks through its postbox
+    on the broker at `tcp_url` (a MailTransport, as node/app/runner.py builds it), stays running
+    until the game ends, then publishes what is left and waits for the broker's acks."""
+    from node.net.mail_links import MailTransport
+    from node.net.postbox import open_postbox
+    from protocol.mail.mailbox import Mailbox
+
+    async def one(i: int, task_status=trio.TASK_STATUS_IGNORED) -> None:
+        store = GameStore.create(dirs[i], g.to_wire(), g.game_id, {"secret": secrets[i], "committed": wire.encode([])},
+                                 {})
+        async with open_postbox(tcp_url, g.game_id, keys[i].public, g.time_limit) as box:
+            transport = MailTransport(box, Mailbox(g.game_id, list(g.seats), i, keys[i]), store.dir)
+            node = GameNode(GameStore(dirs[i], g.game_id), keys[i], bot_decider(i), ("127.0.0.1", 0), {},
+                            mail=transport)
+            if nodes is not None:
+                nodes[i], nodes["token"] = node, trio.lowlevel.current_trio_token()
+            await node.run(task_status=task_status)
+            await transport.push()
+            assert await box.flush(scaled(10)), f"seat {i}: the broker did not acknowledge what it published"
     return lambda nursery, i: nursery.start(one, i)

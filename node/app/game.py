@@ -487,8 +487,8 @@ class GameNode:
 
     async def _send_own_owed(self) -> None:
         """A postbox node: send every seat the messages of this seat it is owed."""
-        for seat, link in self.mail.links.items():
-            await self._send_owed(seat, link, everyone_s=False)
+        for seat, frame in self.postseat.own_owed():
+            await self._send(seat, self.mail.links[seat], frame)
 
     def _check_recovered(self) -> None:
         """Open the gate to signing once every peer has said how many of this seat's
@@ -834,8 +834,7 @@ class GameNode:
             self._opened()
         await self._send_own_owed()
         if drained.shut is not None:
-            log.warning("seat %d: the others reported %d messages of this seat, this node holds %d: it signs "
-                        "nothing until they send them back", self.seat, *drained.shut)
+            log.warning("%s", drained.shut_text(self.seat))
         while not self.finished.is_set():
             if not self.until_idle:                     # a node left running: losses on the way
                 await trio.sleep(1.0)

@@ -39,6 +39,13 @@ class Drained:
     opened: bool
     shut: tuple[int, int] | None = None
 
+    def shut_text(self, seat: int) -> str | None:
+        """The line a shell logs when the gate stays shut (None: it is not)."""
+        if self.shut is None:
+            return None
+        return (f"seat {seat}: the others reported {self.shut[0]} messages of this seat, this node holds "
+                f"{self.shut[1]}: it signs nothing until they send them back")
+
 
 class PostboxSeat:
     """One seat's postbox decisions over its Turn, Watchdog and Mailbox (see the module doc)."""
@@ -60,6 +67,11 @@ class PostboxSeat:
         and the others fill in what a seat's heads show it lacks)."""
         owed = [o for o in self.mailbox.owed(to, self.mesh.counts()) if everyone_s or o[0] == self.seat]
         return self.mesh.owed({author: first for author, first, _ in owed})
+
+    def own_owed(self) -> list[tuple[int, dict]]:
+        """(seat, frame) for every other seat: the frames of this seat's own messages it is
+        owed (after the drained step, and at each upkeep of a node left running)."""
+        return [(seat, frame) for seat in self.mailbox.others for frame in self.owed(seat, everyone_s=False)]
 
     def drained_at(self, reported: dict[int, list[int]], now: float) -> Drained:
         """What waited on the broker came by `now` (the inbox was quiet for MAIL_QUIET): the

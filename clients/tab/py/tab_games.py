@@ -11,7 +11,9 @@ Per game a folder games/<game id hex>/ holds:
                 format (protocol/message_log.py: a magic line, then [4-byte length, 4-byte
                 CRC-32, message] records);
   chat.jsonl    the table talk, as the desktop's (protocol/seat/chat.py records, one JSON line
-                each, at most chat.MAX_FILE bytes: past that, rewritten with its newest lines).
+                each, at most chat.MAX_FILE bytes: past that, rewritten with its newest lines);
+  mailbox.json  on a turn-based table played through its postbox, the mailbox state
+                (tab_mail_links: the envelopes' numbers, what was sent), as the desktop's.
 
 A write lands in the in-memory file system at once; only `flush()` (tab_store.synced: the
 whole folder to IndexedDB) makes it survive a reload. TabSeat flushes before any frame
@@ -135,6 +137,10 @@ class StoredGame:
             return False
         _write(self.dir / "secrets.bin", wire.encode({**s, "committed": committed}))
         return True
+
+    def write_file(self, name: str, data: bytes) -> None:
+        """Write a file of this game's folder whole (`flush` keeps it across a reload)."""
+        _write(self.dir / name, data)
 
     def chat(self) -> bytes:
         """The kept table talk (b"" when there is none, or it cannot be read: talk is never

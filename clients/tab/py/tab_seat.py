@@ -21,6 +21,13 @@ rules, the desktop's, on the wall clock), `say` signs and sends this seat's line
 and with a store the lines are kept beside the game (tab_games chat.jsonl) so a reload shows
 them again. Talk never stops a game: a refused line is counted and logged, naming why.
 
+On a turn-based table played through its postbox (`mail`: a tab_mail_links.MailTransport,
+whose links are the seat's) it is a postbox seat, as a desktop node with `mail` is: the
+decisions are protocol/seat/postbox.py's (what a seat is owed when its heads come, the
+drained inbox that opens the gate to signing, silence judged only once caught up); what it
+sends is published once the store is flushed. It plays while the page is open; closed, it is
+simply gone, and opened again it resumes from its store and its postbox's session.
+
 What a peer sends that is refused (a forged or illegal message) is kept in `refused` with
 the peer it came from and logged naming the signer; a frame the core does not know is
 dropped and logged naming the peer."""
@@ -39,6 +46,7 @@ from protocol.identity import SigningKey, fingerprint
 from protocol.link.framing import FrameError
 from protocol.player import Player
 from protocol.seat.core import SeatCore
+from protocol.seat.postbox import MAIL_DRAIN, MAIL_QUIET, PostboxSeat
 from protocol.seat.turn import Turn
 from protocol.seat.vote import Hooks
 from protocol.seat.watch import Watchdog
@@ -51,6 +59,10 @@ SYNC_INTERVAL = 0.25
 """Heads go to every peer this often (as the desktop node's)."""
 LINGER = 5.0
 """After the end, keep serving peers this long at most, until all hold every message."""
+MAIL_CHECK = 1.0
+"""A postbox seat's upkeep (the courier's gaps and resends, what each seat is owed) this often."""
+MAIL_FLUSH = 10.0
+"""At the end, how long a postbox seat waits for the broker to acknowledge what it published."""
 GIVE_UP_FACTOR, MIN_GIVE_UP = 4, 10.0
 """As the desktop node: give up GIVE_UP_FACTOR × the time limit (at least MIN_GIVE_UP s)
 after a stall with no complete abandon record."""
@@ -124,7 +136,7 @@ class TabSeat:
 
     def __init__(self, genesis_raw: bytes, key: SigningKey, secret: bytes, decider: Decider,
                  links: dict[int, Link], now: Callable[[], float], sync_interval: float = SYNC_INTERVAL,
-                 linger: float = LINGER, store: Any = None):
+                 linger: float = LINGER, store: Any = None, mail: Any = None):
         self.genesis_raw = genesis_raw
         self.genesis = G.parse(genesis_raw)
         if key.public not in self.genesis.seats:
@@ -139,10 +151,13 @@ class TabSeat:
         self.store = store
         committed = Player.load_secrets(store.secrets()["committed"]) if store is not None else None
         self.player = Player(self.session, self.seat, key, secret, committed)
-        self.core = SeatCore(self.session, self.seat, key, Hooks(self._wake, self._adopted, self._note))
+        hooks = Hooks(self._wake, self._adopted, self._note, self._caught_up)
+        self.core = SeatCore(self.session, self.seat, key, hooks, postbox=mail is not None)
         self.mesh, self.ballot = self.core.mesh, self.core.ballot
-        self.watchdog = Watchdog(self.ballot)
+        self.watchdog = Watchdog(self.ballot, postbox=mail is not None)
         self.turn = Turn(self.core, self.player)
+        self.mail = mail
+        self.postseat = PostboxSeat(self.turn, self.watchdog, mail.mailbox) if mail is not None else None
         self.decider, self.links, self.now = decider, links, now
         self.sync_interval, self.linger = sync_interval, linger
         self.refused: list[Refusal] = []
@@ -200,6 +215,11 @@ class TabSeat:
         if self.ballot.note_state(now):
             self.ballot.place_unplaced(now)
 
+    def _caught_up(self) -> bool:
+        """A postbox seat judges silence only once it took and applied what waited for it."""
+        return self.postseat is None or self.postseat.caught_up(
+            False, any(link.waiting() for link in self.mail.links.values()))
+
     def _tell(self, events: list[Any]) -> None:
         if self.on_events is not None:
             self.on_events(events)
@@ -240,6 +260,9 @@ class TabSeat:
             await self._ingest(reaction.message, peer)
         if reaction.opened:
             self._wake()
+        if reaction.kind == "heads" and self.postseat is not None:
+            for owed in self.postseat.owed(peer):
+                await self._send(peer, owed)
         for reply in reaction.replies:
             await self._send(peer, reply)
         if reaction.kind == "chat":
@@ -348,7 +371,13 @@ class TabSeat:
                 self._finish("gave-up", done.give_up)
 
     async def _linger(self) -> None:
-        """After the end: serve the peers until each holds every message (or the record)."""
+        """After the end: serve the peers until each holds every message (or the record). A
+        postbox seat sends the record once (it waits on the broker for each seat)."""
+        if self.mail is not None:
+            if self.ballot.record is not None:
+                for frame in self.ballot.frames():
+                    await self._send_all(frame)
+            return
         async def served() -> None:
             while not (self.ballot.everyone_has_the_record() if self.ballot.record is not None
                        else self.mesh.everyone_has_everything()):
@@ -360,6 +389,39 @@ class TabSeat:
             await asyncio.wait_for(served(), self.linger)
         except asyncio.TimeoutError:
             pass
+
+    async def _flushed(self) -> bool:
+        """The store's flush for the postbox's pump: False (said in one line) if it failed."""
+        try:
+            await self.store.flush()
+        except Exception as exc:                  # noqa: BLE001 - said in one line, nothing is published
+            log.error("seat %d: the game's store could not be flushed: %s", self.seat, exc)
+            return False
+        return True
+
+    async def _mail_drained(self) -> None:
+        """A postbox seat: once what waited on the broker has come, take it as all come
+        (PostboxSeat.drained_at) and send each seat what it is owed of this seat; then, while
+        the tab is open, look for losses every MAIL_CHECK s."""
+        await self.mail.postbox.drained(MAIL_QUIET, MAIL_DRAIN)
+        drained = self.postseat.drained_at(self.mail.reported(), self.now())
+        if drained.opened:
+            self._wake()
+        if drained.shut is not None:
+            log.warning("%s", drained.shut_text(self.seat))
+        while self.outcome is None:
+            for peer, frame in self.postseat.own_owed():
+                await self._send(peer, frame)
+            await asyncio.sleep(MAIL_CHECK)
+            self.mail.check(self.now())
+
+    async def _mail_end(self) -> None:
+        """A postbox seat's end: what is left published once flushed, and acknowledged by the broker."""
+        await self.mail.push(self._flushed)
+        if not await self.mail.postbox.flush(MAIL_FLUSH):
+            log.warning("seat %d: the broker has not acknowledged %d envelope(s) within %.0f s; the next "
+                        "envelope to each seat shows the gap and they are sent again", self.seat,
+                        self.mail.postbox.unacknowledged(), MAIL_FLUSH)
 
     async def _guard(self, job: Awaitable[None]) -> None:
         """A task that fails (its decider, a link) ends the run saying why, never silently."""
@@ -375,6 +437,8 @@ class TabSeat:
         """Play until the game ends here; then linger for the peers. The outcome, also kept."""
         self._note_state()
         jobs = [self._receive(peer) for peer in self.links] + [self._sync(), self._play(), self._watch()]
+        if self.mail is not None:
+            jobs += [self.mail.receive(), self.mail.pump(self._flushed), self._mail_drained()]
         tasks = [asyncio.ensure_future(self._guard(job)) for job in jobs]
         try:
             await self._finished.wait()
@@ -383,5 +447,7 @@ class TabSeat:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+        if self.mail is not None:
+            await self._mail_end()
         assert self.outcome is not None
         return self.outcome

@@ -20,6 +20,12 @@ keeps every message there; "game_resume" {game_id, seed, within?, key?} runs a s
 seat again after a reload, its log replayed, through the broker the tab is connected to;
 "games_list" lists the stored games (nothing secret).
 
+A stored game whose genesis is turn-based and that has a broker plays through the seat's
+postbox on it (tab_postbox, tab_mail_links: store and forward, never live links), in
+`play_stored` and `game_resume` as in "seat_mail" (as seat_relay with {"store": true}, plus
+{url}: the broker's ws:// URL), which keeps a turn-based game given its key seed and secret.
+Such a seat's state has {mail: {refused, log}}: the envelopes it refused and its last lines.
+
 Here the key seed and the per-game secret come in the op (tests, benchmarks); a game the tab
 joins or hosts (tab_lobby) has the tab's own key and is played from its store (`play_stored`).
 The decider is the table page ({"decider": "page"}) or a seeded random choice (the bots of
@@ -35,6 +41,7 @@ from typing import Any
 from protocol import games, genesis as G
 from protocol.identity import SigningKey, fingerprint
 from protocol.link.framing import FrameError, decode, encode
+from protocol.mail.postbox_names import session_expiry
 
 from tab_requests import request
 from tab_seat import TabSeat
@@ -88,7 +95,8 @@ def _status() -> dict[str, Any]:
     return {"seat": seat.seat, "running": task is not None and not task.done(),
             "outcome": None if outcome is None else {"kind": outcome.kind, "text": outcome.text},
             "refused": [str(r) for r in seat.refused], "bad_frames": _state.bad_frames,
-            "messages": len(seat.session.log)}
+            "messages": len(seat.session.log),
+            **({"mail": {"refused": seat.mail.courier.refused, "log": list(seat.mail.notes)}} if seat.mail else {})}
 
 
 def _seat_args(data: bytes | None, op: str) -> tuple[dict[str, Any], SigningKey, G.Genesis, int]:
@@ -121,9 +129,10 @@ def _decider(args: dict[str, Any]) -> Any:
 
 
 def _run(args: dict[str, Any], key: SigningKey, links: dict[int, Any], outbox: list[list[Any]],
-         store: Any = None, closing: Any = None) -> dict[str, Any]:
+         store: Any = None, closing: Any = None, mail: Any = None) -> dict[str, Any]:
     decider, sync = _decider(args), float(args.get("sync", 0.25))
-    seat = (TabSeat.resume(store, key, decider, links, time.monotonic, sync_interval=sync) if store is not None
+    seat = (TabSeat.resume(store, key, decider, links, time.monotonic, sync_interval=sync, mail=mail)
+            if store is not None
             else TabSeat(args["genesis"], key, args["secret"], decider, links, time.monotonic, sync_interval=sync))
     _state.seat, _state.outbox, _state.bad_frames = seat, outbox, 0
     _state.task = asyncio.ensure_future(_played(seat, closing))
@@ -133,12 +142,15 @@ def _run(args: dict[str, Any], key: SigningKey, links: dict[int, Any], outbox: l
 
 
 async def _played(seat: TabSeat, closing: Any) -> Any:
-    """The seat's run; then its links closed (`closing`: they would be dialled again)."""
+    """The seat's run; then its links closed (`closing`: they would be dialled again; a
+    postbox's closing is awaited)."""
     try:
         return await seat.run()
     finally:
         if closing is not None:
-            closing()
+            done = closing()
+            if done is not None:
+                await done
 
 
 async def seat_start(data: bytes | None) -> dict[str, Any]:
@@ -177,6 +189,44 @@ async def _relay(args: dict[str, Any], key: SigningKey, genesis: G.Genesis, stor
     return _run(args, key, links.links, [], store=store, closing=links.close)
 
 
+async def seat_mail(data: bytes | None) -> dict[str, Any]:
+    """As seat_relay with {"store": true}, for a turn-based genesis, plus {url}: the broker's
+    ws:// URL. The game is kept in the tab's store, then its seat plays through its postbox
+    on that broker (as `play_stored`)."""
+    import tab_games
+
+    args, key, genesis, me = _seat_args(data, "seat_mail")
+    if type(args.get("url")) is not str:
+        raise ValueError("seat_mail needs {url}: the broker's ws:// URL")
+    if not genesis.turn_based:
+        raise ValueError("seat_mail is for a turn-based table (this genesis is live: seat_relay)")
+    names = args.get("names") or [f"seat {i}" for i in range(len(genesis.seats))]
+    store = tab_games.create(args["genesis"], me, args["secret"], [str(n) for n in names], str(args["url"]))
+    await store.flush()
+    return await _mailed({"names": names, **args}, key, genesis, store, str(args["url"]))
+
+
+async def _mailed(args: dict[str, Any], key: SigningKey, genesis: G.Genesis, store: Any, url: str) -> dict[str, Any]:
+    """The stored seat through its postbox on the broker at `url` (tab_mail_links), kept open
+    while it plays and closed after (the broker keeps its session)."""
+    from tab_mail_links import MailTransport, load_mailbox
+    from tab_postbox import TabPostbox
+
+    box = TabPostbox(genesis.game_id, key.public, session_expiry(genesis.time_limit))
+    await box.open(url, float(args.get("within", 30.0)))
+
+    async def closing() -> None:
+        box.closing = True
+        await box.broker.close()
+    try:
+        mailbox = load_mailbox(store, genesis.game_id, list(genesis.seats), genesis.seats.index(key.public), key)
+        mail = MailTransport(box, mailbox, store)
+        return _run(args, key, mail.links, [], store=store, closing=closing, mail=mail)
+    except BaseException:
+        await closing()
+        raise
+
+
 async def game_resume(data: bytes | None) -> dict[str, Any]:
     """{game_id (hex, or a unique prefix), seed, within?, key?, decider?}: the stored game's
     seat runs again (its log replayed, its committed values restored) over relay links through
@@ -202,9 +252,12 @@ async def play_stored(args: dict[str, Any], endpoint: Any = None) -> dict[str, A
     if me != meta["seat"]:
         raise ValueError(f"the key {fingerprint(key.public)} is not seat {meta['seat']} of stored game "
                          f"{genesis.game_id.hex()[:16]}")
-    if meta.get("broker"):
-        await tab_net.connected(meta["broker"])
-    answer = await _relay({"names": meta["names"], **args}, key, genesis, store, endpoint, wait=False)
+    if genesis.turn_based and meta.get("broker"):          # store and forward: never live links
+        answer = await _mailed({"names": meta["names"], **args}, key, genesis, store, meta["broker"])
+    else:
+        if meta.get("broker"):
+            await tab_net.connected(meta["broker"])
+        answer = await _relay({"names": meta["names"], **args}, key, genesis, store, endpoint, wait=False)
     return {**answer, "game_id": genesis.game_id.hex(), "replayed": _seat().replayed}
 
 
@@ -242,4 +295,4 @@ async def seat_result(_: bytes | None) -> dict[str, Any]:
 
 
 OPS = {"seat_start": seat_start, "seat_feed": seat_feed, "seat_result": seat_result, "seat_relay": seat_relay,
-       "seat_state": seat_state, "game_resume": game_resume, "games_list": games_list}
+       "seat_state": seat_state, "game_resume": game_resume, "games_list": games_list, "seat_mail": seat_mail}
