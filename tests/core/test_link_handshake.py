@@ -210,9 +210,11 @@ def test_the_link_core_imports_nothing_a_tab_lacks(core):
     from pathlib import Path
 
     # hashlib: deterministic digests, in Pyodide's standard library (the relay link's TAKEN_KEPT);
-    # urllib.parse: pure parsing, in Pyodide's standard library (relay_url.py: the tab reads invites)
+    # urllib.parse: pure parsing, in Pyodide's standard library (relay_url.py: the tab reads invites);
+    # copy and json: pure, in Pyodide's standard library (the courier's state at a mark, the
+    # lobby by mail's announcement)
     allowed = {"__future__", "struct", "typing", "collections", "dataclasses", "hashlib", "urllib.parse", "msgpack",
-               "nacl.bindings", "nacl.exceptions"}
+               "nacl.bindings", "nacl.exceptions", "copy", "json"}
     found = {}
     for path in (Path(__file__).resolve().parents[2] / "protocol" / core).glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
