@@ -6,7 +6,7 @@ otherwise a tab and a desktop at one table could not reach each other's seats.""
 
 from __future__ import annotations
 
-from protocol.link.relay_url import ROOT, scope_of
+from ..link.relay_url import ROOT, scope_of
 
 MIN_EXPIRY = 7 * 24 * 3600
 """A postbox session outlives its node by at least this many seconds (plus 4 time limits)."""
