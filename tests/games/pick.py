@@ -108,7 +108,13 @@ def fewest_decisions(players: int, among: list[str] | None = None) -> str:
     for the fewest decisions, for tests where a person (a page's clicks) or a node run per
     turn makes each one."""
     found = [g for g in games_with(players=players) if among is None or g in among]
-    return min(found, key=lambda game: (_random_game(game, players)[2], game))
+    return min(found, key=lambda game: (decisions(game, players), game))
+
+
+def decisions(game: str, players: int) -> int:
+    """How many decisions (one seat's, or made at once, or committed) one random short game
+    of `game` for `players` asks."""
+    return _random_game(game, players)[2]
 
 
 def games_with(*needs: str, players: int | None = None) -> list[str]:
