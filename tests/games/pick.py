@@ -5,6 +5,8 @@ by what the test needs of it, found by playing it, and with the short game its h
                                     rolls dice (players=N: that seats N players)
     short_game(game)                (players, options) of a short game (its hooks' SHORT_GAME)
     quick_game(3)                   the game quickest to play over real nodes for 3 players
+    fewest_decisions(3)             the game whose short game asks its 3 players the fewest decisions
+                                    (among=[...]: of those games only)
 
 Capabilities, from the steps of one random game: "dice" (a chance draw), "simultaneous"
 (choices made at once, revealed together), "commit" (a hidden choice, revealed later), "deck" (a shuffled deck), "show" (a card only one seat sees), "return"
@@ -25,6 +27,7 @@ from tests.games.conformance import hook
 
 _STEPS = {E.Random: "dice", E.Simultaneous: "simultaneous", E.Commit: "commit", E.DeckShuffle: "deck",
           E.DeckShow: "show", E.DeckReturn: "return"}
+_DECISIONS = (E.Decide, E.Simultaneous, E.Commit)
 _PARTS = {"narrate": "narrate", "render": "render", "heuristic": "bots", "sampler": "sampler"}
 
 
@@ -54,15 +57,25 @@ def option_args(options: list[str]) -> list[str]:
 @functools.cache
 def _played(game: str, players: int) -> tuple[frozenset[str], int]:
     """(the kinds of step, the number of steps) of one random short game of `game`."""
+    return _random_game(game, players)[:2]
+
+
+@functools.cache
+def _random_game(game: str, players: int) -> tuple[frozenset[str], int, int]:
+    """(the kinds of step, the number of steps, the number of decisions) of one random short
+    game of `game`."""
     engine = games.get(game)
     ref = Referee(engine, players, {**engine.default_options(players), **short_game(game)[1]}, seed=1)
     seen: set[str] = set()
+    decisions = 0
     choose = random_chooser(random.Random(1))
     for steps in range(20_000):
-        seen.update(name for kind, name in _STEPS.items() if isinstance(engine.expected(ref.state), kind))
+        expected = engine.expected(ref.state)
+        seen.update(name for kind, name in _STEPS.items() if isinstance(expected, kind))
+        decisions += isinstance(expected, _DECISIONS)
         if ref.step(choose) is None:
             break
-    return frozenset(seen), steps
+    return frozenset(seen), steps, decisions
 
 
 @functools.cache
@@ -88,6 +101,20 @@ def quick_game(players: int) -> str:
         kinds, steps = _played(game, players)
         return "deck" in kinds, steps, game
     return min(games_with(players=players), key=cost)
+
+
+def fewest_decisions(players: int, among: list[str] | None = None) -> str:
+    """The installed game (seating `players`, one of `among` if given) whose short game asks
+    for the fewest decisions, for tests where a person (a page's clicks) or a node run per
+    turn makes each one."""
+    found = [g for g in games_with(players=players) if among is None or g in among]
+    return min(found, key=lambda game: (decisions(game, players), game))
+
+
+def decisions(game: str, players: int) -> int:
+    """How many decisions (one seat's, or made at once, or committed) one random short game
+    of `game` for `players` asks."""
+    return _random_game(game, players)[2]
 
 
 def games_with(*needs: str, players: int | None = None) -> list[str]:

@@ -36,3 +36,10 @@ def test_covering_games_show_every_kind_of_step_and_none_is_spare():
     for spare in picked:                    # each picked game brings a kind the others lack
         assert set().union(*(pick.capabilities(g) for g in picked if g != spare)) & kinds != everything, spare
 
+
+
+def test_the_game_with_the_fewest_decisions_asks_no_more_than_any_other():
+    decisions = {g: pick.decisions(g, 3) for g in pick.games_with(players=3)}
+    assert decisions[pick.fewest_decisions(3)] == min(decisions.values()) > 0, decisions
+    others = sorted(g for g in decisions if g != pick.fewest_decisions(3))
+    assert pick.fewest_decisions(3, among=others) in others

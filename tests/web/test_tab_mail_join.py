@@ -9,13 +9,20 @@ genesis to sign; the tab's page, opened again, signs it by itself; the friend si
 host's next run starts the game, and the tab's page shows it in Your games with its table
 link, under the host's game id. An invite whose lobby's advert is signed by another key than
 the invite's pin is refused in one plain line, as is a table whose seats are all taken (a
-second tab comes after the host seated everyone). With CARAVAN_TAB_SHOTS=DIR the phone's
-pictures are written there."""
+second tab comes after the host seated everyone). Then the game is played to its end: the
+tab's player opens its table from Your games and taps the moves its page offers, while the
+host's node and the friend's run one at a time (`caravan resume --until-idle`), the table
+page reloaded once mid-game (its seat gone, resumed from the store); the tab's transcript is
+the desktops' byte for byte and passes the real `caravan verify`. The game is the one with
+the fewest decisions (tests/games/pick.py). With CARAVAN_TAB_SHOTS=DIR the phone's pictures
+are written there."""
 
 from __future__ import annotations
 
 import json
 import os
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import paho.mqtt.client as mqtt
 import pytest
@@ -23,22 +30,25 @@ from paho.mqtt.enums import CallbackAPIVersion
 from selenium.webdriver.common.by import By
 
 from node.storage.store import GameStore
+from node.tab.build import bundled_games
 from protocol import genesis as G
 from protocol.identity import SigningKey
 from protocol.link.relay_url import lobby_topic, parse_invite
 from protocol.mail import lobby_letters
 from protocol.seat.hosting import BEACON_LENGTH
-from tests.games.pick import quick
+from tests.games.pick import cli_options, fewest_decisions, quick, short_game
 from tests.helpers import timeout as scaled, wait_until
-from tests.relay.nodes import RelayedGame, run_alone, wait_alone
+from tests.relay.nodes import RelayedGame, run_alone, verify, wait_alone
 from tests.web.tab_fixtures import namespaced_broker
 from tests.web.tab_fixtures import bundle, driver, second_driver, server  # noqa: F401 - fixtures
-from tests.web.tab_page import READY, call
+from tests.web.tab_page import CALL, READY, call, click_a_move
 from tests.web.test_tab_friend import PHONE, shots
 
 pytestmark = pytest.mark.xdist_group("tab")
 
 TURN_BASED = ["--pace", "turn-based", "--move-time", "24h"]
+DESKTOPS = (0, 1)
+"""The data dirs of the host's node (seat 0) and of the desktop friend's."""
 
 
 @pytest.fixture(scope="module")
@@ -89,6 +99,66 @@ def game_link(page, game_id: str) -> str | None:
                                "return a && a.textContent", game_id)
 
 
+def tapping_while(page, run) -> tuple[list[dict], int]:
+    """Tap every move the table page offers until the future `run` (a desktop's node running
+    alone) is done: (its lines, the moves tapped)."""
+    taps = 0
+    while not run.done():
+        taps += click_a_move(page)
+        time.sleep(0.1)
+    return run.result(), taps
+
+
+def ended(lines: list[dict]) -> bool:
+    """A desktop's run saw the game end."""
+    return any(x["type"] in ("result", "ended") for x in lines)
+
+
+def result_shown(page) -> bool:
+    return page.find_element(By.ID, "result").is_displayed()
+
+
+def seat_messages(page) -> int | None:
+    """How many messages the tab's seat holds; None while no seat runs in the page's worker."""
+    answer = page.execute_async_script(CALL, "seat_state", None)
+    return answer["result"]["messages"] if answer["ok"] else None
+
+
+def reload_table(page) -> None:
+    """Reload the table page (its worker and seat gone) and wait until the seat resumed from
+    the store with every message it held."""
+    held = seat_messages(page)
+    page.refresh()
+    assert page.execute_async_script(READY)["ok"]
+    wait_until(lambda: (seat_messages(page) or -1) >= held, 60, "the seat resumed from the store after the reload")
+
+
+def play_to_the_end(page, g: RelayedGame, game_id: str, max_runs: int = 60) -> int:
+    """The tab's player taps its moves while each desktop's node runs alone in turn, until the
+    page shows the result and both desktops saw the end; the table page is reloaded once after
+    the tab's first move. The number of moves tapped."""
+    done: set[int] = set()
+    taps, reloaded = 0, False
+    with ThreadPoolExecutor(1) as pool:
+        for run in range(max_runs):
+            if taps and not reloaded:                  # the phone drops the page: it resumes from the store
+                reload_table(page)
+                reloaded = True
+            i = DESKTOPS[run % len(DESKTOPS)]
+            if i in done:
+                continue
+            lines, tapped = tapping_while(page, pool.submit(run_alone, g, i, game_id))
+            taps += tapped
+            if ended(lines):
+                done.add(i)
+            if done == set(DESKTOPS):
+                break
+    assert done == set(DESKTOPS), f"after {max_runs} runs only the desktops {done} saw the game end"
+    wait_until(lambda: result_shown(page), 60, "the result on the tab's table page")
+    assert reloaded, f"the game ended after {taps} moves, before the table page was reloaded"
+    return taps
+
+
 def forged_invite(tcp_url, invite: str) -> str:
     """An invite to another lobby whose retained advert a stranger signed and hid with this
     invite's pin (a key on the broker trying to pass for the host)."""
@@ -113,11 +183,12 @@ def forged_invite(tcp_url, invite: str) -> str:
     return invite.replace(parsed.lobby, lobby.hex())
 
 
-def test_a_tab_takes_a_seat_at_a_turn_based_table_by_mail_and_its_game_starts(
+def test_a_tab_takes_a_seat_at_a_turn_based_table_by_mail_and_plays_it_to_the_end(
         driver, second_driver, server, broker, tmp_path):  # noqa: F811
     tcp_url, ws_url = broker
     page, out = driver, shots(tmp_path)
-    game, options = quick(3)
+    game = fewest_decisions(3, among=bundled_games())      # one the tab's bundle holds
+    options = cli_options(short_game(game)[1])
     g = RelayedGame(tmp_path, ws_url, game, 3, options, host_args=[*TURN_BASED, "--until-idle", "--name", "Bea"],
                     join_args=["--until-idle"], joiners=0)
     try:
@@ -164,7 +235,19 @@ def test_a_tab_takes_a_seat_at_a_turn_based_table_by_mail_and_its_game_starts(
         stored = call(page, "games_list")["result"]["games"]
         assert [(x["game_id"], x["seat"], x["broker"]) for x in stored] == [(game_id, 1, ws_url)], stored
         assert stored[0]["pace"] == G.pace_text(G.TURN_BASED, genesis.time_limit) and stored[0]["title"], stored
+
+        page.find_element(By.CSS_SELECTOR, f"#games a[href$='#game={game_id}']").click()
+        wait_until(lambda: page.current_url.endswith(f"#game={game_id}"), 30, "the table page of the game")
+        assert page.execute_async_script(READY)["ok"]
+        taps = play_to_the_end(page, g, game_id)
+        result = call(page, "seat_result")["result"]
     finally:
         g.kill()
     for i in range(2):
         assert "Traceback" not in g.log(i)
+    assert taps and result["outcome"]["kind"] == "complete" and result["refused"] == [], (taps, result)
+    transcript = bytes.fromhex(result["transcript"])
+    assert {p.read_bytes() for p in g.transcripts(game_id)[:2]} == {transcript}
+    (tmp_path / "tab.caravan").write_bytes(transcript)
+    report = verify(tmp_path / "tab.caravan")
+    assert report["exit"] == 0 and report["complete"] and report["pace"] == "turn-based", report
