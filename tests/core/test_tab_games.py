@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from clients.bot import make_bot
-from protocol import chain, message_log
+from protocol import chain, games, message_log
 from protocol.verify import verify_bytes
 from tests.helpers import timeout, wait_until_asyncio
 from tests.tab_seats import N, Net, genesis, seat, tab_module, tab_seat
@@ -75,8 +75,8 @@ def test_a_stored_game_comes_back_after_a_reload_with_what_was_flushed(idb):
     assert back.secrets() == {"secret": secrets[0], "committed": b"committed values"}
     assert back.meta() == {"seat": 0, "names": ["ann", "bob", "cy"], "broker": "ws://broker:9001"}
     [summary] = tab_games.games()
-    assert summary == {"game_id": g.game_id.hex(), "game": g.game, "seat": 0, "names": ["ann", "bob", "cy"],
-                       "broker": "ws://broker:9001", "messages": 2}
+    assert summary == {"game_id": g.game_id.hex(), "game": g.game, "title": games.get(g.game).title, "pace": "",
+                       "seat": 0, "names": ["ann", "bob", "cy"], "broker": "ws://broker:9001", "messages": 2}
     assert secrets[0].hex() not in repr(summary)
     with pytest.raises(ValueError, match="stored in this tab already: resume it"):
         tab_games.create(g.to_wire(), 0, secrets[0], [], None)
