@@ -43,6 +43,7 @@ from protocol.seat.mesh import MAX_EARLY_BYTES, digest_of
 from protocol.seat.postbox import MAIL_DRAIN, MAIL_QUIET, PostboxSeat
 from protocol.seat.turn import Turn
 from protocol.seat.vote import Hooks, limit_text
+from protocol.seat.vote_memory import VoteKeeper
 from protocol.seat.watch import Watchdog
 from protocol.session import ProofJob, Session
 
@@ -159,9 +160,7 @@ class GameNode:
         self.finished = trio.Event()
         self.longest_pause = 0.0                 # seconds this process was stopped (SIGSTOP), at most
         self.down_for = 0.0                      # seconds since the stored log last changed (a resumed node's downtime)
-        self.memory: VoteMemory | None = None    # a postbox node's vote kept across runs (node/storage/vote_memory.py)
-        self._memory_saved = b""
-        self._held_key: tuple[tuple[int, ...], float] | None = None
+        self.votes: VoteKeeper | None = None     # a postbox node's vote kept across runs (node/storage/vote_memory.py)
         self.outcome: str | None = None          # "complete", "abandoned", "gave-up", "store-failed"
         self.outcome_text = ""
         self.handshakes = HandshakeSlots(MAX_UNAUTHENTICATED)
@@ -234,8 +233,8 @@ class GameNode:
 
     def _heard(self, seat: int, frame: dict) -> None:
         """A proposal or vote of `seat`: a postbox node keeps it across runs."""
-        if self.memory is not None:
-            self.memory.hear(seat, frame)
+        if self.votes is not None:
+            self.votes.memory.hear(seat, frame)
 
     def _note(self, level: str, text: str) -> None:
         log.log(logging.WARNING if level == "warning" else logging.INFO, "%s", text)
@@ -787,36 +786,19 @@ class GameNode:
         except ValueError as exc:
             log.warning("seat %d: %s; the abandon votes of earlier runs are forgotten", self.seat, str(exc))
             memory = VoteMemory()
-        self.memory = memory
-        cur, now = self.ballot.history[-1], trio.current_time()
-        cur.since = now
-        if memory.held is not None and tuple(memory.held[0]) == cur.counts:
-            cur.since = now - max(0.0, time.time() - memory.held[1] / 1000)
-            self._held_key = (cur.counts, cur.since)         # kept as it was read
-        if not self.ballot.restore(memory.mine, memory.vote, now):     # still bound by it: sign nothing
+        self.votes, now = VoteKeeper(memory), trio.current_time()
+        if not self.votes.restore(self.ballot, now, time.time()):     # still bound by it: sign nothing
             log.warning("seat %d: this seat signed an abandon statement for a state it cannot rebuild; it "
                         "signs nothing more", self.seat)
-        self.ballot.hear_again(memory.heard, now)
+        self.votes.hear_again(self.ballot, now)
 
     def _remember_votes(self, must: bool = False) -> None:
         """Keep what `_restore_votes` reads (when it changed). `must`: this seat's signature,
         which nothing may send before it is kept (a failure then stops the node)."""
-        if self.memory is None:
-            return
-        cur = self.ballot.history[-1]
-        if self._held_key != (cur.counts, cur.since):         # (the wall time once per state: no jitter)
-            self._held_key = (cur.counts, cur.since)
-            self.memory.held = (list(cur.counts), int((time.time() - (trio.current_time() - cur.since)) * 1000))
-        ballot = self.ballot
-        self.memory.mine = [ballot.proposal_frame(p) for p in ballot.proposed.values()]
-        sig = ballot.votes.get(ballot.vote.counts, {}).get(self.seat) if ballot.vote is not None else None
-        if ballot.vote is not None and type(sig) is bytes and self.memory.vote is None:
-            self.memory.vote = {"t": "abandon", **ballot.proposal_frame(ballot.vote), "by": self.seat, "sig": sig}
-        data = self.memory.encode()
-        if data == self._memory_saved:
+        if self.votes is None or self.votes.changed(self.ballot, trio.current_time(), time.time()) is None:
             return
         try:
-            self._memory_saved = save_votes(self.store.dir, self.memory)
+            self.votes.saved = save_votes(self.store.dir, self.votes.memory)
         except OSError as exc:
             if must:
                 self._store_failed(StoreWriteError(f"cannot keep this seat's abandon signature in "

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from clients.bot import make_bot
-from protocol import chain, message_log
+from protocol import chain, games, message_log
 from protocol.verify import verify_bytes
 from tests.helpers import timeout, wait_until_asyncio
 from tests.tab_seats import N, Net, genesis, seat, tab_module, tab_seat
@@ -75,8 +75,8 @@ def test_a_stored_game_comes_back_after_a_reload_with_what_was_flushed(idb):
     assert back.secrets() == {"secret": secrets[0], "committed": b"committed values"}
     assert back.meta() == {"seat": 0, "names": ["ann", "bob", "cy"], "broker": "ws://broker:9001"}
     [summary] = tab_games.games()
-    assert summary == {"game_id": g.game_id.hex(), "game": g.game, "seat": 0, "names": ["ann", "bob", "cy"],
-                       "broker": "ws://broker:9001", "messages": 2}
+    assert summary == {"game_id": g.game_id.hex(), "game": g.game, "title": games.get(g.game).title, "pace": "",
+                       "seat": 0, "names": ["ann", "bob", "cy"], "broker": "ws://broker:9001", "messages": 2}
     assert secrets[0].hex() not in repr(summary)
     with pytest.raises(ValueError, match="stored in this tab already: resume it"):
         tab_games.create(g.to_wire(), 0, secrets[0], [], None)
@@ -174,3 +174,85 @@ def test_a_seat_stopped_as_its_commitment_leaves_and_rebuilt_from_its_store_fini
     assert report.ok and report.complete, report.to_json()
     assert all(len(raws) == 1 for raws in sent.values()), {seq: len(r) for seq, r in sent.items()}
     assert len(tab_games.load(g.game_id).messages()) == len(again.session.log)
+
+
+def test_a_seat_stopped_as_its_abandon_signature_leaves_still_holds_it_when_resumed(idb):
+    """Seat 2 stops early; seats 0 and 1 propose to abandon it and sign. Seat 0 is stopped as
+    its signature leaves (the page reloaded): rebuilt from its store, it holds that
+    signature (kept and flushed before it left) and signs no move past it."""
+    seed = 4
+    keys, secrets, g = genesis(seed, time_limit=1)
+    net = Net(random.Random(seed), delay=0.005)
+    stop, running = asyncio.Event(), []
+    carry = net.carry
+
+    def watching(src: int, dst: int, frame: dict) -> None:
+        signs = frame.get("t") == "record" or (frame.get("t") == "abandon" and frame.get("by") == 0)
+        if src == 0 and signs and not stop.is_set():      # its vote, or the record it is in
+            running[0].cancel()                              # the page reloads as the signature leaves
+            stop.set()
+        carry(src, dst, frame)
+
+    net.carry = watching
+    game = tab_games.create(g.to_wire(), 0, secrets[0], ["tab", "b", "c"], None)
+    first = tab_seat.TabSeat(g.to_wire(), keys[0], secrets[0],
+                             tab_seat.bot_decider(make_bot("random", g.game, seed=1)), net.links(0),
+                             time.monotonic, sync_interval=0.02, linger=2.0, store=game)
+    others = [seat(g, keys, secrets, i, net.links(i), seed) for i in (1, 2)]
+
+    async def main() -> tab_seat.TabSeat:
+        playing = [asyncio.ensure_future(s.run()) for s in others]
+        running.append(asyncio.ensure_future(first.run()))
+        await wait_until_asyncio(lambda: len(others[1].session.log) >= 2, 30, "seat 2 to play a while")
+        playing[1].cancel()                                  # seat 2 is gone
+        await asyncio.wait_for(stop.wait(), timeout(60))
+        await asyncio.gather(running[0], return_exceptions=True)
+        for task in playing:
+            task.cancel()
+        await asyncio.gather(*playing, return_exceptions=True)
+        idb.reload()
+        return tab_seat.TabSeat.resume(tab_games.load(g.game_id), keys[0],
+                                       tab_seat.bot_decider(make_bot("random", g.game, seed=999)),
+                                       net.links(0), time.monotonic, sync_interval=0.02, linger=2.0)
+
+    again = asyncio.run(main())
+    signature = first.ballot.votes[first.ballot.vote.counts][0]
+    assert again.ballot.vote is not None and again.ballot.vote.stalled == (2,)
+    assert again.ballot.votes[again.ballot.vote.counts][0] == signature
+    assert not again.turn.may_sign()
+    assert tab_games.load(g.game_id).votes().vote["sig"] == signature
+
+
+def test_a_turn_based_seat_holds_its_state_since_when_it_first_did_across_a_resume(idb, monkeypatch):
+    """A turn-based table's silence is measured across reloads: the held-since time is kept
+    on the wall clock and, resumed an hour later, the seat has held its state for an hour."""
+    keys, secrets, g = genesis(6, time_limit=3600, pace="turn-based")
+    wall, clock = [1_800_000_000.0], [0.0]
+    monkeypatch.setattr(tab_seat, "time", type("WallClock", (), {"time": staticmethod(lambda: wall[0])}))
+    game = tab_games.create(g.to_wire(), 0, secrets[0], ["tab", "b", "c"], None)
+    net = Net(random.Random(6))
+
+    def on_store(path: Path) -> bool:
+        try:
+            return tab_games.StoredGame(path).votes().held is not None
+        except tab_games.GameFileError:
+            return False
+
+    async def main() -> None:
+        first = tab_seat.TabSeat.resume(game, keys[0], tab_seat.bot_decider(make_bot("random", g.game, seed=1)),
+                                        net.links(0), lambda: clock[0], sync_interval=0.02)
+        task = asyncio.ensure_future(first.run())
+        await wait_until_asyncio(lambda: on_store(idb.saved / "games" / g.game_id.hex()), 20,
+                                 "the held-since time to be flushed")
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+    asyncio.run(main())
+    idb.reload()
+    kept = tab_games.load(g.game_id)
+    assert kept.votes().held == ([0, 0, 0], 1_800_000_000_000)
+    wall[0] += 3600
+    clock[0] = 50.0
+    again = tab_seat.TabSeat.resume(kept, keys[0], tab_seat.bot_decider(make_bot("random", g.game, seed=2)),
+                                    net.links(0), lambda: clock[0], sync_interval=0.02)
+    assert again.ballot.history[-1].since == 50.0 - 3600

@@ -12,6 +12,9 @@ Per game a folder games/<game id hex>/ holds:
                 CRC-32, message] records);
   chat.jsonl    the table talk, as the desktop's (protocol/seat/chat.py records, one JSON line
                 each, at most chat.MAX_FILE bytes: past that, rewritten with its newest lines);
+  votes.bin     this seat's abandon vote kept across reloads, as the desktop's postbox node
+                keeps it (protocol/seat/vote_memory.py: what it proposed, signed and took, and
+                since when it holds its state);
   mailbox.json  on a turn-based table played through its postbox, the mailbox state
                 (tab_mail_links: the envelopes' numbers, what was sent), as the desktop's.
 
@@ -30,7 +33,7 @@ from typing import Any
 
 from protocol import games as engines, genesis as G, message_log, wire
 from protocol.errors import Rejected
-from protocol.seat import chat as talk
+from protocol.seat import chat as talk, vote_memory
 
 import tab_store
 
@@ -121,6 +124,16 @@ class StoredGame:
             raise GameFileError(f"{path} is damaged at offset {exc.offset} (a record fails its checksum or "
                                 f"has a length of {exc.length} bytes, with more data after it)") from None
 
+    def votes(self) -> vote_memory.VoteMemory:
+        """The kept abandon vote (empty if none); GameFileError naming the file if damaged."""
+        path = self.dir / vote_memory.FILE
+        if not path.exists():
+            return vote_memory.VoteMemory()
+        try:
+            return vote_memory.decode(self._read(vote_memory.FILE), str(path))
+        except ValueError as exc:
+            raise GameFileError(str(exc)) from None
+
     # -- writing (in memory until `flush`)
     def append(self, raw: bytes) -> None:
         """Add one message to the log; `flush` keeps it across a reload."""
@@ -141,6 +154,10 @@ class StoredGame:
     def write_file(self, name: str, data: bytes) -> None:
         """Write a file of this game's folder whole (`flush` keeps it across a reload)."""
         _write(self.dir / name, data)
+
+    def keep_votes(self, data: bytes) -> None:
+        """Keep the abandon vote (VoteMemory.encode()) whole; `flush` keeps it across a reload."""
+        _write(self.dir / vote_memory.FILE, data)
 
     def chat(self) -> bytes:
         """The kept table talk (b"" when there is none, or it cannot be read: talk is never

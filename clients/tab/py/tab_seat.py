@@ -13,8 +13,12 @@ is the `now` callable it is given; it only sleeps on asyncio's.
 With a `store` (tab_games.StoredGame) it keeps the game as a desktop node does: every message
 it accepts or signs is appended, the Player's committed values are kept, and once it signed
 something no frame leaves until the store is flushed (to IndexedDB), so a reload never makes
-it sign a second, different message at a seq it sent. Built on a store that holds messages
-(`TabSeat.resume`), it replays them first (as GameNode does) and goes on where it was.
+it sign a second, different message at a seq it sent. Its abandon vote is kept there too
+(protocol/seat/vote_memory.py, as a desktop postbox node keeps it): once it signed an
+abandon statement nothing leaves until that is flushed, and resumed it signs nothing past
+it; on a turn-based table it holds its state since when it first did, across reloads.
+Built on a store that holds messages (`TabSeat.resume`), it replays them first (as GameNode
+does) and goes on where it was.
 
 Table talk rides the same links: a `chat` frame goes to `chat` (TabChat: protocol/seat/chat.py's
 rules, the desktop's, on the wall clock), `say` signs and sends this seat's line to every seat,
@@ -49,6 +53,7 @@ from protocol.seat.core import SeatCore
 from protocol.seat.postbox import MAIL_DRAIN, MAIL_QUIET, PostboxSeat
 from protocol.seat.turn import Turn
 from protocol.seat.vote import Hooks
+from protocol.seat.vote_memory import VoteKeeper, VoteMemory
 from protocol.seat.watch import Watchdog
 from protocol.seat import chat as talk
 from protocol.session import Session
@@ -151,8 +156,9 @@ class TabSeat:
         self.store = store
         committed = Player.load_secrets(store.secrets()["committed"]) if store is not None else None
         self.player = Player(self.session, self.seat, key, secret, committed)
-        hooks = Hooks(self._wake, self._adopted, self._note, self._caught_up)
-        self.core = SeatCore(self.session, self.seat, key, hooks, postbox=mail is not None)
+        hooks = Hooks(self._signed, self._adopted, self._note, self._caught_up)
+        self.core = SeatCore(self.session, self.seat, key, hooks, postbox=mail is not None,
+                             on_heard=self._heard_vote)
         self.mesh, self.ballot = self.core.mesh, self.core.ballot
         self.watchdog = Watchdog(self.ballot, postbox=mail is not None)
         self.turn = Turn(self.core, self.player)
@@ -169,7 +175,12 @@ class TabSeat:
         self._finished = asyncio.Event()
         self._durable = asyncio.Event()            # clear while own messages wait for the store's flush
         self._durable.set()
+        self._vote_unkept = False                  # this seat signed an abandon statement not yet kept
+        self._votes_lock = asyncio.Lock()
         self.replayed = self._replay() if store is not None else 0
+        self.votes: VoteKeeper | None = None       # the abandon vote kept in the store (`_restore_votes`)
+        if store is not None:
+            self.votes = self._restore_votes()
         names = store.meta()["names"] if store is not None else []
         names = [str(names[s]) if s < len(names) else f"seat {s}" for s in range(len(self.genesis.seats))]
         self.chat = TabChat(self.genesis, key, names, store)
@@ -193,7 +204,55 @@ class TabSeat:
             log.info("seat %d: replayed %d stored messages", self.seat, len(stored))
         return len(stored)
 
+    def _restore_votes(self) -> VoteKeeper:
+        """The abandon vote of earlier runs, back in the ballot (the held-since time on a
+        turn-based table only: a live table's silence counts while the seats run)."""
+        try:
+            memory = self.store.votes()
+        except ValueError as exc:
+            log.warning("seat %d: %s; the abandon votes of earlier runs are forgotten", self.seat, exc)
+            memory = VoteMemory()
+        self._note_state()
+        votes, now = VoteKeeper(memory), self.now()
+        if not votes.restore(self.ballot, now, time.time(), held=self.genesis.turn_based):
+            log.warning("seat %d: this seat signed an abandon statement for a state it cannot rebuild; it "
+                        "signs nothing more", self.seat)
+        votes.hear_again(self.ballot, now)
+        return votes
+
+    async def _keep_votes(self) -> None:
+        """The abandon vote, when it changed, written and flushed to the store. This seat's
+        signature must be kept before anything leaves: a failure to keep it stops the run."""
+        if self.votes is None:
+            return
+        async with self._votes_lock:
+            signed = self._vote_unkept
+            data = self.votes.changed(self.ballot, self.now(), time.time())
+            if data is not None:
+                try:
+                    self.store.keep_votes(data)
+                    await self.store.flush()
+                except Exception as exc:          # noqa: BLE001 - said in one line
+                    if signed:
+                        raise RuntimeError(f"cannot keep this seat's abandon signature in {self.store.dir}: "
+                                           f"{exc}") from None
+                    log.warning("seat %d: cannot keep the abandon votes in %s: %s", self.seat, self.store.dir, exc)
+                    return
+                self.votes.saved = data
+            if signed:
+                self._vote_unkept = False
+
     # ------------------------------------------------------------------ state
+    def _signed(self) -> None:
+        """This seat signed an abandon statement: no frame leaves before it is kept (`_send`)."""
+        self._vote_unkept = True
+        self._wake()
+
+    def _heard_vote(self, seat: int, frame: dict) -> None:
+        """A proposal or vote of `seat`: kept across reloads with this seat's own."""
+        if self.votes is not None:
+            self.votes.memory.hear(seat, frame)
+
     def _wake(self) -> None:
         self._changed.set()
 
@@ -232,6 +291,8 @@ class TabSeat:
 
     # ------------------------------------------------------------------ frames
     async def _send(self, peer: int, frame: dict) -> None:
+        if self._vote_unkept:
+            await self._keep_votes()               # an abandon signature leaves only once stored
         await self._durable.wait()                 # nothing leaves before what this seat signed is stored
         try:
             await self.links[peer].send(frame)
@@ -362,6 +423,7 @@ class TabSeat:
         while self.outcome is None:
             await asyncio.sleep(min(0.25, limit / 4))
             done = self.watchdog.tick(self.now())
+            await self._keep_votes()
             if done.proposed is not None:
                 log.info("seat %d: seats %s silent for %d s; proposed to abandon them", self.seat,
                          list(done.proposed), limit)
